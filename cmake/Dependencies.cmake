@@ -1,0 +1,69 @@
+# Every dependency is found, never downloaded. A missing optional piece disables only what
+# needs it, and says so.
+
+find_package(CUDAToolkit REQUIRED)
+
+# Header-only dependencies staged by ../shared/scripts/stage-deps.sh land in .deps/include.
+set(PKBENCH_DEPS_DIR "${CMAKE_SOURCE_DIR}/.deps" CACHE PATH "Folder with staged header-only dependencies")
+
+find_package(benchmark CONFIG QUIET)
+if(benchmark_FOUND)
+  message(STATUS "pkbench: Google Benchmark ${benchmark_VERSION} found")
+else()
+  message(WARNING "pkbench: Google Benchmark not found: the study binaries (microbench/) are not built")
+endif()
+
+find_package(GTest CONFIG QUIET)
+if(NOT GTest_FOUND)
+  find_package(GTest QUIET)
+endif()
+if(GTest_FOUND)
+  message(STATUS "pkbench: GoogleTest found")
+else()
+  message(WARNING "pkbench: GoogleTest not found: tests are not built")
+endif()
+
+# Fast C++ CSV Parser (Debian libfccp-dev), used by the sweep drivers.
+find_path(PKBENCH_FCCP_INCLUDE_DIR libfccp/csv.h
+  HINTS "${PKBENCH_DEPS_DIR}/include" /usr/include /usr/local/include)
+if(PKBENCH_FCCP_INCLUDE_DIR)
+  message(STATUS "pkbench: CSV parser found in ${PKBENCH_FCCP_INCLUDE_DIR}")
+else()
+  message(WARNING "pkbench: libfccp/csv.h not found (apt install libfccp-dev, or run stage-deps.sh): sweep drivers are not built")
+endif()
+
+# MPI and NCCL: found here so later studies (one process per GPU, NCCL baselines) can use them.
+find_package(MPI QUIET COMPONENTS CXX)
+if(MPI_CXX_FOUND)
+  message(STATUS "pkbench: MPI found (${MPI_CXX_LIBRARY_VERSION_STRING})")
+else()
+  message(STATUS "pkbench: MPI not found: multi-process mode disabled")
+endif()
+
+find_path(PKBENCH_NCCL_INCLUDE_DIR nccl.h
+  HINTS ${CUDAToolkit_INCLUDE_DIRS} /usr/include /usr/local/include)
+find_library(PKBENCH_NCCL_LIBRARY nccl
+  HINTS ${CUDAToolkit_LIBRARY_DIR} /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/local/lib)
+if(PKBENCH_NCCL_INCLUDE_DIR AND PKBENCH_NCCL_LIBRARY)
+  message(STATUS "pkbench: NCCL found (${PKBENCH_NCCL_LIBRARY})")
+  set(PKBENCH_HAVE_NCCL ON)
+else()
+  message(STATUS "pkbench: NCCL not found: NCCL baselines disabled")
+  set(PKBENCH_HAVE_NCCL OFF)
+endif()
+
+find_program(PKBENCH_GNUPLOT gnuplot)
+if(PKBENCH_GNUPLOT)
+  message(STATUS "pkbench: gnuplot found: figures can be drawn")
+else()
+  message(STATUS "pkbench: gnuplot not found: figures are not drawn (scripts/plot.sh says so)")
+endif()
+
+# The commit is read at configure time; scripts/run.sh passes PKBENCH_GIT_COMMIT at run time,
+# which wins (a copied working tree has no .git).
+execute_process(COMMAND git rev-parse --short=12 HEAD
+  WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}
+  OUTPUT_VARIABLE PKBENCH_BUILD_COMMIT OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+if(NOT PKBENCH_BUILD_COMMIT)
+  set(PKBENCH_BUILD_COMMIT "unknown")
+endif()

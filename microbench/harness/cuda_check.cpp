@@ -1,0 +1,14 @@
+#include "cuda_check.h"
+
+#include <sstream>
+
+namespace pk {
+
+void throw_cuda_error(cudaError_t err, const char* expr, const char* file, int line) {
+  std::ostringstream os;
+  os << cudaGetErrorName(err) << " (" << cudaGetErrorString(err) << ") from " << expr << " at "
+     << file << ":" << line;
+  throw CudaError(os.str());
+}
+
+}  // namespace pk

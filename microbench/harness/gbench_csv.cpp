@@ -1,0 +1,67 @@
+#include "gbench_csv.h"
+
+namespace pk {
+
+void PointResults::put(const std::string& name, Row row) {
+  std::lock_guard<std::mutex> l(mu_);
+  rows_[name] = std::move(row);
+}
+
+Row PointResults::take(const std::string& name) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = rows_.find(name);
+  if (it == rows_.end()) return {};
+  Row r = std::move(it->second);
+  rows_.erase(it);
+  return r;
+}
+
+namespace {
+// Templates so that the member test is a substitution failure, not an error.
+template <class R>
+bool failed_of(const R& r) {
+  if constexpr (requires { r.skipped; }) {
+    return static_cast<bool>(r.skipped);
+  } else {
+    return r.error_occurred;
+  }
+}
+template <class R>
+std::string message_of(const R& r) {
+  if constexpr (requires { r.skip_message; }) {
+    return r.skip_message;
+  } else {
+    return r.error_message;
+  }
+}
+}  // namespace
+
+bool run_failed(const benchmark::BenchmarkReporter::Run& r) { return failed_of(r); }
+std::string run_message(const benchmark::BenchmarkReporter::Run& r) { return message_of(r); }
+
+TidyCsvReporter::TidyCsvReporter(TidyCsv& csv, PointResults& results, Row metadata)
+    : csv_(csv), results_(results), metadata_(std::move(metadata)) {}
+
+void TidyCsvReporter::ReportRuns(const std::vector<Run>& runs) {
+  ConsoleReporter::ReportRuns(runs);
+  for (const Run& r : runs) {
+    if (r.run_type != Run::RT_Iteration) continue;
+    Row row = results_.take(r.run_name.function_name);
+    if (row.empty()) {  // the function died before storing a row: keep the failure visible
+      row["status"] = kError;
+      row["error"] = run_failed(r) ? run_message(r) : "benchmark produced no result";
+    }
+    if (run_failed(r) && row["status"] == kOk) {
+      row["status"] = kError;
+      row["error"] = run_message(r);
+    }
+    if (row["status"] == kError) ++errors_;
+    if (row["status"] == kSkipped) ++skipped_;
+    for (const auto& [k, v] : metadata_) row[k] = v;
+    csv_.append(row);
+    csv_.flush();
+    ++rows_;
+  }
+}
+
+}  // namespace pk

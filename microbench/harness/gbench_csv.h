@@ -1,0 +1,51 @@
+#pragma once
+// Google Benchmark glue: each point is one registered benchmark (manual time, fixed
+// iterations = samples), and a reporter that prints the usual console table and writes one
+// tidy CSV row per point as soon as it finishes (the file is always whole).
+#include <benchmark/benchmark.h>
+
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "tidy_csv.h"
+
+namespace pk {
+
+// Rows produced by benchmark functions, keyed by the benchmark's registered name.
+class PointResults {
+ public:
+  void put(const std::string& name, Row row);
+  // Removes and returns the row (empty Row if none was stored).
+  Row take(const std::string& name);
+
+ private:
+  std::mutex mu_;
+  std::map<std::string, Row> rows_;
+};
+
+class TidyCsvReporter : public benchmark::ConsoleReporter {
+ public:
+  TidyCsvReporter(TidyCsv& csv, PointResults& results, Row metadata);
+  void ReportRuns(const std::vector<Run>& runs) override;
+  int errors() const { return errors_; }
+  int skipped() const { return skipped_; }
+  int rows() const { return rows_; }
+
+ private:
+  TidyCsv& csv_;
+  PointResults& results_;
+  Row metadata_;
+  int errors_ = 0, skipped_ = 0, rows_ = 0;
+};
+
+// Run-level failure across Google Benchmark versions (1.7: error_occurred, 1.8: skipped).
+bool run_failed(const benchmark::BenchmarkReporter::Run& r);
+std::string run_message(const benchmark::BenchmarkReporter::Run& r);
+
+// Status values every study uses in its `status` column.
+inline constexpr const char* kOk = "ok";
+inline constexpr const char* kError = "error";
+inline constexpr const char* kSkipped = "skipped";
+
+}  // namespace pk

@@ -1,0 +1,54 @@
+#include "metadata.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <ctime>
+#include <set>
+
+#ifndef PKBENCH_BUILD_COMMIT
+#define PKBENCH_BUILD_COMMIT "unknown"
+#endif
+
+namespace pk {
+
+const std::vector<std::string>& metadata_columns() {
+  static const std::vector<std::string> c = {"gpu_name",     "gpu_count",   "driver_version", "cuda_runtime",
+                                             "cuda_driver",  "peer_mode",   "git_commit",     "host",
+                                             "timestamp_utc"};
+  return c;
+}
+
+std::string git_commit() {
+  if (const char* e = std::getenv("PKBENCH_GIT_COMMIT"); e && *e) return e;
+  return PKBENCH_BUILD_COMMIT;
+}
+
+std::string utc_timestamp() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+Row metadata_row(const Topology& topo, const std::string& peer_mode) {
+  Row r;
+  std::set<std::string> names;
+  for (const auto& g : topo.gpus) names.insert(g.name);
+  std::string name;
+  for (const auto& n : names) name += (name.empty() ? "" : "+") + n;
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  r["gpu_name"] = name.empty() ? "none" : name;
+  r["gpu_count"] = std::to_string(topo.count());
+  r["driver_version"] = topo.driver_version;
+  r["cuda_runtime"] = cuda_version_string(topo.cuda_runtime_version);
+  r["cuda_driver"] = cuda_version_string(topo.cuda_driver_version);
+  r["peer_mode"] = peer_mode;
+  r["git_commit"] = git_commit();
+  r["host"] = host;
+  r["timestamp_utc"] = utc_timestamp();
+  return r;
+}
+
+}  // namespace pk

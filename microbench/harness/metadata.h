@@ -1,0 +1,17 @@
+#pragma once
+// Columns every CSV row carries, so a file read alone says where it was measured.
+#include <string>
+#include <vector>
+
+#include "tidy_csv.h"
+#include "topology.h"
+
+namespace pk {
+
+const std::vector<std::string>& metadata_columns();
+// git commit: $PKBENCH_GIT_COMMIT when set, else the commit the build was configured at.
+Row metadata_row(const Topology& topo, const std::string& peer_mode);
+std::string git_commit();
+std::string utc_timestamp();
+
+}  // namespace pk

@@ -1,0 +1,77 @@
+#include "tidy_csv.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+namespace pk {
+
+TidyCsv::TidyCsv(std::string path, std::vector<std::string> columns)
+    : path_(std::move(path)), columns_(std::move(columns)) {
+  for (size_t i = 0; i < columns_.size(); ++i) {
+    if (!index_.emplace(columns_[i], i).second)
+      throw std::invalid_argument("duplicate CSV column: " + columns_[i]);
+  }
+}
+
+void TidyCsv::append(const Row& row) {
+  std::vector<std::string> out(columns_.size());
+  for (const auto& [k, v] : row) {
+    auto it = index_.find(k);
+    if (it == index_.end()) throw std::invalid_argument("column not in schema: " + k);
+    out[it->second] = v;
+  }
+  rows_.push_back(std::move(out));
+}
+
+std::string csv_escape(const std::string& f) {
+  if (f.find_first_of(",\"\n\r") == std::string::npos) return f;
+  std::string q = "\"";
+  for (char c : f) {
+    if (c == '"') q += '"';
+    q += c;
+  }
+  return q + "\"";
+}
+
+std::string csv_line(const std::vector<std::string>& fields) {
+  std::string line;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (i) line += ',';
+    line += csv_escape(fields[i]);
+  }
+  return line + "\n";
+}
+
+std::string fmt_num(double v, int significant) {
+  if (std::isnan(v) || std::isinf(v)) return "";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", significant, v);
+  return buf;
+}
+
+void write_file_atomically(const std::string& path, const std::string& contents) {
+  std::filesystem::path p(path);
+  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) throw std::runtime_error("cannot write " + tmp);
+    f << contents;
+    f.flush();
+    if (!f) throw std::runtime_error("short write to " + tmp);
+  }
+  std::filesystem::rename(tmp, path);
+}
+
+void TidyCsv::flush() const {
+  std::string s = csv_line(columns_);
+  for (const auto& r : rows_) s += csv_line(r);
+  write_file_atomically(path_, s);
+}
+
+}  // namespace pk

@@ -1,0 +1,42 @@
+#pragma once
+// Tidy CSV with a fixed schema: one row per point, every row has every column, and the file
+// on disk is always whole (each flush writes a temporary file and renames it over the old).
+#include <map>
+#include <string>
+#include <vector>
+
+namespace pk {
+
+using Row = std::map<std::string, std::string>;
+
+class TidyCsv {
+ public:
+  TidyCsv(std::string path, std::vector<std::string> columns);
+
+  // Throws std::invalid_argument for a column the schema lacks; missing columns stay empty.
+  void append(const Row& row);
+  // Writes all rows to path.tmp.<pid> and renames it to path.
+  void flush() const;
+
+  const std::vector<std::string>& columns() const { return columns_; }
+  const std::vector<std::vector<std::string>>& rows() const { return rows_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  std::vector<std::string> columns_;
+  std::map<std::string, size_t> index_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+// RFC 4180 quoting, only where needed.
+std::string csv_escape(const std::string& field);
+std::string csv_line(const std::vector<std::string>& fields);
+
+// Number formatting shared by all studies: fixed significant digits, "" for NaN.
+std::string fmt_num(double v, int significant = 6);
+
+// Writes `contents` to `path` through a temporary file and rename.
+void write_file_atomically(const std::string& path, const std::string& contents);
+
+}  // namespace pk

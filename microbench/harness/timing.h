@@ -1,0 +1,68 @@
+#pragma once
+// The measurement method of DESIGN.md for any set of concurrent flows (one stream of
+// back-to-back operations each, on one or more GPUs):
+//   gate every stream -> start events -> k operations per stream -> stop events -> open gate
+// so the host's enqueue cost stays outside the timed region and all GPUs start together.
+// A step's time is the slowest flow's.
+#include <cuda_runtime.h>
+
+#include <functional>
+#include <vector>
+
+#include "device_runtime.h"
+
+namespace pk {
+
+struct TimingOptions {
+  int samples = 7;
+  double warmup_ms = 20;         // per point, after the study-wide warm-up
+  double target_sample_ms = 2;   // a sample batches enough operations to last this long
+  int max_iters_per_sample = 1000;
+  int max_enqueued = 512;        // calls queued behind one gate (the launch queue is finite)
+  double gap_ms = 10;            // idle between points
+  double timeout_ms = 2000;      // any spin-wait, the start gate included
+};
+
+struct Flow {
+  int device = 0;
+  cudaStream_t stream = nullptr;
+  int enqueues_per_op = 1;  // calls one op puts in the stream (CE: one per message)
+  // Enqueues operation number `op` on `stream`; the current device is already `device`.
+  std::function<void(int op)> enqueue;
+};
+
+struct Sample {
+  double step_ms_per_op = 0;             // slowest flow
+  std::vector<double> flow_ms_per_op;    // each flow's own events
+};
+
+class FlowTimer {
+ public:
+  FlowTimer(std::vector<Flow> flows, Gate& gate, StatusBoard& status, const TimingOptions& opt);
+  ~FlowTimer();
+  FlowTimer(const FlowTimer&) = delete;
+  FlowTimer& operator=(const FlowTimer&) = delete;
+
+  // Warm-up runs (single ops) for opt.warmup_ms; sets and returns the operations per sample.
+  int calibrate();
+  int iters_per_sample() const { return iters_; }
+  Sample sample();
+  // Runs `ops` operations per flow outside any measurement (study-wide warm-up).
+  void run_untimed(int ops);
+  std::vector<int> devices() const;
+
+ private:
+  Sample run(int k);
+  std::vector<Flow> flows_;
+  Gate& gate_;
+  StatusBoard& status_;
+  TimingOptions opt_;
+  std::vector<cudaEvent_t> start_, stop_;
+  int iters_ = 1;
+  int next_op_ = 0;
+};
+
+// Per-point bookkeeping used by every study: host sleep between points.
+void idle_gap(double ms);
+
+}  // namespace pk

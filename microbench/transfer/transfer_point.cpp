@@ -1,0 +1,131 @@
+#include "transfer_point.h"
+
+#include <algorithm>
+#include <map>
+
+#include "../harness/args.h"
+#include "../harness/cuda_check.h"
+#include "../harness/metadata.h"
+
+namespace pk::transfer {
+
+const std::vector<std::string>& direction_names() {
+  static const std::vector<std::string> v = {"push", "pull"};
+  return v;
+}
+const std::vector<std::string>& pattern_names() {
+  static const std::vector<std::string> v = {"one_way", "bidir", "local", "one_to_all", "all_to_one", "all_pairs"};
+  return v;
+}
+
+std::string TransferPoint::name() const {
+  std::string n = "transfer/" + mechanism + "/" + pattern + "/" + direction + "/gpus:" + std::to_string(gpu_a);
+  if (pattern != "local") n += "," + std::to_string(gpu_b);
+  n += "/msg:" + format_size(message_bytes) + "/total:" + format_size(total_bytes);
+  if (max_ops) n += "/max_ops:" + std::to_string(max_ops);
+  if (mechanism != "ce") {
+    n += "/sms:" + std::to_string(sms) + "/bpsm:" + std::to_string(blocks_per_sm) + "/threads:" + std::to_string(threads);
+    if (mechanism == "reg") n += "/vec:" + std::to_string(vec_bytes) + "/unroll:" + std::to_string(unroll);
+    else n += "/depth:" + std::to_string(depth);
+  }
+  return n;
+}
+
+std::vector<FlowPair> flows_for(const TransferPoint& p, int n) {
+  const bool push = p.direction == "push";
+  auto pair = [&](int s, int d) { return FlowPair{s, d, push ? s : d}; };
+  auto need = [&](int g) {
+    if (g < 0 || g >= n) {
+      if (n < 2 && p.pattern != "local")
+        throw SkipPoint("pattern " + p.pattern + " needs 2 GPUs, this machine has " + std::to_string(n));
+      throw ArgError("GPU " + std::to_string(g) + " does not exist (" + std::to_string(n) + " visible)");
+    }
+  };
+  std::vector<FlowPair> f;
+  const std::string& pat = p.pattern;
+  if (pat == "local") {
+    need(p.gpu_a);
+    f.push_back({p.gpu_a, p.gpu_a, p.gpu_a});
+    return f;
+  }
+  if (n < 2) throw SkipPoint("pattern " + pat + " needs 2 GPUs, this machine has " + std::to_string(n));
+  need(p.gpu_a);
+  if (pat == "one_way" || pat == "bidir") {
+    need(p.gpu_b);
+    if (p.gpu_a == p.gpu_b) throw ArgError("pattern " + pat + " needs two different GPUs (use pattern local)");
+    f.push_back(pair(p.gpu_a, p.gpu_b));
+    if (pat == "bidir") f.push_back(pair(p.gpu_b, p.gpu_a));
+  } else if (pat == "one_to_all" || pat == "all_to_one") {
+    for (int g = 0; g < n; ++g)
+      if (g != p.gpu_a) f.push_back(pat == "one_to_all" ? pair(p.gpu_a, g) : pair(g, p.gpu_a));
+  } else if (pat == "all_pairs") {
+    for (int s = 0; s < n; ++s)
+      for (int d = 0; d < n; ++d)
+        if (s != d) f.push_back(pair(s, d));
+  } else {
+    throw ArgError("unknown pattern '" + pat + "'");
+  }
+  return f;
+}
+
+int sms_per_flow(const TransferPoint& p, const std::vector<FlowPair>& flows, int issuer) {
+  int k = 0;
+  for (const auto& f : flows) k += f.issuer == issuer;
+  return std::max(1, p.sms / std::max(1, k));
+}
+
+void validate_common(const TransferPoint& p, const GpuInfo& g, bool uses_sms) {
+  if (p.message_bytes == 0 || p.message_bytes % 16)
+    throw ArgError("message size " + std::to_string(p.message_bytes) + " B is not a positive multiple of 16 B");
+  if (p.total_bytes % 16) throw ArgError("total " + std::to_string(p.total_bytes) + " B is not a multiple of 16 B");
+  if (p.message_bytes > p.total_bytes)
+    throw ArgError("message size " + format_size(p.message_bytes) + " is larger than the total " +
+                   format_size(p.total_bytes));
+  if (!uses_sms) return;
+  if (p.sms < 1 || p.sms > g.sm_count)
+    throw ArgError("--sms=" + std::to_string(p.sms) + " but GPU" + std::to_string(g.ordinal) + " has " +
+                   std::to_string(g.sm_count) + " SMs");
+  if (p.blocks_per_sm < 1 || (g.max_blocks_per_sm && p.blocks_per_sm > g.max_blocks_per_sm))
+    throw ArgError("blocks per SM must be in 1.." + std::to_string(g.max_blocks_per_sm ? g.max_blocks_per_sm : 32));
+  if (p.threads < 32 || p.threads > 1024 || p.threads % 32)
+    throw ArgError("threads per block must be a multiple of 32 in 32..1024, got " + std::to_string(p.threads));
+  if (g.max_threads_per_sm && p.threads * p.blocks_per_sm > g.max_threads_per_sm)
+    throw ArgError(std::to_string(p.blocks_per_sm) + " blocks of " + std::to_string(p.threads) +
+                   " threads exceed the SM's " + std::to_string(g.max_threads_per_sm) + " threads");
+}
+
+Plan make_plan(uint64_t total, uint64_t msg, uint64_t max_ops, uint64_t granule, uint64_t l2, uint64_t region_limit) {
+  if (msg == 0 || granule == 0) throw ArgError("make_plan: zero message or granule");
+  Plan pl;
+  uint64_t cap = total;
+  if (max_ops && max_ops < cap / msg) cap = max_ops * msg;
+  pl.bytes_per_op = cap / granule * granule;
+  if (pl.bytes_per_op == 0)
+    throw ArgError("total " + format_size(total) + " is smaller than one unit of work (" + format_size(granule) + ")");
+  if (pl.bytes_per_op > region_limit)
+    throw ArgError("an operation moves " + format_size(pl.bytes_per_op) + " but the buffers hold " +
+                   format_size(region_limit) + " (raise --buffer)");
+  pl.ops = pl.bytes_per_op / msg;
+  const uint64_t want = 3 * l2;
+  uint64_t groups = pl.bytes_per_op >= want ? 1 : (want + pl.bytes_per_op - 1) / pl.bytes_per_op;
+  groups = std::min<uint64_t>(groups, region_limit / pl.bytes_per_op);
+  pl.groups = static_cast<int>(std::max<uint64_t>(1, groups));
+  return pl;
+}
+
+const std::vector<std::string>& transfer_columns() {
+  static const std::vector<std::string> c = [] {
+    std::vector<std::string> v = {
+        "study", "sweep", "mechanism", "direction", "pattern", "src_gpu", "dst_gpu", "flows", "message_bytes",
+        "bytes_per_op", "ops_per_flow", "groups", "sms", "blocks_per_sm", "threads", "pipeline_depth", "vec_bytes",
+        "unroll", "iters_per_sample", "samples", "time_us_median", "time_us_min", "time_us_max", "cv", "gbps",
+        "gbps_best", "gbps_total", "gbps_flow_min", "gbps_flow_max", "line_rate_gbps", "pct_of_line_rate",
+        "line_rate_source", "sm_clock_mhz_start", "sm_clock_mhz_end", "sm_clock_mhz_max", "verified", "status",
+        "error"};
+    for (const auto& m : metadata_columns()) v.push_back(m);
+    return v;
+  }();
+  return c;
+}
+
+}  // namespace pk::transfer
