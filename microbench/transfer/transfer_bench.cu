@@ -3,6 +3,7 @@
 // per point (schema: transfer_columns()).
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -291,6 +292,8 @@ int main(int argc, char** argv) {
       for (const Mechanism* m : mechanisms()) std::printf("  %-9s %s\n", m->name().c_str(), m->summary().c_str());
       return 0;
     }
+    if (std::find(preset_names().begin(), preset_names().end(), grid.preset) == preset_names().end())
+      throw ArgError("unknown preset '" + grid.preset + "' (known: " + presets + ")");
     if (study.timing.samples < 1) throw ArgError("--samples must be >= 1");
     if (study.timing.timeout_ms <= 0) throw ArgError("--timeout-ms must be > 0");
     if (study.buffer_bytes == 0 || study.buffer_bytes % (16 * 1024))

@@ -1,0 +1,56 @@
+#pragma once
+// Reads transfer-study CSVs and turns them into (a) a Table-1 style summary per mechanism
+// and (b) a tuning table: for each direction, pattern and message size, the fastest
+// mechanism and configuration and the fewest SMs that stay within 10 % of it.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pk::sweeps {
+
+struct TransferRow {
+  std::string sweep, mechanism, direction, pattern, gpu_name, status;
+  uint64_t message_bytes = 0;
+  int sms = 0, blocks_per_sm = 0, threads = 0, depth = 0, vec_bytes = 0, unroll = 0;
+  double gbps = 0, line_rate_gbps = 0;
+  bool device_initiated() const { return mechanism != "ce"; }
+  std::string config() const;  // "sms=132 threads=128 depth=4 bpsm=1" style
+  std::string config_key() const;  // config without sms (rows of one SM sweep share it)
+};
+
+// Rows with status "ok" only. Throws std::runtime_error on a malformed file.
+std::vector<TransferRow> read_transfer_csv(const std::string& path);
+
+struct MechanismSummary {
+  std::string mechanism, direction, pattern;
+  double peak_gbps = 0, line_rate_gbps = 0;
+  std::string peak_config;
+  uint64_t peak_message = 0;
+  uint64_t min_message_90 = 0;  // smallest message whose best row reaches 90 % of the peak
+  int min_sms_90 = 0;           // fewest SMs whose best row reaches 90 % of the peak (0: n/a)
+  uint64_t min_sms_90_message = 0;
+  uint64_t min_message_80_line = 0;  // smallest message reaching 80 % of line rate (0: never)
+  double pct_line() const { return line_rate_gbps > 0 ? 100 * peak_gbps / line_rate_gbps : 0; }
+};
+std::vector<MechanismSummary> summarize_mechanisms(const std::vector<TransferRow>& rows);
+
+struct TuningEntry {
+  std::string direction, pattern;
+  uint64_t message_bytes = 0;
+  TransferRow best;             // fastest row of any mechanism
+  int best_min_sms = 0;         // fewest SMs within 10 % of best (0 for the copy engine)
+  bool best_sm_swept = false;   // whether SM counts were measured for that configuration
+  bool has_device = false;
+  TransferRow device;           // fastest device-initiated row
+  int device_min_sms = 0;
+  double device_gbps_at_min_sms = 0;
+  bool device_sm_swept = false;
+};
+std::vector<TuningEntry> tuning_table(const std::vector<TransferRow>& rows);
+
+std::string tuning_csv(const std::vector<TuningEntry>& t);
+// elapsed_s < 0: unknown.
+std::string summary_markdown(const std::vector<TransferRow>& rows, const std::vector<MechanismSummary>& s,
+                             double elapsed_s);
+
+}  // namespace pk::sweeps

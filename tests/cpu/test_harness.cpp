@@ -1,0 +1,163 @@
+// CPU tests of the shared harness: CSV schema and writing, argument parsing, statistics,
+// line-rate maths, SM pinning arithmetic.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "microbench/harness/args.h"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/harness/metadata.h"
+#include "microbench/harness/sm_pinning.h"
+#include "microbench/harness/stats.h"
+#include "microbench/harness/tidy_csv.h"
+#include "microbench/harness/topology.h"
+#include "microbench/transfer/transfer_point.h"
+
+namespace fs = std::filesystem;
+using namespace pk;
+
+static std::string slurp(const std::string& p) {
+  std::ifstream f(p);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+TEST(TidyCsv, WritesHeaderAndRowsInSchemaOrder) {
+  const std::string path = (fs::temp_directory_path() / "pkbench_test_schema.csv").string();
+  TidyCsv csv(path, {"a", "b", "c"});
+  csv.append({{"c", "3"}, {"a", "1"}});
+  csv.append({{"b", "x,y"}});
+  csv.flush();
+  EXPECT_EQ(slurp(path), "a,b,c\n1,,3\n,\"x,y\",\n");
+  for (const auto& e : fs::directory_iterator(fs::temp_directory_path()))
+    EXPECT_EQ(e.path().string().find("pkbench_test_schema.csv.tmp"), std::string::npos) << "temporary file left";
+  fs::remove(path);
+}
+
+TEST(TidyCsv, RejectsColumnsOutsideTheSchema) {
+  TidyCsv csv("unused.csv", {"a"});
+  EXPECT_THROW(csv.append({{"nope", "1"}}), std::invalid_argument);
+  EXPECT_THROW(TidyCsv("x.csv", {"a", "a"}), std::invalid_argument);
+}
+
+TEST(TidyCsv, EscapesQuotesAndNewlines) {
+  EXPECT_EQ(csv_escape("plain"), "plain");
+  EXPECT_EQ(csv_escape("say \"hi\""), "\"say \"\"hi\"\"\"");
+  EXPECT_EQ(csv_escape("a\nb"), "\"a\nb\"");
+  EXPECT_EQ(fmt_num(0.0 / 0.0), "");
+  EXPECT_EQ(fmt_num(372.123456789, 6), "372.123");
+}
+
+TEST(TransferSchema, HasUnitsMetadataAndNoDuplicates) {
+  const auto& c = transfer::transfer_columns();
+  std::set<std::string> s(c.begin(), c.end());
+  EXPECT_EQ(s.size(), c.size());
+  for (const char* need : {"mechanism", "direction", "pattern", "message_bytes", "sms", "time_us_median", "gbps",
+                           "gbps_total", "cv", "pct_of_line_rate", "line_rate_source", "sm_clock_mhz_start",
+                           "verified", "status", "error"})
+    EXPECT_TRUE(s.count(need)) << need;
+  for (const auto& m : metadata_columns()) EXPECT_TRUE(s.count(m)) << m;
+}
+
+TEST(Args, ParsesSizesWithBinarySuffixes) {
+  EXPECT_EQ(parse_size("16"), 16u);
+  EXPECT_EQ(parse_size("4K"), 4096u);
+  EXPECT_EQ(parse_size("2MiB"), 2u << 20);
+  EXPECT_EQ(parse_size("1G"), 1ull << 30);
+  EXPECT_THROW(parse_size("-4"), ArgError);
+  EXPECT_THROW(parse_size("4Q"), ArgError);
+  EXPECT_THROW(parse_size(""), ArgError);
+  EXPECT_THROW(parse_size("99999999999999999999"), ArgError);
+  EXPECT_EQ(format_size(16384), "16KiB");
+  EXPECT_EQ(format_size(48), "48B");
+}
+
+TEST(Args, ExpandsListsAndRanges) {
+  EXPECT_EQ(parse_size_list("16:128"), (std::vector<uint64_t>{16, 32, 64, 128}));
+  EXPECT_EQ(parse_size_list("1K:16K:x4,2K"), (std::vector<uint64_t>{1024, 2048, 4096, 16384}));
+  EXPECT_EQ(parse_int_list("1:7:+3,all", 132), (std::vector<int>{1, 4, 7, 132}));
+  EXPECT_THROW(parse_size_list("128:16"), ArgError);
+  EXPECT_THROW(parse_size_list("16:128:x1"), ArgError);
+  EXPECT_THROW(parse_int_list("0:8", 1), ArgError);  // doubling from 0 never advances
+  EXPECT_THROW(parse_name_list("tma,foo", {"tma"}, "mechanism"), ArgError);
+  EXPECT_EQ(parse_name_list("all", {"a", "b"}, "x"), (std::vector<std::string>{"a", "b"}));
+}
+
+TEST(Args, FlagsLeaveBenchmarkFlagsAndRejectUnknownOnes) {
+  std::string preset = "default";
+  int samples = 7;
+  uint64_t total = 0;
+  bool list = false;
+  Flags f;
+  f.add("preset", &preset, "");
+  f.add("samples", &samples, "");
+  f.add("total", &total, "", true);
+  f.add_bool("list", &list, "");
+  const char* raw[] = {"prog", "--preset=fig3", "--benchmark_filter=tma", "--samples", "9", "--total=1G", "--list"};
+  std::vector<char*> argv;
+  for (const char* a : raw) argv.push_back(const_cast<char*>(a));
+  argv.push_back(nullptr);
+  int argc = 7;
+  EXPECT_FALSE(f.parse(&argc, argv.data()));
+  EXPECT_EQ(preset, "fig3");
+  EXPECT_EQ(samples, 9);
+  EXPECT_EQ(total, 1ull << 30);
+  EXPECT_TRUE(list);
+  ASSERT_EQ(argc, 2);
+  EXPECT_STREQ(argv[1], "--benchmark_filter=tma");
+
+  const char* bad[] = {"prog", "--no-such-flag=1", nullptr};
+  int argc2 = 2;
+  EXPECT_THROW(f.parse(&argc2, const_cast<char**>(bad)), ArgError);
+  const char* missing[] = {"prog", "--samples", nullptr};
+  int argc3 = 2;
+  EXPECT_THROW(f.parse(&argc3, const_cast<char**>(missing)), ArgError);
+}
+
+TEST(Stats, MedianMinMaxAndCv) {
+  SampleStats s = summarize({4, 1, 3, 2});
+  EXPECT_DOUBLE_EQ(s.median, 2.5);
+  EXPECT_DOUBLE_EQ(s.min, 1);
+  EXPECT_DOUBLE_EQ(s.max, 4);
+  EXPECT_NEAR(s.cv, 1.2909944 / 2.5, 1e-6);
+  EXPECT_DOUBLE_EQ(summarize({5}).cv, 0);
+  EXPECT_THROW(summarize({}), std::invalid_argument);
+}
+
+static GpuInfo nvlink_gpu(int ordinal, int links, double gbps) {
+  GpuInfo g;
+  g.ordinal = ordinal;
+  g.nvlink_active_links = links;
+  g.nvlink_link_gbps = gbps;
+  return g;
+}
+
+TEST(Topology, LineRateIsTheNarrowerSidesLinks) {
+  LineRate r = pair_line_rate(nvlink_gpu(0, 18, 26.5625), nvlink_gpu(1, 18, 26.5625), true);
+  EXPECT_DOUBLE_EQ(r.gbps, 478.125);
+  EXPECT_NE(r.source.find("18 links"), std::string::npos);
+  EXPECT_DOUBLE_EQ(pair_line_rate(nvlink_gpu(0, 18, 25), nvlink_gpu(1, 12, 25), true).gbps, 300);
+  EXPECT_EQ(pair_line_rate(nvlink_gpu(0, 18, 25), nvlink_gpu(1, 18, 25), false).gbps, 0);
+  EXPECT_EQ(pair_line_rate(nvlink_gpu(0, 18, 25), nvlink_gpu(0, 18, 25), true).gbps, 0);  // local
+  LineRate none = pair_line_rate(nvlink_gpu(0, 0, 0), nvlink_gpu(1, 0, 0), true);
+  EXPECT_EQ(none.gbps, 0);
+  EXPECT_NE(none.source.find("unknown"), std::string::npos);
+  EXPECT_EQ(cuda_version_string(13000), "13.0");
+}
+
+TEST(SmPinning, PadsSharedMemorySoOnlyTheRequestedBlocksFit) {
+  const uint64_t per_sm = 233472, reserved = 1024, optin = 232448;  // Hopper
+  for (int bpsm : {1, 2, 3, 4, 8}) {
+    uint64_t r = pinned_smem_bytes(0, bpsm, per_sm, reserved, optin);
+    EXPECT_LE(bpsm * (r + reserved), per_sm) << bpsm;
+    EXPECT_GT((bpsm + 1) * (r + reserved), per_sm) << bpsm;
+    EXPECT_EQ(r % 128, 0u);
+  }
+  EXPECT_EQ(pinned_smem_bytes(200000, 1, per_sm, reserved, optin), 200064u);
+  EXPECT_THROW(pinned_smem_bytes(150000, 2, per_sm, reserved, optin), ArgError);
+  EXPECT_THROW(pinned_smem_bytes(240000, 1, per_sm, reserved, optin), ArgError);
+}

@@ -1,0 +1,167 @@
+// CPU tests of the transfer study's grid, validation and planning (no GPU involved).
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "microbench/harness/cuda_check.h"
+#include "microbench/transfer/mechanism.h"
+#include "microbench/transfer/transfer_grid.h"
+
+using namespace pk;
+using namespace pk::transfer;
+
+static GpuInfo h200() {
+  GpuInfo g;
+  g.ordinal = 0;
+  g.name = "NVIDIA H200";
+  g.sm_count = 132;
+  g.l2_bytes = 60 << 20;
+  g.smem_per_sm_bytes = 233472;
+  g.smem_per_block_optin_bytes = 232448;
+  g.max_threads_per_sm = 2048;
+  g.max_blocks_per_sm = 32;
+  return g;
+}
+
+static TransferPoint point(const std::string& mech, uint64_t msg) {
+  TransferPoint p;
+  p.mechanism = mech;
+  p.message_bytes = msg;
+  return p;
+}
+
+TEST(TransferGrid, DefaultPresetCoversEveryMechanismWithoutDuplicates) {
+  int dropped = -1;
+  auto pts = build_grid(GridOptions{}, h200(), &dropped);
+  std::set<std::string> names, mechs, sweeps;
+  for (const auto& p : pts) {
+    names.insert(p.name());
+    mechs.insert(p.mechanism);
+    sweeps.insert(p.sweep);
+  }
+  EXPECT_EQ(names.size(), pts.size());
+  EXPECT_EQ(mechs, (std::set<std::string>{"ce", "tma_bulk", "tma_tile", "reg"}));
+  EXPECT_EQ(sweeps, (std::set<std::string>{"fig2", "fig3", "tune", "local"}));
+  EXPECT_GT(dropped, 0);  // the tuning grid spans TMA stages that exceed shared memory
+  for (const auto& p : pts) {
+    if (p.mechanism == "ce") EXPECT_EQ(p.sms, 0);
+    else EXPECT_TRUE(p.sms >= 1 && p.sms <= 132) << p.name();
+  }
+}
+
+TEST(TransferGrid, Fig2SpansSixteenBytesToOneGiBForTheCopyEngine) {
+  GridOptions o;
+  o.preset = "fig2";
+  o.mechanisms = "ce";
+  o.directions = "push";
+  o.patterns = "one_way";
+  auto pts = build_grid(o, h200());
+  ASSERT_EQ(pts.size(), 27u);
+  EXPECT_EQ(pts.front().message_bytes, 16u);
+  EXPECT_EQ(pts.back().message_bytes, 1ull << 30);
+}
+
+TEST(TransferGrid, AutoFitShrinksTmaStagesForLargeMessages) {
+  GridOptions o;
+  o.preset = "fig2";
+  o.mechanisms = "tma_bulk";
+  o.directions = "push";
+  o.patterns = "one_way";
+  for (const auto& p : build_grid(o, h200())) {
+    const uint64_t stride = (p.message_bytes + 127) / 128 * 128;
+    const uint64_t warps = p.threads / 32;
+    const uint64_t smem = 128 + (warps * p.depth * 8 + 127) / 128 * 128 + warps * p.depth * stride;
+    EXPECT_LE(smem, 232448u) << p.name();
+    EXPECT_GE(p.depth, 1);
+  }
+}
+
+TEST(TransferGrid, RejectsBadExplicitInput) {
+  GridOptions o;
+  o.preset = "custom";
+  o.mechanisms = "tma_bulk";
+  o.sizes = "100";  // not a multiple of 16
+  EXPECT_THROW(build_grid(o, h200()), ArgError);
+  o.sizes = "2G";
+  o.total_bytes = 1ull << 30;  // message larger than the total
+  EXPECT_THROW(build_grid(o, h200()), ArgError);
+  o.sizes = "16K";
+  o.sms = "200";  // more SMs than the GPU has
+  EXPECT_THROW(build_grid(o, h200()), ArgError);
+  o.sms = "";
+  o.mechanisms = "warp_drive";
+  EXPECT_THROW(build_grid(o, h200()), ArgError);
+  o.mechanisms = "tma_bulk";
+  o.depths = "64";
+  o.sizes = "64K";  // 4 warps x 64 stages x 64 KiB cannot fit
+  EXPECT_THROW(build_grid(o, h200()), ArgError);
+  o.depths = "";
+  o.preset = "nonsense";
+  EXPECT_THROW(build_grid(o, h200()), ArgError);
+}
+
+TEST(Mechanisms, CheckTheirOwnKnobs) {
+  GpuInfo g = h200();
+  TransferPoint p = point("reg", 4096);
+  p.vec_bytes = 12;
+  EXPECT_THROW(mechanism("reg").resolve(p, g), ArgError);
+  p = point("reg", 4096);
+  p.threads = 100;  // not a multiple of 32
+  EXPECT_THROW(mechanism("reg").resolve(p, g), ArgError);
+  p = point("reg", 4096);
+  mechanism("reg").resolve(p, g);
+  EXPECT_EQ(p.sms, 132);
+  EXPECT_EQ(p.vec_bytes, 16);
+  p = point("tma_tile", 1536);  // a multiple of 512 B: 3 rows of 512 B
+  EXPECT_NO_THROW(mechanism("tma_tile").resolve(p, g));
+  p = point("tma_tile", 48);  // neither a power of two nor whole 512-B rows
+  EXPECT_THROW(mechanism("tma_tile").resolve(p, g), ArgError);
+  p = point("tma_tile", 256 * 1024);  // beyond a 256x256 box
+  EXPECT_THROW(mechanism("tma_tile").resolve(p, g), ArgError);
+  p = point("tma_bulk", 240 * 1024);  // beyond shared memory
+  EXPECT_THROW(mechanism("tma_bulk").resolve(p, g), ArgError);
+  EXPECT_EQ(mechanism("tma_tile").op_granule(point("tma_tile", 65536)), 16384u * 128);
+  EXPECT_THROW(mechanism("nope"), ArgError);
+}
+
+TEST(Flows, PatternsExpandToTheRightPairs) {
+  TransferPoint p;
+  p.pattern = "bidir";
+  p.direction = "pull";
+  auto f = flows_for(p, 2);
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[0].src, 0);
+  EXPECT_EQ(f[0].dst, 1);
+  EXPECT_EQ(f[0].issuer, 1);  // pull: the destination issues
+  EXPECT_EQ(f[1].issuer, 0);
+  p.pattern = "all_pairs";
+  EXPECT_EQ(flows_for(p, 4).size(), 12u);
+  p.pattern = "one_to_all";
+  p.direction = "push";
+  auto o2a = flows_for(p, 8);
+  EXPECT_EQ(o2a.size(), 7u);
+  p.sms = 132;
+  EXPECT_EQ(sms_per_flow(p, o2a, 0), 18);  // 132 SMs shared by 7 flows
+  p.pattern = "one_way";
+  EXPECT_THROW(flows_for(p, 1), SkipPoint);  // one GPU: skipped with the reason
+  p.gpu_b = 5;
+  EXPECT_THROW(flows_for(p, 2), ArgError);
+  p.pattern = "local";
+  EXPECT_EQ(flows_for(p, 1).size(), 1u);
+}
+
+TEST(Plan, CapsTinyMessagesAndRotatesSmallWorkingSets) {
+  const uint64_t L2 = 60 << 20;
+  Plan a = make_plan(1ull << 30, 16384, 1 << 20, 16384, L2, 1ull << 30);
+  EXPECT_EQ(a.ops, 65536u);
+  EXPECT_EQ(a.groups, 1);
+  Plan b = make_plan(1ull << 30, 16, 1 << 20, 16, L2, 1ull << 30);
+  EXPECT_EQ(b.ops, 1u << 20);
+  EXPECT_EQ(b.bytes_per_op, 16u << 20);
+  EXPECT_EQ(b.groups, 12);  // 16 MiB x 12 >= 3 x 60 MiB
+  Plan c = make_plan(1ull << 30, 1 << 20, 256, 1 << 20, L2, 1ull << 30);
+  EXPECT_EQ(c.bytes_per_op, 256u << 20);
+  EXPECT_EQ(c.groups, 1);
+  EXPECT_THROW(make_plan(1024, 16, 0, 4096, L2, 1ull << 30), ArgError);  // total below one granule
+  EXPECT_THROW(make_plan(2ull << 30, 1 << 20, 0, 1 << 20, L2, 1ull << 30), ArgError);  // exceeds the buffers
+}
