@@ -13,14 +13,14 @@ __host__ __device__ __forceinline__ uint64_t pattern_word(uint64_t seed, uint64_
   return z ^ (z >> 31);
 }
 
-__global__ void fill_pattern_kernel(uint64_t* dst, uint64_t words, uint64_t seed, uint64_t first_index) {
+static __global__ void fill_pattern_kernel(uint64_t* dst, uint64_t words, uint64_t seed, uint64_t first_index) {
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < words; i += uint64_t(gridDim.x) * blockDim.x)
     dst[i] = pattern_word(seed, first_index + i);
 }
 
 // Counts words of dst[0, words) that differ from the pattern (seed, first_index + i) and
 // keeps the lowest differing index. mismatch[0] = count, mismatch[1] = first index (init ~0).
-__global__ void check_pattern_kernel(const uint64_t* dst, uint64_t words, uint64_t seed, uint64_t first_index,
+static __global__ void check_pattern_kernel(const uint64_t* dst, uint64_t words, uint64_t seed, uint64_t first_index,
                                      unsigned long long* mismatch) {
   unsigned long long bad = 0, first = ~0ull;
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < words; i += uint64_t(gridDim.x) * blockDim.x) {

@@ -46,8 +46,22 @@ if [ -f "$dir/transfer.csv" ]; then
   done
   drew=1
 fi
-for extra in "$gp"/plot_*.sh; do
-  [ -f "$extra" ] && source "$extra"
-done
+if [ -f "$dir/sync.csv" ]; then
+  awk -F, 'NR==1{for(i=1;i<=NF;i++)c[$i]=i;next}
+    $c["status"]=="ok" && $c["level"]!="clock" && $c["one_way_ns"]!="" && $c["gbps"]=="" {
+      label=$c["level"] ": " $c["primitive"] " " $c["scope"] " " $c["semantics"] " " $c["placement"] " x" $c["participants"]
+      gsub(/ +/, " ", label); gsub(/ /, "_", label)
+      lo = hi = $c["one_way_ns"]
+      # p10/p90 describe what was timed (round trips for ping-pongs): scale them like the median.
+      if ($c["p10_ns"] != "") { s = $c["round_trip_ns"] != "" ? 0.5 : 1; lo = $c["p10_ns"] * s; hi = $c["p90_ns"] * s }
+      print NR-1, $c["one_way_ns"], lo, hi, label }' "$dir/sync.csv" > "$tmp/sync.dat"
+  gpu=$(awk -F, 'NR==1{for(i=1;i<=NF;i++)c[$i]=i;next} {print $c["gpu_name"] " x" $c["gpu_count"]; exit}' "$dir/sync.csv")
+  if [ -s "$tmp/sync.dat" ]; then
+    for term in png svg; do
+      gnuplot -e "data='$tmp/sync.dat'; out='$dir/sync_latency.$term'; term='$term'; gpu='$gpu'" "$gp/sync.gp"
+    done
+    drew=1
+  fi
+fi
 [ "$drew" = 1 ] || { echo "plot.sh: no CSV with a figure in $dir" >&2; exit 1; }
 ls "$dir"/*.png 2>/dev/null | sed 's/^/plot.sh: wrote /' >&2

@@ -243,17 +243,21 @@ std::string summary_markdown(const std::vector<TransferRow>& rows, const std::ve
   }
   os << "\n## Targets (issue: foundation and transfer study)\n\n";
   auto verdict = [](bool ok) { return ok ? "**met**" : "**missed**"; };
-  for (const std::string dir : {"push", "pull"}) {
+  const MechanismSummary* ce_push = find(s, "ce", "push");
+  for (const std::string dir : {"push", "pull", "mixed"}) {
     const MechanismSummary* ce = find(s, "ce", dir);
     const MechanismSummary* best_dev = nullptr;
     for (const std::string m : {"tma_bulk", "tma_tile", "reg"})
       if (auto* x = find(s, m, dir); x && (!best_dev || x->peak_gbps > best_dev->peak_gbps)) best_dev = x;
-    if (ce && best_dev) {
-      double ratio = best_dev->peak_gbps / ce->peak_gbps;
+    if (ce_push && best_dev) {
+      double ratio = best_dev->peak_gbps / ce_push->peak_gbps;
       os << "- " << dir << ": best device-initiated mechanism (" << best_dev->mechanism << ", "
-         << num(best_dev->peak_gbps) << " GB/s) / copy engine best (" << num(ce->peak_gbps) << " GB/s) = "
-         << num(ratio, 3) << " (target >= 0.97" << (dir == "push" ? "" : ", stated for push") << "): "
-         << verdict(ratio >= 0.97) << "\n";
+         << num(best_dev->peak_gbps) << " GB/s) / copy engine best push (" << num(ce_push->peak_gbps)
+         << " GB/s) = " << num(ratio, 3) << " (target >= 0.97): " << verdict(ratio >= 0.97);
+      if (ce && dir != "push")
+        os << "; copy engine " << dir << " best " << num(ce->peak_gbps) << " GB/s (ratio "
+           << num(best_dev->peak_gbps / ce->peak_gbps, 3) << ")";
+      os << "\n";
     }
   }
   for (const std::string m : {"tma_bulk", "tma_tile"})

@@ -15,6 +15,7 @@ using nvmlDevice_t = struct nvmlDevice_st*;
 constexpr nvmlReturn_t kSuccess = 0;
 constexpr int kClockSm = 1;
 constexpr unsigned kFieldNvlinkSpeedMbpsCommon = 90;
+constexpr unsigned kFieldNvlinkGetSpeed = 164;  // per link (scopeId), MBps
 constexpr unsigned kMaxLinks = 18;  // NVML_NVLINK_MAX_LINKS on Hopper-era drivers
 
 union nvmlValue_t {
@@ -126,12 +127,21 @@ std::optional<LinkInfo> nvlink_info(const std::string& pci_bus_id) {
       }
     }
   }
-  nvmlFieldValue_t fv{};
-  fv.fieldId = kFieldNvlinkSpeedMbpsCommon;
-  if (a.field_values(d, 1, &fv) == kSuccess && fv.nvmlReturn == kSuccess) {
-    // The common speed is reported in MBps per link per direction.
-    info.link_gbps = static_cast<double>(fv.value.uiVal) / 1000.0;
+  // Per-link speed (field 164, scope = link) on current drivers; the older "common speed"
+  // field (90) where that is missing. MBps per link per direction.
+  unsigned mbps = 0;
+  for (unsigned link = 0; link < kMaxLinks && mbps == 0; ++link) {
+    nvmlFieldValue_t fv{};
+    fv.fieldId = kFieldNvlinkGetSpeed;
+    fv.scopeId = link;
+    if (a.field_values(d, 1, &fv) == kSuccess && fv.nvmlReturn == kSuccess) mbps = fv.value.uiVal;
   }
+  if (mbps == 0) {
+    nvmlFieldValue_t fv{};
+    fv.fieldId = kFieldNvlinkSpeedMbpsCommon;
+    if (a.field_values(d, 1, &fv) == kSuccess && fv.nvmlReturn == kSuccess) mbps = fv.value.uiVal;
+  }
+  info.link_gbps = mbps / 1000.0;
   return info;
 }
 

@@ -29,9 +29,12 @@ PinnedLaunch pin_to_sms(const void* kernel, int sms, int bpsm, int threads, uint
   PK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(l.smem)));
   int fit = 0;
   PK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, threads, l.smem));
-  if (fit != bpsm)
-    throw ArgError("cannot pin " + std::to_string(bpsm) + " block(s) of " + std::to_string(threads) +
+  if (fit < bpsm)
+    throw SkipPoint("cannot pin " + std::to_string(bpsm) + " block(s) of " + std::to_string(threads) +
                    " threads per SM: occupancy allows " + std::to_string(fit) + " (registers or threads limit it)");
+  if (fit > bpsm)
+    throw ArgError("shared-memory padding failed to pin blocks: " + std::to_string(fit) + " fit per SM, wanted " +
+                   std::to_string(bpsm));
   l.grid = dim3(static_cast<unsigned>(sms * bpsm));
   l.block = dim3(static_cast<unsigned>(threads));
   return l;

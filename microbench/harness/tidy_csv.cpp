@@ -18,12 +18,21 @@ TidyCsv::TidyCsv(std::string path, std::vector<std::string> columns)
   }
 }
 
+std::string plain_field(std::string v) {
+  for (char& c : v) {
+    if (c == ',') c = ';';
+    else if (c == '"') c = '\'';
+    else if (c == '\n' || c == '\r') c = ' ';
+  }
+  return v;
+}
+
 void TidyCsv::append(const Row& row) {
   std::vector<std::string> out(columns_.size());
   for (const auto& [k, v] : row) {
     auto it = index_.find(k);
     if (it == index_.end()) throw std::invalid_argument("column not in schema: " + k);
-    out[it->second] = v;
+    out[it->second] = plain_field(v);
   }
   rows_.push_back(std::move(out));
 }

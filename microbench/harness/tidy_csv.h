@@ -14,6 +14,8 @@ class TidyCsv {
   TidyCsv(std::string path, std::vector<std::string> columns);
 
   // Throws std::invalid_argument for a column the schema lacks; missing columns stay empty.
+  // Values are made plain (',' -> ';', '"' -> '\'', newlines -> ' '), so every tool can
+  // split rows on commas (awk, gnuplot) without a CSV parser.
   void append(const Row& row);
   // Writes all rows to path.tmp.<pid> and renames it to path.
   void flush() const;
@@ -29,7 +31,8 @@ class TidyCsv {
   std::vector<std::vector<std::string>> rows_;
 };
 
-// RFC 4180 quoting, only where needed.
+std::string plain_field(std::string v);
+// RFC 4180 quoting, only where needed (headers; values are plain already).
 std::string csv_escape(const std::string& field);
 std::string csv_line(const std::vector<std::string>& fields);
 

@@ -33,7 +33,9 @@ class TmaBase : public Mechanism {
   void resolve(TransferPoint& p, const GpuInfo& g) const override {
     if (p.sms == 0) p.sms = g.sm_count;
     if (p.threads == 0) p.threads = 128;
-    if (p.depth == 0) p.depth = 4;
+    // Small messages need many in flight to cover latency: about 48 KiB per warp, 2..16 deep.
+    if (p.depth == 0)
+      p.depth = static_cast<int>(std::clamp<uint64_t>(48 * 1024 / stage_stride(p.message_bytes), 2, 16));
     if (p.blocks_per_sm == 0) p.blocks_per_sm = 1;
     p.vec_bytes = p.unroll = 0;
     validate_common(p, g, true);

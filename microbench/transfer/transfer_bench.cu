@@ -197,9 +197,10 @@ class TransferStudy {
     }
     row["sm_clock_mhz_end"] = std::to_string(min_clock(devs));
 
-    // A wrong result is an error, never a number.
+    // A wrong result is an error, never a number. Every group an operation wrote is checked.
+    const int groups_written = std::min(plan.groups, timer.ops_run());
     for (const auto& b : bufs) {
-      for (int gi = 0; gi < plan.groups; ++gi) {
+      for (int gi = 0; gi < groups_written; ++gi) {
         const uint64_t at = gi * plan.bytes_per_op;
         PatternCheck c = check_pattern(b.dst_gpu, dst_.at(b.dst_gpu) + b.dst_offset + at, plan.bytes_per_op,
                                        seed_of(b.src_gpu), b.src_offset + at);
@@ -215,7 +216,9 @@ class TransferStudy {
 
     const SampleStats st = summarize(step_ms);
     const double bytes = static_cast<double>(plan.bytes_per_op);
-    const double gbps = bytes / (st.median * 1e6);
+    // Per direction: all bytes that crossed from one GPU to another, over the step time.
+    const double per_direction = bytes * pairs.size() / directions_of(pairs);
+    const double gbps = per_direction / (st.median * 1e6);
     double fmin = 0, fmax = 0;
     for (size_t i = 0; i < pairs.size(); ++i) {
       const double fg = bytes / (summarize(flow_ms[i]).median * 1e6);
@@ -229,8 +232,8 @@ class TransferStudy {
     row["time_us_max"] = fmt_num(st.max * 1e3);
     row["cv"] = fmt_num(st.cv, 4);
     row["gbps"] = fmt_num(gbps);
-    row["gbps_best"] = fmt_num(bytes / (st.min * 1e6));
-    row["gbps_total"] = fmt_num(gbps * pairs.size());
+    row["gbps_best"] = fmt_num(per_direction / (st.min * 1e6));
+    row["gbps_total"] = fmt_num(bytes * pairs.size() / (st.median * 1e6));
     row["gbps_flow_min"] = fmt_num(fmin);
     row["gbps_flow_max"] = fmt_num(fmax);
     if (lr.gbps > 0) row["pct_of_line_rate"] = fmt_num(100.0 * gbps / lr.gbps, 4);
@@ -264,7 +267,7 @@ int main(int argc, char** argv) {
   for (const auto& s : preset_names()) presets += (presets.empty() ? "" : ", ") + s;
   flags.add("preset", &grid.preset, "grid to run: " + presets);
   flags.add("mechanisms", &grid.mechanisms, "comma list of ce, tma_bulk, tma_tile, reg (or all)");
-  flags.add("directions", &grid.directions, "push, pull");
+  flags.add("directions", &grid.directions, "push, pull, mixed (source pushes and destination pulls at once)");
   flags.add("patterns", &grid.patterns, "one_way, bidir, local, one_to_all, all_to_one, all_pairs");
   flags.add("sizes", &grid.sizes, "message sizes: list or range, e.g. 16:1G or 2K,16K or 16:1M:x4");
   flags.add("total", &grid.total_bytes, "bytes per flow per operation (e.g. 1G); 0 keeps the preset's", true);

@@ -62,6 +62,13 @@ std::vector<Sweep> preset(const std::string& name, const GpuInfo& g) {
               {"tma_tile", {16 * KiB}, {S}, {32, 64, 128, 256}, {1, 2, 3, 4, 6, 8}, {1, 2}, {0}, {0}},
               {"reg", {64 * KiB}, {S}, {256, 512, 1024}, {0}, {1, 2}, {4, 8, 16}, {1, 2, 4, 8}}},
              true};
+  // Both ends issue at once (source pushes, destination pulls): does mixing write and read
+  // traffic on one link direction move more than either alone?
+  Sweep mixed{"mixed", {"mixed"}, {"one_way", "bidir"}, 1 * GiB,
+              {{"ce", {16 * MiB, 256 * MiB, 1 * GiB}, {0}, {0}, {0}, {0}, {0}, {0}},
+               {"tma_bulk", {2 * KiB, 16 * KiB, 64 * KiB}, {S}, {0}, {0}, {0}, {0}, {0}},
+               {"tma_tile", {16 * KiB}, {S}, {0}, {0}, {0}, {0}, {0}},
+               {"reg", {64 * KiB}, {S}, {0}, {0}, {0}, {0}, {0}}}};
   Sweep local{"local", {"push"}, {"local"}, 1 * GiB,
               {{"ce", {1 * GiB}, {0}, {0}, {0}, {0}, {0}, {0}},
                {"tma_bulk", {16 * KiB}, {S}, {0}, {0}, {0}, {0}, {0}},
@@ -76,7 +83,8 @@ std::vector<Sweep> preset(const std::string& name, const GpuInfo& g) {
                 {"tma_bulk", {16 * KiB}, {S}, {0}, {0}, {0}, {0}, {0}},
                 {"tma_tile", {16 * KiB}, {S}, {0}, {0}, {0}, {0}, {0}},
                 {"reg", {16 * KiB}, {S}, {0}, {0}, {0}, {0}, {0}}}};
-  if (name == "default") return {fig2, fig3, tune, local};
+  if (name == "default") return {fig2, fig3, tune, mixed, local};
+  if (name == "mixed") return {mixed};
   if (name == "fig2") return {fig2};
   if (name == "fig3") return {fig3};
   if (name == "tune") return {tune};
@@ -93,7 +101,7 @@ std::vector<int> int_list_or(const std::string& s, const std::vector<int>& keep,
 }  // namespace
 
 const std::vector<std::string>& preset_names() {
-  static const std::vector<std::string> v = {"default", "fig2", "fig3", "tune", "local", "smoke", "custom"};
+  static const std::vector<std::string> v = {"default", "fig2", "fig3", "tune", "mixed", "local", "smoke", "custom"};
   return v;
 }
 

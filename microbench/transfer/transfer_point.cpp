@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "../harness/args.h"
 #include "../harness/cuda_check.h"
@@ -10,7 +11,7 @@
 namespace pk::transfer {
 
 const std::vector<std::string>& direction_names() {
-  static const std::vector<std::string> v = {"push", "pull"};
+  static const std::vector<std::string> v = {"push", "pull", "mixed"};
   return v;
 }
 const std::vector<std::string>& pattern_names() {
@@ -32,8 +33,6 @@ std::string TransferPoint::name() const {
 }
 
 std::vector<FlowPair> flows_for(const TransferPoint& p, int n) {
-  const bool push = p.direction == "push";
-  auto pair = [&](int s, int d) { return FlowPair{s, d, push ? s : d}; };
   auto need = [&](int g) {
     if (g < 0 || g >= n) {
       if (n < 2 && p.pattern != "local")
@@ -41,31 +40,46 @@ std::vector<FlowPair> flows_for(const TransferPoint& p, int n) {
       throw ArgError("GPU " + std::to_string(g) + " does not exist (" + std::to_string(n) + " visible)");
     }
   };
-  std::vector<FlowPair> f;
+  // The (source, destination) pairs of the pattern...
+  std::vector<std::pair<int, int>> pairs;
   const std::string& pat = p.pattern;
-  if (pat == "local") {
-    need(p.gpu_a);
-    f.push_back({p.gpu_a, p.gpu_a, p.gpu_a});
-    return f;
-  }
-  if (n < 2) throw SkipPoint("pattern " + pat + " needs 2 GPUs, this machine has " + std::to_string(n));
   need(p.gpu_a);
-  if (pat == "one_way" || pat == "bidir") {
-    need(p.gpu_b);
-    if (p.gpu_a == p.gpu_b) throw ArgError("pattern " + pat + " needs two different GPUs (use pattern local)");
-    f.push_back(pair(p.gpu_a, p.gpu_b));
-    if (pat == "bidir") f.push_back(pair(p.gpu_b, p.gpu_a));
-  } else if (pat == "one_to_all" || pat == "all_to_one") {
-    for (int g = 0; g < n; ++g)
-      if (g != p.gpu_a) f.push_back(pat == "one_to_all" ? pair(p.gpu_a, g) : pair(g, p.gpu_a));
-  } else if (pat == "all_pairs") {
-    for (int s = 0; s < n; ++s)
-      for (int d = 0; d < n; ++d)
-        if (s != d) f.push_back(pair(s, d));
+  if (pat == "local") {
+    pairs.push_back({p.gpu_a, p.gpu_a});
   } else {
-    throw ArgError("unknown pattern '" + pat + "'");
+    if (n < 2) throw SkipPoint("pattern " + pat + " needs 2 GPUs, this machine has " + std::to_string(n));
+    if (pat == "one_way" || pat == "bidir") {
+      need(p.gpu_b);
+      if (p.gpu_a == p.gpu_b) throw ArgError("pattern " + pat + " needs two different GPUs (use pattern local)");
+      pairs.push_back({p.gpu_a, p.gpu_b});
+      if (pat == "bidir") pairs.push_back({p.gpu_b, p.gpu_a});
+    } else if (pat == "one_to_all" || pat == "all_to_one") {
+      for (int g = 0; g < n; ++g)
+        if (g != p.gpu_a) pairs.push_back(pat == "one_to_all" ? std::make_pair(p.gpu_a, g) : std::make_pair(g, p.gpu_a));
+    } else if (pat == "all_pairs") {
+      for (int s = 0; s < n; ++s)
+        for (int d = 0; d < n; ++d)
+          if (s != d) pairs.push_back({s, d});
+    } else {
+      throw ArgError("unknown pattern '" + pat + "'");
+    }
+  }
+  // ...and who issues each: the source (push), the destination (pull), or both at once,
+  // each moving a full operation (mixed: writes and reads share the link's direction).
+  std::vector<FlowPair> f;
+  for (auto [s, d] : pairs) {
+    if (p.direction == "push" || p.direction == "mixed" || s == d) f.push_back({s, d, s});
+    if ((p.direction == "pull" || p.direction == "mixed") && s != d) f.push_back({s, d, d});
+    if (p.direction != "push" && p.direction != "pull" && p.direction != "mixed")
+      throw ArgError("unknown direction '" + p.direction + "'");
   }
   return f;
+}
+
+int directions_of(const std::vector<FlowPair>& flows) {
+  std::set<std::pair<int, int>> d;
+  for (const auto& f : flows) d.insert({f.src, f.dst});
+  return static_cast<int>(d.size());
 }
 
 int sms_per_flow(const TransferPoint& p, const std::vector<FlowPair>& flows, int issuer) {

@@ -9,7 +9,7 @@
 
 namespace pk::transfer {
 
-const std::vector<std::string>& direction_names();  // push, pull
+const std::vector<std::string>& direction_names();  // push, pull, mixed (both ends issue half)
 const std::vector<std::string>& pattern_names();    // one_way, bidir, local, one_to_all, all_to_one, all_pairs
 
 struct TransferPoint {
@@ -39,6 +39,8 @@ struct FlowPair {
 // The flows of a pattern. Throws SkipPoint when the machine has too few GPUs for it and
 // ArgError when an explicitly requested GPU does not exist.
 std::vector<FlowPair> flows_for(const TransferPoint& p, int n_gpus);
+// Distinct (source, destination) pairs: "per direction" bandwidth divides by this.
+int directions_of(const std::vector<FlowPair>& flows);
 // Flows issued by the same GPU share its SMs: blocks for one flow.
 int sms_per_flow(const TransferPoint& p, const std::vector<FlowPair>& flows, int issuer);
 

@@ -41,7 +41,7 @@ TEST(TransferGrid, DefaultPresetCoversEveryMechanismWithoutDuplicates) {
   }
   EXPECT_EQ(names.size(), pts.size());
   EXPECT_EQ(mechs, (std::set<std::string>{"ce", "tma_bulk", "tma_tile", "reg"}));
-  EXPECT_EQ(sweeps, (std::set<std::string>{"fig2", "fig3", "tune", "local"}));
+  EXPECT_EQ(sweeps, (std::set<std::string>{"fig2", "fig3", "tune", "mixed", "local"}));
   EXPECT_GT(dropped, 0);  // the tuning grid spans TMA stages that exceed shared memory
   for (const auto& p : pts) {
     if (p.mechanism == "ce") EXPECT_EQ(p.sms, 0);
@@ -134,6 +134,18 @@ TEST(Flows, PatternsExpandToTheRightPairs) {
   EXPECT_EQ(f[0].dst, 1);
   EXPECT_EQ(f[0].issuer, 1);  // pull: the destination issues
   EXPECT_EQ(f[1].issuer, 0);
+  EXPECT_EQ(directions_of(f), 2);
+  p.pattern = "one_way";
+  p.direction = "mixed";  // the source pushes and the destination pulls, both 0 -> 1
+  auto mixed = flows_for(p, 2);
+  ASSERT_EQ(mixed.size(), 2u);
+  EXPECT_EQ(mixed[0].issuer, 0);
+  EXPECT_EQ(mixed[1].issuer, 1);
+  EXPECT_EQ(mixed[1].src, 0);
+  EXPECT_EQ(directions_of(mixed), 1);
+  p.direction = "sideways";
+  EXPECT_THROW(flows_for(p, 2), ArgError);
+  p.direction = "pull";
   p.pattern = "all_pairs";
   EXPECT_EQ(flows_for(p, 4).size(), 12u);
   p.pattern = "one_to_all";

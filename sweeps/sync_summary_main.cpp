@@ -1,0 +1,26 @@
+// pkbench_sync_summary: sync CSV -> sync_summary.md
+#include <cstdio>
+#include <string>
+
+#include "../microbench/harness/tidy_csv.h"
+#include "sync_table.h"
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: %s SYNC_CSV OUT_DIR\n  writes OUT_DIR/sync_summary.md\n", argv[0]);
+    return 2;
+  }
+  try {
+    auto rows = pk::sweeps::read_sync_csv(argv[1]);
+    if (rows.empty()) {
+      std::fprintf(stderr, "%s: no sync rows in %s\n", argv[0], argv[1]);
+      return 1;
+    }
+    pk::write_file_atomically(std::string(argv[2]) + "/sync_summary.md", pk::sweeps::sync_summary_markdown(rows));
+    std::printf("wrote %s/sync_summary.md from %zu rows\n", argv[2], rows.size());
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: error: %s\n", argv[0], e.what());
+    return 1;
+  }
+}
