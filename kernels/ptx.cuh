@@ -109,6 +109,16 @@ __device__ __forceinline__ void tensor_store_2d(const void* tmap, int32_t c0, in
                : "memory");
 }
 
+// 16-byte load asking L2 to fetch the surrounding 256-B block (a prefetch-size hint).
+__device__ __forceinline__ uint4 ld_global_l2_256b(const uint4* p) {
+  uint4 v;
+  asm volatile("ld.global.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p)
+               : "memory");
+  return v;
+}
+
 // ---- flags and signals in global memory (local or peer) ----
 __device__ __forceinline__ int ld_acquire_sys(const int* p) {
   int v;

@@ -5,6 +5,8 @@
 // bytes are in flight to cover NVLink latency.
 #include <cstdint>
 
+#include "ptx.cuh"
+
 namespace pk::transfer {
 
 template <int VecBytes> struct VecType;
@@ -12,10 +14,14 @@ template <> struct VecType<4> { using type = uint32_t; };
 template <> struct VecType<8> { using type = uint2; };
 template <> struct VecType<16> { using type = uint4; };
 
-template <int VecBytes, int Unroll>
+// L2Hint256: loads carry the .L2::256B prefetch-size hint (16-byte vectors only), asking
+// for 256-B requests where a plain load makes 128-B ones.
+template <int VecBytes, int Unroll, bool L2Hint256 = false>
 struct RegisterCopyConfig {
+  static_assert(!L2Hint256 || VecBytes == 16, "the 256-B hint is wired for 16-byte loads");
   static constexpr int kVecBytes = VecBytes;
   static constexpr int kUnroll = Unroll;
+  static constexpr bool kL2Hint256 = L2Hint256;
   using vec_t = typename VecType<VecBytes>::type;
 };
 
@@ -33,7 +39,10 @@ __global__ void register_copy_kernel(const char* __restrict__ src, char* __restr
 #pragma unroll
       for (int u = 0; u < Cfg::kUnroll; ++u) {
         const uint32_t i = base + u * blockDim.x;
-        if (i < n_vec) r[u] = s[i];
+        if (i < n_vec) {
+          if constexpr (Cfg::kL2Hint256) r[u] = ptx::ld_global_l2_256b(s + i);
+          else r[u] = s[i];
+        }
       }
 #pragma unroll
       for (int u = 0; u < Cfg::kUnroll; ++u) {

@@ -33,7 +33,7 @@ if [ -f "$dir/transfer.csv" ]; then
   split_csv "$dir/transfer.csv" 'v("sweep")=="fig3"' "sweep mechanism direction message_bytes" "sms gbps pct_of_line_rate"
   for f in "$tmp"/*.dat; do [ -f "$f" ] && sort -g -k1,1 -o "$f" "$f"; done
   # Curves absent from this CSV (a subset run) plot as nothing rather than failing.
-  for m in ce tma_bulk tma_tile reg; do for d in push pull; do
+  for m in ce tma_bulk tma_tile reg reg_l2hint; do for d in push pull; do
     for p in one_way bidir; do [ -f "$tmp/fig2_${m}_${d}_${p}.dat" ] || echo "NaN NaN NaN" > "$tmp/fig2_${m}_${d}_${p}.dat"; done
     for s in 2048 16384 65536; do [ -f "$tmp/fig3_${m}_${d}_${s}.dat" ] || echo "NaN NaN NaN" > "$tmp/fig3_${m}_${d}_${s}.dat"; done
   done; done

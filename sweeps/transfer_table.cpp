@@ -44,7 +44,7 @@ std::string TransferRow::config() const {
 std::string TransferRow::config_key() const {
   if (!device_initiated()) return "";
   std::string c = "threads=" + std::to_string(threads) + " bpsm=" + std::to_string(blocks_per_sm);
-  if (mechanism == "reg") c += " vec=" + std::to_string(vec_bytes) + " unroll=" + std::to_string(unroll);
+  if (mechanism.rfind("reg", 0) == 0) c += " vec=" + std::to_string(vec_bytes) + " unroll=" + std::to_string(unroll);
   else c += " depth=" + std::to_string(depth);
   return c;
 }
@@ -247,8 +247,10 @@ std::string summary_markdown(const std::vector<TransferRow>& rows, const std::ve
   for (const std::string dir : {"push", "pull", "mixed"}) {
     const MechanismSummary* ce = find(s, "ce", dir);
     const MechanismSummary* best_dev = nullptr;
-    for (const std::string m : {"tma_bulk", "tma_tile", "reg"})
-      if (auto* x = find(s, m, dir); x && (!best_dev || x->peak_gbps > best_dev->peak_gbps)) best_dev = x;
+    for (const auto& x : s)
+      if (x.mechanism != "ce" && x.direction == dir && x.pattern == "one_way" &&
+          (!best_dev || x.peak_gbps > best_dev->peak_gbps))
+        best_dev = &x;
     if (ce_push && best_dev) {
       double ratio = best_dev->peak_gbps / ce_push->peak_gbps;
       os << "- " << dir << ": best device-initiated mechanism (" << best_dev->mechanism << ", "

@@ -1,5 +1,6 @@
 #include "cuda_check.h"
 
+#include <cstdlib>
 #include <sstream>
 
 namespace pk {
@@ -10,5 +11,7 @@ void throw_cuda_error(cudaError_t err, const char* expr, const char* file, int l
      << file << ":" << line;
   throw CudaError(os.str());
 }
+
+void init_cuda_environment() { setenv("CUDA_MODULE_LOADING", "EAGER", 1); }
 
 }  // namespace pk

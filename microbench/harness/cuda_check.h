@@ -24,6 +24,11 @@ struct SkipPoint : std::runtime_error {
 
 [[noreturn]] void throw_cuda_error(cudaError_t err, const char* expr, const char* file, int line);
 
+// Call first in main(), before any CUDA call. Forces eager module loading: with lazy
+// loading, the first launch of a kernel may wait for the device to go idle, and a spinning
+// kernel already on it (the start gate, a ping-pong partner) then never lets it.
+void init_cuda_environment();
+
 }  // namespace pk
 
 #define PK_CUDA_CHECK(expr)                                                  \

@@ -72,6 +72,7 @@ void run_variant(benchmark::State& state, SyncContext& ctx, const Variant& v, Po
 }  // namespace pk::sync
 
 int main(int argc, char** argv) {
+  pk::init_cuda_environment();
   using namespace pk;
   using namespace pk::sync;
   SyncOptions opt;

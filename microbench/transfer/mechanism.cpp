@@ -6,7 +6,8 @@ namespace pk::transfer {
 
 const std::vector<const Mechanism*>& mechanisms() {
   static const std::vector<const Mechanism*> all = {&copy_engine_mechanism(), &tma_bulk_mechanism(),
-                                                    &tma_tile_mechanism(), &register_mechanism()};
+                                                    &tma_tile_mechanism(), &register_mechanism(),
+                                                    &register_l2hint_mechanism()};
   return all;
 }
 

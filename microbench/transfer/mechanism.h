@@ -61,5 +61,6 @@ const Mechanism& copy_engine_mechanism();
 const Mechanism& tma_bulk_mechanism();
 const Mechanism& tma_tile_mechanism();
 const Mechanism& register_mechanism();
+const Mechanism& register_l2hint_mechanism();
 
 }  // namespace pk::transfer

@@ -256,6 +256,7 @@ class TransferStudy {
 }  // namespace pk::transfer
 
 int main(int argc, char** argv) {
+  pk::init_cuda_environment();
   using namespace pk;
   using namespace pk::transfer;
   GridOptions grid;

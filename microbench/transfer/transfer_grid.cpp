@@ -51,7 +51,8 @@ std::vector<Sweep> preset(const std::string& name, const GpuInfo& g) {
              {{"ce", pow2_range(16, 1 * GiB), {0}, {0}, {0}, {0}, {0}, {0}},
               {"tma_bulk", pow2_range(16, tma_max), {S}, {0}, {0}, {0}, {0}, {0}},
               {"tma_tile", pow2_range(16, tile_max), {S}, {0}, {0}, {0}, {0}, {0}},
-              {"reg", pow2_range(16, 1 * MiB), {S}, {0}, {0}, {0}, {0}, {0}}}};
+              {"reg", pow2_range(16, 1 * MiB), {S}, {0}, {0}, {0}, {0}, {0}},
+              {"reg_l2hint", pow2_range(1 * KiB, 1 * MiB), {S}, {0}, {0}, {0}, {0}, {0}}}};
   const std::vector<uint64_t> fig3_sizes = {2 * KiB, 16 * KiB, 64 * KiB};
   Sweep fig3{"fig3", {"push", "pull"}, {"one_way"}, 256 * MiB,
              {{"tma_bulk", fig3_sizes, sm_sweep, {0}, {0}, {0}, {0}, {0}},
@@ -60,7 +61,8 @@ std::vector<Sweep> preset(const std::string& name, const GpuInfo& g) {
   Sweep tune{"tune", {"push", "pull"}, {"one_way"}, 1 * GiB,
              {{"tma_bulk", {16 * KiB}, {S}, {32, 64, 128, 256}, {1, 2, 3, 4, 6, 8}, {1, 2}, {0}, {0}},
               {"tma_tile", {16 * KiB}, {S}, {32, 64, 128, 256}, {1, 2, 3, 4, 6, 8}, {1, 2}, {0}, {0}},
-              {"reg", {64 * KiB}, {S}, {256, 512, 1024}, {0}, {1, 2}, {4, 8, 16}, {1, 2, 4, 8}}},
+              {"reg", {64 * KiB}, {S}, {256, 512, 1024}, {0}, {1, 2}, {4, 8, 16}, {1, 2, 4, 8}},
+              {"reg_l2hint", {64 * KiB}, {S}, {256, 512, 1024}, {0}, {1, 2}, {16}, {1, 2, 4, 8}}},
              true};
   // Both ends issue at once (source pushes, destination pulls): does mixing write and read
   // traffic on one link direction move more than either alone?
@@ -156,8 +158,9 @@ std::vector<TransferPoint> build_grid(const GridOptions& o, const GpuInfo& g, in
       auto threads = sm_knobs ? int_list_or(o.threads, mg.threads, 0) : std::vector<int>{0};
       auto bpsm = sm_knobs ? int_list_or(o.blocks_per_sm, mg.bpsm, 0) : std::vector<int>{0};
       auto depths = mg.mech.rfind("tma", 0) == 0 ? int_list_or(o.depths, mg.depths, 0) : std::vector<int>{0};
-      auto vecs = mg.mech == "reg" ? int_list_or(o.vecs, mg.vecs, 0) : std::vector<int>{0};
-      auto unrolls = mg.mech == "reg" ? int_list_or(o.unrolls, mg.unrolls, 0) : std::vector<int>{0};
+      const bool reg = mg.mech.rfind("reg", 0) == 0;
+      auto vecs = reg ? int_list_or(o.vecs, mg.vecs, 0) : std::vector<int>{0};
+      auto unrolls = reg ? int_list_or(o.unrolls, mg.unrolls, 0) : std::vector<int>{0};
       for (const auto& dir : dirs)
         for (const auto& pat : pats)
           for (uint64_t size : sizes)

@@ -26,7 +26,7 @@ std::string TransferPoint::name() const {
   if (max_ops) n += "/max_ops:" + std::to_string(max_ops);
   if (mechanism != "ce") {
     n += "/sms:" + std::to_string(sms) + "/bpsm:" + std::to_string(blocks_per_sm) + "/threads:" + std::to_string(threads);
-    if (mechanism == "reg") n += "/vec:" + std::to_string(vec_bytes) + "/unroll:" + std::to_string(unroll);
+    if (mechanism.rfind("reg", 0) == 0) n += "/vec:" + std::to_string(vec_bytes) + "/unroll:" + std::to_string(unroll);
     else n += "/depth:" + std::to_string(depth);
   }
   return n;

@@ -12,12 +12,11 @@ set ylabel '% of line rate'
 set yrange [0:100]
 set grid
 set key left top
-mechs = 'ce tma_bulk tma_tile reg'
-titles = 'copy\ engine TMA\ bulk TMA\ tile register'
+mechs = 'ce tma_bulk tma_tile reg reg_l2hint'
 do for [pat in 'one_way bidir'] {
   do for [dir in 'push pull'] {
     set title sprintf('%s, %s', dir, pat eq 'one_way' ? 'one direction' : 'both directions (per direction)')
-    plot for [i=1:4] sprintf('%s/fig2_%s_%s_%s.dat', data, word(mechs, i), dir, pat) \
+    plot for [i=1:words(mechs)] sprintf('%s/fig2_%s_%s_%s.dat', data, word(mechs, i), dir, pat) \
          using 1:2 with linespoints pt 7 ps 0.6 title word(mechs, i)
   }
 }

@@ -40,7 +40,7 @@ TEST(TransferGrid, DefaultPresetCoversEveryMechanismWithoutDuplicates) {
     sweeps.insert(p.sweep);
   }
   EXPECT_EQ(names.size(), pts.size());
-  EXPECT_EQ(mechs, (std::set<std::string>{"ce", "tma_bulk", "tma_tile", "reg"}));
+  EXPECT_EQ(mechs, (std::set<std::string>{"ce", "tma_bulk", "tma_tile", "reg", "reg_l2hint"}));
   EXPECT_EQ(sweeps, (std::set<std::string>{"fig2", "fig3", "tune", "mixed", "local"}));
   EXPECT_GT(dropped, 0);  // the tuning grid spans TMA stages that exceed shared memory
   for (const auto& p : pts) {
@@ -121,6 +121,9 @@ TEST(Mechanisms, CheckTheirOwnKnobs) {
   p = point("tma_bulk", 240 * 1024);  // beyond shared memory
   EXPECT_THROW(mechanism("tma_bulk").resolve(p, g), ArgError);
   EXPECT_EQ(mechanism("tma_tile").op_granule(point("tma_tile", 65536)), 16384u * 128);
+  p = point("reg_l2hint", 4096);
+  p.vec_bytes = 8;  // the hint is wired for 16-byte loads only
+  EXPECT_THROW(mechanism("reg_l2hint").resolve(p, g), ArgError);
   EXPECT_THROW(mechanism("nope"), ArgError);
 }
 

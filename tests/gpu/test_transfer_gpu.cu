@@ -122,7 +122,7 @@ TEST_F(TransferGpu, TmaTileShapes) {
   for (const char* dir : {"push", "pull"}) {
     run({"tma_tile", 32, 2048, 16384, 3 * 16384}, dir);           // 16 x 1 box
     run({"tma_tile", 1536, 64 * 3, 0, 16384}, dir);               // 256 x 3 box
-    run({"tma_tile", 128 * 1024, 32, 5 * 16384, 7 * 16384}, dir);  // 256 x 256 box: 4 MiB bands
+    run({"tma_tile", 128 * 1024, 32, 5 * 16384, 7 * 16384, 0, 0, 1, 32}, dir);  // 256 x 256 box: 4 MiB bands
   }
 }
 
@@ -130,6 +130,8 @@ TEST_F(TransferGpu, RegisterEveryWidthAndUnroll) {
   for (const char* dir : {"push", "pull"})
     for (int vec : {4, 8, 16})
       for (int unroll : {1, 2, 4, 8}) run({"reg", 48 * 7, 129, 16 * 3, 16 * 5, vec, unroll, 0, 96}, dir);
+  for (const char* dir : {"push", "pull"})
+    for (int unroll : {1, 2, 4, 8}) run({"reg_l2hint", 48 * 7, 129, 16 * 3, 16 * 5, 16, unroll, 0, 96}, dir);
 }
 
 TEST(SpinWaitGpu, TimeoutFiresOnAForcedHang) {
