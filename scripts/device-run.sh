@@ -9,7 +9,7 @@ source "$(dirname "$0")/lib.sh"
 export PKBENCH_BUILD_DIR=${PKBENCH_BUILD_DIR:-/tmp/pkbench-build}
 start=$(date +%s)
 machine=$(pk_machine_name) || { echo "no GPU" >&2; exit 3; }
-res="$PKBENCH_ROOT/results/$machine"
+res=${PKBENCH_OUT:-$PKBENCH_ROOT/results/$machine}
 mkdir -p "$res"
 {
   nvidia-smi
@@ -21,5 +21,5 @@ echo "gpu tests rc=$? after $(( $(date +%s) - start ))s" >> "$OUT/build.log"
 # Bounded so that whatever finished is still packed before the device call's own limit.
 PKBENCH_OUT="$res" timeout "${PKBENCH_RUN_TIMEOUT:-480}" "$PKBENCH_ROOT/scripts/run.sh" "$@" > "$OUT/run.log" 2>&1
 echo "run rc=$? after $(( $(date +%s) - start ))s" >> "$OUT/build.log"
-tar czf "$OUT/results.tgz" -C "$PKBENCH_ROOT/results" "$machine"
+tar czf "$OUT/results.tgz" -C "$(dirname "$res")" "$(basename "$res")"
 tail -n 3 "$OUT/gpu_tests.log"; tail -n 25 "$OUT/run.log"; cat "$OUT/build.log" | tail -n 4

@@ -49,7 +49,7 @@ fi
 if [ -f "$dir/sync.csv" ]; then
   awk -F, 'NR==1{for(i=1;i<=NF;i++)c[$i]=i;next}
     $c["status"]=="ok" && $c["level"]!="clock" && $c["one_way_ns"]!="" && $c["gbps"]=="" {
-      label=$c["level"] ": " $c["primitive"] " " $c["scope"] " " $c["semantics"] " " $c["placement"] " x" $c["participants"]
+      label=$c["level"] "/" $c["primitive"] " " $c["scope"] " " $c["semantics"] " " $c["placement"] " x" $c["participants"]
       gsub(/ +/, " ", label); gsub(/ /, "_", label)
       lo = hi = $c["one_way_ns"]
       # p10/p90 describe what was timed (round trips for ping-pongs): scale them like the median.

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <set>
 
 #include "../harness/args.h"
 #include "../harness/cuda_check.h"
@@ -142,6 +143,9 @@ class TransferStudy {
     const LineRate lr = topo_.line_rate(pairs[0].src, pairs[0].dst);
     row["line_rate_gbps"] = lr.gbps > 0 ? fmt_num(lr.gbps) : "";
     row["line_rate_source"] = lr.source;
+    std::set<int> used;
+    for (const auto& f : pairs) used.insert(f.src), used.insert(f.dst);
+    row["gpus_used"] = std::to_string(used.size());
 
     // Each flow writes its own slot of the destination buffer (fan-in patterns share a GPU).
     std::map<int, int> next_slot;
@@ -280,6 +284,7 @@ int main(int argc, char** argv) {
   flags.add("vecs", &grid.vecs, "register vector width in bytes: 4, 8, 16");
   flags.add("unrolls", &grid.unrolls, "register loads in flight per thread: 1, 2, 4, 8");
   flags.add("gpus", &grid.gpus, "A,B: source and destination (root A for one_to_all/all_to_one)");
+  flags.add("gpu-counts", &grid.gpu_counts, "fan patterns over the first K GPUs, for each K listed (e.g. 2,4,8)");
   flags.add("csv", &csv_path, "tidy CSV output (written atomically after every point)");
   flags.add("buffer", &study.buffer_bytes, "per-GPU source buffer (and per incoming flow destination)", true);
   flags.add("samples", &study.timing.samples, "timed samples per point");

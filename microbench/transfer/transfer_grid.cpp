@@ -23,7 +23,8 @@ struct Sweep {
   std::vector<std::string> directions, patterns;
   uint64_t total;
   std::vector<MechGrid> mechs;
-  bool drop_unfit = false;  // tuning grids span combinations that may not fit
+  bool drop_unfit = false;      // tuning grids span combinations that may not fit
+  std::vector<int> gpu_counts = {0};  // 0: every visible GPU
 };
 
 std::vector<uint64_t> pow2_range(uint64_t lo, uint64_t hi) {
@@ -71,6 +72,14 @@ std::vector<Sweep> preset(const std::string& name, const GpuInfo& g) {
                {"tma_bulk", {2 * KiB, 16 * KiB, 64 * KiB}, {S}, {0}, {0}, {0}, {0}, {0}},
                {"tma_tile", {16 * KiB}, {S}, {0}, {0}, {0}, {0}, {0}},
                {"reg", {64 * KiB}, {S}, {0}, {0}, {0}, {0}, {0}}}};
+  // Fan-out, fan-in and all-pairs traffic over 2, 4 and 8 GPUs (counts above the machine's
+  // are skipped with the reason).
+  Sweep scale{"scale", {"push", "pull"}, {"one_to_all", "all_to_one", "all_pairs"}, 1 * GiB,
+              {{"ce", {1 * GiB}, {0}, {0}, {0}, {0}, {0}, {0}},
+               {"tma_bulk", {16 * KiB}, {S}, {0}, {0}, {0}, {0}, {0}},
+               {"reg", {64 * KiB}, {S}, {0}, {0}, {0}, {0}, {0}}},
+              false,
+              {2, 4, 8}};
   Sweep local{"local", {"push"}, {"local"}, 1 * GiB,
               {{"ce", {1 * GiB}, {0}, {0}, {0}, {0}, {0}, {0}},
                {"tma_bulk", {16 * KiB}, {S}, {0}, {0}, {0}, {0}, {0}},
@@ -87,6 +96,7 @@ std::vector<Sweep> preset(const std::string& name, const GpuInfo& g) {
                 {"reg", {16 * KiB}, {S}, {0}, {0}, {0}, {0}, {0}}}};
   if (name == "default") return {fig2, fig3, tune, mixed, local};
   if (name == "mixed") return {mixed};
+  if (name == "scale") return {scale};
   if (name == "fig2") return {fig2};
   if (name == "fig3") return {fig3};
   if (name == "tune") return {tune};
@@ -96,6 +106,10 @@ std::vector<Sweep> preset(const std::string& name, const GpuInfo& g) {
   throw ArgError("unknown preset '" + name + "'");
 }
 
+bool is_fan(const std::string& pattern) {
+  return pattern == "one_to_all" || pattern == "all_to_one" || pattern == "all_pairs";
+}
+
 std::vector<int> int_list_or(const std::string& s, const std::vector<int>& keep, int all_value) {
   return s.empty() ? keep : parse_int_list(s, all_value);
 }
@@ -103,7 +117,7 @@ std::vector<int> int_list_or(const std::string& s, const std::vector<int>& keep,
 }  // namespace
 
 const std::vector<std::string>& preset_names() {
-  static const std::vector<std::string> v = {"default", "fig2", "fig3", "tune", "mixed", "local", "smoke", "custom"};
+  static const std::vector<std::string> v = {"default", "fig2", "fig3", "tune", "mixed", "scale", "local", "smoke", "custom"};
   return v;
 }
 
@@ -143,6 +157,7 @@ std::vector<TransferPoint> build_grid(const GridOptions& o, const GpuInfo& g, in
     auto dirs = o.directions.empty() ? sw.directions : parse_name_list(o.directions, direction_names(), "direction");
     auto pats = o.patterns.empty() ? sw.patterns : parse_name_list(o.patterns, pattern_names(), "pattern");
     const uint64_t total = o.total_bytes ? o.total_bytes : sw.total;
+    const auto counts = o.gpu_counts.empty() ? sw.gpu_counts : parse_int_list(o.gpu_counts, 0);
     std::vector<MechGrid> grids = sw.mechs;
     for (const std::string& m : mech_filter) {  // a mechanism the preset lacks, asked by name
       bool have = std::any_of(grids.begin(), grids.end(), [&](const MechGrid& x) { return x.mech == m; });
@@ -163,6 +178,7 @@ std::vector<TransferPoint> build_grid(const GridOptions& o, const GpuInfo& g, in
       auto unrolls = reg ? int_list_or(o.unrolls, mg.unrolls, 0) : std::vector<int>{0};
       for (const auto& dir : dirs)
         for (const auto& pat : pats)
+          for (int ngpus : is_fan(pat) ? counts : std::vector<int>{0})  // counts apply to fan patterns
           for (uint64_t size : sizes)
             for (int s : sms)
               for (int t : threads)
@@ -178,6 +194,8 @@ std::vector<TransferPoint> build_grid(const GridOptions& o, const GpuInfo& g, in
                         p.gpu_a = gpu_a;
                         p.gpu_b = gpu_b;
                         p.gpus_explicit = !o.gpus.empty();
+                        if (ngpus == 1) continue;  // a fan over one GPU moves nothing
+                        p.gpu_count = ngpus;
                         p.message_bytes = size;
                         p.total_bytes = total;
                         p.max_ops = o.max_ops;

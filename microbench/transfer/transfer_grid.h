@@ -12,6 +12,7 @@ struct GridOptions {
   std::string preset = "default";
   // Overrides; empty keeps the preset's list.
   std::string mechanisms, directions, patterns, sizes, sms, threads, depths, blocks_per_sm, vecs, unrolls, gpus;
+  std::string gpu_counts;  // fan patterns over the first K GPUs, for each K (a GPU-count sweep)
   uint64_t total_bytes = 0;  // 0: the preset's
   uint64_t max_ops = 0;      // 0: each mechanism's default
 };

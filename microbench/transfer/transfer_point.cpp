@@ -24,6 +24,7 @@ std::string TransferPoint::name() const {
   if (pattern != "local") n += "," + std::to_string(gpu_b);
   n += "/msg:" + format_size(message_bytes) + "/total:" + format_size(total_bytes);
   if (max_ops) n += "/max_ops:" + std::to_string(max_ops);
+  if (gpu_count) n += "/ngpus:" + std::to_string(gpu_count);
   if (mechanism != "ce") {
     n += "/sms:" + std::to_string(sms) + "/bpsm:" + std::to_string(blocks_per_sm) + "/threads:" + std::to_string(threads);
     if (mechanism.rfind("reg", 0) == 0) n += "/vec:" + std::to_string(vec_bytes) + "/unroll:" + std::to_string(unroll);
@@ -33,6 +34,9 @@ std::string TransferPoint::name() const {
 }
 
 std::vector<FlowPair> flows_for(const TransferPoint& p, int n) {
+  if (p.gpu_count > n)
+    throw SkipPoint("needs " + std::to_string(p.gpu_count) + " GPUs, this machine has " + std::to_string(n));
+  if (p.gpu_count > 0) n = p.gpu_count;
   auto need = [&](int g) {
     if (g < 0 || g >= n) {
       if (n < 2 && p.pattern != "local")
@@ -134,7 +138,7 @@ const std::vector<std::string>& transfer_columns() {
         "bytes_per_op", "ops_per_flow", "groups", "sms", "blocks_per_sm", "threads", "pipeline_depth", "vec_bytes",
         "unroll", "iters_per_sample", "samples", "time_us_median", "time_us_min", "time_us_max", "cv", "gbps",
         "gbps_best", "gbps_total", "gbps_flow_min", "gbps_flow_max", "line_rate_gbps", "pct_of_line_rate",
-        "line_rate_source", "sm_clock_mhz_start", "sm_clock_mhz_end", "sm_clock_mhz_max", "verified", "status",
+        "line_rate_source", "gpus_used", "sm_clock_mhz_start", "sm_clock_mhz_end", "sm_clock_mhz_max", "verified", "status",
         "error"};
     for (const auto& m : metadata_columns()) v.push_back(m);
     return v;

@@ -11,7 +11,7 @@ set xlabel 'message size (bytes per call / TMA op / block-iteration)'
 set ylabel '% of line rate'
 set yrange [0:100]
 set grid
-set key left top
+set key right bottom
 mechs = 'ce tma_bulk tma_tile reg reg_l2hint'
 do for [pat in 'one_way bidir'] {
   do for [dir in 'push pull'] {

@@ -11,5 +11,5 @@ set ytics nomirror
 set grid x
 set yrange [-1:n]
 set key off
-set lmargin 62
+set lmargin 75
 plot data using 2:($0):3:4:ytic(5) with xerrorbars pt 7 ps 0.8 lc rgb '#1f77b4'

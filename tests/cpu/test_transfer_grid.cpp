@@ -49,6 +49,31 @@ TEST(TransferGrid, DefaultPresetCoversEveryMechanismWithoutDuplicates) {
   }
 }
 
+TEST(TransferGrid, ScalePresetSweepsGpuCountsOnFanPatternsOnly) {
+  GridOptions o;
+  o.preset = "scale";
+  std::set<int> counts;
+  std::set<std::string> pats;
+  for (const auto& p : build_grid(o, h200())) {
+    counts.insert(p.gpu_count);
+    pats.insert(p.pattern);
+    EXPECT_NE(p.name().find("/ngpus:"), std::string::npos);
+  }
+  EXPECT_EQ(counts, (std::set<int>{2, 4, 8}));
+  EXPECT_EQ(pats, (std::set<std::string>{"one_to_all", "all_to_one", "all_pairs"}));
+  o.preset = "fig2";
+  o.gpu_counts = "2,4";  // one_way/bidir take explicit GPUs: counts do not multiply them
+  o.mechanisms = "ce";
+  o.directions = "push";
+  o.patterns = "one_way";
+  EXPECT_TRUE(build_grid(o, h200()).empty() == false);
+  o.patterns = "one_way,all_pairs";
+  auto pts = build_grid(o, h200());
+  int fan = 0;
+  for (const auto& p : pts) fan += p.pattern == "all_pairs";
+  EXPECT_EQ(fan, 27 * 2);
+}
+
 TEST(TransferGrid, Fig2SpansSixteenBytesToOneGiBForTheCopyEngine) {
   GridOptions o;
   o.preset = "fig2";
@@ -163,6 +188,11 @@ TEST(Flows, PatternsExpandToTheRightPairs) {
   EXPECT_THROW(flows_for(p, 2), ArgError);
   p.pattern = "local";
   EXPECT_EQ(flows_for(p, 1).size(), 1u);
+  p.pattern = "all_pairs";  // a GPU-count sweep point
+  p.gpu_b = 1;
+  p.gpu_count = 4;
+  EXPECT_EQ(flows_for(p, 8).size(), 12u);  // the first 4 of 8 GPUs
+  EXPECT_THROW(flows_for(p, 2), SkipPoint);  // 4 GPUs asked, 2 present: skipped with the reason
 }
 
 TEST(Plan, CapsTinyMessagesAndRotatesSmallWorkingSets) {
