@@ -5,7 +5,8 @@
 #   scripts/run.sh transfer --preset=fig2 --mechanisms=tma_bulk   # one study, own flags
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
-start=$(date +%s)
+# A caller that built first (device-run.sh) passes the build's seconds so they count.
+start=$(( $(date +%s) - ${PKBENCH_BUILD_SECONDS:-0} ))
 
 if ! nvidia-smi -L >/dev/null 2>&1 || [ -z "$(nvidia-smi -L 2>/dev/null)" ]; then
   echo "run.sh: no NVIDIA GPU on this machine (nvidia-smi lists none), so there is nothing to measure." >&2

@@ -281,7 +281,7 @@ std::string summary_markdown(const std::vector<TransferRow>& rows, const std::ve
          << " per call; reaches 90 % of its own peak at " << size_text(ce->min_message_90) << " per call\n";
     }
   if (elapsed_s >= 0) {
-    os << "- default study wall time including the build: " << num(elapsed_s, 0) << " s (target <= 240 s): "
+    os << "- study wall time including the build: " << num(elapsed_s, 0) << " s (target <= 240 s): "
        << verdict(elapsed_s <= 240) << "\n";
   }
   return os.str();
