@@ -5,4 +5,8 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 pk_build
+if ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "test.sh: no usable NVIDIA GPU here: the GPU tests (label gpu) run and report themselves Skipped"
+  echo "         (reason, per test: \"no usable CUDA GPU: cudaGetDeviceCount: ...\" in Testing/Temporary/LastTest.log)"
+fi
 ctest --test-dir "$PKBENCH_BUILD_DIR" --output-on-failure "$@"

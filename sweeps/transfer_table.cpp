@@ -241,6 +241,15 @@ std::string summary_markdown(const std::vector<TransferRow>& rows, const std::ve
        << (x.min_sms_90 ? std::to_string(x.min_sms_90) + " (" + size_text(x.min_sms_90_message) + ")" : "-") << " | "
        << (x.min_message_80_line ? size_text(x.min_message_80_line) : "never") << " |\n";
   }
+  bool any_local = false;
+  for (const auto& r : rows) any_local |= r.pattern == "local";
+  if (any_local) {
+    os << "\nSame-run ceiling, a copy within one GPU's HBM (bytes copied per second; the memory moves twice "
+          "that, read plus write):";
+    for (const auto& r : rows)
+      if (r.pattern == "local") os << " " << r.mechanism << " " << num(r.gbps) << " GB/s (" << size_text(r.message_bytes) << ");";
+    os << "\n";
+  }
   os << "\n## Targets (issue: foundation and transfer study)\n\n";
   auto verdict = [](bool ok) { return ok ? "**met**" : "**missed**"; };
   const MechanismSummary* ce_push = find(s, "ce", "push");

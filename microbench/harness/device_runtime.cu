@@ -97,6 +97,23 @@ cudaStream_t StreamPool::get(int device, int index) {
   return s;
 }
 
+EventPair::EventPair() {
+  PK_CUDA_CHECK(cudaEventCreate(&start));
+  PK_CUDA_CHECK(cudaEventCreate(&stop));
+}
+
+EventPair::~EventPair() {
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+}
+
+float EventPair::elapsed_ms() const {
+  PK_CUDA_CHECK(cudaEventSynchronize(stop));
+  float ms = 0;
+  PK_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+  return ms;
+}
+
 void fill_pattern(int device, void* dst, uint64_t bytes, uint64_t seed, uint64_t first_byte, cudaStream_t s) {
   if (bytes % 8 || first_byte % 8) throw std::invalid_argument("fill_pattern: bytes and offset must be multiples of 8");
   PK_CUDA_CHECK(cudaSetDevice(device));

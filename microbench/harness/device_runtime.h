@@ -59,6 +59,17 @@ class StreamPool {
   std::map<std::pair<int, int>, cudaStream_t> streams_;
 };
 
+// Two CUDA events on the current device, destroyed with the object.
+struct EventPair {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  EventPair();
+  ~EventPair();
+  EventPair(const EventPair&) = delete;
+  EventPair& operator=(const EventPair&) = delete;
+  // Waits for `stop` and returns the time between the two records.
+  float elapsed_ms() const;
+};
+
 // Random pattern helpers (kernels/pattern.cuh). Byte counts and offsets are multiples of 8.
 void fill_pattern(int device, void* dst, uint64_t bytes, uint64_t seed, uint64_t first_byte, cudaStream_t s = nullptr);
 struct PatternCheck {

@@ -1,6 +1,23 @@
 #include "gbench_csv.h"
 
+#include "cuda_check.h"
+
 namespace pk {
+
+void measure_point(benchmark::State& state, Row& row, const std::function<void()>& measure) {
+  try {
+    measure();
+    row["status"] = kOk;
+  } catch (const SkipPoint& e) {
+    row["status"] = kSkipped;
+    row["error"] = e.what();
+    state.SkipWithError(("skipped: " + std::string(e.what())).c_str());
+  } catch (const std::exception& e) {
+    row["status"] = kError;
+    row["error"] = e.what();
+    state.SkipWithError(e.what());
+  }
+}
 
 void PointResults::put(const std::string& name, Row row) {
   std::lock_guard<std::mutex> l(mu_);

@@ -4,6 +4,7 @@
 // tidy CSV row per point as soon as it finishes (the file is always whole).
 #include <benchmark/benchmark.h>
 
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -47,5 +48,10 @@ std::string run_message(const benchmark::BenchmarkReporter::Run& r);
 inline constexpr const char* kOk = "ok";
 inline constexpr const char* kError = "error";
 inline constexpr const char* kSkipped = "skipped";
+
+// Runs one point's measurement and sets row["status"]: a SkipPoint becomes "skipped" and
+// any other exception "error", each with its reason in row["error"] and reported to Google
+// Benchmark, so one failed point never ends the run.
+void measure_point(benchmark::State& state, Row& row, const std::function<void()>& measure);
 
 }  // namespace pk

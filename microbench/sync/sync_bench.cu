@@ -39,7 +39,7 @@ void run_variant(benchmark::State& state, SyncContext& ctx, const Variant& v, Po
           {"participants", std::to_string(v.participants)},
           {"gpu_a", std::to_string(ctx.opt().gpu_a)}};
   if (v.gpus_needed > 1) row["gpu_b"] = std::to_string(ctx.opt().gpu_b);
-  try {
+  measure_point(state, row, [&] {
     if (v.gpus_needed > ctx.topo().count())
       throw SkipPoint("needs " + std::to_string(v.gpus_needed) + " GPUs, this machine has " +
                       std::to_string(ctx.topo().count()));
@@ -55,16 +55,7 @@ void run_variant(benchmark::State& state, SyncContext& ctx, const Variant& v, Po
     if (auto mhz = nvml::sm_clock_mhz(ctx.topo().gpus[ctx.opt().gpu_a].pci_bus_id))
       row["sm_clock_mhz"] = std::to_string(*mhz);
     state.counters["one_way_ns"] = std::stod(row["one_way_ns"]);
-    row["status"] = kOk;
-  } catch (const SkipPoint& e) {
-    row["status"] = kSkipped;
-    row["error"] = e.what();
-    state.SkipWithError(("skipped: " + std::string(e.what())).c_str());
-  } catch (const std::exception& e) {
-    row["status"] = kError;
-    row["error"] = e.what();
-    state.SkipWithError(e.what());
-  }
+  });
   results.put(v.name(), row);
 }
 

@@ -44,27 +44,21 @@ LatencyResult host_timed(SyncContext& c, int gpu, const std::function<void(cudaS
 }
 
 LatencyResult launch_back_to_back(SyncContext& c) {
-  const int g = c.opt().gpu_a, per_sample = 50, samples = std::max(20, c.opt().iters / per_sample);
+  const int g = c.opt().gpu_a, per_sample = 10, samples = c.opt().iters;
   PK_CUDA_CHECK(cudaSetDevice(g));
   cudaStream_t s = c.stream(g);
-  cudaEvent_t e0, e1;
-  PK_CUDA_CHECK(cudaEventCreate(&e0));
-  PK_CUDA_CHECK(cudaEventCreate(&e1));
+  EventPair ev;
   LatencyResult r;
-  r.clock_source = "cuda events around 50 back-to-back launches (per-launch mean per sample)";
+  r.clock_source = "cuda events around 10 back-to-back launches (per-launch mean per sample)";
   for (int i = 0; i < samples + 2; ++i) {
-    PK_CUDA_CHECK(cudaEventRecord(e0, s));
+    PK_CUDA_CHECK(cudaEventRecord(ev.start, s));
     for (int k = 0; k < per_sample; ++k) empty_kernel<<<1, 32, 0, s>>>();
     PK_CUDA_CHECK_LAUNCH();
-    PK_CUDA_CHECK(cudaEventRecord(e1, s));
-    PK_CUDA_CHECK(cudaEventSynchronize(e1));
-    float ms = 0;
-    PK_CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    PK_CUDA_CHECK(cudaEventRecord(ev.stop, s));
+    const float ms = ev.elapsed_ms();
     if (i >= 2) r.ns.push_back(ms * 1e6 / per_sample);
   }
   r.clock_resolution_ns = 500;  // documented cudaEventElapsedTime resolution (~0.5 us)
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
   return r;
 }
 
@@ -72,22 +66,18 @@ LatencyResult event_pair(SyncContext& c) {
   const int g = c.opt().gpu_a;
   PK_CUDA_CHECK(cudaSetDevice(g));
   cudaStream_t s = c.stream(g);
-  cudaEvent_t e0, e1;
-  PK_CUDA_CHECK(cudaEventCreate(&e0));
-  PK_CUDA_CHECK(cudaEventCreate(&e1));
+  EventPair ev;
   LatencyResult r;
   r.clock_source = "host steady_clock around cudaEventRecord x2 + cudaEventSynchronize";
   r.clock_resolution_ns = steady_resolution_ns();
   for (int i = 0; i < c.total_iters(); ++i) {
     auto t0 = steady::now();
-    PK_CUDA_CHECK(cudaEventRecord(e0, s));
-    PK_CUDA_CHECK(cudaEventRecord(e1, s));
-    PK_CUDA_CHECK(cudaEventSynchronize(e1));
+    PK_CUDA_CHECK(cudaEventRecord(ev.start, s));
+    PK_CUDA_CHECK(cudaEventRecord(ev.stop, s));
+    PK_CUDA_CHECK(cudaEventSynchronize(ev.stop));
     double ns = std::chrono::duration<double, std::nano>(steady::now() - t0).count();
     if (i >= c.opt().warmup_iters) r.ns.push_back(ns);
   }
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
   return r;
 }
 
@@ -108,20 +98,14 @@ LatencyResult event_resolution(SyncContext& c) {
   const int g = c.opt().gpu_a;
   PK_CUDA_CHECK(cudaSetDevice(g));
   cudaStream_t s = c.stream(g);
-  cudaEvent_t e0, e1;
-  PK_CUDA_CHECK(cudaEventCreate(&e0));
-  PK_CUDA_CHECK(cudaEventCreate(&e1));
+  EventPair ev;
   double best = 1e12;
   for (int i = 0; i < 2000; ++i) {  // back-to-back records: the smallest nonzero gap is the tick
-    PK_CUDA_CHECK(cudaEventRecord(e0, s));
-    PK_CUDA_CHECK(cudaEventRecord(e1, s));
-    PK_CUDA_CHECK(cudaEventSynchronize(e1));
-    float ms = 0;
-    PK_CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    PK_CUDA_CHECK(cudaEventRecord(ev.start, s));
+    PK_CUDA_CHECK(cudaEventRecord(ev.stop, s));
+    const float ms = ev.elapsed_ms();
     if (ms > 0) best = std::min(best, double(ms) * 1e6);
   }
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
   LatencyResult r;
   r.clock_source = "cuda events: smallest nonzero gap between back-to-back records";
   if (best > 1e11) best = NAN;  // never nonzero

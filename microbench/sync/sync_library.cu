@@ -11,7 +11,6 @@ namespace pk::sync {
 namespace {
 
 constexpr uint64_t kPutInts = 16ull << 20;  // 64 MiB per put pass
-constexpr int kPutRuns = 30;
 constexpr unsigned char kPoison = 0xC3;
 
 template <class T>
@@ -37,25 +36,18 @@ LatencyResult put_bandwidth(SyncContext& c, bool library_style) {
   PK_CUDA_CHECK(cudaSetDevice(a));
   PK_CUDA_CHECK(cudaMemcpy(table, entries, sizeof entries, cudaMemcpyHostToDevice));
   const int blocks = c.topo().gpus[a].sm_count * 4, threads = 256;
-  cudaEvent_t e0, e1;
-  PK_CUDA_CHECK(cudaEventCreate(&e0));
-  PK_CUDA_CHECK(cudaEventCreate(&e1));
+  EventPair ev;
   LatencyResult r;
   r.clock_source = "cuda events around each pass";
-  std::vector<double> ms;
-  for (int i = 0; i < kPutRuns + 3; ++i) {
-    PK_CUDA_CHECK(cudaEventRecord(e0, c.stream(a)));
+  for (int i = 0; i < c.opt().iters + 3; ++i) {  // one sample per pass, as many as any latency
+    PK_CUDA_CHECK(cudaEventRecord(ev.start, c.stream(a)));
     if (library_style) library_put_kernel<<<blocks, threads, 0, c.stream(a)>>>(table, b, src, kPutInts);
     else pk_put_kernel<<<blocks, threads, 0, c.stream(a)>>>(dst_from_a, src, kPutInts);
     PK_CUDA_CHECK_LAUNCH();
-    PK_CUDA_CHECK(cudaEventRecord(e1, c.stream(a)));
-    PK_CUDA_CHECK(cudaEventSynchronize(e1));
-    float t = 0;
-    PK_CUDA_CHECK(cudaEventElapsedTime(&t, e0, e1));
+    PK_CUDA_CHECK(cudaEventRecord(ev.stop, c.stream(a)));
+    const float t = ev.elapsed_ms();
     if (i >= 3) r.ns.push_back(t * 1e6);
   }
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
   PatternCheck chk = check_pattern(b, dst, bytes, 4242, 0);
   if (chk.mismatched_words)
     throw std::runtime_error("put verification failed: " + std::to_string(chk.mismatched_words) + " words differ");

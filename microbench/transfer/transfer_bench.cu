@@ -84,18 +84,7 @@ class TransferStudy {
 
   void run_point(benchmark::State& state, const TransferPoint& p) {
     Row row = describe(p);
-    try {
-      measure(state, p, row);
-      row["status"] = kOk;
-    } catch (const SkipPoint& e) {
-      row["status"] = kSkipped;
-      row["error"] = e.what();
-      state.SkipWithError(("skipped: " + std::string(e.what())).c_str());
-    } catch (const std::exception& e) {
-      row["status"] = kError;
-      row["error"] = e.what();
-      state.SkipWithError(e.what());
-    }
+    measure_point(state, row, [&] { measure(state, p, row); });
     results_.put(p.name(), row);
     idle_gap(opt_.timing.gap_ms);
   }

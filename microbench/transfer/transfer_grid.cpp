@@ -42,6 +42,10 @@ uint64_t largest_pow2_at_most(uint64_t x) {
 std::vector<Sweep> preset(const std::string& name, const GpuInfo& g) {
   const int S = g.sm_count;
   const uint64_t tma_max = largest_pow2_at_most(tma_bulk_mechanism().max_message(g));
+  // The largest bulk message, in whole KiB (one warp, one stage): "up to the shared-memory limit".
+  const uint64_t tma_limit = tma_bulk_mechanism().max_message(g) / KiB * KiB;
+  std::vector<uint64_t> tma_sizes = pow2_range(16, tma_max);
+  if (tma_limit > tma_max) tma_sizes.push_back(tma_limit);
   const uint64_t tile_max = largest_pow2_at_most(tma_tile_mechanism().max_message(g));
   std::vector<int> sm_sweep;
   for (int s : {1, 2, 4, 6, 8, 10, 12, 14, 16, 20, 24, 32, 48, 64, 96, 128})
@@ -50,7 +54,7 @@ std::vector<Sweep> preset(const std::string& name, const GpuInfo& g) {
 
   Sweep fig2{"fig2", {"push", "pull"}, {"one_way", "bidir"}, 1 * GiB,
              {{"ce", pow2_range(16, 1 * GiB), {0}, {0}, {0}, {0}, {0}, {0}},
-              {"tma_bulk", pow2_range(16, tma_max), {S}, {0}, {0}, {0}, {0}, {0}},
+              {"tma_bulk", tma_sizes, {S}, {0}, {0}, {0}, {0}, {0}},
               {"tma_tile", pow2_range(16, tile_max), {S}, {0}, {0}, {0}, {0}, {0}},
               {"reg", pow2_range(16, 1 * MiB), {S}, {0}, {0}, {0}, {0}, {0}},
               {"reg_l2hint", pow2_range(1 * KiB, 1 * MiB), {S}, {0}, {0}, {0}, {0}, {0}}}};

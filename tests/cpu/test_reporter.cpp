@@ -1,0 +1,61 @@
+// The Google Benchmark reporter writes one tidy row per finished point, with the metadata,
+// to a file that is whole after every row; a point that stored nothing is an error row.
+// Also: the sync study's schema.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "microbench/harness/gbench_csv.h"
+#include "microbench/harness/metadata.h"
+#include "microbench/sync/sync_common.h"
+
+namespace fs = std::filesystem;
+using namespace pk;
+
+static benchmark::BenchmarkReporter::Run fake_run(const std::string& name) {
+  benchmark::BenchmarkReporter::Run r;
+  r.run_name.function_name = name;
+  r.run_type = benchmark::BenchmarkReporter::Run::RT_Iteration;
+  r.iterations = 1;
+  r.real_accumulated_time = 1e-6;
+  r.cpu_accumulated_time = 1e-6;
+  return r;
+}
+
+TEST(TidyCsvReporter, WritesOneRowPerRunWithMetadata) {
+  const std::string path = (fs::temp_directory_path() / "pkbench_reporter_test.csv").string();
+  TidyCsv csv(path, {"name", "status", "error", "gpu_name", "git_commit"});
+  PointResults results;
+  results.put("point/a", Row{{"name", "a"}, {"status", kOk}});
+  TidyCsvReporter rep(csv, results, Row{{"gpu_name", "Test GPU"}, {"git_commit", "abc123"}});
+  std::ostringstream quiet;
+  rep.SetOutputStream(&quiet);
+  rep.SetErrorStream(&quiet);
+  rep.ReportRuns({fake_run("point/a")});
+  rep.ReportRuns({fake_run("point/lost")});  // stored no row
+  std::ifstream f(path);
+  std::string header, a, lost, extra;
+  std::getline(f, header);
+  std::getline(f, a);
+  std::getline(f, lost);
+  EXPECT_FALSE(std::getline(f, extra));
+  EXPECT_EQ(header, "name,status,error,gpu_name,git_commit");
+  EXPECT_EQ(a, "a,ok,,Test GPU,abc123");
+  EXPECT_EQ(lost, ",error,benchmark produced no result,Test GPU,abc123");
+  EXPECT_EQ(rep.rows(), 2);
+  EXPECT_EQ(rep.errors(), 1);
+  fs::remove(path);
+}
+
+TEST(SyncSchema, HasTheIssuesColumnsAndMetadata) {
+  const auto& c = sync::sync_columns();
+  std::set<std::string> s(c.begin(), c.end());
+  EXPECT_EQ(s.size(), c.size());
+  for (const char* need : {"level", "primitive", "scope", "semantics", "participants", "one_way_ns", "round_trip_ns",
+                           "samples", "spread_ns", "clock_source", "clock_resolution_ns", "status", "error"})
+    EXPECT_TRUE(s.count(need)) << need;
+  for (const auto& m : metadata_columns()) EXPECT_TRUE(s.count(m)) << m;
+}
