@@ -20,12 +20,9 @@ uint64_t pinned_smem_bytes(uint64_t needed, int bpsm, uint64_t per_sm, uint64_t 
 }
 
 PinnedLaunch pin_to_sms(const void* kernel, int sms, int bpsm, int threads, uint64_t needed, const GpuInfo& g) {
-  int dev = 0;
-  PK_CUDA_CHECK(cudaGetDevice(&dev));
-  int reserved = 0;
-  PK_CUDA_CHECK(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev));
   PinnedLaunch l;
-  l.smem = pinned_smem_bytes(needed, bpsm, g.smem_per_sm_bytes, reserved, g.smem_per_block_optin_bytes);
+  l.smem = pinned_smem_bytes(needed, bpsm, g.smem_per_sm_bytes, g.smem_reserved_per_block_bytes,
+                             g.smem_per_block_optin_bytes);
   PK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(l.smem)));
   int fit = 0;
   PK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, threads, l.smem));

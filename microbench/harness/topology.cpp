@@ -72,6 +72,7 @@ Topology discover_topology() {
     g.global_mem_bytes = static_cast<int64_t>(p.totalGlobalMem);
     g.smem_per_sm_bytes = static_cast<int64_t>(p.sharedMemPerMultiprocessor);
     g.smem_per_block_optin_bytes = static_cast<int64_t>(p.sharedMemPerBlockOptin);
+    g.smem_reserved_per_block_bytes = static_cast<int64_t>(p.reservedSharedMemPerBlock);
     g.max_threads_per_sm = p.maxThreadsPerMultiProcessor;
     g.max_blocks_per_sm = p.maxBlocksPerMultiProcessor;
     int khz = 0;

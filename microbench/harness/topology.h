@@ -17,6 +17,7 @@ struct GpuInfo {
   int64_t global_mem_bytes = 0;
   int64_t smem_per_sm_bytes = 0;
   int64_t smem_per_block_optin_bytes = 0;
+  int64_t smem_reserved_per_block_bytes = 0;  // the runtime's own share of each block's
   int max_threads_per_sm = 0;
   int max_blocks_per_sm = 0;
   int sm_clock_max_mhz = 0;   // NVML when present, else the CUDA attribute

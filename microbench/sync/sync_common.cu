@@ -39,6 +39,19 @@ uint32_t* SyncContext::cycles(int gpu) { return reinterpret_cast<uint32_t*>(scra
 TimingRecord* SyncContext::record(int gpu) { return reinterpret_cast<TimingRecord*>(scratch_.at(gpu) + kRecordOffset); }
 int* SyncContext::scratch_int(int gpu) { return reinterpret_cast<int*>(scratch_.at(gpu) + kIntOffset); }
 
+unsigned long long* SyncContext::peer_table(int gpu, const std::map<int, const void*>& entries) {
+  constexpr int kEntries = 8;
+  unsigned long long host[kEntries] = {};
+  for (const auto& [pe, p] : entries) {
+    if (pe < 0 || pe >= kEntries) throw ArgError("peer table holds GPUs 0..7");
+    host[pe] = reinterpret_cast<unsigned long long>(p);
+  }
+  auto* table = reinterpret_cast<unsigned long long*>(scratch_int(gpu) + 64);  // after the smid and timer words
+  PK_CUDA_CHECK(cudaSetDevice(gpu));
+  PK_CUDA_CHECK(cudaMemcpy(table, host, sizeof host, cudaMemcpyHostToDevice));
+  return table;
+}
+
 void* SyncContext::big(int gpu, const std::string& name, size_t bytes) {
   auto key = std::make_pair(gpu, name);
   auto it = big_.find(key);

@@ -53,6 +53,8 @@ class SyncContext {
   uint32_t* cycles(int gpu);
   TimingRecord* record(int gpu);
   int* scratch_int(int gpu);  // e.g. a partner's %smid
+  // A library-style peer table on `gpu`: entry pe = the address `gpu` uses for pe's memory.
+  unsigned long long* peer_table(int gpu, const std::map<int, const void*>& entries);
   // Large per-GPU buffers, allocated on first use.
   void* big(int gpu, const std::string& name, size_t bytes);
 

@@ -103,11 +103,7 @@ LatencyResult pointer_chase(SyncContext& c, int reader, int owner, bool library_
   PK_CUDA_CHECK(cudaDeviceSynchronize());
   const uint64_t* base = reader == owner ? buf : peer(c, reader, owner, buf);
   // The library-style read looks the base up in a table on the reader, every hop.
-  auto* table = reinterpret_cast<unsigned long long*>(c.scratch_int(reader) + 64);
-  unsigned long long entries[kMaxGpus] = {};
-  entries[owner] = reinterpret_cast<unsigned long long>(base);
-  PK_CUDA_CHECK(cudaSetDevice(reader));
-  PK_CUDA_CHECK(cudaMemcpy(table, entries, sizeof entries, cudaMemcpyHostToDevice));
+  const unsigned long long* table = c.peer_table(reader, {{owner, base}});
   if (library_style)
     chase_kernel<true><<<1, 32, 0, c.stream(reader)>>>(base, table, owner, 0, c.total_iters(), c.cycles(reader),
                                                       c.record(reader));

@@ -27,6 +27,22 @@ double steady_resolution_ns() {
   return best;
 }
 
+// The smallest nonzero gap between two back-to-back event records on `gpu`: what CUDA
+// events can resolve there.
+double event_min_gap_ns(SyncContext& c, int gpu) {
+  PK_CUDA_CHECK(cudaSetDevice(gpu));
+  cudaStream_t s = c.stream(gpu);
+  EventPair ev;
+  double best = 1e12;
+  for (int i = 0; i < 2000; ++i) {
+    PK_CUDA_CHECK(cudaEventRecord(ev.start, s));
+    PK_CUDA_CHECK(cudaEventRecord(ev.stop, s));
+    const float ms = ev.elapsed_ms();
+    if (ms > 0) best = std::min(best, double(ms) * 1e6);
+  }
+  return best > 1e11 ? NAN : best;  // NAN: never nonzero
+}
+
 LatencyResult host_timed(SyncContext& c, int gpu, const std::function<void(cudaStream_t)>& op) {
   PK_CUDA_CHECK(cudaSetDevice(gpu));
   cudaStream_t s = c.stream(gpu);
@@ -58,7 +74,7 @@ LatencyResult launch_back_to_back(SyncContext& c) {
     const float ms = ev.elapsed_ms();
     if (i >= 2) r.ns.push_back(ms * 1e6 / per_sample);
   }
-  r.clock_resolution_ns = 500;  // documented cudaEventElapsedTime resolution (~0.5 us)
+  r.clock_resolution_ns = event_min_gap_ns(c, g);
   return r;
 }
 
@@ -95,22 +111,10 @@ LatencyResult clock_resolution(SyncContext& c, bool globaltimer) {
 }
 
 LatencyResult event_resolution(SyncContext& c) {
-  const int g = c.opt().gpu_a;
-  PK_CUDA_CHECK(cudaSetDevice(g));
-  cudaStream_t s = c.stream(g);
-  EventPair ev;
-  double best = 1e12;
-  for (int i = 0; i < 2000; ++i) {  // back-to-back records: the smallest nonzero gap is the tick
-    PK_CUDA_CHECK(cudaEventRecord(ev.start, s));
-    PK_CUDA_CHECK(cudaEventRecord(ev.stop, s));
-    const float ms = ev.elapsed_ms();
-    if (ms > 0) best = std::min(best, double(ms) * 1e6);
-  }
   LatencyResult r;
   r.clock_source = "cuda events: smallest nonzero gap between back-to-back records";
-  if (best > 1e11) best = NAN;  // never nonzero
-  r.ns = {best};
-  r.clock_resolution_ns = best;
+  r.ns = {event_min_gap_ns(c, c.opt().gpu_a)};
+  r.clock_resolution_ns = r.ns[0];
   return r;
 }
 

@@ -30,11 +30,8 @@ LatencyResult put_bandwidth(SyncContext& c, bool library_style) {
   PK_CUDA_CHECK(cudaMemset(dst, kPoison, bytes));
   PK_CUDA_CHECK(cudaDeviceSynchronize());
   int* dst_from_a = peer(c, a, b, dst);
-  auto* table = reinterpret_cast<unsigned long long*>(c.scratch_int(a) + 64);
-  unsigned long long entries[kMaxGpus] = {};
-  entries[b] = reinterpret_cast<unsigned long long>(dst_from_a);
+  const unsigned long long* table = c.peer_table(a, {{b, dst_from_a}});
   PK_CUDA_CHECK(cudaSetDevice(a));
-  PK_CUDA_CHECK(cudaMemcpy(table, entries, sizeof entries, cudaMemcpyHostToDevice));
   const int blocks = c.topo().gpus[a].sm_count * 4, threads = 256;
   EventPair ev;
   LatencyResult r;
@@ -61,17 +58,8 @@ LatencyResult library_signal_pingpong(SyncContext& c) {
   const int a = c.opt().gpu_a, b = c.opt().gpu_b;
   int* fa = c.flags(a, 1);
   int* fb = c.flags(b, 1);
-  auto table_on = [&](int g) {
-    auto* t = reinterpret_cast<unsigned long long*>(c.scratch_int(g) + 64);
-    unsigned long long e[kMaxGpus] = {};
-    e[a] = reinterpret_cast<unsigned long long>(g == a ? fa : peer(c, g, a, fa));
-    e[b] = reinterpret_cast<unsigned long long>(g == b ? fb : peer(c, g, b, fb));
-    PK_CUDA_CHECK(cudaSetDevice(g));
-    PK_CUDA_CHECK(cudaMemcpy(t, e, sizeof e, cudaMemcpyHostToDevice));
-    return t;
-  };
-  unsigned long long* ta = table_on(a);
-  unsigned long long* tb = table_on(b);
+  const unsigned long long* ta = c.peer_table(a, {{a, fa}, {b, peer(c, a, b, fb)}});
+  const unsigned long long* tb = c.peer_table(b, {{a, peer(c, b, a, fa)}, {b, fb}});
   for (int g : {b, a}) {
     PK_CUDA_CHECK(cudaSetDevice(g));
     c.gate().arm(c.stream(g), c.deadline(g));

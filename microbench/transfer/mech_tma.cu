@@ -14,7 +14,6 @@ namespace pk::transfer {
 namespace {
 
 constexpr uint64_t kSmemSlack = 128;       // alignment slack inside the kernel
-constexpr uint64_t kReservedPerBlock = 1024;  // the runtime's own shared memory per block (Hopper)
 constexpr uint64_t kTileRowBytes = 16384;  // tiles are cut from a [rows x 8192] u16 matrix
 constexpr uint64_t kMaxTileBytes = 256 * 256 * 2;
 
@@ -42,7 +41,7 @@ class TmaBase : public Mechanism {
     check_message(p, g);
     if (p.depth < 1 || p.depth > 64) throw ArgError("pipeline depth must be in 1..64");
     const uint64_t budget =
-        std::min<uint64_t>(g.smem_per_block_optin_bytes, g.smem_per_sm_bytes / p.blocks_per_sm - kReservedPerBlock);
+        std::min<uint64_t>(g.smem_per_block_optin_bytes, g.smem_per_sm_bytes / p.blocks_per_sm - g.smem_reserved_per_block_bytes);
     auto need = [&] {
       return transfer::tma_smem_bytes(p.threads / 32, p.depth, stage_stride(p.message_bytes));
     };

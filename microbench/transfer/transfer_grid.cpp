@@ -197,7 +197,6 @@ std::vector<TransferPoint> build_grid(const GridOptions& o, const GpuInfo& g, in
                         p.pattern = pat;
                         p.gpu_a = gpu_a;
                         p.gpu_b = gpu_b;
-                        p.gpus_explicit = !o.gpus.empty();
                         if (ngpus == 1) continue;  // a fan over one GPU moves nothing
                         p.gpu_count = ngpus;
                         p.message_bytes = size;

@@ -18,7 +18,6 @@ struct TransferPoint {
   std::string direction = "push";
   std::string pattern = "one_way";
   int gpu_a = 0, gpu_b = 1;  // one_way/bidir: a->b (and b->a); local: a; one_to_all/all_to_one: root a
-  bool gpus_explicit = false;
   int gpu_count = 0;  // fan patterns (one_to_all, all_to_one, all_pairs) use GPUs 0..gpu_count-1 (0: all)
   uint64_t message_bytes = 16384;
   uint64_t total_bytes = 1ull << 30;  // requested bytes per flow per operation

@@ -18,6 +18,7 @@ static GpuInfo h200() {
   g.l2_bytes = 60 << 20;
   g.smem_per_sm_bytes = 233472;
   g.smem_per_block_optin_bytes = 232448;
+  g.smem_reserved_per_block_bytes = 1024;
   g.max_threads_per_sm = 2048;
   g.max_blocks_per_sm = 32;
   return g;
