@@ -12,7 +12,7 @@ struct TimingRecord {
   unsigned long long gt_start, gt_end;    // %globaltimer, ns
   unsigned long long clk_start, clk_end;  // clock64, SM cycles
   int sm;                                  // %smid of the measuring thread
-  int partner_sm;                          // %smid of the partner, where there is one
+  int pad;
   unsigned long long sink;                 // keeps dependent loads alive
 };
 

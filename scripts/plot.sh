@@ -37,8 +37,12 @@ if [ -f "$dir/transfer.csv" ]; then
     for p in one_way bidir; do [ -f "$tmp/fig2_${m}_${d}_${p}.dat" ] || echo "NaN NaN NaN" > "$tmp/fig2_${m}_${d}_${p}.dat"; done
     for s in 2048 16384 65536; do [ -f "$tmp/fig3_${m}_${d}_${s}.dat" ] || echo "NaN NaN NaN" > "$tmp/fig3_${m}_${d}_${s}.dat"; done
   done; done
-  ce_push=$(awk -F, 'NR==1{for(i=1;i<=NF;i++)c[$i]=i;next} $c["status"]=="ok" && $c["mechanism"]=="ce" && $c["direction"]=="push" && $c["pattern"]=="one_way" && $c["gbps"]>m {m=$c["gbps"]} END{print m+0}' "$dir/transfer.csv")
-  ce_pull=$(awk -F, 'NR==1{for(i=1;i<=NF;i++)c[$i]=i;next} $c["status"]=="ok" && $c["mechanism"]=="ce" && $c["direction"]=="pull" && $c["pattern"]=="one_way" && $c["gbps"]>m {m=$c["gbps"]} END{print m+0}' "$dir/transfer.csv")
+  ce_best() {  # the copy engine's best one-way GB/s in direction $1 (the reference line of fig3)
+    awk -F, -v d="$1" 'NR==1{for(i=1;i<=NF;i++)c[$i]=i;next} $c["status"]=="ok" && $c["mechanism"]=="ce" &&
+      $c["direction"]==d && $c["pattern"]=="one_way" && $c["gbps"]>m {m=$c["gbps"]} END{print m+0}' "$dir/transfer.csv"
+  }
+  ce_push=$(ce_best push)
+  ce_pull=$(ce_best pull)
   gpu=$(awk -F, 'NR==1{for(i=1;i<=NF;i++)c[$i]=i;next} {print $c["gpu_name"] " x" $c["gpu_count"]; exit}' "$dir/transfer.csv")
   for term in png svg; do
     gnuplot -e "data='$tmp'; out='$dir/fig2_bandwidth_vs_message.$term'; term='$term'; gpu='$gpu'" "$gp/fig2.gp"

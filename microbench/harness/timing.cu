@@ -89,17 +89,6 @@ int FlowTimer::calibrate() {
 
 Sample FlowTimer::sample() { return run(iters_); }
 
-void FlowTimer::run_untimed(int ops) {
-  int left = ops;
-  int max_k = opt_.max_enqueued;
-  for (const Flow& f : flows_) max_k = std::min(max_k, std::max(1, opt_.max_enqueued / std::max(1, f.enqueues_per_op)));
-  while (left > 0) {
-    int k = std::min(left, max_k);
-    run(k);
-    left -= k;
-  }
-}
-
 void idle_gap(double ms) {
   if (ms > 0) std::this_thread::sleep_for(std::chrono::microseconds(static_cast<long>(ms * 1000)));
 }

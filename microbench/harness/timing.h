@@ -47,8 +47,6 @@ class FlowTimer {
   int calibrate();
   int iters_per_sample() const { return iters_; }
   Sample sample();
-  // Runs `ops` operations per flow outside any measurement (study-wide warm-up).
-  void run_untimed(int ops);
   std::vector<int> devices() const;
   // Operations each flow has run so far (warm-up included): op k used input group k % groups.
   int ops_run() const { return next_op_; }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "../../kernels/sync_signal.cuh"
 #include "../../kernels/sync_timing.cuh"
 #include "../harness/cuda_check.h"
 #include "../harness/metadata.h"
@@ -40,10 +41,9 @@ TimingRecord* SyncContext::record(int gpu) { return reinterpret_cast<TimingRecor
 int* SyncContext::scratch_int(int gpu) { return reinterpret_cast<int*>(scratch_.at(gpu) + kIntOffset); }
 
 unsigned long long* SyncContext::peer_table(int gpu, const std::map<int, const void*>& entries) {
-  constexpr int kEntries = 8;
-  unsigned long long host[kEntries] = {};
+  unsigned long long host[kMaxGpus] = {};
   for (const auto& [pe, p] : entries) {
-    if (pe < 0 || pe >= kEntries) throw ArgError("peer table holds GPUs 0..7");
+    if (pe < 0 || pe >= kMaxGpus) throw ArgError("peer table holds GPUs 0.." + std::to_string(kMaxGpus - 1));
     host[pe] = reinterpret_cast<unsigned long long>(p);
   }
   auto* table = reinterpret_cast<unsigned long long*>(scratch_int(gpu) + 64);  // after the smid and timer words

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "../../kernels/status.cuh"
+#include "../harness/cuda_check.h"
 #include "../harness/device_runtime.h"
 #include "../harness/peer_group.h"
 #include "../harness/tidy_csv.h"
@@ -53,6 +54,24 @@ class SyncContext {
   uint32_t* cycles(int gpu);
   TimingRecord* record(int gpu);
   int* scratch_int(int gpu);  // e.g. a partner's %smid
+  // The address through which `from` reaches `owner`'s memory `p`.
+  template <class T>
+  T* peer(int from, int owner, T* p) const {
+    return static_cast<T*>(group_.peer_ptr(from, owner, p));
+  }
+  // Gates every GPU's stream, enqueues `launch(gpu)` on each, opens the gate so they start
+  // together, then waits and checks the status words.
+  template <class Launch>
+  void launch_together(const std::vector<int>& gpus, Launch launch) {
+    for (int g : gpus) {
+      PK_CUDA_CHECK(cudaSetDevice(g));
+      gate_.arm(stream(g), deadline(g));
+      launch(g);
+      PK_CUDA_CHECK_LAUNCH();
+    }
+    gate_.open();
+    sync_and_check(gpus);
+  }
   // A library-style peer table on `gpu`: entry pe = the address `gpu` uses for pe's memory.
   unsigned long long* peer_table(int gpu, const std::map<int, const void*>& entries);
   // Large per-GPU buffers, allocated on first use.
@@ -91,8 +110,10 @@ struct Variant {
   std::string name() const;
 };
 
-// Dependent loads by `reader` over a buffer on `owner` (sync_cross_gpu.cu).
+// Shared with the library level (sync_cross_gpu.cu): dependent loads by `reader` over a
+// buffer on `owner`, and the PK signal (red.release.sys to the partner, local acquire poll).
 LatencyResult pointer_chase(SyncContext& c, int reader, int owner, bool library_style);
+LatencyResult pk_signal_pingpong(SyncContext& c);
 
 void add_intra_sm_variants(std::vector<Variant>& v);
 void add_inter_sm_variants(std::vector<Variant>& v, int sm_count);

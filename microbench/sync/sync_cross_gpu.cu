@@ -10,24 +10,6 @@
 namespace pk::sync {
 namespace {
 
-template <class T>
-T* peer(SyncContext& c, int from, int owner, T* p) {
-  return static_cast<T*>(c.group().peer_ptr(from, owner, p));
-}
-
-// Gate every GPU's stream, launch with `launch(gpu)`, open the gate, wait, check.
-template <class Launch>
-void run_together(SyncContext& c, const std::vector<int>& gpus, Launch launch) {
-  for (int g : gpus) {
-    PK_CUDA_CHECK(cudaSetDevice(g));
-    c.gate().arm(c.stream(g), c.deadline(g));
-    launch(g);
-    PK_CUDA_CHECK_LAUNCH();
-  }
-  c.gate().open();
-  c.sync_and_check(gpus);
-}
-
 template <class Sem>
 LatencyResult pingpong_two_gpus(SyncContext& c, bool remote_write) {
   const int a = c.opt().gpu_a, b = c.opt().gpu_b;
@@ -35,13 +17,13 @@ LatencyResult pingpong_two_gpus(SyncContext& c, bool remote_write) {
   int* fb = c.flags(b, 1);
   PingPongSide init{}, resp{};
   if (remote_write) {  // write the partner's memory, poll your own
-    init = {peer(c, a, b, fb), fa, true, c.cycles(a), c.record(a), nullptr};
-    resp = {peer(c, b, a, fa), fb, false, nullptr, nullptr, nullptr};
+    init = {c.peer(a, b, fb), fa, true, c.cycles(a), c.record(a), nullptr};
+    resp = {c.peer(b, a, fa), fb, false, nullptr, nullptr, nullptr};
   } else {  // write your own memory, poll the partner's over NVLink
-    init = {fa, peer(c, a, b, fb), true, c.cycles(a), c.record(a), nullptr};
-    resp = {fb, peer(c, b, a, fa), false, nullptr, nullptr, nullptr};
+    init = {fa, c.peer(a, b, fb), true, c.cycles(a), c.record(a), nullptr};
+    resp = {fb, c.peer(b, a, fa), false, nullptr, nullptr, nullptr};
   }
-  run_together(c, {b, a}, [&](int g) {
+  c.launch_together({b, a}, [&](int g) {
     const PingPongSide& s = g == a ? init : resp;
     flag_pingpong_kernel<Sem><<<1, 32, 0, c.stream(g)>>>(s, s, c.total_iters(), c.deadline(g));
   });
@@ -64,10 +46,10 @@ LatencyResult one_to_all(SyncContext& c, int n) {
   std::vector<int*> flag(n);
   for (int g = 0; g < n; ++g) flag[g] = c.flags(g, 2);
   int* acks = flag[root] + 32;
-  run_together(c, first_gpus(n), [&](int g) {
+  c.launch_together(first_gpus(n), [&](int g) {
     GpuCounters f{};
-    for (int x = 0; x < n; ++x) f.at[x] = x == g ? flag[x] : peer(c, g, x, flag[x]);
-    int* ack = g == root ? acks : peer(c, g, root, acks);
+    for (int x = 0; x < n; ++x) f.at[x] = x == g ? flag[x] : c.peer(g, x, flag[x]);
+    int* ack = g == root ? acks : c.peer(g, root, acks);
     one_to_all_kernel<<<1, 32, 0, c.stream(g)>>>(f, ack, n, g, root, c.total_iters(), c.cycles(g), c.record(g),
                                                  c.deadline(g));
   });
@@ -77,9 +59,9 @@ LatencyResult one_to_all(SyncContext& c, int n) {
 LatencyResult gpu_barrier(SyncContext& c, int n) {
   std::vector<int*> counter(n);
   for (int g = 0; g < n; ++g) counter[g] = c.flags(g, 1);
-  run_together(c, first_gpus(n), [&](int g) {
+  c.launch_together(first_gpus(n), [&](int g) {
     GpuCounters k{};
-    for (int x = 0; x < n; ++x) k.at[x] = x == g ? counter[x] : peer(c, g, x, counter[x]);
+    for (int x = 0; x < n; ++x) k.at[x] = x == g ? counter[x] : c.peer(g, x, counter[x]);
     gpu_barrier_kernel<<<1, 32, 0, c.stream(g)>>>(k, n, g, c.total_iters(), c.cycles(g), c.record(g), c.deadline(g));
   });
   for (int g = 0; g < n; ++g) {
@@ -92,6 +74,8 @@ LatencyResult gpu_barrier(SyncContext& c, int n) {
 
 }  // namespace
 
+LatencyResult pk_signal_pingpong(SyncContext& c) { return pingpong_two_gpus<RedReleaseSys>(c, true); }
+
 // A dependent pointer chase over a 256 MiB buffer (256-B slots in pseudo-random order,
 // mostly L2 misses) that lives on `owner`, run from `reader`. Shared with the library level.
 LatencyResult pointer_chase(SyncContext& c, int reader, int owner, bool library_style) {
@@ -101,7 +85,7 @@ LatencyResult pointer_chase(SyncContext& c, int reader, int owner, bool library_
   build_chase_kernel<<<1024, 256>>>(buf, kSlots, kStrideWords);
   PK_CUDA_CHECK_LAUNCH();
   PK_CUDA_CHECK(cudaDeviceSynchronize());
-  const uint64_t* base = reader == owner ? buf : peer(c, reader, owner, buf);
+  const uint64_t* base = reader == owner ? buf : c.peer(reader, owner, buf);
   // The library-style read looks the base up in a table on the reader, every hop.
   const unsigned long long* table = c.peer_table(reader, {{owner, base}});
   if (library_style)
@@ -121,8 +105,7 @@ void add_cross_gpu_variants(std::vector<Variant>& v, int n_gpus) {
                [](SyncContext& c) { return pingpong_two_gpus<ReleaseAcquireSys>(c, true); }});
   v.push_back({"cross_gpu", "flag_pingpong", "sys", "relaxed_fence", rw, 2, true, 2,
                [](SyncContext& c) { return pingpong_two_gpus<RelaxedFenceSys>(c, true); }});
-  v.push_back({"cross_gpu", "flag_pingpong", "sys", "red_release", rw, 2, true, 2,
-               [](SyncContext& c) { return pingpong_two_gpus<RedReleaseSys>(c, true); }});
+  v.push_back({"cross_gpu", "flag_pingpong", "sys", "red_release", rw, 2, true, 2, pk_signal_pingpong});
   v.push_back({"cross_gpu", "flag_pingpong", "sys", "volatile_fence", rw, 2, true, 2,
                [](SyncContext& c) { return pingpong_two_gpus<VolatileFence>(c, true); }});
   v.push_back({"cross_gpu", "flag_pingpong", "sys", "release_acquire", lw, 2, true, 2,

@@ -13,11 +13,6 @@ namespace {
 constexpr uint64_t kPutInts = 16ull << 20;  // 64 MiB per put pass
 constexpr unsigned char kPoison = 0xC3;
 
-template <class T>
-T* peer(SyncContext& c, int from, int owner, T* p) {
-  return static_cast<T*>(c.group().peer_ptr(from, owner, p));
-}
-
 // 4-byte puts from a (local source) into b's memory; timed per pass with events; the
 // destination is checked against the source afterwards.
 LatencyResult put_bandwidth(SyncContext& c, bool library_style) {
@@ -29,7 +24,7 @@ LatencyResult put_bandwidth(SyncContext& c, bool library_style) {
   PK_CUDA_CHECK(cudaSetDevice(b));
   PK_CUDA_CHECK(cudaMemset(dst, kPoison, bytes));
   PK_CUDA_CHECK(cudaDeviceSynchronize());
-  int* dst_from_a = peer(c, a, b, dst);
+  int* dst_from_a = c.peer(a, b, dst);
   const unsigned long long* table = c.peer_table(a, {{b, dst_from_a}});
   PK_CUDA_CHECK(cudaSetDevice(a));
   const int blocks = c.topo().gpus[a].sm_count * 4, threads = 256;
@@ -58,36 +53,13 @@ LatencyResult library_signal_pingpong(SyncContext& c) {
   const int a = c.opt().gpu_a, b = c.opt().gpu_b;
   int* fa = c.flags(a, 1);
   int* fb = c.flags(b, 1);
-  const unsigned long long* ta = c.peer_table(a, {{a, fa}, {b, peer(c, a, b, fb)}});
-  const unsigned long long* tb = c.peer_table(b, {{a, peer(c, b, a, fa)}, {b, fb}});
-  for (int g : {b, a}) {
-    PK_CUDA_CHECK(cudaSetDevice(g));
-    c.gate().arm(c.stream(g), c.deadline(g));
+  const unsigned long long* ta = c.peer_table(a, {{a, fa}, {b, c.peer(a, b, fb)}});
+  const unsigned long long* tb = c.peer_table(b, {{a, c.peer(b, a, fa)}, {b, fb}});
+  c.launch_together({b, a}, [&](int g) {
     const bool init = g == a;
     library_pingpong_kernel<<<1, 128, 0, c.stream(g)>>>(init ? ta : tb, init ? b : a, 0, init ? fa : fb, init,
                                                         c.total_iters(), c.cycles(g), c.record(g), c.deadline(g));
-    PK_CUDA_CHECK_LAUNCH();
-  }
-  c.gate().open();
-  c.sync_and_check({a, b});
-  return c.collect(a);
-}
-
-LatencyResult pk_signal_pingpong(SyncContext& c) {
-  const int a = c.opt().gpu_a, b = c.opt().gpu_b;
-  int* fa = c.flags(a, 1);
-  int* fb = c.flags(b, 1);
-  PingPongSide init{peer(c, a, b, fb), fa, true, c.cycles(a), c.record(a), nullptr};
-  PingPongSide resp{peer(c, b, a, fa), fb, false, nullptr, nullptr, nullptr};
-  for (int g : {b, a}) {
-    PK_CUDA_CHECK(cudaSetDevice(g));
-    c.gate().arm(c.stream(g), c.deadline(g));
-    const PingPongSide& s = g == a ? init : resp;
-    flag_pingpong_kernel<RedReleaseSys><<<1, 32, 0, c.stream(g)>>>(s, s, c.total_iters(), c.deadline(g));
-    PK_CUDA_CHECK_LAUNCH();
-  }
-  c.gate().open();
-  c.sync_and_check({a, b});
+  });
   return c.collect(a);
 }
 

@@ -13,7 +13,6 @@
 namespace pk::transfer {
 namespace {
 
-constexpr uint64_t kSmemSlack = 128;       // alignment slack inside the kernel
 constexpr uint64_t kTileRowBytes = 16384;  // tiles are cut from a [rows x 8192] u16 matrix
 constexpr uint64_t kMaxTileBytes = 256 * 256 * 2;
 
@@ -24,8 +23,8 @@ class TmaBase : public Mechanism {
   bool uses_sms() const override { return true; }
   uint64_t default_max_ops() const override { return 1u << 20; }
   uint64_t max_message(const GpuInfo& g) const override {
-    // One warp, one stage, one barrier line.
-    uint64_t room = g.smem_per_block_optin_bytes - kSmemSlack - 128;
+    // One warp, one stage: what the kernel's layout leaves of the block's shared memory.
+    uint64_t room = g.smem_per_block_optin_bytes - transfer::tma_smem_bytes(1, 1, 0);
     return room / 128 * 128;
   }
 

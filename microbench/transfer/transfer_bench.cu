@@ -39,8 +39,6 @@ class TransferStudy {
   TransferStudy(const Topology& t, PeerGroup& g, PointResults& r, StudyOptions o)
       : topo_(t), group_(g), results_(r), opt_(o) {}
 
-  ~TransferStudy() = default;
-
   // Buffers sized for the largest fan-in among the points; sources filled with their pattern.
   void setup(const std::vector<TransferPoint>& points) {
     const int n = topo_.count();
