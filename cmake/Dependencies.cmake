@@ -33,12 +33,23 @@ else()
   message(WARNING "pkbench: libfccp/csv.h not found (apt install libfccp-dev, or run stage-deps.sh): sweep drivers are not built")
 endif()
 
-# MPI and NCCL: found here so later studies (one process per GPU, NCCL baselines) can use them.
+# CLI11 (Debian libcli11-dev, header-only): the study binaries' command lines.
+find_path(PKBENCH_CLI11_INCLUDE_DIR CLI/CLI.hpp HINTS "${PKBENCH_DEPS_DIR}/include" /usr/include /usr/local/include)
+if(PKBENCH_CLI11_INCLUDE_DIR)
+  message(STATUS "pkbench: CLI11 found in ${PKBENCH_CLI11_INCLUDE_DIR}")
+else()
+  message(WARNING "pkbench: CLI/CLI.hpp not found (apt install libcli11-dev, or scripts/stage-deps.sh): the study binaries are not built")
+endif()
+
+# MPI: one process per GPU (--peer-mode=ipc|vmm under mpirun). Without it those modes are
+# not built and the binaries say so when started by an MPI launcher.
 find_package(MPI QUIET COMPONENTS CXX)
 if(MPI_CXX_FOUND)
-  message(STATUS "pkbench: MPI found (${MPI_CXX_LIBRARY_VERSION_STRING})")
+  message(STATUS "pkbench: MPI found (${MPI_CXX_LIBRARY_VERSION_STRING}): one process per GPU is built")
+  set(PKBENCH_HAVE_MPI ON)
 else()
-  message(STATUS "pkbench: MPI not found: multi-process mode disabled")
+  message(WARNING "pkbench: MPI not found (apt install libopenmpi-dev openmpi-bin): --peer-mode=ipc|vmm and the MPI tests are not built")
+  set(PKBENCH_HAVE_MPI OFF)
 endif()
 
 find_path(PKBENCH_NCCL_INCLUDE_DIR nccl.h

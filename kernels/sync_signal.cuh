@@ -2,6 +2,7 @@
 // Signals between SMs and between GPUs: flag ping-pong with several memory-model
 // semantics, a grid-wide barrier, a barrier across GPUs and a one-to-all signal. Flags are
 // plain ints that only grow (round i signals value i + 1), so stores and adds both work.
+#include "peer_table.cuh"
 #include "spin_wait.cuh"
 #include "sync_timing.cuh"
 
@@ -44,6 +45,19 @@ struct RedReleaseSys {
 struct RedReleaseGpu {
   __device__ static void signal(int* f, int) { ptx::red_release_gpu_add(f, 1); }
   __device__ static int poll(const int* f) { return ptx::ld_acquire_gpu(f); }
+  __device__ static void after_wait() {}
+};
+// Relaxed at system scope, no fence: the flag itself arrives, but nothing written before it
+// is guaranteed visible to the waiter. Only correct when the flag carries no data.
+struct RelaxedSys {
+  __device__ static void signal(int* f, int v) { ptx::st_relaxed_sys(f, v); }
+  __device__ static int poll(const int* f) { return ptx::ld_relaxed_sys(f); }
+  __device__ static void after_wait() {}
+};
+// Volatile store and poll, no fence (what a library's non-ordering put/wait compiles to).
+struct VolatileNoFence {
+  __device__ static void signal(int* f, int v) { ptx::st_volatile(f, v); }
+  __device__ static int poll(const int* f) { return ptx::ld_volatile(f); }
   __device__ static void after_wait() {}
 };
 // Pre-scoped-memory-model style: volatile accesses around a system fence.
@@ -130,10 +144,8 @@ static __global__ void grid_barrier_kernel(int* count, int* generation, int iter
   if (blockIdx.x == 0) record_end(rec);
 }
 
-constexpr int kMaxGpus = 8;
-struct GpuCounters {
-  int* at[kMaxGpus];  // the same counter on every GPU, as addressed from this GPU
-};
+// The same counter on every GPU, as addressed from this GPU (a symmetric table by value).
+using GpuCounters = PeerTable<int>;
 
 // Barrier across GPUs, one thread per GPU: add 1 to every GPU's counter (release), then
 // wait until this GPU's counter shows every arrival of this round (acquire).

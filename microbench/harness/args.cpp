@@ -149,102 +149,28 @@ std::vector<std::string> parse_name_list(const std::string& s, const std::vector
   return out;
 }
 
-void Flags::add(const std::string& name, std::string* v, const std::string& help) {
-  flags_.push_back({name, help, *v, [v](const std::string& s) { *v = s; }});
+std::pair<int, int> parse_gpu_pair(const std::string& s, const std::string& flag) {
+  const auto parts = split(s, ',');
+  auto one = [&](const std::string& x) {
+    const std::string t = trim(x);
+    if (t.empty() || t.find_first_not_of("0123456789") != std::string::npos)
+      throw ArgError(flag + ": '" + s + "' is not A or A,B (GPU numbers)");
+    const uint64_t v = parse_u64(t, flag);
+    if (v >= 64) throw ArgError(flag + ": GPU " + t + " is out of range");
+    return static_cast<int>(v);
+  };
+  if (parts.empty() || parts.size() > 2) throw ArgError(flag + " takes one or two GPU numbers: A or A,B");
+  const int a = one(parts[0]);
+  const int b = parts.size() == 2 ? one(parts[1]) : (a == 0 ? 1 : 0);
+  if (a == b) throw ArgError(flag + "=" + s + " names GPU " + std::to_string(a) + " twice: give two different GPUs");
+  return {a, b};
 }
 
-void Flags::add(const std::string& name, int* v, const std::string& help) {
-  flags_.push_back({name, help, std::to_string(*v), [v, name](const std::string& s) {
-                      std::string t = trim(s);
-                      bool neg = !t.empty() && t[0] == '-';
-                      uint64_t x = parse_u64(neg ? t.substr(1) : t, "--" + name);
-                      if (x > static_cast<uint64_t>(INT_MAX)) throw ArgError("--" + name + " too large");
-                      *v = neg ? -static_cast<int>(x) : static_cast<int>(x);
-                    }});
-}
-
-void Flags::add(const std::string& name, double* v, const std::string& help) {
-  std::ostringstream d;
-  d << *v;
-  flags_.push_back({name, help, d.str(), [v, name](const std::string& s) {
-                      char* end = nullptr;
-                      double x = std::strtod(s.c_str(), &end);
-                      if (s.empty() || *end != '\0') throw ArgError("bad value for --" + name + ": '" + s + "'");
-                      *v = x;
-                    }});
-}
-
-void Flags::add(const std::string& name, uint64_t* v, const std::string& help, bool is_size) {
-  flags_.push_back({name, help, is_size ? format_size(*v) : std::to_string(*v),
-                    [v, name, is_size](const std::string& s) {
-                      *v = is_size ? parse_size(s) : parse_u64(trim(s), "--" + name);
-                    }});
-}
-
-void Flags::add_bool(const std::string& name, bool* v, const std::string& help) {
-  Flag f{name, help, *v ? "true" : "false", [v, name](const std::string& s) {
-           if (s.empty() || s == "1" || s == "true" || s == "yes") *v = true;
-           else if (s == "0" || s == "false" || s == "no") *v = false;
-           else throw ArgError("bad value for --" + name + ": '" + s + "'");
-         }};
-  f.is_bool = true;
-  flags_.push_back(f);
-}
-
-const Flags::Flag* Flags::find(const std::string& name) const {
-  for (const auto& f : flags_)
-    if (f.name == name) return &f;
-  return nullptr;
-}
-
-bool Flags::parse(int* argc, char** argv) {
-  bool help = false;
-  int out = 1;
-  for (int i = 1; i < *argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--") {  // everything after goes to Google Benchmark untouched
-      for (int j = i + 1; j < *argc; ++j) argv[out++] = argv[j];
-      break;
-    }
-    if (a.rfind("--benchmark_", 0) == 0 || a.rfind("--v=", 0) == 0) {
-      argv[out++] = argv[i];
-      continue;
-    }
-    if (a == "--help" || a == "-h") {
-      help = true;
-      continue;
-    }
-    if (a.rfind("--", 0) != 0) throw ArgError("unexpected argument '" + a + "'");
-    std::string body = a.substr(2), name = body, value;
-    bool has_value = false;
-    if (auto eq = body.find('='); eq != std::string::npos) {
-      name = body.substr(0, eq);
-      value = body.substr(eq + 1);
-      has_value = true;
-    }
-    const Flag* f = find(name);
-    if (!f) throw ArgError("unknown flag --" + name + " (see --help)");
-    if (!has_value && !f->is_bool) {
-      if (i + 1 >= *argc) throw ArgError("flag --" + name + " needs a value");
-      value = argv[++i];
-    }
-    f->set(value);
-  }
-  *argc = out;
-  argv[out] = nullptr;
-  return help;
-}
-
-std::string Flags::usage(const std::string& program) const {
-  std::ostringstream os;
-  os << "usage: " << program << " [flags] [--benchmark_* flags]\n\n";
-  for (const auto& f : flags_) {
-    os << "  --" << f.name << (f.is_bool ? "" : "=VALUE") << "\n      " << f.help
-       << " (default: " << (f.default_text.empty() ? "\"\"" : f.default_text) << ")\n";
-  }
-  os << "\nGoogle Benchmark flags (--benchmark_filter, --benchmark_list_tests, --benchmark_out, ...) "
-        "work as usual.\n";
-  return os.str();
+void check_gpu_pair(std::pair<int, int> g, int n, const std::string& flag) {
+  for (int x : {g.first, g.second})
+    if (x >= n)
+      throw ArgError(flag + ": GPU " + std::to_string(x) + " does not exist (" + std::to_string(n) + " GPU" +
+                     (n == 1 ? "" : "s") + " in this run, numbered 0.." + std::to_string(n - 1) + ")");
 }
 
 }  // namespace pk

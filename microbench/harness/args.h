@@ -1,8 +1,8 @@
 #pragma once
-// Command-line values shared by the studies: sizes ("4K", "1G"), lists, ranges, and a small
-// flag parser that leaves Google Benchmark's own flags alone. All errors are ArgError.
+// Command-line value grammar shared by the studies: sizes ("4K", "1G"), lists and ranges.
+// The flags themselves are CLI11's (cli.h); these are its validators. Errors are ArgError.
 #include <cstdint>
-#include <functional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -21,28 +21,9 @@ std::vector<int> parse_int_list(const std::string& s, int all_value);
 std::vector<std::string> parse_name_list(const std::string& s, const std::vector<std::string>& allowed,
                                          const std::string& what);
 
-class Flags {
- public:
-  void add(const std::string& name, std::string* value, const std::string& help);
-  void add(const std::string& name, int* value, const std::string& help);
-  void add(const std::string& name, double* value, const std::string& help);
-  void add(const std::string& name, uint64_t* value, const std::string& help, bool is_size);
-  void add_bool(const std::string& name, bool* value, const std::string& help);
-
-  // Consumes recognised --name=value / --name value / --flag arguments and compacts argv.
-  // --benchmark_* and anything after "--" are left for Google Benchmark. Any other "--x"
-  // throws ArgError. Returns true when --help was given (usage() then says what to print).
-  bool parse(int* argc, char** argv);
-  std::string usage(const std::string& program) const;
-
- private:
-  struct Flag {
-    std::string name, help, default_text;
-    std::function<void(const std::string&)> set;
-    bool is_bool = false;
-  };
-  std::vector<Flag> flags_;
-  const Flag* find(const std::string& name) const;
-};
+// "A" or "A,B": one or two distinct GPU numbers (B defaults to the first other GPU).
+// Syntax only; the GPU count is checked once it is known (check_gpu_pair).
+std::pair<int, int> parse_gpu_pair(const std::string& s, const std::string& flag);
+void check_gpu_pair(std::pair<int, int> gpus, int gpu_count, const std::string& flag);
 
 }  // namespace pk

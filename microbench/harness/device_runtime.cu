@@ -10,23 +10,21 @@
 namespace pk {
 
 StatusBoard::~StatusBoard() {
-  for (auto& [dev, p] : words_) {
-    cudaSetDevice(dev);
+  for (auto& [gpu, p] : words_) {
+    g_.set_device(gpu);
     cudaFree(p);
   }
 }
 
-DeviceStatus* StatusBoard::on(int device) {
-  auto it = words_.find(device);
+DeviceStatus* StatusBoard::on(int gpu) {
+  auto it = words_.find(gpu);
   if (it != words_.end()) return it->second;
-  int prev = 0;
-  PK_CUDA_CHECK(cudaGetDevice(&prev));
-  PK_CUDA_CHECK(cudaSetDevice(device));
+  g_.set_device(gpu);
   DeviceStatus* p = nullptr;
   PK_CUDA_CHECK(cudaMalloc(&p, sizeof(DeviceStatus)));
   PK_CUDA_CHECK(cudaMemset(p, 0, sizeof(DeviceStatus)));
-  PK_CUDA_CHECK(cudaSetDevice(prev));
-  words_[device] = p;
+  PK_CUDA_CHECK(cudaDeviceSynchronize());
+  words_[gpu] = p;
   return p;
 }
 
@@ -45,10 +43,11 @@ std::string describe_status(const DeviceStatus& s) {
   return os.str();
 }
 
-void StatusBoard::check(const std::vector<int>& devices) {
+void StatusBoard::check(const std::vector<int>& gpus) {
   std::string err;
-  for (int d : devices) {
+  for (int d : gpus) {
     DeviceStatus* p = on(d);
+    g_.set_device(d);
     DeviceStatus h{};
     PK_CUDA_CHECK(cudaMemcpy(&h, p, sizeof h, cudaMemcpyDeviceToHost));
     if (h.code != kStatusOk) {
@@ -59,37 +58,78 @@ void StatusBoard::check(const std::vector<int>& devices) {
   if (!err.empty()) throw DeviceFailure(err);
 }
 
-Gate::Gate() {
-  PK_CUDA_CHECK(cudaHostAlloc(&flag_, sizeof(int), cudaHostAllocMapped | cudaHostAllocPortable));
-  *flag_ = 0;
+namespace {
+constexpr uint64_t kGateWordBytes = 128;  // one line per GPU's word
 }
 
-Gate::~Gate() { cudaFreeHost(flag_); }
-
-void Gate::arm(cudaStream_t stream, const Deadline& d) {
-  gate_kernel<<<1, 1, 0, stream>>>(flag_, generation_ + 1, d);
-  PK_CUDA_CHECK_LAUNCH();
+Gate::Gate(PeerGroup& g) : g_(g) {
+  words_ = g_.alloc(kGateWordBytes, "start gate");
+  collectively(g_.comm(), [&] {
+    for (int gpu : g_.local_gpus()) {
+      g_.set_device(gpu);
+      PK_CUDA_CHECK(cudaMemset(words_.local(gpu), 0, kGateWordBytes));
+      PK_CUDA_CHECK(cudaDeviceSynchronize());
+      // Highest priority, its own stream: the opener must not queue behind gated work.
+      int lo = 0, hi = 0;
+      PK_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&lo, &hi));
+      cudaStream_t s;
+      PK_CUDA_CHECK(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, hi));
+      opener_streams_[gpu] = s;
+    }
+  });
+  if (g_.drives(0)) opener_ = 0;
+  g_.barrier();
 }
 
-void Gate::open() {
-  ++generation_;
-  std::atomic_ref<int>(*flag_).store(generation_, std::memory_order_release);
-}
-
-StreamPool::~StreamPool() {
-  for (auto& [key, s] : streams_) {
-    cudaSetDevice(key.first);
+Gate::~Gate() {
+  for (auto& [gpu, s] : opener_streams_) {
+    g_.set_device(gpu);
+    cudaStreamSynchronize(s);
     cudaStreamDestroy(s);
   }
 }
 
-cudaStream_t StreamPool::get(int device, int index) {
-  auto key = std::make_pair(device, index);
+void Gate::arm(int gpu, cudaStream_t stream, const Deadline& d) {
+  g_.set_device(gpu);
+  gate_kernel<<<1, 1, 0, stream>>>(reinterpret_cast<const int*>(words_.local(gpu)), generation_ + 1, d);
+  PK_CUDA_CHECK_LAUNCH();
+}
+
+void Gate::launch_opener(int gpu, unsigned mask, int value) {
+  g_.set_device(gpu);
+  gate_open_kernel<<<1, kMaxGpus, 0, opener_streams_.at(gpu)>>>(words_.table<int>(gpu), mask, value);
+  PK_CUDA_CHECK_LAUNCH();
+}
+
+void Gate::open() {
+  g_.barrier();  // every process has enqueued its batch
+  ++generation_;
+  // Group GPU 0 belongs to rank 0 in every mode: it opens every GPU it reaches.
+  if (opener_ >= 0) {
+    unsigned mask = 0;
+    for (int r = 0; r < g_.size(); ++r)
+      if (g_.can_access(opener_, r)) mask |= 1u << r;
+    launch_opener(opener_, mask, generation_);
+  }
+  // GPUs it cannot reach open themselves.
+  for (int gpu : g_.local_gpus())
+    if (gpu != opener_ && !g_.can_access(0, gpu)) launch_opener(gpu, 1u << gpu, generation_);
+}
+
+StreamPool::~StreamPool() {
+  for (auto& [key, s] : streams_) {
+    g_.set_device(key.first);
+    cudaStreamDestroy(s);
+  }
+}
+
+cudaStream_t StreamPool::get(int gpu, int index) {
+  auto key = std::make_pair(gpu, index);
   auto it = streams_.find(key);
   if (it != streams_.end()) return it->second;
   int prev = 0;
   PK_CUDA_CHECK(cudaGetDevice(&prev));
-  PK_CUDA_CHECK(cudaSetDevice(device));
+  g_.set_device(gpu);
   cudaStream_t s;
   PK_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   PK_CUDA_CHECK(cudaSetDevice(prev));
@@ -114,16 +154,14 @@ float EventPair::elapsed_ms() const {
   return ms;
 }
 
-void fill_pattern(int device, void* dst, uint64_t bytes, uint64_t seed, uint64_t first_byte, cudaStream_t s) {
+void fill_pattern(void* dst, uint64_t bytes, uint64_t seed, uint64_t first_byte, cudaStream_t s) {
   if (bytes % 8 || first_byte % 8) throw std::invalid_argument("fill_pattern: bytes and offset must be multiples of 8");
-  PK_CUDA_CHECK(cudaSetDevice(device));
   fill_pattern_kernel<<<1024, 256, 0, s>>>(static_cast<uint64_t*>(dst), bytes / 8, seed, first_byte / 8);
   PK_CUDA_CHECK_LAUNCH();
 }
 
-PatternCheck check_pattern(int device, const void* dst, uint64_t bytes, uint64_t seed, uint64_t first_byte) {
+PatternCheck check_pattern(const void* dst, uint64_t bytes, uint64_t seed, uint64_t first_byte) {
   if (bytes % 8 || first_byte % 8) throw std::invalid_argument("check_pattern: bytes and offset must be multiples of 8");
-  PK_CUDA_CHECK(cudaSetDevice(device));
   unsigned long long* m = nullptr;
   PK_CUDA_CHECK(cudaMalloc(&m, 2 * sizeof(unsigned long long)));
   unsigned long long init[2] = {0, ~0ull};

@@ -1,6 +1,7 @@
 #pragma once
 // Per-GPU runtime pieces every study needs: the start gate, the status words that kernels
-// report timeouts through, streams, and the random-pattern fill/check launchers.
+// report timeouts through, streams, and the random-pattern fill/check launchers. Every GPU
+// number is a group GPU (PeerGroup); the pieces switch devices through the group.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "../../kernels/status.cuh"
+#include "peer_group.h"
 
 namespace pk {
 
@@ -20,42 +22,57 @@ struct DeviceFailure : std::runtime_error {
 
 class StatusBoard {
  public:
+  explicit StatusBoard(const PeerGroup& g) : g_(g) {}
   ~StatusBoard();
-  DeviceStatus* on(int device);  // zeroed device-side status word for `device`
-  Deadline deadline(int device, double timeout_ms) { return Deadline{uint64_t(timeout_ms * 1e6), on(device)}; }
-  // Reads the words of `devices` (after their work is synchronised); throws DeviceFailure
+  StatusBoard(const StatusBoard&) = delete;
+  StatusBoard& operator=(const StatusBoard&) = delete;
+  DeviceStatus* on(int gpu);  // zeroed device-side status word of `gpu` (driven here)
+  Deadline deadline(int gpu, double timeout_ms) { return Deadline{uint64_t(timeout_ms * 1e6), on(gpu)}; }
+  // Reads the words of `gpus` (after their work is synchronised); throws DeviceFailure
   // describing the first failure and clears them.
-  void check(const std::vector<int>& devices);
+  void check(const std::vector<int>& gpus);
 
  private:
+  const PeerGroup& g_;
   std::map<int, DeviceStatus*> words_;
 };
 
 std::string describe_status(const DeviceStatus& s);
 
-// Holds queued work until open(): the host enqueues a whole batch, then every armed stream
-// on every GPU starts at once.
+// Holds queued work until open(): every process enqueues its whole batch, then every armed
+// stream on every GPU starts at once. The gate words live in symmetric memory; after a
+// barrier, rank 0 opens every GPU its first GPU can reach with one kernel, and each process
+// opens its own GPUs that rank 0 cannot reach.
 class Gate {
  public:
-  Gate();
+  explicit Gate(PeerGroup& g);  // collective
   ~Gate();
   Gate(const Gate&) = delete;
   Gate& operator=(const Gate&) = delete;
-  // Queues a one-thread kernel on `stream` (of the current device) that waits for open().
-  void arm(cudaStream_t stream, const Deadline& d);
+  // Queues a one-thread kernel on `stream` (of `gpu`, driven here) that waits for open().
+  void arm(int gpu, cudaStream_t stream, const Deadline& d);
+  // Collective: every process calls it once per round, armed or not.
   void open();
 
  private:
-  int* flag_ = nullptr;  // host-mapped, read by every GPU
+  void launch_opener(int gpu, unsigned mask, int value);
+  PeerGroup& g_;
+  SymBuf words_;
   int generation_ = 0;
+  int opener_ = -1;  // rank 0's first GPU; -1 on other ranks
+  std::map<int, cudaStream_t> opener_streams_;
 };
 
 class StreamPool {
  public:
+  explicit StreamPool(const PeerGroup& g) : g_(g) {}
   ~StreamPool();
-  cudaStream_t get(int device, int index);  // created on first use, non-blocking
+  StreamPool(const StreamPool&) = delete;
+  StreamPool& operator=(const StreamPool&) = delete;
+  cudaStream_t get(int gpu, int index);  // created on first use, non-blocking
 
  private:
+  const PeerGroup& g_;
   std::map<std::pair<int, int>, cudaStream_t> streams_;
 };
 
@@ -70,13 +87,14 @@ struct EventPair {
   float elapsed_ms() const;
 };
 
-// Random pattern helpers (kernels/pattern.cuh). Byte counts and offsets are multiples of 8.
-void fill_pattern(int device, void* dst, uint64_t bytes, uint64_t seed, uint64_t first_byte, cudaStream_t s = nullptr);
+// Random pattern helpers (kernels/pattern.cuh), on the current device. Byte counts and
+// offsets are multiples of 8.
+void fill_pattern(void* dst, uint64_t bytes, uint64_t seed, uint64_t first_byte, cudaStream_t s = nullptr);
 struct PatternCheck {
   uint64_t mismatched_words = 0;
   uint64_t first_bad_byte = 0;  // relative to the checked region
 };
 // Synchronous: checks that dst[0, bytes) equals the pattern of (seed) starting at first_byte.
-PatternCheck check_pattern(int device, const void* dst, uint64_t bytes, uint64_t seed, uint64_t first_byte);
+PatternCheck check_pattern(const void* dst, uint64_t bytes, uint64_t seed, uint64_t first_byte);
 
 }  // namespace pk

@@ -1,10 +1,42 @@
 #include "gbench_csv.h"
 
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+
 #include "cuda_check.h"
 
 namespace pk {
 
+namespace {
+// Test hook: the rank named by PKBENCH_FAULT_KILL_RANK sends itself SIGKILL when its
+// PKBENCH_FAULT_KILL_AT-th point (default 1) starts, so the tests can check that a dead
+// rank ends the run instead of leaving the others waiting.
+void fault_hook() {
+  static const char* victim = std::getenv("PKBENCH_FAULT_KILL_RANK");
+  if (!victim || !*victim) return;
+  int rank = 0;
+  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
+    if (const char* e = std::getenv(v); e && *e) {
+      rank = std::atoi(e);
+      break;
+    }
+  if (rank != std::atoi(victim)) return;
+  static int points = 0;
+  const char* at = std::getenv("PKBENCH_FAULT_KILL_AT");
+  if (++points < (at && *at ? std::atoi(at) : 1)) return;
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  std::fprintf(stderr, "pkbench: fault hook: rank %d kills itself at %ld.%09ld\n", rank, static_cast<long>(ts.tv_sec),
+               ts.tv_nsec);
+  std::fflush(stderr);
+  std::raise(SIGKILL);
+}
+}  // namespace
+
 void measure_point(benchmark::State& state, Row& row, const std::function<void()>& measure) {
+  fault_hook();
   try {
     measure();
     row["status"] = kOk;
@@ -56,8 +88,8 @@ std::string message_of(const R& r) {
 bool run_failed(const benchmark::BenchmarkReporter::Run& r) { return failed_of(r); }
 std::string run_message(const benchmark::BenchmarkReporter::Run& r) { return message_of(r); }
 
-TidyCsvReporter::TidyCsvReporter(TidyCsv& csv, PointResults& results, Row metadata)
-    : csv_(csv), results_(results), metadata_(std::move(metadata)) {}
+TidyCsvReporter::TidyCsvReporter(TidyCsv& csv, PointResults& results, Row metadata, OutputOptions console)
+    : ConsoleReporter(console), csv_(csv), results_(results), metadata_(std::move(metadata)) {}
 
 void TidyCsvReporter::ReportRuns(const std::vector<Run>& runs) {
   ConsoleReporter::ReportRuns(runs);

@@ -27,7 +27,8 @@ class PointResults {
 
 class TidyCsvReporter : public benchmark::ConsoleReporter {
  public:
-  TidyCsvReporter(TidyCsv& csv, PointResults& results, Row metadata);
+  TidyCsvReporter(TidyCsv& csv, PointResults& results, Row metadata,
+                  OutputOptions console = OO_Defaults);
   void ReportRuns(const std::vector<Run>& runs) override;
   int errors() const { return errors_; }
   int skipped() const { return skipped_; }

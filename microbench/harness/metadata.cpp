@@ -14,7 +14,7 @@ namespace pk {
 
 const std::vector<std::string>& metadata_columns() {
   static const std::vector<std::string> c = {"gpu_name",     "gpu_count",   "driver_version", "cuda_runtime",
-                                             "cuda_driver",  "peer_mode",   "git_commit",     "host",
+                                             "cuda_driver",  "peer_mode",   "ranks",  "git_commit",     "host",
                                              "timestamp_utc"};
   return c;
 }
@@ -31,7 +31,7 @@ std::string utc_timestamp() {
   return buf;
 }
 
-Row metadata_row(const Topology& topo, const std::string& peer_mode) {
+Row metadata_row(const Topology& topo, const std::string& peer_mode, int ranks) {
   Row r;
   std::set<std::string> names;
   for (const auto& g : topo.gpus) names.insert(g.name);
@@ -45,10 +45,13 @@ Row metadata_row(const Topology& topo, const std::string& peer_mode) {
   r["cuda_runtime"] = cuda_version_string(topo.cuda_runtime_version);
   r["cuda_driver"] = cuda_version_string(topo.cuda_driver_version);
   r["peer_mode"] = peer_mode;
+  r["ranks"] = std::to_string(ranks);
   r["git_commit"] = git_commit();
   r["host"] = host;
   r["timestamp_utc"] = utc_timestamp();
   return r;
 }
+
+Row metadata_row(const PeerGroup& g) { return metadata_row(g.topology(), g.mode_name(), g.processes()); }
 
 }  // namespace pk

@@ -4,13 +4,15 @@
 #include <vector>
 
 #include "tidy_csv.h"
-#include "topology.h"
+#include "peer_group.h"
 
 namespace pk {
 
 const std::vector<std::string>& metadata_columns();
 // git commit: $PKBENCH_GIT_COMMIT when set, else the commit the build was configured at.
-Row metadata_row(const Topology& topo, const std::string& peer_mode);
+Row metadata_row(const PeerGroup& group);
+// Without a group (tests, listings): one process.
+Row metadata_row(const Topology& topo, const std::string& peer_mode, int ranks = 1);
 std::string git_commit();
 std::string utc_timestamp();
 

@@ -1,35 +1,120 @@
 #pragma once
-// The GPUs a study runs on and how their memory is shared. Studies see only this interface:
-// single-process peer access is implemented here; one process per GPU (IPC/VMM under MPI)
-// is another implementation of the same calls.
+// The GPUs of a run and the memory they share. Every buffer GPUs share is symmetric (the
+// paper's Parallel Global Layout): the same size on every GPU, and on each GPU a table of
+// the addresses through which it reaches every GPU's copy, handed to kernels by value. One
+// interface, three back ends chosen at run time:
+//   single: one process drives every GPU; cudaDeviceEnablePeerAccess; pointers used as-is.
+//   ipc:    one process per GPU (mpirun); cudaMalloc + cudaIpcGetMemHandle, handles
+//           exchanged over MPI and opened by every peer.
+//   vmm:    one process per GPU; cuMemCreate with POSIX file-descriptor handles, the
+//           descriptors passed over a Unix socket (SCM_RIGHTS) to the node's other ranks,
+//           imported, mapped and made accessible by each importer.
+// GPU numbers are group ranks: the CUDA ordinal in single mode, the MPI rank otherwise.
+// Studies never call cudaSetDevice themselves: set_device(gpu) maps a group GPU to this
+// process's device.
+#include <array>
 #include <cstddef>
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "../../kernels/peer_table.cuh"
+#include "comm.h"
 #include "topology.h"
 
 namespace pk {
 
-class PeerGroup {
+enum class PeerMode { single, ipc, vmm };
+const std::vector<std::string>& peer_mode_names();  // single, ipc, vmm
+PeerMode parse_peer_mode(const std::string& s);     // ArgError naming --peer-mode
+std::string peer_mode_name(PeerMode m);
+// The mode a run gets when --peer-mode is not given: single alone, ipc under mpirun.
+PeerMode default_peer_mode(bool under_mpi);
+// ArgError when the mode cannot run with this many processes (single under mpirun -np >1,
+// ipc/vmm without mpirun).
+void check_peer_mode(PeerMode m, const Comm& comm);
+
+// Sizes of VMM allocations: a multiple of the allocation granularity (typically 2 MiB).
+uint64_t round_up_to_granularity(uint64_t bytes, uint64_t granularity);
+
+// One symmetric buffer as seen by this process: for every GPU it drives, the table of
+// addresses through which that GPU reaches every rank's copy. Copyable; the memory belongs
+// to the PeerGroup and lives as long as it.
+class SymBuf {
  public:
-  virtual ~PeerGroup() = default;
-  virtual std::string mode() const = 0;
-  virtual int size() const = 0;               // GPUs in the group (ranks)
-  virtual bool drives(int gpu) const = 0;     // this process enqueues work on `gpu`
-  virtual int device_ordinal(int gpu) const = 0;
-  // Device memory on `gpu`, freed with the group.
-  virtual void* alloc(int gpu, size_t bytes) = 0;
-  // The address through which `from` reaches memory `ptr` that lives on `owner`.
-  // Throws SkipPoint when `from` cannot access `owner`.
-  virtual void* peer_ptr(int from, int owner, void* ptr) const = 0;
-  // Host barrier over the processes of the group (no-op with one process).
-  virtual void barrier() = 0;
-  // Largest value over processes (step time = slowest GPU).
-  virtual double max_over_processes(double v) = 0;
+  SymBuf() = default;
+  SymBuf(uint64_t bytes, int group_size) : bytes_(bytes), size_(group_size) {}
+  uint64_t bytes() const { return bytes_; }
+  int group_size() const { return size_; }
+  bool has(int gpu) const { return rows_.count(gpu) != 0; }
+  // This GPU's own copy (gpu must be driven by this process).
+  char* local(int gpu) const { return row(gpu).at(gpu); }
+  // The address through which `from` (driven here) reaches `owner`'s copy. SkipPoint when
+  // `from` cannot reach it (no peer access, another node).
+  char* at(int from, int owner) const;
+  template <class T>
+  PeerTable<T> table(int from, uint64_t byte_offset = 0) const {
+    PeerTable<T> t{};
+    const auto& r = row(from);
+    for (int i = 0; i < kMaxGpus; ++i) t.at[i] = r[i] ? reinterpret_cast<T*>(r[i] + byte_offset) : nullptr;
+    t.self = from;
+    t.size = size_;
+    return t;
+  }
+  // Used by the back ends (and the tests) to fill the table of `from`.
+  void set_row(int from, const std::array<char*, kMaxGpus>& addrs) { rows_[from] = addrs; }
+  const std::array<char*, kMaxGpus>& row(int from) const;
+
+ private:
+  uint64_t bytes_ = 0;
+  int size_ = 0;
+  std::map<int, std::array<char*, kMaxGpus>> rows_;
 };
 
-// All GPUs in this process, peer access enabled between every pair that supports it.
-std::unique_ptr<PeerGroup> make_single_process_group(const Topology& topo);
+class SymmetricBackend;  // peer_group.cpp
+
+class PeerGroup {
+ public:
+  // Collective: discovers the group's GPUs (every rank's, gathered under MPI), picks this
+  // process's device(s), and readies the back end. Throws ArgError for a mode that cannot
+  // run here and std::runtime_error when a GPU or peer cannot be set up.
+  PeerGroup(Comm& comm, PeerMode mode);
+  ~PeerGroup();
+  PeerGroup(const PeerGroup&) = delete;
+  PeerGroup& operator=(const PeerGroup&) = delete;
+
+  PeerMode mode() const { return mode_; }
+  std::string mode_name() const { return peer_mode_name(mode_); }
+  Comm& comm() { return comm_; }
+  const Topology& topology() const { return topo_; }
+  int size() const { return topo_.count(); }
+  int processes() const { return comm_.size(); }
+  bool drives(int gpu) const;
+  const std::vector<int>& local_gpus() const { return local_; }
+  int owner_rank(int gpu) const;        // the process that drives `gpu`
+  int device_ordinal(int gpu) const;    // CUDA ordinal in this process (gpu driven here)
+  void set_device(int gpu) const;       // cudaSetDevice(device_ordinal(gpu))
+  bool can_access(int from, int owner) const { return topo_.can_access(from, owner); }
+
+  // Collective (every process, same size, same order): a symmetric buffer of `bytes` on
+  // every GPU. `what` names it in errors.
+  SymBuf alloc(uint64_t bytes, const std::string& what);
+  void barrier() { comm_.barrier(); }
+
+ private:
+  Comm& comm_;
+  PeerMode mode_;
+  Topology topo_;
+  std::vector<int> local_;
+  std::vector<int> owner_;     // owner_[gpu] = rank
+  std::vector<int> ordinal_;   // ordinal_[gpu] = CUDA ordinal in its own process
+  std::unique_ptr<SymmetricBackend> backend_;
+};
+
+// Serialises this process's view of its GPU(s) and builds the group topology from every
+// rank's (one GPU per rank). Exposed for the tests.
+Topology gather_topology(Comm& comm, const Topology& local, int my_ordinal, std::vector<int>* ordinals);
 
 }  // namespace pk

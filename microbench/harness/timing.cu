@@ -11,11 +11,13 @@
 
 namespace pk {
 
-FlowTimer::FlowTimer(std::vector<Flow> flows, Gate& gate, StatusBoard& status, const TimingOptions& opt)
-    : flows_(std::move(flows)), gate_(gate), status_(status), opt_(opt) {
-  if (flows_.empty()) throw std::invalid_argument("FlowTimer: no flows");
+FlowTimer::FlowTimer(PeerGroup& group, std::vector<Flow> flows, int total_flows, Gate& gate, StatusBoard& status,
+                     const TimingOptions& opt)
+    : group_(group), flows_(std::move(flows)), total_flows_(total_flows), gate_(gate), status_(status), opt_(opt) {
+  if (total_flows_ < 1) throw std::invalid_argument("FlowTimer: no flows");
   for (const Flow& f : flows_) {
-    PK_CUDA_CHECK(cudaSetDevice(f.device));
+    if (f.index < 0 || f.index >= total_flows_) throw std::invalid_argument("FlowTimer: flow index out of range");
+    group_.set_device(f.gpu);
     cudaEvent_t a, b;
     PK_CUDA_CHECK(cudaEventCreate(&a));
     PK_CUDA_CHECK(cudaEventCreate(&b));
@@ -26,48 +28,65 @@ FlowTimer::FlowTimer(std::vector<Flow> flows, Gate& gate, StatusBoard& status, c
 
 FlowTimer::~FlowTimer() {
   for (size_t i = 0; i < start_.size(); ++i) {
-    cudaSetDevice(flows_[i].device);
+    group_.set_device(flows_[i].gpu);
     cudaEventDestroy(start_[i]);
     cudaEventDestroy(stop_[i]);
   }
 }
 
-std::vector<int> FlowTimer::devices() const {
+std::vector<int> FlowTimer::gpus() const {
   std::set<int> d;
-  for (const Flow& f : flows_) d.insert(f.device);
+  for (const Flow& f : flows_) d.insert(f.gpu);
   return {d.begin(), d.end()};
 }
 
 Sample FlowTimer::run(int k) {
-  for (size_t i = 0; i < flows_.size(); ++i) {
-    const Flow& f = flows_[i];
-    PK_CUDA_CHECK(cudaSetDevice(f.device));
-    gate_.arm(f.stream, status_.deadline(f.device, opt_.timeout_ms));
-    PK_CUDA_CHECK(cudaEventRecord(start_[i], f.stream));
-  }
-  for (int op = 0; op < k; ++op) {
-    for (const Flow& f : flows_) {
-      PK_CUDA_CHECK(cudaSetDevice(f.device));
-      f.enqueue(next_op_ + op);
+  std::string err;
+  try {
+    for (size_t i = 0; i < flows_.size(); ++i) {
+      const Flow& f = flows_[i];
+      gate_.arm(f.gpu, f.stream, status_.deadline(f.gpu, opt_.timeout_ms));
+      PK_CUDA_CHECK(cudaEventRecord(start_[i], f.stream));
     }
-  }
-  next_op_ += k;
-  for (size_t i = 0; i < flows_.size(); ++i) {
-    PK_CUDA_CHECK(cudaSetDevice(flows_[i].device));
-    PK_CUDA_CHECK(cudaEventRecord(stop_[i], flows_[i].stream));
+    for (int op = 0; op < k; ++op)
+      for (const Flow& f : flows_) {
+        group_.set_device(f.gpu);
+        f.enqueue(next_op_ + op);
+      }
+    for (size_t i = 0; i < flows_.size(); ++i) {
+      group_.set_device(flows_[i].gpu);
+      PK_CUDA_CHECK(cudaEventRecord(stop_[i], flows_[i].stream));
+    }
+  } catch (const std::exception& e) {
+    err = e.what();  // the gate still opens below: the other processes are waiting on it
   }
   gate_.open();
+  next_op_ += k;
+  std::vector<double> flow_ms(total_flows_, 0.0);
+  if (err.empty()) {
+    try {
+      for (size_t i = 0; i < flows_.size(); ++i) PK_CUDA_CHECK(cudaEventSynchronize(stop_[i]));
+      status_.check(gpus());
+      for (size_t i = 0; i < flows_.size(); ++i) {
+        float ms = 0;
+        PK_CUDA_CHECK(cudaEventElapsedTime(&ms, start_[i], stop_[i]));
+        flow_ms[flows_[i].index] = double(ms) / k;
+      }
+    } catch (const std::exception& e) {
+      err = e.what();
+    }
+  } else {
+    for (int g : gpus()) {  // let what was queued drain before reporting
+      group_.set_device(g);
+      cudaDeviceSynchronize();
+    }
+  }
+  err = group_.comm().first_error(err);
+  if (!err.empty()) throw DeviceFailure(err);
+  group_.comm().allreduce_max(flow_ms.data(), total_flows_);
   Sample s;
-  for (size_t i = 0; i < flows_.size(); ++i) {
-    PK_CUDA_CHECK(cudaEventSynchronize(stop_[i]));
-  }
-  status_.check(devices());
-  for (size_t i = 0; i < flows_.size(); ++i) {
-    float ms = 0;
-    PK_CUDA_CHECK(cudaEventElapsedTime(&ms, start_[i], stop_[i]));
-    s.flow_ms_per_op.push_back(ms / k);
-    s.step_ms_per_op = std::max(s.step_ms_per_op, double(ms) / k);
-  }
+  s.flow_ms_per_op = flow_ms;
+  s.step_ms_per_op = *std::max_element(flow_ms.begin(), flow_ms.end());
   return s;
 }
 
@@ -75,13 +94,16 @@ int FlowTimer::calibrate() {
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();
   std::vector<double> est;
-  do {
+  for (;;) {
     est.push_back(run(1).step_ms_per_op);
-  } while (est.size() < 2 ||
-           std::chrono::duration<double, std::milli>(clock::now() - t0).count() < opt_.warmup_ms);
+    // Every process decides alike: the longest elapsed time decides.
+    const double elapsed = group_.comm().max(std::chrono::duration<double, std::milli>(clock::now() - t0).count());
+    if (est.size() >= 2 && elapsed >= opt_.warmup_ms) break;
+  }
   const double per_op = summarize(est).median;
   int max_k = opt_.max_iters_per_sample;
   for (const Flow& f : flows_) max_k = std::min(max_k, std::max(1, opt_.max_enqueued / std::max(1, f.enqueues_per_op)));
+  max_k = static_cast<int>(group_.comm().min(max_k));
   int k = per_op > 0 ? static_cast<int>(std::ceil(opt_.target_sample_ms / per_op)) : max_k;
   iters_ = std::clamp(k, 1, std::max(1, max_k));
   return iters_;

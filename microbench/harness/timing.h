@@ -1,9 +1,10 @@
 #pragma once
 // The measurement method of DESIGN.md for any set of concurrent flows (one stream of
-// back-to-back operations each, on one or more GPUs):
+// back-to-back operations each, on one or more GPUs, in one or more processes):
 //   gate every stream -> start events -> k operations per stream -> stop events -> open gate
 // so the host's enqueue cost stays outside the timed region and all GPUs start together.
-// A step's time is the slowest flow's.
+// A step's time is the slowest flow's, over every process (MPI_MAX). Every process calls
+// calibrate() and sample() the same number of times, even one with no flow of its own.
 #include <cuda_runtime.h>
 
 #include <functional>
@@ -24,36 +25,43 @@ struct TimingOptions {
 };
 
 struct Flow {
-  int device = 0;
+  int index = 0;   // this flow's number among all flows of the step (every process)
+  int gpu = 0;     // the issuing GPU, driven by this process
   cudaStream_t stream = nullptr;
   int enqueues_per_op = 1;  // calls one op puts in the stream (CE: one per message)
-  // Enqueues operation number `op` on `stream`; the current device is already `device`.
+  // Enqueues operation number `op` on `stream`; the current device is already `gpu`.
   std::function<void(int op)> enqueue;
 };
 
 struct Sample {
-  double step_ms_per_op = 0;             // slowest flow
-  std::vector<double> flow_ms_per_op;    // each flow's own events
+  double step_ms_per_op = 0;             // slowest flow of every process
+  std::vector<double> flow_ms_per_op;    // every flow's own events, indexed by Flow::index
 };
 
 class FlowTimer {
  public:
-  FlowTimer(std::vector<Flow> flows, Gate& gate, StatusBoard& status, const TimingOptions& opt);
+  // `flows`: this process's flows; `total_flows`: the step's flows over every process.
+  FlowTimer(PeerGroup& group, std::vector<Flow> flows, int total_flows, Gate& gate, StatusBoard& status,
+            const TimingOptions& opt);
   ~FlowTimer();
   FlowTimer(const FlowTimer&) = delete;
   FlowTimer& operator=(const FlowTimer&) = delete;
 
-  // Warm-up runs (single ops) for opt.warmup_ms; sets and returns the operations per sample.
+  // Warm-up runs (single ops) for opt.warmup_ms; sets and returns the operations per sample
+  // (the same on every process).
   int calibrate();
   int iters_per_sample() const { return iters_; }
   Sample sample();
-  std::vector<int> devices() const;
+  // The GPUs this process issues on.
+  std::vector<int> gpus() const;
   // Operations each flow has run so far (warm-up included): op k used input group k % groups.
   int ops_run() const { return next_op_; }
 
  private:
   Sample run(int k);
+  PeerGroup& group_;
   std::vector<Flow> flows_;
+  int total_flows_;
   Gate& gate_;
   StatusBoard& status_;
   TimingOptions opt_;

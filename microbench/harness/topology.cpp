@@ -42,6 +42,22 @@ std::string cuda_version_string(int v) {
   return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
 }
 
+GpuInfo reference_gpu() {
+  GpuInfo g;
+  g.ordinal = 0;
+  g.name = "reference Hopper SXM (no GPU here)";
+  g.cc_major = 9;
+  g.sm_count = 132;
+  g.l2_bytes = 50ll << 20;
+  g.global_mem_bytes = 80ll << 30;
+  g.smem_per_sm_bytes = 228 * 1024;
+  g.smem_per_block_optin_bytes = 227 * 1024;
+  g.smem_reserved_per_block_bytes = 1024;
+  g.max_threads_per_sm = 2048;
+  g.max_blocks_per_sm = 32;
+  return g;
+}
+
 Topology discover_topology() {
   Topology t;
   cudaRuntimeGetVersion(&t.cuda_runtime_version);

@@ -24,6 +24,8 @@ struct GpuInfo {
   int nvlink_active_links = 0;
   double nvlink_link_gbps = 0;  // per link per direction
   int nvlink_version = 0;
+  std::string host;     // the node, under MPI ("" with one process)
+  int local_rank = 0;   // the driving rank's index among its node's ranks
 };
 
 // Per-direction line rate between two GPUs. Over NVLink (direct or through NVSwitch) a GPU
@@ -48,6 +50,10 @@ struct Topology {
   LineRate line_rate(int a, int b) const { return pair_line_rate(gpus.at(a), gpus.at(b), can_access(a, b)); }
   std::string describe() const;  // human-readable summary for logs
 };
+
+// A Hopper SXM GPU (132 SMs, 228 KiB shared memory per SM, 50 MiB L2): what --list plans
+// against on a machine without a GPU, and says so.
+GpuInfo reference_gpu();
 
 // Reads everything once. Never throws for "no GPU": returns an empty topology with a reason.
 Topology discover_topology();

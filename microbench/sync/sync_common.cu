@@ -18,53 +18,109 @@ constexpr size_t kCyclesOffset = kFlagBytes;
 constexpr size_t kRecordOffset = kCyclesOffset + kMaxIters * sizeof(uint32_t);
 constexpr size_t kIntOffset = kRecordOffset + 4096;
 constexpr size_t kScratchBytes = kIntOffset + 4096;
+// The pointer chase walks 256 MiB: far beyond L2, so hops are HBM (or NVLink + HBM) trips.
+constexpr size_t kChaseBytes = 256ull << 20;
 }  // namespace
 
-SyncContext::SyncContext(const Topology& t, PeerGroup& g, SyncOptions o) : topo_(t), group_(g), opt_(o) {
+SyncContext::SyncContext(PeerGroup& g, SyncOptions o) : group_(g), opt_(o), status_(g), gate_(g), streams_(g) {
   if (opt_.iters < 1 || total_iters() > static_cast<int>(kMaxIters))
     throw ArgError("--iters must be in 1.." + std::to_string(kMaxIters - opt_.warmup_iters));
-  for (int gpu = 0; gpu < t.count(); ++gpu)
-    if (group_.drives(gpu)) scratch_[gpu] = static_cast<char*>(group_.alloc(gpu, kScratchBytes));
+  scratch_ = group_.alloc(kScratchBytes, "sync scratch");
+  chase_ = group_.alloc(kChaseBytes, "pointer-chase buffer");
+  small_ = group_.alloc(4096, "small copy buffer");
+  reset_flags();
 }
 
 SyncContext::~SyncContext() = default;
 
-int* SyncContext::flags(int gpu, int count) {
-  if (count * 128 > static_cast<int>(kFlagBytes)) throw ArgError("too many flags");
-  PK_CUDA_CHECK(cudaSetDevice(gpu));
-  PK_CUDA_CHECK(cudaMemset(scratch_.at(gpu), 0, kFlagBytes));
+void SyncContext::sync_local(const std::vector<int>& gpus) {
+  for (int g : gpus)
+    if (drives(g)) {
+      group_.set_device(g);
+      cudaDeviceSynchronize();
+    }
+}
+
+void SyncContext::reset_flags() {
+  collectively(group_.comm(), [&] {
+    for (int g : group_.local_gpus()) {
+      group_.set_device(g);
+      PK_CUDA_CHECK(cudaMemset(scratch_.local(g), 0, kFlagBytes));
+      PK_CUDA_CHECK(cudaDeviceSynchronize());
+    }
+  });
+  group_.barrier();  // no GPU signals a flag another process is still zeroing
+}
+
+int* SyncContext::flag(int from, int owner, int i) const {
+  if (i < 0 || (i + 1) * 128 > static_cast<int>(kFlagBytes)) throw ArgError("too many flags");
+  return reinterpret_cast<int*>(scratch_.at(from, owner) + 128 * i);
+}
+
+PeerTable<int> SyncContext::flag_table(int from, int i) const { return scratch_.table<int>(from, 128ull * i); }
+
+int* SyncContext::local_flags(int gpu) {
+  group_.set_device(gpu);
+  PK_CUDA_CHECK(cudaMemset(scratch_.local(gpu), 0, kFlagBytes));
   PK_CUDA_CHECK(cudaDeviceSynchronize());
-  return reinterpret_cast<int*>(scratch_.at(gpu));
+  return reinterpret_cast<int*>(scratch_.local(gpu));
 }
-uint32_t* SyncContext::cycles(int gpu) { return reinterpret_cast<uint32_t*>(scratch_.at(gpu) + kCyclesOffset); }
-TimingRecord* SyncContext::record(int gpu) { return reinterpret_cast<TimingRecord*>(scratch_.at(gpu) + kRecordOffset); }
-int* SyncContext::scratch_int(int gpu) { return reinterpret_cast<int*>(scratch_.at(gpu) + kIntOffset); }
+uint32_t* SyncContext::cycles(int gpu) { return reinterpret_cast<uint32_t*>(scratch_.local(gpu) + kCyclesOffset); }
+TimingRecord* SyncContext::record(int gpu) { return reinterpret_cast<TimingRecord*>(scratch_.local(gpu) + kRecordOffset); }
+int* SyncContext::scratch_int(int gpu) { return reinterpret_cast<int*>(scratch_.local(gpu) + kIntOffset); }
 
-unsigned long long* SyncContext::peer_table(int gpu, const std::map<int, const void*>& entries) {
-  unsigned long long host[kMaxGpus] = {};
-  for (const auto& [pe, p] : entries) {
-    if (pe < 0 || pe >= kMaxGpus) throw ArgError("peer table holds GPUs 0.." + std::to_string(kMaxGpus - 1));
-    host[pe] = reinterpret_cast<unsigned long long>(p);
+void SyncContext::on(int gpu, const std::function<void()>& fn) {
+  if (solo_) {  // already in the driving process alone
+    group_.set_device(gpu);
+    fn();
+    return;
   }
-  auto* table = reinterpret_cast<unsigned long long*>(scratch_int(gpu) + 64);  // after the smid and timer words
-  PK_CUDA_CHECK(cudaSetDevice(gpu));
-  PK_CUDA_CHECK(cudaMemcpy(table, host, sizeof host, cudaMemcpyHostToDevice));
-  return table;
+  collectively(group_.comm(), [&] {
+    if (drives(gpu)) {
+      group_.set_device(gpu);
+      fn();
+    }
+  });
 }
 
-void* SyncContext::big(int gpu, const std::string& name, size_t bytes) {
-  auto key = std::make_pair(gpu, name);
-  auto it = big_.find(key);
-  if (it != big_.end()) return it->second;
-  void* p = group_.alloc(gpu, bytes);
-  big_[key] = p;
-  return p;
+void SyncContext::barrier() {
+  if (!solo_) group_.barrier();
+}
+
+LatencyResult SyncContext::solo(int gpu, const std::function<LatencyResult()>& fn) {
+  LatencyResult r;
+  on(gpu, [&] {
+    solo_ = true;
+    try {
+      r = fn();
+    } catch (...) {
+      solo_ = false;
+      throw;
+    }
+    solo_ = false;
+  });
+  return share(gpu, r);
+}
+
+LatencyResult SyncContext::share(int gpu, const LatencyResult& mine) {
+  if (group_.processes() == 1) return mine;
+  const int root = group_.owner_rank(gpu);
+  auto& comm = group_.comm();
+  LatencyResult r = mine;
+  r.ns = comm.broadcast_doubles(mine.ns, root);
+  r.clock_source = comm.broadcast_string(mine.clock_source, root);
+  auto nums = comm.broadcast_doubles({mine.clock_resolution_ns, double(mine.sm_a), double(mine.sm_b), mine.gbps}, root);
+  r.clock_resolution_ns = nums[0];
+  r.sm_a = static_cast<int>(nums[1]);
+  r.sm_b = static_cast<int>(nums[2]);
+  r.gbps = nums[3];
+  return r;
 }
 
 double SyncContext::globaltimer_resolution_ns(int gpu) {
   auto it = gt_res_.find(gpu);
   if (it != gt_res_.end()) return it->second;
-  PK_CUDA_CHECK(cudaSetDevice(gpu));
+  group_.set_device(gpu);
   unsigned long long* d = reinterpret_cast<unsigned long long*>(scratch_int(gpu) + 16);
   globaltimer_resolution_kernel<<<1, 1>>>(200000, d, d + 1, record(gpu));
   PK_CUDA_CHECK_LAUNCH();
@@ -75,15 +131,28 @@ double SyncContext::globaltimer_resolution_ns(int gpu) {
 }
 
 void SyncContext::sync_and_check(const std::vector<int>& gpus) {
-  for (int g : gpus) {
-    PK_CUDA_CHECK(cudaSetDevice(g));
-    PK_CUDA_CHECK(cudaDeviceSynchronize());
+  if (solo_) {
+    for (int g : gpus) {
+      group_.set_device(g);
+      PK_CUDA_CHECK(cudaDeviceSynchronize());
+    }
+    status_.check(gpus);
+    return;
   }
-  status_.check(gpus);
+  collectively(group_.comm(), [&] {
+    std::vector<int> mine;
+    for (int g : gpus)
+      if (drives(g)) {
+        group_.set_device(g);
+        PK_CUDA_CHECK(cudaDeviceSynchronize());
+        mine.push_back(g);
+      }
+    status_.check(mine);
+  });
 }
 
-LatencyResult SyncContext::collect(int gpu) {
-  PK_CUDA_CHECK(cudaSetDevice(gpu));
+LatencyResult SyncContext::collect_local(int gpu) {
+  group_.set_device(gpu);
   TimingRecord rec{};
   PK_CUDA_CHECK(cudaMemcpy(&rec, record(gpu), sizeof rec, cudaMemcpyDeviceToHost));
   std::vector<uint32_t> cyc(total_iters());
@@ -97,6 +166,13 @@ LatencyResult SyncContext::collect(int gpu) {
   r.sm_a = rec.sm;
   for (int i = opt_.warmup_iters; i < total_iters(); ++i) r.ns.push_back(cyc[i] / cycles_per_ns);
   return r;
+}
+
+LatencyResult SyncContext::collect(int gpu) {
+  if (solo_) return collect_local(gpu);
+  LatencyResult r;
+  on(gpu, [&] { r = collect_local(gpu); });
+  return share(gpu, r);
 }
 
 std::string Variant::name() const {

@@ -1,6 +1,8 @@
 #pragma once
-// Shared pieces of the synchronisation study: options, per-GPU scratch memory, turning
-// in-kernel cycle counts into nanoseconds, and the variant table each level adds to.
+// Shared pieces of the synchronisation study: options, symmetric scratch memory (flags,
+// cycle buffers, timing records), turning in-kernel cycle counts into nanoseconds, and the
+// variant table each level adds to. A variant runs on every process: work on a GPU happens
+// in the process that drives it, and results travel from there to every rank.
 #include <cuda_runtime.h>
 
 #include <functional>
@@ -37,88 +39,108 @@ struct LatencyResult {
 
 class SyncContext {
  public:
-  SyncContext(const Topology& t, PeerGroup& g, SyncOptions o);
+  SyncContext(PeerGroup& g, SyncOptions o);  // collective
   ~SyncContext();
-  const Topology& topo() const { return topo_; }
+  const Topology& topo() const { return group_.topology(); }
   PeerGroup& group() { return group_; }
   const SyncOptions& opt() const { return opt_; }
   StatusBoard& status() { return status_; }
-  Gate& gate() { return gate_; }
   cudaStream_t stream(int gpu) { return streams_.get(gpu, 0); }
   Deadline deadline(int gpu) { return status_.deadline(gpu, opt_.timeout_ms); }
   int total_iters() const { return opt_.iters + opt_.warmup_iters; }
+  bool drives(int gpu) const { return group_.drives(gpu); }
 
-  // Zeroed flag words on `gpu` (each on its own 128-B line), valid until the next call.
-  int* flags(int gpu, int count);
-  // Per-GPU buffers for cycle counts and the timing record.
+  // Flags: 128-B lines of a symmetric buffer. reset_flags() zeroes them on every GPU
+  // (collective); flag(from, owner, i) is owner's flag i as `from` addresses it.
+  void reset_flags();
+  int* flag(int from, int owner, int i = 0) const;
+  PeerTable<int> flag_table(int from, int i = 0) const;
+  // Single-GPU variants (run by the driving process alone): zeroed local flags.
+  int* local_flags(int gpu);
+  // Per-GPU buffers for cycle counts and the timing record (gpu driven here).
   uint32_t* cycles(int gpu);
   TimingRecord* record(int gpu);
   int* scratch_int(int gpu);  // e.g. a partner's %smid
-  // The address through which `from` reaches `owner`'s memory `p`.
-  template <class T>
-  T* peer(int from, int owner, T* p) const {
-    return static_cast<T*>(group_.peer_ptr(from, owner, p));
-  }
-  // Gates every GPU's stream, enqueues `launch(gpu)` on each, opens the gate so they start
-  // together, then waits and checks the status words.
+  // Large symmetric buffers allocated up front (allocation is collective).
+  const SymBuf& chase() const { return chase_; }
+  const SymBuf& small() const { return small_; }
+
+  // Gates the streams of `gpus` that this process drives, enqueues `launch(gpu)` on each,
+  // opens the gate for every process so they start together, then waits and checks the
+  // status words (every process learns the first failure).
   template <class Launch>
   void launch_together(const std::vector<int>& gpus, Launch launch) {
-    for (int g : gpus) {
-      PK_CUDA_CHECK(cudaSetDevice(g));
-      gate_.arm(stream(g), deadline(g));
-      launch(g);
-      PK_CUDA_CHECK_LAUNCH();
+    std::string err;
+    try {
+      for (int g : gpus) {
+        if (!drives(g)) continue;
+        gate_.arm(g, stream(g), deadline(g));
+        launch(g);
+        PK_CUDA_CHECK_LAUNCH();
+      }
+    } catch (const std::exception& e) {
+      err = e.what();
     }
     gate_.open();
+    if (!err.empty()) {
+      sync_local(gpus);
+      throw std::runtime_error(group_.comm().first_error(err));
+    }
     sync_and_check(gpus);
   }
-  // A library-style peer table on `gpu`: entry pe = the address `gpu` uses for pe's memory.
-  unsigned long long* peer_table(int gpu, const std::map<int, const void*>& entries);
-  // Large per-GPU buffers, allocated on first use.
-  void* big(int gpu, const std::string& name, size_t bytes);
+  // Runs `fn` in the process driving `gpu` (errors reach every process).
+  void on(int gpu, const std::function<void()>& fn);
+  // Runs a single-GPU variant in the process driving `gpu` alone (inside it, collect() and
+  // sync_and_check() stay local) and gives its result to every process.
+  LatencyResult solo(int gpu, const std::function<LatencyResult()>& fn);
+  // A barrier over the processes (nothing inside solo()).
+  void barrier();
+  // The result measured by `gpu`'s process, on every process.
+  LatencyResult share(int gpu, const LatencyResult& r);
 
-  // %globaltimer's measured step on `gpu` (ns), measured once.
+  // %globaltimer's measured step on `gpu` (ns), measured once (driving process).
   double globaltimer_resolution_ns(int gpu);
 
   // Copies `gpu`'s cycles and record back and converts the measured part to ns, calibrating
-  // clock64 against %globaltimer over the kernel; checks the status word first.
+  // clock64 against %globaltimer over the kernel; every process gets the result.
   LatencyResult collect(int gpu);
+  // Synchronises the driven GPUs of `gpus` and checks their status words; collective.
   void sync_and_check(const std::vector<int>& gpus);
 
  private:
-  const Topology& topo_;
+  void sync_local(const std::vector<int>& gpus);
+  LatencyResult collect_local(int gpu);
   PeerGroup& group_;
   SyncOptions opt_;
   StatusBoard status_;
   Gate gate_;
   StreamPool streams_;
-  std::map<int, char*> scratch_;
-  std::map<std::pair<int, std::string>, void*> big_;
+  SymBuf scratch_, chase_, small_;
   std::map<int, double> gt_res_;
+  bool solo_ = false;
 };
 
 struct Variant {
-  std::string level;      // intra_sm | inter_sm | cross_gpu | library | host | clock
+  std::string level;      // intra_sm | inter_sm | cross_gpu | host | clock
   std::string primitive;  // e.g. flag_pingpong, mbarrier_pingpong, grid_barrier
   std::string scope;      // cta | gpu | sys | host
-  std::string semantics;  // e.g. release_acquire, relaxed_fence, red_release, library_style
+  std::string semantics;  // memory ordering: release_acquire, relaxed, relaxed_fence, red_release, ...
   std::string placement;  // where flags live, where polls go (cross-GPU), or ""
   int participants = 1;   // warps, blocks or GPUs
   bool round_trip = false;  // ns are round trips: one-way = half
-  int gpus_needed = 1;
+  int gpus_needed = 1;    // 1: runs in gpu_a's process alone
   std::function<LatencyResult(SyncContext&)> run;
   std::string name() const;
 };
 
-// Shared with the library level (sync_cross_gpu.cu): dependent loads by `reader` over a
-// buffer on `owner`, and the PK signal (red.release.sys to the partner, local acquire poll).
-LatencyResult pointer_chase(SyncContext& c, int reader, int owner, bool library_style);
+// Shared with other levels: dependent loads by `reader` over the chase buffer of `owner`,
+// and the PK signal (red.release.sys to the partner, local acquire poll).
+LatencyResult pointer_chase(SyncContext& c, int reader, int owner);
 LatencyResult pk_signal_pingpong(SyncContext& c);
 
 void add_intra_sm_variants(std::vector<Variant>& v);
 void add_inter_sm_variants(std::vector<Variant>& v, int sm_count);
 void add_cross_gpu_variants(std::vector<Variant>& v, int n_gpus);
-void add_library_variants(std::vector<Variant>& v);
 void add_host_variants(std::vector<Variant>& v);
 
 const std::vector<std::string>& sync_columns();

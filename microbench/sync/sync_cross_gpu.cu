@@ -1,8 +1,9 @@
 // Across GPUs over NVLink: flag ping-pong through peer memory (signal by writing the
-// partner's memory, or by writing locally and letting the partner poll over the link),
+// partner's memory, or by writing locally and letting the partner poll over the link) with
+// every memory ordering from relaxed to release/acquire,
 // one GPU signalling all others, a barrier across GPUs against the GPU count, and the
 // latency of a dependent load from the peer's memory against local memory.
-#include "../../kernels/sync_library_style.cuh"
+#include "../../kernels/sync_library_style.cuh"  // chase kernels
 #include "../../kernels/sync_signal.cuh"
 #include "../harness/cuda_check.h"
 #include "sync_common.h"
@@ -13,25 +14,30 @@ namespace {
 template <class Sem>
 LatencyResult pingpong_two_gpus(SyncContext& c, bool remote_write) {
   const int a = c.opt().gpu_a, b = c.opt().gpu_b;
-  int* fa = c.flags(a, 1);
-  int* fb = c.flags(b, 1);
+  c.reset_flags();
   PingPongSide init{}, resp{};
-  if (remote_write) {  // write the partner's memory, poll your own
-    init = {c.peer(a, b, fb), fa, true, c.cycles(a), c.record(a), nullptr};
-    resp = {c.peer(b, a, fa), fb, false, nullptr, nullptr, nullptr};
-  } else {  // write your own memory, poll the partner's over NVLink
-    init = {fa, c.peer(a, b, fb), true, c.cycles(a), c.record(a), nullptr};
-    resp = {fb, c.peer(b, a, fa), false, nullptr, nullptr, nullptr};
-  }
+  c.on(a, [&] {
+    // remote_write: write the partner's flag, poll your own; else write your own, poll the
+    // partner's over NVLink.
+    init = remote_write ? PingPongSide{c.flag(a, b), c.flag(a, a), true, c.cycles(a), c.record(a), nullptr}
+                        : PingPongSide{c.flag(a, a), c.flag(a, b), true, c.cycles(a), c.record(a), nullptr};
+  });
+  c.on(b, [&] {
+    resp = remote_write ? PingPongSide{c.flag(b, a), c.flag(b, b), false, nullptr, nullptr, nullptr}
+                        : PingPongSide{c.flag(b, b), c.flag(b, a), false, nullptr, nullptr, nullptr};
+  });
   c.launch_together({b, a}, [&](int g) {
     const PingPongSide& s = g == a ? init : resp;
     flag_pingpong_kernel<Sem><<<1, 32, 0, c.stream(g)>>>(s, s, c.total_iters(), c.deadline(g));
   });
-  int ends[2];
-  PK_CUDA_CHECK(cudaMemcpy(&ends[0], fa, sizeof(int), cudaMemcpyDeviceToHost));
-  PK_CUDA_CHECK(cudaMemcpy(&ends[1], fb, sizeof(int), cudaMemcpyDeviceToHost));
-  if (ends[0] != c.total_iters() || ends[1] != c.total_iters())
-    throw std::runtime_error("flags ended at " + std::to_string(ends[0]) + "/" + std::to_string(ends[1]));
+  for (int g : {a, b})
+    c.on(g, [&] {
+      int end = 0;
+      PK_CUDA_CHECK(cudaMemcpy(&end, c.flag(g, g), sizeof(int), cudaMemcpyDeviceToHost));
+      if (end != c.total_iters())
+        throw std::runtime_error("GPU" + std::to_string(g) + "'s flag ended at " + std::to_string(end) + ", expected " +
+                                 std::to_string(c.total_iters()));
+    });
   return c.collect(a);
 }
 
@@ -43,32 +49,27 @@ std::vector<int> first_gpus(int n) {
 
 LatencyResult one_to_all(SyncContext& c, int n) {
   const int root = 0;
-  std::vector<int*> flag(n);
-  for (int g = 0; g < n; ++g) flag[g] = c.flags(g, 2);
-  int* acks = flag[root] + 32;
+  c.reset_flags();
   c.launch_together(first_gpus(n), [&](int g) {
-    GpuCounters f{};
-    for (int x = 0; x < n; ++x) f.at[x] = x == g ? flag[x] : c.peer(g, x, flag[x]);
-    int* ack = g == root ? acks : c.peer(g, root, acks);
-    one_to_all_kernel<<<1, 32, 0, c.stream(g)>>>(f, ack, n, g, root, c.total_iters(), c.cycles(g), c.record(g),
-                                                 c.deadline(g));
+    // Flag 0 of every GPU receives the root's signal; flag 1 of the root collects the answers.
+    one_to_all_kernel<<<1, 32, 0, c.stream(g)>>>(c.flag_table(g, 0), c.flag(g, root, 1), n, g, root,
+                                                 c.total_iters(), c.cycles(g), c.record(g), c.deadline(g));
   });
   return c.collect(root);
 }
 
 LatencyResult gpu_barrier(SyncContext& c, int n) {
-  std::vector<int*> counter(n);
-  for (int g = 0; g < n; ++g) counter[g] = c.flags(g, 1);
+  c.reset_flags();
   c.launch_together(first_gpus(n), [&](int g) {
-    GpuCounters k{};
-    for (int x = 0; x < n; ++x) k.at[x] = x == g ? counter[x] : c.peer(g, x, counter[x]);
-    gpu_barrier_kernel<<<1, 32, 0, c.stream(g)>>>(k, n, g, c.total_iters(), c.cycles(g), c.record(g), c.deadline(g));
+    gpu_barrier_kernel<<<1, 32, 0, c.stream(g)>>>(c.flag_table(g, 0), n, g, c.total_iters(), c.cycles(g), c.record(g),
+                                                  c.deadline(g));
   });
-  for (int g = 0; g < n; ++g) {
-    int end = 0;
-    PK_CUDA_CHECK(cudaMemcpy(&end, counter[g], sizeof end, cudaMemcpyDeviceToHost));
-    if (end != n * c.total_iters()) throw std::runtime_error("barrier counter ended at " + std::to_string(end));
-  }
+  for (int g = 0; g < n; ++g)
+    c.on(g, [&] {
+      int end = 0;
+      PK_CUDA_CHECK(cudaMemcpy(&end, c.flag(g, g), sizeof end, cudaMemcpyDeviceToHost));
+      if (end != n * c.total_iters()) throw std::runtime_error("barrier counter ended at " + std::to_string(end));
+    });
   return c.collect(0);
 }
 
@@ -76,25 +77,23 @@ LatencyResult gpu_barrier(SyncContext& c, int n) {
 
 LatencyResult pk_signal_pingpong(SyncContext& c) { return pingpong_two_gpus<RedReleaseSys>(c, true); }
 
-// A dependent pointer chase over a 256 MiB buffer (256-B slots in pseudo-random order,
-// mostly L2 misses) that lives on `owner`, run from `reader`. Shared with the library level.
-LatencyResult pointer_chase(SyncContext& c, int reader, int owner, bool library_style) {
-  constexpr uint64_t kBytes = 256ull << 20, kStrideWords = 32, kSlots = kBytes / (kStrideWords * 8);
-  auto* buf = static_cast<uint64_t*>(c.big(owner, "chase", kBytes));
-  PK_CUDA_CHECK(cudaSetDevice(owner));
-  build_chase_kernel<<<1024, 256>>>(buf, kSlots, kStrideWords);
-  PK_CUDA_CHECK_LAUNCH();
-  PK_CUDA_CHECK(cudaDeviceSynchronize());
-  const uint64_t* base = reader == owner ? buf : c.peer(reader, owner, buf);
-  // The library-style read looks the base up in a table on the reader, every hop.
-  const unsigned long long* table = c.peer_table(reader, {{owner, base}});
-  if (library_style)
-    chase_kernel<true><<<1, 32, 0, c.stream(reader)>>>(base, table, owner, 0, c.total_iters(), c.cycles(reader),
-                                                      c.record(reader));
-  else
-    chase_kernel<false><<<1, 32, 0, c.stream(reader)>>>(base, table, owner, 0, c.total_iters(), c.cycles(reader),
+// A dependent pointer chase over the 256 MiB chase buffer (256-B slots in pseudo-random
+// order, mostly L2 misses) that lives on `owner`, run from `reader`.
+LatencyResult pointer_chase(SyncContext& c, int reader, int owner) {
+  constexpr uint64_t kStrideWords = 32;
+  const uint64_t slots = c.chase().bytes() / (kStrideWords * 8);
+  c.on(owner, [&] {
+    build_chase_kernel<<<1024, 256>>>(reinterpret_cast<uint64_t*>(c.chase().local(owner)), slots, kStrideWords);
+    PK_CUDA_CHECK_LAUNCH();
+    PK_CUDA_CHECK(cudaDeviceSynchronize());
+  });
+  c.barrier();  // built before anyone reads it
+  c.on(reader, [&] {
+    const auto* base = reinterpret_cast<const uint64_t*>(c.chase().at(reader, owner));
+    chase_kernel<false><<<1, 32, 0, c.stream(reader)>>>(base, nullptr, owner, 0, c.total_iters(), c.cycles(reader),
                                                        c.record(reader));
-  PK_CUDA_CHECK_LAUNCH();
+    PK_CUDA_CHECK_LAUNCH();
+  });
   c.sync_and_check({reader});
   return c.collect(reader);
 }
@@ -108,8 +107,15 @@ void add_cross_gpu_variants(std::vector<Variant>& v, int n_gpus) {
   v.push_back({"cross_gpu", "flag_pingpong", "sys", "red_release", rw, 2, true, 2, pk_signal_pingpong});
   v.push_back({"cross_gpu", "flag_pingpong", "sys", "volatile_fence", rw, 2, true, 2,
                [](SyncContext& c) { return pingpong_two_gpus<VolatileFence>(c, true); }});
+  // No ordering at all: what the flag alone costs. Correct only when the flag guards no data.
+  v.push_back({"cross_gpu", "flag_pingpong", "sys", "relaxed", rw, 2, true, 2,
+               [](SyncContext& c) { return pingpong_two_gpus<RelaxedSys>(c, true); }});
+  v.push_back({"cross_gpu", "flag_pingpong", "sys", "volatile", rw, 2, true, 2,
+               [](SyncContext& c) { return pingpong_two_gpus<VolatileNoFence>(c, true); }});
   v.push_back({"cross_gpu", "flag_pingpong", "sys", "release_acquire", lw, 2, true, 2,
                [](SyncContext& c) { return pingpong_two_gpus<ReleaseAcquireSys>(c, false); }});
+  v.push_back({"cross_gpu", "flag_pingpong", "sys", "relaxed", lw, 2, true, 2,
+               [](SyncContext& c) { return pingpong_two_gpus<RelaxedSys>(c, false); }});
   for (int n = 2; n <= std::max(2, std::min(n_gpus, kMaxGpus)); ++n) {
     v.push_back({"cross_gpu", "one_to_all_signal", "sys", "red_release", "", n, true, n,
                  [n](SyncContext& c) { return one_to_all(c, n); }});
@@ -117,9 +123,9 @@ void add_cross_gpu_variants(std::vector<Variant>& v, int n_gpus) {
                  [n](SyncContext& c) { return gpu_barrier(c, n); }});
   }
   v.push_back({"cross_gpu", "dependent_load", "sys", "relaxed", "local_hbm", 1, false, 1,
-               [](SyncContext& c) { return pointer_chase(c, c.opt().gpu_a, c.opt().gpu_a, false); }});
+               [](SyncContext& c) { return pointer_chase(c, c.opt().gpu_a, c.opt().gpu_a); }});
   v.push_back({"cross_gpu", "dependent_load", "sys", "relaxed", "peer_hbm", 2, false, 2,
-               [](SyncContext& c) { return pointer_chase(c, c.opt().gpu_a, c.opt().gpu_b, false); }});
+               [](SyncContext& c) { return pointer_chase(c, c.opt().gpu_a, c.opt().gpu_b); }});
 }
 
 }  // namespace pk::sync

@@ -30,7 +30,7 @@ double steady_resolution_ns() {
 // The smallest nonzero gap between two back-to-back event records on `gpu`: what CUDA
 // events can resolve there.
 double event_min_gap_ns(SyncContext& c, int gpu) {
-  PK_CUDA_CHECK(cudaSetDevice(gpu));
+  c.group().set_device(gpu);
   cudaStream_t s = c.stream(gpu);
   EventPair ev;
   double best = 1e12;
@@ -44,7 +44,7 @@ double event_min_gap_ns(SyncContext& c, int gpu) {
 }
 
 LatencyResult host_timed(SyncContext& c, int gpu, const std::function<void(cudaStream_t)>& op) {
-  PK_CUDA_CHECK(cudaSetDevice(gpu));
+  c.group().set_device(gpu);
   cudaStream_t s = c.stream(gpu);
   LatencyResult r;
   r.clock_source = "host steady_clock around the call and its stream synchronisation";
@@ -61,7 +61,7 @@ LatencyResult host_timed(SyncContext& c, int gpu, const std::function<void(cudaS
 
 LatencyResult launch_back_to_back(SyncContext& c) {
   const int g = c.opt().gpu_a, per_sample = 10, samples = c.opt().iters;
-  PK_CUDA_CHECK(cudaSetDevice(g));
+  c.group().set_device(g);
   cudaStream_t s = c.stream(g);
   EventPair ev;
   LatencyResult r;
@@ -80,7 +80,7 @@ LatencyResult launch_back_to_back(SyncContext& c) {
 
 LatencyResult event_pair(SyncContext& c) {
   const int g = c.opt().gpu_a;
-  PK_CUDA_CHECK(cudaSetDevice(g));
+  c.group().set_device(g);
   cudaStream_t s = c.stream(g);
   EventPair ev;
   LatencyResult r;
@@ -132,18 +132,22 @@ void add_host_variants(std::vector<Variant>& v) {
                }});
   v.push_back({"host", "ce_copy_16B", "host", "memcpy_and_sync", "local_hbm", 1, false, 1, [](SyncContext& c) {
                  const int g = c.opt().gpu_a;
-                 char* buf = static_cast<char*>(c.big(g, "ce_small", 4096));
+                 char* buf = c.small().local(g);
                  return host_timed(c, g, [buf](cudaStream_t s) {
                    PK_CUDA_CHECK(cudaMemcpyAsync(buf + 2048, buf, 16, cudaMemcpyDeviceToDevice, s));
                  });
                }});
   v.push_back({"host", "ce_copy_16B", "host", "memcpy_and_sync", "peer_hbm", 2, false, 2, [](SyncContext& c) {
                  const int a = c.opt().gpu_a, b = c.opt().gpu_b;
-                 char* src = static_cast<char*>(c.big(a, "ce_small", 4096));
-                 char* dst = static_cast<char*>(c.big(b, "ce_small", 4096));
-                 return host_timed(c, a, [=](cudaStream_t s) {
-                   PK_CUDA_CHECK(cudaMemcpyPeerAsync(dst, b, src, a, 16, s));
+                 LatencyResult r;
+                 c.on(a, [&] {  // a copies into b's buffer through the address it maps
+                   char* src = c.small().local(a);
+                   char* dst = c.small().at(a, b);
+                   r = host_timed(c, a, [=](cudaStream_t s) {
+                     PK_CUDA_CHECK(cudaMemcpyAsync(dst, src, 16, cudaMemcpyDeviceToDevice, s));
+                   });
                  });
+                 return c.share(a, r);
                }});
   v.push_back({"host", "event_record_pair", "host", "record_record_sync", "", 1, false, 1, event_pair});
 }

@@ -14,8 +14,8 @@ namespace {
 template <class Sem>
 LatencyResult pingpong_two_sms(SyncContext& c) {
   const int g = c.opt().gpu_a;
-  PK_CUDA_CHECK(cudaSetDevice(g));
-  int* f = c.flags(g, 2);
+  c.group().set_device(g);
+  int* f = c.local_flags(g);
   int* a = f;       // the initiator's flag
   int* b = f + 32;  // the responder's flag, 128 B away
   int* partner_sm = c.scratch_int(g);
@@ -40,8 +40,8 @@ LatencyResult pingpong_two_sms(SyncContext& c) {
 template <bool System>
 LatencyResult atomic_latency(SyncContext& c) {
   const int g = c.opt().gpu_a;
-  PK_CUDA_CHECK(cudaSetDevice(g));
-  int* f = c.flags(g, 1);
+  c.group().set_device(g);
+  int* f = c.local_flags(g);
   atomic_latency_kernel<System><<<1, 32, 0, c.stream(g)>>>(f, c.total_iters(), c.cycles(g), c.record(g));
   PK_CUDA_CHECK_LAUNCH();
   c.sync_and_check({g});
@@ -53,8 +53,8 @@ LatencyResult atomic_latency(SyncContext& c) {
 
 LatencyResult grid_barrier(SyncContext& c, int blocks) {
   const int g = c.opt().gpu_a;
-  PK_CUDA_CHECK(cudaSetDevice(g));
-  int* f = c.flags(g, 2);
+  c.group().set_device(g);
+  int* f = c.local_flags(g);
   auto l = pin_to_sms(reinterpret_cast<const void*>(&grid_barrier_kernel), blocks, 1, 32, 0, c.topo().gpus[g]);
   grid_barrier_kernel<<<l.grid, l.block, l.smem, c.stream(g)>>>(f, f + 32, c.total_iters(), c.cycles(g), c.record(g),
                                                                 c.deadline(g));

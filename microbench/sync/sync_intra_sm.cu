@@ -9,7 +9,7 @@ namespace {
 
 LatencyResult mbarrier_pingpong(SyncContext& c) {
   const int g = c.opt().gpu_a;
-  PK_CUDA_CHECK(cudaSetDevice(g));
+  c.group().set_device(g);
   mbarrier_pingpong_kernel<<<1, 64, 0, c.stream(g)>>>(c.total_iters(), c.cycles(g), c.record(g), c.deadline(g));
   PK_CUDA_CHECK_LAUNCH();
   c.sync_and_check({g});
@@ -19,7 +19,7 @@ LatencyResult mbarrier_pingpong(SyncContext& c) {
 template <bool Named>
 LatencyResult block_barrier(SyncContext& c, int warps) {
   const int g = c.opt().gpu_a;
-  PK_CUDA_CHECK(cudaSetDevice(g));
+  c.group().set_device(g);
   block_barrier_kernel<Named><<<1, warps * 32, 0, c.stream(g)>>>(c.total_iters(), c.cycles(g), c.record(g));
   PK_CUDA_CHECK_LAUNCH();
   c.sync_and_check({g});

@@ -48,34 +48,35 @@ class RegisterOp final : public FlowOp {
   uint32_t msg_;
 };
 
+const Knob kVec{"vec_bytes", "vecs", "B", "register: bytes per ld/st", {4, 8, 16}};
+const Knob kUnroll{"unroll", "unrolls", "loads", "register: loads in flight per thread", {1, 2, 4, 8}};
+
 class Register : public Mechanism {
  public:
   explicit Register(bool l2_hint = false) : l2_hint_(l2_hint) {}
+  std::vector<KnobUse> knobs() const override {
+    Knob vec = kVec;
+    if (l2_hint_) vec.allowed = {16};  // the .L2::256B hint exists for 16-B loads here
+    return {{knobs::sms, 0}, {knobs::blocks_per_sm, 1}, {knobs::threads, 512}, {vec, 16}, {kUnroll, 4}};
+  }
   std::string name() const override { return l2_hint_ ? "reg_l2hint" : "reg"; }
   std::string summary() const override {
     return l2_hint_ ? "register ld/st with the ld .L2::256B prefetch-size hint (16-B vectors)"
                     : "register ld/st, one message per block-iteration";
   }
-  bool uses_sms() const override { return true; }
   uint64_t max_message(const GpuInfo&) const override { return 1ull << 30; }
   uint64_t default_max_ops() const override { return 1u << 20; }
-  void resolve(TransferPoint& p, const GpuInfo& g) const override {
-    if (p.sms == 0) p.sms = g.sm_count;
-    if (p.threads == 0) p.threads = 512;
-    if (p.blocks_per_sm == 0) p.blocks_per_sm = 1;
-    if (p.vec_bytes == 0) p.vec_bytes = 16;
-    if (p.unroll == 0) p.unroll = 4;
-    p.depth = 0;
-    validate_common(p, g, true);
-    if (!pick_kernel(p.vec_bytes, p.unroll, l2_hint_))
-      throw ArgError(name() + ": vector width must be " + (l2_hint_ ? "16" : "4, 8 or 16") +
-                     " B and unroll 1, 2, 4 or 8 (got " + std::to_string(p.vec_bytes) + " B, " +
-                     std::to_string(p.unroll) + ")");
+  void resolve_knobs(TransferPoint& p, const GpuInfo& g) const override {
     if (p.message_bytes > max_message(g)) throw ArgError(name() + ": message larger than 1 GiB");
+    if (p.message_bytes % p.knob(kVec.name))
+      throw ArgError(name() + ": message " + std::to_string(p.message_bytes) + " B is not a multiple of --vecs=" +
+                     std::to_string(p.knob(kVec.name)));
   }
   std::unique_ptr<FlowOp> prepare(const TransferPoint& p, const FlowBuffers& b, const GpuInfo& g) const override {
-    CopyFn fn = pick_kernel(p.vec_bytes, p.unroll, l2_hint_);
-    PinnedLaunch l = pin_to_sms(reinterpret_cast<const void*>(fn), b.sms, p.blocks_per_sm, p.threads, 0, g);
+    CopyFn fn = pick_kernel(p.knob(kVec.name), p.knob(kUnroll.name), l2_hint_);
+    if (!fn) throw ArgError(name() + ": no kernel for this vector width and unroll");
+    PinnedLaunch l = pin_to_sms(reinterpret_cast<const void*>(fn), b.sms, p.knob(knobs::blocks_per_sm.name),
+                                p.knob(knobs::threads.name), 0, g);
     return std::make_unique<RegisterOp>(b, l, fn, static_cast<uint32_t>(p.message_bytes));
   }
 

@@ -18,9 +18,16 @@ constexpr uint64_t kMaxTileBytes = 256 * 256 * 2;
 
 uint32_t stage_stride(uint64_t msg) { return static_cast<uint32_t>((msg + 127) / 128 * 128); }
 
+const Knob kDepth{"pipeline_depth", "depths", "stages", "TMA pipeline stages per issuing warp", {}};
+
+int warps(const TransferPoint& p) { return p.knob(knobs::threads.name) / 32; }
+
 class TmaBase : public Mechanism {
  public:
-  bool uses_sms() const override { return true; }
+  // threads / 32 warps per block each run one pipeline.
+  std::vector<KnobUse> knobs() const override {
+    return {{knobs::sms, 0}, {knobs::blocks_per_sm, 1}, {knobs::threads, 128}, {kDepth, 0}};
+  }
   uint64_t default_max_ops() const override { return 1u << 20; }
   uint64_t max_message(const GpuInfo& g) const override {
     // One warp, one stage: what the kernel's layout leaves of the block's shared memory.
@@ -28,28 +35,24 @@ class TmaBase : public Mechanism {
     return room / 128 * 128;
   }
 
-  void resolve(TransferPoint& p, const GpuInfo& g) const override {
-    if (p.sms == 0) p.sms = g.sm_count;
-    if (p.threads == 0) p.threads = 128;
+  void resolve_knobs(TransferPoint& p, const GpuInfo& g) const override {
+    int& depth = p.knobs[kDepth.name];
+    int& threads = p.knobs[knobs::threads.name];
+    const int bpsm = std::max(1, p.knob(knobs::blocks_per_sm.name));
     // Small messages need many in flight to cover latency: about 48 KiB per warp, 2..16 deep.
-    if (p.depth == 0)
-      p.depth = static_cast<int>(std::clamp<uint64_t>(48 * 1024 / stage_stride(p.message_bytes), 2, 16));
-    if (p.blocks_per_sm == 0) p.blocks_per_sm = 1;
-    p.vec_bytes = p.unroll = 0;
-    validate_common(p, g, true);
+    if (depth == 0) depth = static_cast<int>(std::clamp<uint64_t>(48 * 1024 / stage_stride(p.message_bytes), 2, 16));
     check_message(p, g);
-    if (p.depth < 1 || p.depth > 64) throw ArgError("pipeline depth must be in 1..64");
+    if (depth < 1 || depth > 64) throw ArgError("--depths: pipeline depth must be in 1..64");
+    if (threads < 32 || threads % 32) throw ArgError("--threads must be a multiple of 32 (one pipeline per warp)");
     const uint64_t budget =
-        std::min<uint64_t>(g.smem_per_block_optin_bytes, g.smem_per_sm_bytes / p.blocks_per_sm - g.smem_reserved_per_block_bytes);
-    auto need = [&] {
-      return transfer::tma_smem_bytes(p.threads / 32, p.depth, stage_stride(p.message_bytes));
-    };
-    while (need() > budget && p.auto_fit && (p.threads > 32 || p.depth > 1)) {
-      if (p.threads > 32) p.threads /= 2;
-      else --p.depth;
+        std::min<uint64_t>(g.smem_per_block_optin_bytes, g.smem_per_sm_bytes / bpsm - g.smem_reserved_per_block_bytes);
+    auto need = [&] { return transfer::tma_smem_bytes(threads / 32, depth, stage_stride(p.message_bytes)); };
+    while (need() > budget && p.auto_fit && (threads > 32 || depth > 1)) {
+      if (threads > 32) threads /= 2;
+      else --depth;
     }
     if (need() > budget)
-      throw ArgError(name() + ": " + std::to_string(p.threads / 32) + " warp(s) x " + std::to_string(p.depth) +
+      throw ArgError(name() + ": " + std::to_string(threads / 32) + " warp(s) x " + std::to_string(depth) +
                      " stage(s) of " + format_size(p.message_bytes) + " need " + std::to_string(need()) +
                      " B of shared memory, " + std::to_string(budget) + " B available per block");
   }
@@ -63,14 +66,14 @@ class TmaBase : public Mechanism {
 
   template <class Addr>
   static PinnedLaunch launch_config(const TransferPoint& p, const FlowBuffers& b, const GpuInfo& g) {
-    const uint64_t need = transfer::tma_smem_bytes(p.threads / 32, p.depth, stage_stride(p.message_bytes));
-    return pin_to_sms(reinterpret_cast<const void*>(&tma_copy_kernel<Addr>), b.sms, p.blocks_per_sm, p.threads, need,
-                      g);
+    const uint64_t need = transfer::tma_smem_bytes(warps(p), p.knob(kDepth.name), stage_stride(p.message_bytes));
+    return pin_to_sms(reinterpret_cast<const void*>(&tma_copy_kernel<Addr>), b.sms, p.knob(knobs::blocks_per_sm.name),
+                      p.knob(knobs::threads.name), need, g);
   }
 
   static TmaPipelineParams pipeline(const TransferPoint& p, const FlowBuffers& b, const Deadline& d) {
     return TmaPipelineParams{b.ops, static_cast<uint32_t>(p.message_bytes), stage_stride(p.message_bytes),
-                             static_cast<uint32_t>(p.depth), d};
+                             static_cast<uint32_t>(p.knob(kDepth.name)), d};
   }
 };
 

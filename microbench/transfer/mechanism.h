@@ -1,6 +1,7 @@
 #pragma once
-// A transfer mechanism is one small class: it fills in and checks its knobs, and builds the
-// operation one flow enqueues. Adding a mechanism = one file + one line in mechanisms().
+// A transfer mechanism is one small class: it declares its knobs, fills in and checks their
+// values, and builds the operation one flow enqueues. Adding a mechanism = one file + one
+// line in mechanism_list.h.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -10,6 +11,7 @@
 
 #include "../../kernels/status.cuh"
 #include "../harness/topology.h"
+#include "knob.h"
 #include "transfer_point.h"
 
 namespace pk::transfer {
@@ -42,25 +44,35 @@ class Mechanism {
   virtual ~Mechanism() = default;
   virtual std::string name() const = 0;
   virtual std::string summary() const = 0;
-  virtual bool uses_sms() const = 0;
+  // Its knobs, in the order of point names. A mechanism that runs on SMs lists knobs::sms.
+  virtual std::vector<KnobUse> knobs() const = 0;
+  bool uses_sms() const;
+  bool has_knob(const std::string& knob) const;
   // Largest message one operation can carry on this GPU.
   virtual uint64_t max_message(const GpuInfo& g) const = 0;
   virtual uint64_t default_max_ops() const = 0;
-  // Fills knobs left at 0 with defaults, checks the rest against the GPU (ArgError).
-  virtual void resolve(TransferPoint& p, const GpuInfo& g) const = 0;
+  // Fills knobs left at 0 (declared defaults first, then resolve_knobs()), checks every
+  // value against its declaration and the GPU (ArgError naming the knob's flag).
+  void resolve(TransferPoint& p, const GpuInfo& g) const;
   // bytes_per_op must be a multiple of this.
   virtual uint64_t op_granule(const TransferPoint& p) const { return p.message_bytes; }
   virtual std::unique_ptr<FlowOp> prepare(const TransferPoint& p, const FlowBuffers& b, const GpuInfo& g) const = 0;
+
+ protected:
+  // Mechanism-specific defaults that depend on the point, and checks beyond the declared
+  // allowed values.
+  virtual void resolve_knobs(TransferPoint& p, const GpuInfo& g) const = 0;
 };
 
 const std::vector<const Mechanism*>& mechanisms();
 const Mechanism& mechanism(const std::string& name);  // ArgError if unknown
+std::vector<std::string> mechanism_names();
 
-// Defined in one file each.
-const Mechanism& copy_engine_mechanism();
-const Mechanism& tma_bulk_mechanism();
-const Mechanism& tma_tile_mechanism();
-const Mechanism& register_mechanism();
-const Mechanism& register_l2hint_mechanism();
+// Every knob of every registered mechanism, first declaration first: the knob columns of
+// transfer.csv, the override flags, the order of point names. Throws std::logic_error if
+// two mechanisms declare one knob name differently.
+const std::vector<Knob>& all_knobs();
+// The columns of transfer.csv (the knob columns derive from all_knobs()).
+const std::vector<std::string>& transfer_columns();
 
 }  // namespace pk::transfer

@@ -1,6 +1,8 @@
 // pkbench_transfer: GPU->GPU transfer bandwidth by mechanism, direction, pattern, message
 // size, SM count and per-mechanism knobs. One Google Benchmark per point; one tidy CSV row
-// per point (schema: transfer_columns()).
+// per point (schema: transfer_columns()). Runs as one process driving every GPU, or one
+// process per GPU under mpirun (--peer-mode=ipc|vmm): each process issues the flows of the
+// GPUs it drives and checks the destinations it owns.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -13,11 +15,9 @@
 #include "../harness/args.h"
 #include "../harness/cuda_check.h"
 #include "../harness/device_runtime.h"
-#include "../harness/gbench_csv.h"
-#include "../harness/metadata.h"
 #include "../harness/nvml.h"
-#include "../harness/peer_group.h"
 #include "../harness/stats.h"
+#include "../harness/study.h"
 #include "../harness/timing.h"
 #include "mechanism.h"
 #include "transfer_grid.h"
@@ -34,50 +34,59 @@ struct StudyOptions {
   double study_warmup_ms = 300;
 };
 
+// One flow of a point, as every process sees it.
+struct FlowPlan {
+  FlowPair pair;
+  uint64_t dst_offset = 0;  // its slot in the destination buffer (fan-in patterns share a GPU)
+};
+
 class TransferStudy {
  public:
-  TransferStudy(const Topology& t, PeerGroup& g, PointResults& r, StudyOptions o)
-      : topo_(t), group_(g), results_(r), opt_(o) {}
+  TransferStudy(PeerGroup& g, PointResults& r, StudyOptions o)
+      : group_(g), topo_(g.topology()), results_(r), opt_(o), gate_(g), status_(g), streams_(g) {}
 
-  // Buffers sized for the largest fan-in among the points; sources filled with their pattern.
+  // Symmetric buffers sized for the largest fan-in among the points; sources filled with
+  // their GPU's pattern, destinations poisoned. Collective.
   void setup(const std::vector<TransferPoint>& points) {
     const int n = topo_.count();
-    std::vector<int> fan_in(n, 1);
+    int fan_in = 1;
     for (const auto& p : points) {
       try {
         std::vector<int> in(n, 0);
-        for (const auto& f : flows_for(p, n)) ++in[f.dst];
-        for (int g = 0; g < n; ++g) fan_in[g] = std::max(fan_in[g], in[g]);
+        for (const auto& f : flows_for(p, n)) fan_in = std::max(fan_in, ++in[f.dst]);
       } catch (const std::exception&) {  // reported by the point itself when it runs
       }
     }
-    for (int g = 0; g < n; ++g) {
-      if (!group_.drives(g)) continue;
-      src_[g] = static_cast<char*>(group_.alloc(g, opt_.buffer_bytes));
-      dst_bytes_[g] = opt_.buffer_bytes * fan_in[g];
-      dst_[g] = static_cast<char*>(group_.alloc(g, dst_bytes_[g]));
-      fill_pattern(g, src_[g], opt_.buffer_bytes, seed_of(g), 0);
-      PK_CUDA_CHECK(cudaMemset(dst_[g], kPoison, dst_bytes_[g]));
-    }
-    for (int g = 0; g < n; ++g)
-      if (group_.drives(g)) {
-        PK_CUDA_CHECK(cudaSetDevice(g));
+    src_ = group_.alloc(opt_.buffer_bytes, "transfer source");
+    dst_ = group_.alloc(opt_.buffer_bytes * fan_in, "transfer destination");
+    collectively(group_.comm(), [&] {
+      for (int g : group_.local_gpus()) {
+        group_.set_device(g);
+        fill_pattern(src_.local(g), opt_.buffer_bytes, seed_of(g), 0);
+        PK_CUDA_CHECK(cudaMemset(dst_.local(g), kPoison, dst_.bytes()));
         PK_CUDA_CHECK(cudaDeviceSynchronize());
       }
+    });
   }
 
-  // Memory-bound work on every GPU until clocks and power settle.
+  // Memory-bound work on every local GPU until clocks and power settle.
   void warm_up() {
     using clock = std::chrono::steady_clock;
-    const auto t0 = clock::now();
-    while (std::chrono::duration<double, std::milli>(clock::now() - t0).count() < opt_.study_warmup_ms) {
-      for (auto& [g, p] : dst_) fill_pattern(g, p, dst_bytes_[g], 1, 0);
-      for (auto& [g, p] : dst_) {
-        PK_CUDA_CHECK(cudaSetDevice(g));
-        PK_CUDA_CHECK(cudaDeviceSynchronize());
+    collectively(group_.comm(), [&] {
+      const auto t0 = clock::now();
+      while (std::chrono::duration<double, std::milli>(clock::now() - t0).count() < opt_.study_warmup_ms) {
+        for (int g : group_.local_gpus()) {
+          group_.set_device(g);
+          fill_pattern(dst_.local(g), dst_.bytes(), 1, 0);
+        }
+        sync_local();
       }
-    }
-    for (auto& [g, p] : dst_) PK_CUDA_CHECK(cudaMemset(p, kPoison, dst_bytes_[g]));
+      for (int g : group_.local_gpus()) {
+        group_.set_device(g);
+        PK_CUDA_CHECK(cudaMemset(dst_.local(g), kPoison, dst_.bytes()));
+      }
+      sync_local();
+    });
   }
 
   void run_point(benchmark::State& state, const TransferPoint& p) {
@@ -89,29 +98,46 @@ class TransferStudy {
 
  private:
   static Row describe(const TransferPoint& p) {
-    auto knob = [](int v) { return v ? std::to_string(v) : std::string(); };
-    return Row{{"study", "transfer"},
-               {"sweep", p.sweep},
-               {"mechanism", p.mechanism},
-               {"direction", p.direction},
-               {"pattern", p.pattern},
-               {"src_gpu", std::to_string(p.gpu_a)},
-               {"dst_gpu", std::to_string(p.pattern == "local" ? p.gpu_a : p.gpu_b)},
-               {"message_bytes", std::to_string(p.message_bytes)},
-               {"sms", knob(p.sms)},
-               {"blocks_per_sm", knob(p.blocks_per_sm)},
-               {"threads", knob(p.threads)},
-               {"pipeline_depth", knob(p.depth)},
-               {"vec_bytes", knob(p.vec_bytes)},
-               {"unroll", knob(p.unroll)},
-               {"verified", "no"}};
+    Row r{{"study", "transfer"},
+          {"sweep", p.sweep},
+          {"mechanism", p.mechanism},
+          {"direction", p.direction},
+          {"pattern", p.pattern},
+          {"src_gpu", std::to_string(p.gpu_a)},
+          {"dst_gpu", std::to_string(p.pattern == "local" ? p.gpu_a : p.gpu_b)},
+          {"message_bytes", std::to_string(p.message_bytes)},
+          {"verified", "no"}};
+    for (const auto& [k, v] : p.knobs) r[k] = std::to_string(v);
+    return r;
   }
 
-  unsigned min_clock(const std::vector<int>& devs) const {
-    unsigned c = 0;
-    for (int d : devs)
-      if (auto mhz = nvml::sm_clock_mhz(topo_.gpus[d].pci_bus_id)) c = c ? std::min(c, *mhz) : *mhz;
-    return c;
+  void sync_local() {
+    for (int g : group_.local_gpus()) {
+      group_.set_device(g);
+      PK_CUDA_CHECK(cudaDeviceSynchronize());
+    }
+  }
+
+  // Lowest SM clock over every GPU in `gpus` (each process reads its own).
+  double min_clock(const std::set<int>& gpus) {
+    double c = 1e9;
+    for (int g : gpus)
+      if (group_.drives(g))
+        if (auto mhz = nvml::sm_clock_mhz(topo_.gpus[g].pci_bus_id)) c = std::min(c, double(*mhz));
+    c = group_.comm().min(c);
+    return c >= 1e9 ? 0 : c;
+  }
+
+  // Poisons, on the GPUs this process drives, every destination region of the point.
+  void poison(const std::vector<FlowPlan>& flows, const Plan& plan) {
+    collectively(group_.comm(), [&] {
+      for (const FlowPlan& f : flows)
+        if (group_.drives(f.pair.dst)) {
+          group_.set_device(f.pair.dst);
+          PK_CUDA_CHECK(cudaMemset(dst_.local(f.pair.dst) + f.dst_offset, kPoison, plan.bytes_per_op * plan.groups));
+        }
+      sync_local();
+    });
   }
 
   void measure(benchmark::State& state, const TransferPoint& p, Row& row) {
@@ -133,76 +159,90 @@ class TransferStudy {
     std::set<int> used;
     for (const auto& f : pairs) used.insert(f.src), used.insert(f.dst);
     row["gpus_used"] = std::to_string(used.size());
+    // Reachability is the same on every process: an unreachable pair skips everywhere.
+    for (const auto& f : pairs)
+      for (int owner : {f.src, f.dst})
+        if (!topo_.can_access(f.issuer, owner))
+          throw SkipPoint("GPU" + std::to_string(f.issuer) + " cannot reach GPU" + std::to_string(owner) + "'s memory");
 
-    // Each flow writes its own slot of the destination buffer (fan-in patterns share a GPU).
+    std::vector<FlowPlan> flows;
     std::map<int, int> next_slot;
-    std::vector<std::unique_ptr<FlowOp>> ops;
-    std::vector<Flow> flows;
-    std::vector<FlowBuffers> bufs;
-    for (size_t i = 0; i < pairs.size(); ++i) {
-      const FlowPair& fp = pairs[i];
-      FlowBuffers b;
-      b.src_gpu = fp.src;
-      b.dst_gpu = fp.dst;
-      b.issuer = fp.issuer;
-      b.src_buf = static_cast<char*>(group_.peer_ptr(fp.issuer, fp.src, src_.at(fp.src)));
-      b.src_buf_bytes = opt_.buffer_bytes;
-      b.dst_buf = static_cast<char*>(group_.peer_ptr(fp.issuer, fp.dst, dst_.at(fp.dst)));
-      b.dst_buf_bytes = dst_bytes_.at(fp.dst);
-      b.dst_offset = opt_.buffer_bytes * next_slot[fp.dst]++;
-      b.bytes_per_op = plan.bytes_per_op;
-      b.ops = plan.ops;
-      b.sms = sms_per_flow(p, pairs, fp.issuer);
-      b.deadline = status_.deadline(fp.issuer, opt_.timing.timeout_ms);
-      PK_CUDA_CHECK(cudaSetDevice(fp.issuer));
-      ops.push_back(mech.prepare(p, b, topo_.gpus[fp.issuer]));
-      if (ops.back()->enqueues_per_op() > opt_.timing.max_enqueued)
-        throw ArgError("one operation queues " + std::to_string(ops.back()->enqueues_per_op()) +
-                       " calls, more than --max-enqueued=" + std::to_string(opt_.timing.max_enqueued));
-      FlowOp* op = ops.back().get();
-      const int groups = plan.groups;
-      cudaStream_t s = streams_.get(fp.issuer, static_cast<int>(i));
-      flows.push_back(Flow{fp.issuer, s, op->enqueues_per_op(), [op, s, groups](int k) { op->enqueue(s, k % groups); }});
-      bufs.push_back(b);
-      // Poison what this flow will write, so a skipped message cannot pass the check.
-      PK_CUDA_CHECK(cudaSetDevice(fp.dst));
-      PK_CUDA_CHECK(cudaMemset(dst_.at(fp.dst) + b.dst_offset, kPoison, plan.bytes_per_op * plan.groups));
-    }
-    for (const auto& b : bufs) {
-      PK_CUDA_CHECK(cudaSetDevice(b.dst_gpu));
-      PK_CUDA_CHECK(cudaDeviceSynchronize());
-    }
+    for (const FlowPair& fp : pairs) flows.push_back({fp, opt_.buffer_bytes * next_slot[fp.dst]++});
 
-    FlowTimer timer(std::move(flows), gate_, status_, opt_.timing);
-    const std::vector<int> devs = timer.devices();
-    row["sm_clock_mhz_start"] = std::to_string(min_clock(devs));
+    // This process issues the flows of the GPUs it drives.
+    std::vector<std::unique_ptr<FlowOp>> ops;
+    std::vector<Flow> local;
+    collectively(group_.comm(), [&] {
+      for (size_t i = 0; i < flows.size(); ++i) {
+        const FlowPair& fp = flows[i].pair;
+        if (!group_.drives(fp.issuer)) continue;
+        FlowBuffers b;
+        b.src_gpu = fp.src;
+        b.dst_gpu = fp.dst;
+        b.issuer = fp.issuer;
+        b.src_buf = src_.at(fp.issuer, fp.src);
+        b.src_buf_bytes = opt_.buffer_bytes;
+        b.dst_buf = dst_.at(fp.issuer, fp.dst);
+        b.dst_buf_bytes = dst_.bytes();
+        b.dst_offset = flows[i].dst_offset;
+        b.bytes_per_op = plan.bytes_per_op;
+        b.ops = plan.ops;
+        b.sms = sms_per_flow(p, pairs, fp.issuer);
+        b.deadline = status_.deadline(fp.issuer, opt_.timing.timeout_ms);
+        group_.set_device(fp.issuer);
+        ops.push_back(mech.prepare(p, b, topo_.gpus[fp.issuer]));
+        if (ops.back()->enqueues_per_op() > opt_.timing.max_enqueued)
+          throw ArgError("one operation queues " + std::to_string(ops.back()->enqueues_per_op()) +
+                         " calls, more than --max-enqueued=" + std::to_string(opt_.timing.max_enqueued));
+        FlowOp* op = ops.back().get();
+        const int groups = plan.groups;
+        cudaStream_t s = streams_.get(fp.issuer, static_cast<int>(i));
+        local.push_back(Flow{static_cast<int>(i), fp.issuer, s, op->enqueues_per_op(),
+                             [op, s, groups](int k) { op->enqueue(s, k % groups); }});
+      }
+    });
+    // A skipped message must not pass the check: poison what the flows will write.
+    poison(flows, plan);
+
+    FlowTimer timer(group_, std::move(local), static_cast<int>(flows.size()), gate_, status_, opt_.timing);
+    row["sm_clock_mhz_start"] = fmt_num(min_clock(used));
     row["sm_clock_mhz_max"] = std::to_string(g0.sm_clock_max_mhz);
     const int k = timer.calibrate();
     std::vector<double> step_ms;
-    std::vector<std::vector<double>> flow_ms(pairs.size());
+    std::vector<std::vector<double>> flow_ms(flows.size());
+    int done = 0;
     for (auto _ : state) {
+      // The last sample writes into freshly poisoned destinations and is the one verified:
+      // operations that wrote nothing after the warm-up cannot pass.
+      if (++done == state.max_iterations) poison(flows, plan);
       Sample s = timer.sample();
       state.SetIterationTime(s.step_ms_per_op / 1e3);
       step_ms.push_back(s.step_ms_per_op);
-      for (size_t i = 0; i < pairs.size(); ++i) flow_ms[i].push_back(s.flow_ms_per_op[i]);
+      for (size_t i = 0; i < flows.size(); ++i) flow_ms[i].push_back(s.flow_ms_per_op[i]);
     }
-    row["sm_clock_mhz_end"] = std::to_string(min_clock(devs));
+    row["sm_clock_mhz_end"] = fmt_num(min_clock(used));
 
-    // A wrong result is an error, never a number. Every group an operation wrote is checked.
-    const int groups_written = std::min(plan.groups, timer.ops_run());
-    for (const auto& b : bufs) {
-      for (int gi = 0; gi < groups_written; ++gi) {
-        const uint64_t at = gi * plan.bytes_per_op;
-        PatternCheck c = check_pattern(b.dst_gpu, dst_.at(b.dst_gpu) + b.dst_offset + at, plan.bytes_per_op,
-                                       seed_of(b.src_gpu), b.src_offset + at);
-        if (c.mismatched_words)
-          throw std::runtime_error("verification failed: GPU" + std::to_string(b.src_gpu) + "->GPU" +
-                                   std::to_string(b.dst_gpu) + " group " + std::to_string(gi) + ": " +
-                                   std::to_string(c.mismatched_words) + " of " +
-                                   std::to_string(plan.bytes_per_op / 8) + " words differ; first at byte " +
-                                   std::to_string(c.first_bad_byte));
+    // A wrong result is an error, never a number. Each process checks the destinations it
+    // owns, for every group the last sample wrote (op j used group j % groups).
+    std::set<int> last_groups;
+    for (int op = timer.ops_run() - k; op < timer.ops_run(); ++op) last_groups.insert(op % plan.groups);
+    collectively(group_.comm(), [&] {
+      for (const FlowPlan& f : flows) {
+        if (!group_.drives(f.pair.dst)) continue;
+        group_.set_device(f.pair.dst);
+        for (int gi : last_groups) {
+          const uint64_t at = gi * plan.bytes_per_op;
+          PatternCheck c = check_pattern(dst_.local(f.pair.dst) + f.dst_offset + at, plan.bytes_per_op,
+                                         seed_of(f.pair.src), at);
+          if (c.mismatched_words)
+            throw std::runtime_error("verification failed: GPU" + std::to_string(f.pair.src) + "->GPU" +
+                                     std::to_string(f.pair.dst) + " group " + std::to_string(gi) + ": " +
+                                     std::to_string(c.mismatched_words) + " of " +
+                                     std::to_string(plan.bytes_per_op / 8) + " words differ; first at byte " +
+                                     std::to_string(c.first_bad_byte));
+        }
       }
-    }
+    });
     row["verified"] = "yes";
 
     const SampleStats st = summarize(step_ms);
@@ -211,7 +251,7 @@ class TransferStudy {
     const double per_direction = bytes * pairs.size() / directions_of(pairs);
     const double gbps = per_direction / (st.median * 1e6);
     double fmin = 0, fmax = 0;
-    for (size_t i = 0; i < pairs.size(); ++i) {
+    for (size_t i = 0; i < flows.size(); ++i) {
       const double fg = bytes / (summarize(flow_ms[i]).median * 1e6);
       fmin = i ? std::min(fmin, fg) : fg;
       fmax = i ? std::max(fmax, fg) : fg;
@@ -232,119 +272,142 @@ class TransferStudy {
     if (lr.gbps > 0) state.counters["%line"] = 100.0 * gbps / lr.gbps;
   }
 
-  const Topology& topo_;
   PeerGroup& group_;
+  const Topology& topo_;
   PointResults& results_;
   StudyOptions opt_;
   Gate gate_;
   StatusBoard status_;
   StreamPool streams_;
-  std::map<int, char*> src_, dst_;
-  std::map<int, uint64_t> dst_bytes_;
+  SymBuf src_, dst_;
 };
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+void list_points(const std::vector<TransferPoint>& points) {
+  for (const auto& p : points) std::printf("%s [%s]\n", p.name().c_str(), p.sweep.c_str());
+}
 
 }  // namespace
 }  // namespace pk::transfer
 
 int main(int argc, char** argv) {
-  pk::init_cuda_environment();
   using namespace pk;
   using namespace pk::transfer;
   GridOptions grid;
-  StudyOptions study;
-  std::string csv_path = "transfer.csv";
-  bool list_only = false;
-  Flags flags;
-  std::string presets, mechs;
-  for (const auto& s : preset_names()) presets += (presets.empty() ? "" : ", ") + s;
-  flags.add("preset", &grid.preset, "grid to run: " + presets);
-  flags.add("mechanisms", &grid.mechanisms, "comma list of ce, tma_bulk, tma_tile, reg (or all)");
-  flags.add("directions", &grid.directions, "push, pull, mixed (source pushes and destination pulls at once)");
-  flags.add("patterns", &grid.patterns, "one_way, bidir, local, one_to_all, all_to_one, all_pairs");
-  flags.add("sizes", &grid.sizes, "message sizes: list or range, e.g. 16:1G or 2K,16K or 16:1M:x4");
-  flags.add("total", &grid.total_bytes, "bytes per flow per operation (e.g. 1G); 0 keeps the preset's", true);
-  flags.add("max-ops", &grid.max_ops, "messages per operation at most (tiny messages); 0: mechanism default", false);
-  flags.add("sms", &grid.sms, "SMs per issuing GPU: list/range or all");
-  flags.add("threads", &grid.threads, "threads per block (TMA: 32 per issuing warp)");
-  flags.add("depths", &grid.depths, "TMA pipeline stages per warp");
-  flags.add("blocks-per-sm", &grid.blocks_per_sm, "blocks pinned per SM");
-  flags.add("vecs", &grid.vecs, "register vector width in bytes: 4, 8, 16");
-  flags.add("unrolls", &grid.unrolls, "register loads in flight per thread: 1, 2, 4, 8");
-  flags.add("gpus", &grid.gpus, "A,B: source and destination (root A for one_to_all/all_to_one)");
-  flags.add("gpu-counts", &grid.gpu_counts, "fan patterns over the first K GPUs, for each K listed (e.g. 2,4,8)");
-  flags.add("csv", &csv_path, "tidy CSV output (written atomically after every point)");
-  flags.add("buffer", &study.buffer_bytes, "per-GPU source buffer (and per incoming flow destination)", true);
-  flags.add("samples", &study.timing.samples, "timed samples per point");
-  flags.add("warmup-ms", &study.timing.warmup_ms, "warm-up per point");
-  flags.add("study-warmup-ms", &study.study_warmup_ms, "warm-up of every GPU before the first point");
-  flags.add("target-sample-ms", &study.timing.target_sample_ms, "operations per sample are batched to last this long");
-  flags.add("gap-ms", &study.timing.gap_ms, "idle time between points");
-  flags.add("timeout-ms", &study.timing.timeout_ms, "limit for any spin-wait (a hang becomes an error)");
-  flags.add("max-enqueued", &study.timing.max_enqueued, "calls queued behind the start gate at most");
-  flags.add_bool("list", &list_only, "print the points and exit");
-  try {
-    if (flags.parse(&argc, argv)) {
-      std::printf("%s\nmechanisms:\n", flags.usage("pkbench_transfer").c_str());
-      for (const Mechanism* m : mechanisms()) std::printf("  %-9s %s\n", m->name().c_str(), m->summary().c_str());
-      return 0;
+  StudyOptions opt;
+  std::string buffer = "1G", total;
+  StudyMain study("pkbench_transfer", "GPU-to-GPU transfer bandwidth: copy engine, TMA and register mechanisms",
+                  "transfer.csv");
+  CLI::App& app = study.cli().app();
+  std::string mechs;
+  for (const Mechanism* m : mechanisms()) mechs += "\n    " + m->name() + ": " + m->summary();
+  app.add_option("--preset", grid.preset, "grid to run: " + joined(preset_names()))
+      ->check(CLI::IsMember(preset_names()))
+      ->capture_default_str();
+  app.add_option("--mechanisms", grid.mechanisms, "comma list (or all) of:" + mechs);
+  app.add_option("--directions", grid.directions, "push, pull, mixed (source pushes and destination pulls at once)");
+  app.add_option("--patterns", grid.patterns, "one_way, bidir, local, one_to_all, all_to_one, all_pairs");
+  app.add_option("--sizes", grid.sizes, "message sizes: list or range, e.g. 16:1G or 2K,16K or 16:1M:x4")
+      ->check(size_list_validator());
+  app.add_option("--total", total, "bytes per flow per operation (e.g. 1G); default: the preset's")
+      ->check(size_validator());
+  app.add_option("--max-ops", grid.max_ops, "messages per operation at most (tiny messages); 0: mechanism default");
+  for (const Knob& k : all_knobs()) {
+    std::string help = k.help + (k.unit.empty() ? "" : " [" + k.unit + "]");
+    if (!k.allowed.empty()) {
+      std::string vals;
+      for (int a : k.allowed) vals += (vals.empty() ? "" : ", ") + std::to_string(a);
+      help += " (allowed: " + vals + ")";
     }
-    if (std::find(preset_names().begin(), preset_names().end(), grid.preset) == preset_names().end())
-      throw ArgError("unknown preset '" + grid.preset + "' (known: " + presets + ")");
-    if (study.timing.samples < 1) throw ArgError("--samples must be >= 1");
-    if (study.timing.timeout_ms <= 0) throw ArgError("--timeout-ms must be > 0");
-    if (study.buffer_bytes == 0 || study.buffer_bytes % (16 * 1024))
+    app.add_option("--" + k.flag, grid.knob_lists[k.name], help);
+  }
+  app.add_option("--gpus", grid.gpus, "A,B: source and destination (root A for one_to_all/all_to_one); ranks under mpirun");
+  app.add_option("--gpu-counts", grid.gpu_counts, "fan patterns over the first K GPUs, for each K listed (e.g. 2,4,8)");
+  app.add_option("--buffer", buffer, "per-GPU source buffer (and per incoming flow destination)")
+      ->check(size_validator())
+      ->capture_default_str();
+  app.add_option("--samples", opt.timing.samples, "timed samples per point")->check(CLI::Range(1, 100000))->capture_default_str();
+  app.add_option("--warmup-ms", opt.timing.warmup_ms, "warm-up per point")->check(CLI::Range(0.0, 1e6))->capture_default_str();
+  app.add_option("--study-warmup-ms", opt.study_warmup_ms, "warm-up of every GPU before the first point")
+      ->check(CLI::Range(0.0, 1e7))
+      ->capture_default_str();
+  app.add_option("--target-sample-ms", opt.timing.target_sample_ms, "operations per sample are batched to last this long")
+      ->check(CLI::Range(1e-3, 1e5))
+      ->capture_default_str();
+  app.add_option("--gap-ms", opt.timing.gap_ms, "idle time between points")->check(CLI::Range(0.0, 1e5))->capture_default_str();
+  app.add_option("--timeout-ms", opt.timing.timeout_ms, "limit for any spin-wait (a hang becomes an error)")
+      ->check(CLI::Range(1e-3, 1e6))
+      ->capture_default_str();
+  app.add_option("--max-enqueued", opt.timing.max_enqueued, "calls queued behind the start gate at most")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+
+  if (int rc = study.begin(&argc, argv); rc >= 0) return rc;
+  try {
+    opt.buffer_bytes = parse_size(buffer);
+    if (!total.empty()) grid.total_bytes = parse_size(total);
+    if (opt.buffer_bytes == 0 || opt.buffer_bytes % (16 * 1024))
       throw ArgError("--buffer must be a positive multiple of 16 KiB");
+    check_options(grid);
   } catch (const ArgError& e) {
-    std::fprintf(stderr, "pkbench_transfer: error: %s\n", e.what());
-    return 2;
+    return study.bad_input(e.what());
   }
   benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return kExitBadInput;
 
-  Topology topo = discover_topology();
-  if (topo.count() == 0) {
-    std::fprintf(stderr, "pkbench_transfer: no GPU to measure (%s)\n", topo.no_gpu_reason.c_str());
-    return 3;
+  if (study.list_only() && discover_topology().count() == 0) {
+    // No GPU here: plan against a reference GPU so the grid can still be inspected.
+    try {
+      const auto points = build_grid(grid, reference_gpu(), 0);
+      std::fprintf(stderr, "note: no GPU here; points planned for %s\n", reference_gpu().name.c_str());
+      list_points(points);
+      return 0;
+    } catch (const ArgError& e) {
+      return study.bad_input(e.what());
+    }
   }
-  std::fprintf(stderr, "%s", topo.describe().c_str());
-  if (!nvml::available())
-    std::fprintf(stderr, "note: NVML unavailable (%s): no line rate, no clock readings\n",
-                 nvml::unavailable_reason().c_str());
+  if (int rc = study.start(); rc >= 0) return rc;
+  PeerGroup& group = study.group();
   std::vector<TransferPoint> points;
   try {
     int dropped = 0;
-    points = build_grid(grid, topo.gpus[0], &dropped);
-    std::fprintf(stderr, "%zu points (%d tuning combinations that do not fit were left out)\n", points.size(), dropped);
+    points = build_grid(grid, group.topology().gpus[0], group.size(), &dropped);
+    study.note(std::to_string(points.size()) + " points (" + std::to_string(dropped) +
+               " tuning combinations that do not fit were left out)");
   } catch (const ArgError& e) {
-    std::fprintf(stderr, "pkbench_transfer: error: %s\n", e.what());
-    return 2;
+    return study.bad_input(e.what());
   }
-  if (list_only) {
-    for (const auto& p : points) std::printf("%s [%s]\n", p.name().c_str(), p.sweep.c_str());
+  if (study.list_only()) {
+    if (study.is_root()) list_points(points);
     return 0;
   }
+  if (!nvml::available())
+    study.note("note: NVML unavailable (" + nvml::unavailable_reason() + "): no line rate, no clock readings");
+  PointResults results;
+  std::unique_ptr<TransferStudy> st;
   try {
-    auto group = make_single_process_group(topo);
-    PointResults results;
-    TransferStudy st(topo, *group, results, study);
-    st.setup(points);
-    for (const auto& p : points) {
-      benchmark::RegisterBenchmark(p.name().c_str(), [&st, p](benchmark::State& s) { st.run_point(s, p); })
-          ->UseManualTime()
-          ->Iterations(study.timing.samples)
-          ->Unit(benchmark::kMicrosecond);
-    }
-    TidyCsv csv(csv_path, transfer_columns());
-    csv.flush();  // header now: an interrupted run still leaves a valid file
-    TidyCsvReporter reporter(csv, results, metadata_row(topo, group->mode()));
-    st.warm_up();
-    benchmark::RunSpecifiedBenchmarks(&reporter);
-    benchmark::Shutdown();
-    std::fprintf(stderr, "pkbench_transfer: %d rows (%d errors, %d skipped) -> %s\n", reporter.rows(),
-                 reporter.errors(), reporter.skipped(), csv_path.c_str());
-    return reporter.errors() ? 1 : 0;
+    st = std::make_unique<TransferStudy>(group, results, opt);
+    st->setup(points);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "pkbench_transfer: fatal: %s\n", e.what());
-    return 1;
+    study.fatal(std::string("setup: ") + e.what());
   }
+  for (const auto& p : points) {
+    benchmark::RegisterBenchmark(p.name().c_str(), [&st, p](benchmark::State& s) { st->run_point(s, p); })
+        ->UseManualTime()
+        ->Iterations(opt.timing.samples)
+        ->Unit(benchmark::kMicrosecond);
+  }
+  try {
+    st->warm_up();
+  } catch (const std::exception& e) {
+    study.fatal(std::string("warm-up: ") + e.what());
+  }
+  const int rc = study.run(transfer_columns(), results);
+  st.reset();  // collective teardown before the group goes
+  return rc;
 }

@@ -6,7 +6,7 @@
 
 #include "../harness/args.h"
 #include "../harness/cuda_check.h"
-#include "../harness/metadata.h"
+#include "mechanism.h"
 
 namespace pk::transfer {
 
@@ -25,11 +25,8 @@ std::string TransferPoint::name() const {
   n += "/msg:" + format_size(message_bytes) + "/total:" + format_size(total_bytes);
   if (max_ops) n += "/max_ops:" + std::to_string(max_ops);
   if (gpu_count) n += "/ngpus:" + std::to_string(gpu_count);
-  if (mechanism != "ce") {
-    n += "/sms:" + std::to_string(sms) + "/bpsm:" + std::to_string(blocks_per_sm) + "/threads:" + std::to_string(threads);
-    if (mechanism.rfind("reg", 0) == 0) n += "/vec:" + std::to_string(vec_bytes) + "/unroll:" + std::to_string(unroll);
-    else n += "/depth:" + std::to_string(depth);
-  }
+  for (const Knob& k : all_knobs())  // declaration order, whatever the map's order
+    if (auto it = knobs.find(k.name); it != knobs.end()) n += "/" + k.name + ":" + std::to_string(it->second);
   return n;
 }
 
@@ -89,7 +86,7 @@ int directions_of(const std::vector<FlowPair>& flows) {
 int sms_per_flow(const TransferPoint& p, const std::vector<FlowPair>& flows, int issuer) {
   int k = 0;
   for (const auto& f : flows) k += f.issuer == issuer;
-  return std::max(1, p.sms / std::max(1, k));
+  return std::max(1, p.sms() / std::max(1, k));
 }
 
 void validate_common(const TransferPoint& p, const GpuInfo& g, bool uses_sms) {
@@ -100,16 +97,17 @@ void validate_common(const TransferPoint& p, const GpuInfo& g, bool uses_sms) {
     throw ArgError("message size " + format_size(p.message_bytes) + " is larger than the total " +
                    format_size(p.total_bytes));
   if (!uses_sms) return;
-  if (p.sms < 1 || p.sms > g.sm_count)
-    throw ArgError("--sms=" + std::to_string(p.sms) + " but GPU" + std::to_string(g.ordinal) + " has " +
+  const int sms = p.sms(), bpsm = p.knob(knobs::blocks_per_sm.name), threads = p.knob(knobs::threads.name);
+  if (sms < 1 || sms > g.sm_count)
+    throw ArgError("--sms=" + std::to_string(sms) + " but GPU" + std::to_string(g.ordinal) + " has " +
                    std::to_string(g.sm_count) + " SMs");
-  if (p.blocks_per_sm < 1 || (g.max_blocks_per_sm && p.blocks_per_sm > g.max_blocks_per_sm))
-    throw ArgError("blocks per SM must be in 1.." + std::to_string(g.max_blocks_per_sm ? g.max_blocks_per_sm : 32));
-  if (p.threads < 32 || p.threads > 1024 || p.threads % 32)
-    throw ArgError("threads per block must be a multiple of 32 in 32..1024, got " + std::to_string(p.threads));
-  if (g.max_threads_per_sm && p.threads * p.blocks_per_sm > g.max_threads_per_sm)
-    throw ArgError(std::to_string(p.blocks_per_sm) + " blocks of " + std::to_string(p.threads) +
-                   " threads exceed the SM's " + std::to_string(g.max_threads_per_sm) + " threads");
+  if (bpsm < 1 || (g.max_blocks_per_sm && bpsm > g.max_blocks_per_sm))
+    throw ArgError("--blocks-per-sm must be in 1.." + std::to_string(g.max_blocks_per_sm ? g.max_blocks_per_sm : 32));
+  if (threads < 32 || threads > 1024 || threads % 32)
+    throw ArgError("--threads must be a multiple of 32 in 32..1024, got " + std::to_string(threads));
+  if (g.max_threads_per_sm && threads * bpsm > g.max_threads_per_sm)
+    throw ArgError(std::to_string(bpsm) + " blocks of " + std::to_string(threads) + " threads exceed the SM's " +
+                   std::to_string(g.max_threads_per_sm) + " threads");
 }
 
 Plan make_plan(uint64_t total, uint64_t msg, uint64_t max_ops, uint64_t granule, uint64_t l2, uint64_t region_limit) {
@@ -129,21 +127,6 @@ Plan make_plan(uint64_t total, uint64_t msg, uint64_t max_ops, uint64_t granule,
   groups = std::min<uint64_t>(groups, region_limit / pl.bytes_per_op);
   pl.groups = static_cast<int>(std::max<uint64_t>(1, groups));
   return pl;
-}
-
-const std::vector<std::string>& transfer_columns() {
-  static const std::vector<std::string> c = [] {
-    std::vector<std::string> v = {
-        "study", "sweep", "mechanism", "direction", "pattern", "src_gpu", "dst_gpu", "flows", "message_bytes",
-        "bytes_per_op", "ops_per_flow", "groups", "sms", "blocks_per_sm", "threads", "pipeline_depth", "vec_bytes",
-        "unroll", "iters_per_sample", "samples", "time_us_median", "time_us_min", "time_us_max", "cv", "gbps",
-        "gbps_best", "gbps_total", "gbps_flow_min", "gbps_flow_max", "line_rate_gbps", "pct_of_line_rate",
-        "line_rate_source", "gpus_used", "sm_clock_mhz_start", "sm_clock_mhz_end", "sm_clock_mhz_max", "verified", "status",
-        "error"};
-    for (const auto& m : metadata_columns()) v.push_back(m);
-    return v;
-  }();
-  return c;
 }
 
 }  // namespace pk::transfer

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "../harness/topology.h"
+#include "knob.h"
 
 namespace pk::transfer {
 
@@ -22,14 +23,14 @@ struct TransferPoint {
   uint64_t message_bytes = 16384;
   uint64_t total_bytes = 1ull << 30;  // requested bytes per flow per operation
   uint64_t max_ops = 0;               // messages per operation at most (0: mechanism default)
-  int sms = 0;                        // SMs per issuing GPU (device mechanisms)
-  int blocks_per_sm = 1;
-  int threads = 0;     // per block
-  int depth = 0;       // TMA stages per issuing warp
-  int vec_bytes = 0;   // register: bytes per ld/st
-  int unroll = 0;      // register: loads in flight per thread
+  KnobValues knobs;                   // the mechanism's knobs (0 or absent: its default)
   bool auto_fit = false;  // presets may shrink TMA warps/depth to fit shared memory
 
+  int knob(const std::string& k) const {
+    auto it = knobs.find(k);
+    return it == knobs.end() ? 0 : it->second;
+  }
+  int sms() const { return knob("sms"); }
   std::string name() const;  // unique, stable benchmark name
 };
 
@@ -55,7 +56,5 @@ struct Plan {
 // granule: bytes_per_op must be a multiple of it (a message, or a full row band of tiles).
 Plan make_plan(uint64_t total_bytes, uint64_t message_bytes, uint64_t max_ops, uint64_t granule, uint64_t l2_bytes,
                uint64_t region_limit_bytes);
-
-const std::vector<std::string>& transfer_columns();
 
 }  // namespace pk::transfer

@@ -6,5 +6,5 @@ shift 2
 out=$("$@" 2>&1)
 rc=$?
 case ",$codes," in *",$rc,"*) ;; *) echo "exit $rc, expected $codes; output:"; echo "$out"; exit 1 ;; esac
-echo "$out" | grep -Eq "$re" || { echo "output does not match /$re/:"; echo "$out"; exit 1; }
+echo "$out" | grep -Eq -- "$re" || { echo "output does not match /$re/:"; echo "$out"; exit 1; }
 echo "exit $rc as expected"

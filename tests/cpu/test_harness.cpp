@@ -14,7 +14,7 @@
 #include "microbench/harness/stats.h"
 #include "microbench/harness/tidy_csv.h"
 #include "microbench/harness/topology.h"
-#include "microbench/transfer/transfer_point.h"
+#include "microbench/transfer/mechanism.h"
 
 namespace fs = std::filesystem;
 using namespace pk;
@@ -88,35 +88,20 @@ TEST(Args, ExpandsListsAndRanges) {
   EXPECT_EQ(parse_name_list("all", {"a", "b"}, "x"), (std::vector<std::string>{"a", "b"}));
 }
 
-TEST(Args, FlagsLeaveBenchmarkFlagsAndRejectUnknownOnes) {
-  std::string preset = "default";
-  int samples = 7;
-  uint64_t total = 0;
-  bool list = false;
-  Flags f;
-  f.add("preset", &preset, "");
-  f.add("samples", &samples, "");
-  f.add("total", &total, "", true);
-  f.add_bool("list", &list, "");
-  const char* raw[] = {"prog", "--preset=fig3", "--benchmark_filter=tma", "--samples", "9", "--total=1G", "--list"};
-  std::vector<char*> argv;
-  for (const char* a : raw) argv.push_back(const_cast<char*>(a));
-  argv.push_back(nullptr);
-  int argc = 7;
-  EXPECT_FALSE(f.parse(&argc, argv.data()));
-  EXPECT_EQ(preset, "fig3");
-  EXPECT_EQ(samples, 9);
-  EXPECT_EQ(total, 1ull << 30);
-  EXPECT_TRUE(list);
-  ASSERT_EQ(argc, 2);
-  EXPECT_STREQ(argv[1], "--benchmark_filter=tma");
-
-  const char* bad[] = {"prog", "--no-such-flag=1", nullptr};
-  int argc2 = 2;
-  EXPECT_THROW(f.parse(&argc2, const_cast<char**>(bad)), ArgError);
-  const char* missing[] = {"prog", "--samples", nullptr};
-  int argc3 = 2;
-  EXPECT_THROW(f.parse(&argc3, const_cast<char**>(missing)), ArgError);
+TEST(Args, GpuPairsAreDistinctAndChecked) {
+  EXPECT_EQ(parse_gpu_pair("1", "--gpus"), std::make_pair(1, 0));
+  EXPECT_EQ(parse_gpu_pair("0,3", "--gpus"), std::make_pair(0, 3));
+  EXPECT_THROW(parse_gpu_pair("0,0", "--gpus"), ArgError);
+  EXPECT_THROW(parse_gpu_pair("a,1", "--gpus"), ArgError);
+  EXPECT_THROW(parse_gpu_pair("0,1,2", "--gpus"), ArgError);
+  EXPECT_THROW(parse_gpu_pair("-1,0", "--gpus"), ArgError);
+  EXPECT_NO_THROW(check_gpu_pair({0, 1}, 2, "--gpus"));
+  try {
+    check_gpu_pair({0, 5}, 2, "--gpus");
+    FAIL();
+  } catch (const ArgError& e) {
+    EXPECT_NE(std::string(e.what()).find("--gpus"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Stats, MedianMinMaxAndCv) {

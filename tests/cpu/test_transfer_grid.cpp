@@ -1,6 +1,7 @@
 // CPU tests of the transfer study's grid, validation and planning (no GPU involved).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "microbench/harness/cuda_check.h"
@@ -33,7 +34,7 @@ static TransferPoint point(const std::string& mech, uint64_t msg) {
 
 TEST(TransferGrid, DefaultPresetCoversEveryMechanismWithoutDuplicates) {
   int dropped = -1;
-  auto pts = build_grid(GridOptions{}, h200(), &dropped);
+  auto pts = build_grid(GridOptions{}, h200(), 2, &dropped);
   std::set<std::string> names, mechs, sweeps;
   for (const auto& p : pts) {
     names.insert(p.name());
@@ -45,8 +46,8 @@ TEST(TransferGrid, DefaultPresetCoversEveryMechanismWithoutDuplicates) {
   EXPECT_EQ(sweeps, (std::set<std::string>{"fig2", "fig3", "tune", "mixed", "local"}));
   EXPECT_GT(dropped, 0);  // the tuning grid spans TMA stages that exceed shared memory
   for (const auto& p : pts) {
-    if (p.mechanism == "ce") EXPECT_EQ(p.sms, 0);
-    else EXPECT_TRUE(p.sms >= 1 && p.sms <= 132) << p.name();
+    if (p.mechanism == "ce") EXPECT_TRUE(p.knobs.empty()) << p.name();
+    else EXPECT_TRUE(p.sms() >= 1 && p.sms() <= 132) << p.name();
   }
 }
 
@@ -55,7 +56,7 @@ TEST(TransferGrid, ScalePresetSweepsGpuCountsOnFanPatternsOnly) {
   o.preset = "scale";
   std::set<int> counts;
   std::set<std::string> pats;
-  for (const auto& p : build_grid(o, h200())) {
+  for (const auto& p : build_grid(o, h200(), 2)) {
     counts.insert(p.gpu_count);
     pats.insert(p.pattern);
     EXPECT_NE(p.name().find("/ngpus:"), std::string::npos);
@@ -67,9 +68,9 @@ TEST(TransferGrid, ScalePresetSweepsGpuCountsOnFanPatternsOnly) {
   o.mechanisms = "ce";
   o.directions = "push";
   o.patterns = "one_way";
-  EXPECT_TRUE(build_grid(o, h200()).empty() == false);
+  EXPECT_TRUE(build_grid(o, h200(), 2).empty() == false);
   o.patterns = "one_way,all_pairs";
-  auto pts = build_grid(o, h200());
+  auto pts = build_grid(o, h200(), 2);
   int fan = 0;
   for (const auto& p : pts) fan += p.pattern == "all_pairs";
   EXPECT_EQ(fan, 27 * 2);
@@ -81,7 +82,7 @@ TEST(TransferGrid, Fig2SpansSixteenBytesToOneGiBForTheCopyEngine) {
   o.mechanisms = "ce";
   o.directions = "push";
   o.patterns = "one_way";
-  auto pts = build_grid(o, h200());
+  auto pts = build_grid(o, h200(), 2);
   ASSERT_EQ(pts.size(), 27u);
   EXPECT_EQ(pts.front().message_bytes, 16u);
   EXPECT_EQ(pts.back().message_bytes, 1ull << 30);
@@ -93,12 +94,12 @@ TEST(TransferGrid, AutoFitShrinksTmaStagesForLargeMessages) {
   o.mechanisms = "tma_bulk";
   o.directions = "push";
   o.patterns = "one_way";
-  for (const auto& p : build_grid(o, h200())) {
+  for (const auto& p : build_grid(o, h200(), 2)) {
     const uint64_t stride = (p.message_bytes + 127) / 128 * 128;
-    const uint64_t warps = p.threads / 32;
-    const uint64_t smem = 128 + (warps * p.depth * 8 + 127) / 128 * 128 + warps * p.depth * stride;
+    const uint64_t warps = p.knob("threads") / 32, depth = p.knob("pipeline_depth");
+    const uint64_t smem = 128 + (warps * depth * 8 + 127) / 128 * 128 + warps * depth * stride;
     EXPECT_LE(smem, 232448u) << p.name();
-    EXPECT_GE(p.depth, 1);
+    EXPECT_GE(depth, 1u);
   }
 }
 
@@ -107,37 +108,47 @@ TEST(TransferGrid, RejectsBadExplicitInput) {
   o.preset = "custom";
   o.mechanisms = "tma_bulk";
   o.sizes = "100";  // not a multiple of 16
-  EXPECT_THROW(build_grid(o, h200()), ArgError);
+  EXPECT_THROW(build_grid(o, h200(), 2), ArgError);
   o.sizes = "2G";
   o.total_bytes = 1ull << 30;  // message larger than the total
-  EXPECT_THROW(build_grid(o, h200()), ArgError);
+  EXPECT_THROW(build_grid(o, h200(), 2), ArgError);
   o.sizes = "16K";
-  o.sms = "200";  // more SMs than the GPU has
-  EXPECT_THROW(build_grid(o, h200()), ArgError);
-  o.sms = "";
+  o.knob_lists["sms"] = "200";  // more SMs than the GPU has
+  EXPECT_THROW(build_grid(o, h200(), 2), ArgError);
+  o.knob_lists["sms"] = "";
   o.mechanisms = "warp_drive";
-  EXPECT_THROW(build_grid(o, h200()), ArgError);
+  EXPECT_THROW(build_grid(o, h200(), 2), ArgError);
   o.mechanisms = "tma_bulk";
-  o.depths = "64";
+  o.knob_lists["pipeline_depth"] = "64";
   o.sizes = "64K";  // 4 warps x 64 stages x 64 KiB cannot fit
-  EXPECT_THROW(build_grid(o, h200()), ArgError);
-  o.depths = "";
+  EXPECT_THROW(build_grid(o, h200(), 2), ArgError);
+  o.knob_lists["pipeline_depth"] = "";
+  o.gpus = "0,5";  // no GPU 5 in a 2-GPU run
+  EXPECT_THROW(build_grid(o, h200(), 2), ArgError);
+  o.gpus = "1,1";
+  EXPECT_THROW(build_grid(o, h200(), 2), ArgError);
+  o.gpus = "";
+  o.knob_lists["vec_bytes"] = "8";  // a knob of reg, which is not selected
+  EXPECT_THROW(build_grid(o, h200(), 2), ArgError);
+  o.knob_lists["vec_bytes"] = "";
   o.preset = "nonsense";
-  EXPECT_THROW(build_grid(o, h200()), ArgError);
+  EXPECT_THROW(build_grid(o, h200(), 2), ArgError);
 }
 
 TEST(Mechanisms, CheckTheirOwnKnobs) {
   GpuInfo g = h200();
   TransferPoint p = point("reg", 4096);
-  p.vec_bytes = 12;
+  p.knobs["vec_bytes"] = 12;
   EXPECT_THROW(mechanism("reg").resolve(p, g), ArgError);
   p = point("reg", 4096);
-  p.threads = 100;  // not a multiple of 32
+  p.knobs["threads"] = 100;  // not a multiple of 32
   EXPECT_THROW(mechanism("reg").resolve(p, g), ArgError);
   p = point("reg", 4096);
+  p.knobs["pipeline_depth"] = 3;  // not a knob of reg: dropped
   mechanism("reg").resolve(p, g);
-  EXPECT_EQ(p.sms, 132);
-  EXPECT_EQ(p.vec_bytes, 16);
+  EXPECT_EQ(p.sms(), 132);
+  EXPECT_EQ(p.knob("vec_bytes"), 16);
+  EXPECT_EQ(p.knobs.count("pipeline_depth"), 0u);
   p = point("tma_tile", 1536);  // a multiple of 512 B: 3 rows of 512 B
   EXPECT_NO_THROW(mechanism("tma_tile").resolve(p, g));
   p = point("tma_tile", 48);  // neither a power of two nor whole 512-B rows
@@ -148,7 +159,7 @@ TEST(Mechanisms, CheckTheirOwnKnobs) {
   EXPECT_THROW(mechanism("tma_bulk").resolve(p, g), ArgError);
   EXPECT_EQ(mechanism("tma_tile").op_granule(point("tma_tile", 65536)), 16384u * 128);
   p = point("reg_l2hint", 4096);
-  p.vec_bytes = 8;  // the hint is wired for 16-byte loads only
+  p.knobs["vec_bytes"] = 8;  // the hint is wired for 16-byte loads only
   EXPECT_THROW(mechanism("reg_l2hint").resolve(p, g), ArgError);
   EXPECT_THROW(mechanism("nope"), ArgError);
 }
@@ -181,7 +192,7 @@ TEST(Flows, PatternsExpandToTheRightPairs) {
   p.direction = "push";
   auto o2a = flows_for(p, 8);
   EXPECT_EQ(o2a.size(), 7u);
-  p.sms = 132;
+  p.knobs["sms"] = 132;
   EXPECT_EQ(sms_per_flow(p, o2a, 0), 18);  // 132 SMs shared by 7 flows
   p.pattern = "one_way";
   EXPECT_THROW(flows_for(p, 1), SkipPoint);  // one GPU: skipped with the reason
@@ -210,4 +221,58 @@ TEST(Plan, CapsTinyMessagesAndRotatesSmallWorkingSets) {
   EXPECT_EQ(c.groups, 1);
   EXPECT_THROW(make_plan(1024, 16, 0, 4096, L2, 1ull << 30), ArgError);  // total below one granule
   EXPECT_THROW(make_plan(2ull << 30, 1 << 20, 0, 1 << 20, L2, 1ull << 30), ArgError);  // exceeds the buffers
+}
+
+TEST(Knobs, DeclarationsDriveColumnsNamesAndFlags) {
+  // Every knob a registered mechanism declares is a CSV column, once, in declaration order.
+  const auto& cols = transfer_columns();
+  std::vector<std::string> knob_cols;
+  for (const Knob& k : all_knobs()) {
+    EXPECT_EQ(std::count(cols.begin(), cols.end(), k.name), 1) << k.name;
+    knob_cols.push_back(k.name);
+    EXPECT_FALSE(k.flag.empty());
+  }
+  EXPECT_EQ(knob_cols, (std::vector<std::string>{"sms", "blocks_per_sm", "threads", "pipeline_depth", "vec_bytes",
+                                                 "unroll"}));
+  // The union of allowed values: reg allows 4/8/16-B vectors, reg_l2hint only 16.
+  for (const Knob& k : all_knobs()) {
+    if (k.name == "vec_bytes") EXPECT_EQ(k.allowed, (std::vector<int>{4, 8, 16}));
+  }
+  // A point's name lists exactly its mechanism's knobs, in declaration order.
+  TransferPoint p = point("reg", 4096);
+  mechanism("reg").resolve(p, h200());
+  const std::string n = p.name();
+  EXPECT_NE(n.find("/sms:132/blocks_per_sm:1/threads:512/vec_bytes:16/unroll:4"), std::string::npos) << n;
+  EXPECT_EQ(n.find("pipeline_depth"), std::string::npos) << n;
+  TransferPoint c = point("ce", 4096);
+  mechanism("ce").resolve(c, h200());
+  EXPECT_EQ(c.name().find("sms"), std::string::npos) << c.name();
+  // Each mechanism is registered once and found by name.
+  std::set<std::string> names;
+  for (const auto& m : mechanism_names()) EXPECT_TRUE(names.insert(m).second) << m;
+  EXPECT_EQ(names.size(), mechanisms().size());
+}
+
+TEST(Knobs, OverrideFlagsReachOnlyTheirMechanisms) {
+  GridOptions o;
+  o.preset = "custom";
+  o.mechanisms = "reg,tma_bulk";
+  o.knob_lists["unroll"] = "1,2";
+  int reg = 0, tma = 0;
+  for (const auto& p : build_grid(o, h200(), 2)) {
+    if (p.mechanism == "reg") {
+      ++reg;
+      EXPECT_TRUE(p.knob("unroll") == 1 || p.knob("unroll") == 2);
+    }
+    if (p.mechanism == "tma_bulk") {
+      ++tma;
+      EXPECT_EQ(p.knobs.count("unroll"), 0u);
+    }
+  }
+  EXPECT_EQ(reg, 2);
+  EXPECT_EQ(tma, 1);
+  o.knob_lists["unroll"] = "3";
+  EXPECT_THROW(build_grid(o, h200(), 2), ArgError);
+  o.knob_lists["unroll"] = "1:x";
+  EXPECT_THROW(check_options(o), ArgError);
 }

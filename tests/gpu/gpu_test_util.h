@@ -1,9 +1,15 @@
 #pragma once
-// GPU tests skip, with the reason, where there is no usable GPU.
+// GPU tests skip, with the reason, where there is no usable GPU. The same test binary runs
+// alone (peer mode single) and under `mpirun -np 2` (peer modes ipc and vmm): tests take
+// the modes of this launch as their parameter.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
+
+#include "microbench/harness/comm.h"
+#include "microbench/harness/peer_group.h"
 
 inline std::string no_gpu_reason() {
   int n = 0;
@@ -21,3 +27,19 @@ inline std::string no_gpu_reason() {
     std::string why_ = no_gpu_reason();                       \
     if (!why_.empty()) GTEST_SKIP() << why_;                  \
   } while (0)
+
+// The communicator of this test process (gpu_main.cpp).
+pk::Comm& test_comm();
+
+// single alone; ipc and vmm under an MPI launcher.
+inline std::vector<pk::PeerMode> test_modes() {
+  if (pk::launched_under_mpi()) return {pk::PeerMode::ipc, pk::PeerMode::vmm};
+  return {pk::PeerMode::single};
+}
+
+inline std::string mode_param_name(const ::testing::TestParamInfo<pk::PeerMode>& i) {
+  return pk::peer_mode_name(i.param);
+}
+
+// Every rank learns whether any rank failed, and with what.
+inline std::string agreed(const std::string& mine) { return test_comm().first_error(mine); }

@@ -1,6 +1,6 @@
 // Every synchronisation variant completes with its counters at the expected values (the
-// variants check them and throw otherwise), and a spin-wait whose partner never starts
-// ends with a timeout well within a second.
+// variants check them and throw otherwise) in every peer mode, and a spin-wait whose
+// partner never starts ends with a timeout well within a second.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -14,26 +14,32 @@
 using namespace pk;
 using namespace pk::sync;
 
-TEST(SyncGpu, EveryVariantCompletes) {
+class SyncGpu : public ::testing::TestWithParam<PeerMode> {};
+
+TEST_P(SyncGpu, EveryVariantCompletes) {
   PK_REQUIRE_GPU();
-  Topology topo = discover_topology();
-  auto group = make_single_process_group(topo);
+  PeerGroup group(test_comm(), GetParam());
   SyncOptions opt;
   opt.iters = 200;
   opt.warmup_iters = 10;
-  SyncContext ctx(topo, *group, opt);
+  SyncContext ctx(group, opt);
   std::vector<Variant> v;
   add_host_variants(v);
   add_intra_sm_variants(v);
-  add_inter_sm_variants(v, topo.gpus[0].sm_count);
-  add_cross_gpu_variants(v, topo.count());
-  add_library_variants(v);
+  add_inter_sm_variants(v, group.topology().gpus[0].sm_count);
+  add_cross_gpu_variants(v, group.size());
   int ran = 0;
   for (const auto& x : v) {
-    if (x.gpus_needed > topo.count()) continue;
+    if (x.gpus_needed > group.size()) continue;
     SCOPED_TRACE(x.name());
     LatencyResult r;
-    ASSERT_NO_THROW(r = x.run(ctx));
+    std::string err;
+    try {
+      r = x.gpus_needed == 1 ? ctx.solo(0, [&] { return x.run(ctx); }) : x.run(ctx);
+    } catch (const std::exception& e) {
+      err = e.what();
+    }
+    ASSERT_EQ(err, "");  // every rank threw alike (the variants agree on failures)
     ASSERT_FALSE(r.ns.empty());
     for (double ns : r.ns) ASSERT_GE(ns, 0);
     if (x.level == "inter_sm" && x.primitive == "flag_pingpong") EXPECT_NE(r.sm_a, r.sm_b);
@@ -42,10 +48,14 @@ TEST(SyncGpu, EveryVariantCompletes) {
   EXPECT_GT(ran, 20);
 }
 
-TEST(SyncGpu, MissingPartnerTimesOutWithinASecond) {
+INSTANTIATE_TEST_SUITE_P(PeerModes, SyncGpu, ::testing::ValuesIn(test_modes()), mode_param_name);
+
+TEST(SyncGpuLocal, MissingPartnerTimesOutWithinASecond) {
   PK_REQUIRE_GPU();
-  StatusBoard status;
-  PK_CUDA_CHECK(cudaSetDevice(0));
+  PeerGroup group(test_comm(), test_modes().front());
+  StatusBoard status(group);
+  const int g = group.local_gpus().front();
+  group.set_device(g);
   int* flags = nullptr;
   uint32_t* cycles = nullptr;
   TimingRecord* rec = nullptr;
@@ -55,13 +65,13 @@ TEST(SyncGpu, MissingPartnerTimesOutWithinASecond) {
   PK_CUDA_CHECK(cudaMalloc(&rec, sizeof(TimingRecord)));
   PingPongSide init{flags + 32, flags, true, cycles, rec, nullptr};
   const auto t0 = std::chrono::steady_clock::now();
-  flag_pingpong_kernel<RedReleaseSys><<<1, 32>>>(init, init, 100, status.deadline(0, 100));  // no responder
+  flag_pingpong_kernel<RedReleaseSys><<<1, 32>>>(init, init, 100, status.deadline(g, 100));  // no responder
   PK_CUDA_CHECK(cudaDeviceSynchronize());
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_LT(ms, 1000);
   try {
-    status.check({0});
-    FAIL() << "no timeout reported";
+    status.check({g});
+    ADD_FAILURE() << "no timeout reported";
   } catch (const DeviceFailure& e) {
     EXPECT_NE(std::string(e.what()).find("timeout waiting for flag"), std::string::npos) << e.what();
   }

@@ -1,0 +1,89 @@
+#include "cli.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "args.h"
+#include "cuda_check.h"
+
+namespace pk {
+
+Cli::Cli(std::string program, std::string description) : program_(std::move(program)), app_(std::move(description)) {
+  app_.name(program_);
+  app_.footer(
+      "Google Benchmark's flags (--benchmark_filter=REGEX, --benchmark_out=FILE --benchmark_out_format=json, ...) "
+      "work as usual.\nExit codes: 0 done, 1 a point failed or a fatal error, 2 bad input (nothing ran), 3 no GPU.");
+}
+
+int Cli::parse(int* argc, char** argv, bool quiet) {
+  std::vector<std::string> ours;
+  int out = 1;
+  for (int i = 1; i < *argc; ++i) {
+    const std::string a = argv[i];
+    if (a.rfind("--benchmark_", 0) == 0 || a.rfind("--v=", 0) == 0) argv[out++] = argv[i];
+    else ours.push_back(a);
+  }
+  *argc = out;
+  argv[out] = nullptr;
+  std::vector<std::string> reversed(ours.rbegin(), ours.rend());  // CLI11 takes them last-first
+  try {
+    app_.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    if (!quiet) std::printf("%s", app_.help().c_str());
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    return bad_input(e.what(), quiet);
+  } catch (const ArgError& e) {
+    return bad_input(e.what(), quiet);
+  }
+  return -1;
+}
+
+int Cli::bad_input(const std::string& what, bool quiet) const {
+  if (!quiet) std::fprintf(stderr, "%s: error: %s\n", program_.c_str(), what.c_str());
+  return kExitBadInput;
+}
+
+CLI::Validator size_list_validator() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        try {
+          parse_size_list(s);
+        } catch (const ArgError& e) {
+          return e.what();
+        }
+        return "";
+      },
+      "SIZES");
+}
+
+CLI::Validator size_validator() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        try {
+          parse_size(s);
+        } catch (const ArgError& e) {
+          return e.what();
+        }
+        return "";
+      },
+      "SIZE");
+}
+
+void check_output_path(const std::string& path, const std::string& flag) {
+  if (path.empty()) throw ArgError(flag + " is empty");
+  // The file is written as path.tmp.<pid> and renamed: try exactly that.
+  const std::string probe = path + ".tmp." + std::to_string(getpid());
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
+  if (fd < 0) throw ArgError(flag + "=" + path + ": cannot write there (" + std::strerror(errno) + ")");
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
+
+bool stdout_is_terminal() { return ::isatty(STDOUT_FILENO) == 1; }
+
+}  // namespace pk

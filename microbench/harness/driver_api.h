@@ -1,0 +1,32 @@
+#pragma once
+// Driver-API entry points reached through cudaGetDriverEntryPointByVersion, so nothing links
+// libcuda and every binary still starts where there is no driver. One table, loaded on
+// first use; a missing entry point is a CudaError naming it.
+#include <cuda.h>
+
+namespace pk::driver {
+
+struct Api {
+  CUresult (*cuGetErrorString)(CUresult, const char**);
+  CUresult (*cuDeviceGet)(CUdevice*, int);
+  CUresult (*cuMemGetAllocationGranularity)(size_t*, const CUmemAllocationProp*, CUmemAllocationGranularity_flags);
+  CUresult (*cuMemCreate)(CUmemGenericAllocationHandle*, size_t, const CUmemAllocationProp*, unsigned long long);
+  CUresult (*cuMemRelease)(CUmemGenericAllocationHandle);
+  CUresult (*cuMemExportToShareableHandle)(void*, CUmemGenericAllocationHandle, CUmemAllocationHandleType,
+                                           unsigned long long);
+  CUresult (*cuMemImportFromShareableHandle)(CUmemGenericAllocationHandle*, void*, CUmemAllocationHandleType);
+  CUresult (*cuMemAddressReserve)(CUdeviceptr*, size_t, size_t, CUdeviceptr, unsigned long long);
+  CUresult (*cuMemAddressFree)(CUdeviceptr, size_t);
+  CUresult (*cuMemMap)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle, unsigned long long);
+  CUresult (*cuMemUnmap)(CUdeviceptr, size_t);
+  CUresult (*cuMemSetAccess)(CUdeviceptr, size_t, const CUmemAccessDesc*, size_t);
+};
+
+const Api& api();
+
+// Throws CudaError "<call>: <driver message>" unless r is CUDA_SUCCESS.
+void check(CUresult r, const char* call);
+
+}  // namespace pk::driver
+
+#define PK_CU_CHECK(expr) ::pk::driver::check((expr), #expr)

@@ -1,0 +1,123 @@
+#include "study.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "cuda_check.h"
+#include "metadata.h"
+#include "topology.h"
+
+namespace pk {
+
+StudyMain::StudyMain(std::string program, std::string description, std::string default_csv)
+    : cli_(std::move(program), std::move(description)), csv_path_(std::move(default_csv)) {
+  auto& app = cli_.app();
+  app.add_option("--csv", csv_path_, "tidy CSV output, rewritten atomically after every point")
+      ->capture_default_str();
+  app.add_option("--peer-mode", mode_text_,
+                 "how GPUs share memory: single (one process drives every GPU; default without mpirun), "
+                 "ipc (cudaIpc handles; default under mpirun), vmm (cuMemCreate + file descriptors)")
+      ->check(CLI::IsMember(peer_mode_names()));
+  app.add_flag("--list", list_only_, "print the points and exit");
+}
+
+StudyMain::~StudyMain() {
+  group_.reset();  // symmetric memory goes before MPI_Finalize (importers close collectively)
+  comm_.reset();
+}
+
+int StudyMain::begin(int* argc, char** argv) {
+  init_cuda_environment();
+  try {
+    comm_ = make_comm(argc, &argv);
+  } catch (const ArgError& e) {
+    return cli_.bad_input(e.what());
+  }
+  // Every rank parses the same argv; only rank 0 speaks.
+  const int rc = cli_.parse(argc, argv, /*quiet=*/!is_root());
+  if (rc >= 0) return rc;
+  std::string err;
+  try {
+    mode_ = mode_text_.empty() ? default_peer_mode(comm_->is_mpi()) : parse_peer_mode(mode_text_);
+    check_peer_mode(mode_, *comm_);
+    if (!list_only_ && is_root()) check_output_path(csv_path_, "--csv");
+  } catch (const ArgError& e) {
+    err = e.what();
+  }
+  // Rank 0 alone checks the path: every rank must take the same exit.
+  if (comm_->size() > 1 && comm_->any(!err.empty())) err = comm_->broadcast_string(err, 0);
+  if (!err.empty()) return bad_input(err);
+  return -1;
+}
+
+int StudyMain::bad_input(const std::string& msg) const {
+  if (is_root()) return cli_.bad_input(msg);
+  return kExitBadInput;
+}
+
+void StudyMain::note(const std::string& msg) const {
+  if (is_root()) std::fprintf(stderr, "%s\n", msg.c_str());
+}
+
+int StudyMain::start() {
+  // Every rank must see a GPU; the first reason any rank has is everyone's.
+  Topology local = discover_topology();
+  std::string why = local.count() == 0 ? local.no_gpu_reason : "";
+  why = comm_->first_error(why);
+  if (!why.empty()) {
+    if (is_root()) std::fprintf(stderr, "%s: no GPU to measure (%s)\n", cli_.program().c_str(), why.c_str());
+    return kExitNoGpu;
+  }
+  try {
+    group_ = std::make_unique<PeerGroup>(*comm_, mode_);
+  } catch (const ArgError& e) {
+    return bad_input(e.what());
+  } catch (const std::exception& e) {
+    fatal(std::string("setting up --peer-mode=") + peer_mode_name(mode_) + ": " + e.what());
+  }
+  if (is_root()) {
+    std::fprintf(stderr, "%s", group_->topology().describe().c_str());
+    std::fprintf(stderr, "peer mode %s, %d process(es)\n", group_->mode_name().c_str(), comm_->size());
+  }
+  return -1;
+}
+
+int StudyMain::run(const std::vector<std::string>& columns, PointResults& results) {
+  try {
+    int errors = 0, rows = 0, skipped = 0;
+    if (is_root()) {
+      TidyCsv csv(csv_path_, columns);
+      csv.flush();  // header now: an interrupted run still leaves a valid file
+      TidyCsvReporter reporter(csv, results, metadata_row(*group_),
+                               stdout_is_terminal() ? benchmark::ConsoleReporter::OO_Defaults
+                                                    : benchmark::ConsoleReporter::OO_Tabular);
+      benchmark::RunSpecifiedBenchmarks(&reporter);
+      errors = reporter.errors();
+      rows = reporter.rows();
+      skipped = reporter.skipped();
+    } else {
+      NullReporter quiet;
+      benchmark::RunSpecifiedBenchmarks(&quiet);
+    }
+    benchmark::Shutdown();
+    errors = static_cast<int>(comm_->max(errors));
+    if (is_root())
+      std::fprintf(stderr, "%s: %d rows (%d errors, %d skipped) -> %s\n", cli_.program().c_str(), rows, errors,
+                   skipped, csv_path_.c_str());
+    return errors ? 1 : 0;
+  } catch (const std::exception& e) {
+    fatal(e.what());
+  }
+}
+
+void StudyMain::fatal(const std::string& msg) {
+  if (comm_ && comm_->size() > 1)
+    std::fprintf(stderr, "%s: rank %d: fatal: %s\n", cli_.program().c_str(), comm_->rank(), msg.c_str());
+  else
+    std::fprintf(stderr, "%s: fatal: %s\n", cli_.program().c_str(), msg.c_str());
+  std::fflush(stderr);
+  if (comm_) comm_->abort(1);
+  std::exit(1);
+}
+
+}  // namespace pk

@@ -1,0 +1,65 @@
+#pragma once
+// The life of a study binary, the same for every study and in every peer mode:
+//   begin()  MPI (when started by mpirun), the command line (CLI11; errors exit 2 before
+//            anything runs, printed once), the output path checked;
+//   start()  the GPUs (none: exit 3), the PeerGroup of the chosen --peer-mode;
+//   run()    the registered Google Benchmarks. Every rank runs every point with the same
+//            iteration counts; rank 0 reports (console + tidy CSV), the others use a null
+//            reporter. A fatal error on any rank ends every rank with its message.
+#include <benchmark/benchmark.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+#include "comm.h"
+#include "gbench_csv.h"
+#include "peer_group.h"
+
+namespace pk {
+
+class StudyMain {
+ public:
+  StudyMain(std::string program, std::string description, std::string default_csv);
+  ~StudyMain();
+  Cli& cli() { return cli_; }
+
+  // Returns -1 to go on, else the exit code.
+  int begin(int* argc, char** argv);
+  // After the study's own flag checks that need no GPU. Returns -1 to go on, else the exit
+  // code (kExitNoGpu with the reason when this machine has no usable GPU).
+  int start();
+  // Runs every registered benchmark; returns the exit code (1 if any point failed).
+  int run(const std::vector<std::string>& columns, PointResults& results);
+
+  Comm& comm() { return *comm_; }
+  PeerGroup& group() { return *group_; }
+  bool is_root() const { return comm_->rank() == 0; }
+  bool list_only() const { return list_only_; }
+  const std::string& csv_path() const { return csv_path_; }
+  PeerMode peer_mode() const { return mode_; }
+  // A message on stderr from rank 0 only.
+  void note(const std::string& msg) const;
+  // Prints "<program>: [rank R: ]fatal: msg" and ends every rank with exit code 1.
+  [[noreturn]] void fatal(const std::string& msg);
+  // Prints a bad-input error once and returns kExitBadInput (for checks after begin()).
+  int bad_input(const std::string& msg) const;
+
+ private:
+  Cli cli_;
+  std::string csv_path_, mode_text_;
+  bool list_only_ = false;
+  PeerMode mode_ = PeerMode::single;
+  std::unique_ptr<Comm> comm_;
+  std::unique_ptr<PeerGroup> group_;
+};
+
+// Console reporting off (ranks other than 0).
+class NullReporter : public benchmark::BenchmarkReporter {
+ public:
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<Run>&) override {}
+};
+
+}  // namespace pk

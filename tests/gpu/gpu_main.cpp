@@ -1,0 +1,24 @@
+// GPU tests' main: MPI when started by mpirun (every rank runs every test; the exit code is
+// the worst rank's), one process otherwise.
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "gpu_test_util.h"
+#include "microbench/harness/cuda_check.h"
+
+namespace {
+std::unique_ptr<pk::Comm> g_comm;
+}
+
+pk::Comm& test_comm() { return *g_comm; }
+
+int main(int argc, char** argv) {
+  pk::init_cuda_environment();
+  ::testing::InitGoogleTest(&argc, argv);
+  g_comm = pk::make_comm(&argc, &argv);
+  int rc = RUN_ALL_TESTS();
+  rc = static_cast<int>(g_comm->max(rc));
+  g_comm.reset();
+  return rc;
+}

@@ -1,0 +1,117 @@
+// The suite's GEMM computes C = A * B^T right: against cuBLASLt on every element and
+// against fp64 host dot products on sampled ones, on odd multiples of the tile, with fewer
+// blocks than tiles, more blocks than tiles, idle communicator blocks, one K block, and a
+// grouped order whose last band is short. Every block runs on its own SM (%smid).
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <set>
+#include <vector>
+
+#include "gpu_test_util.h"
+#include "microbench/gemm/cublaslt_gemm.h"
+#include "microbench/gemm/gemm_data.h"
+#include "microbench/gemm/pk_gemm.h"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/harness/comm.h"
+#include "microbench/harness/device_runtime.h"
+#include "microbench/harness/peer_group.h"
+#include "microbench/harness/topology.h"
+
+using namespace pk;
+using namespace pk::gemm;
+
+namespace {
+
+struct Case {
+  std::string variant;
+  Shape shape;
+  int sms;              // compute blocks; <= 0: all SMs (rounded down to the cluster size)
+  int comm_blocks = 0;  // idle communicator blocks beside them
+  int group_m = 0;
+};
+
+std::string describe(const Case& c) {
+  return c.variant + " " + c.shape.str() + " sms=" + std::to_string(c.sms) + " comm=" + std::to_string(c.comm_blocks) +
+         " group_m=" + std::to_string(c.group_m);
+}
+
+class GemmGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    PK_REQUIRE_GPU();
+    comm_ = make_self_comm();
+    group_ = std::make_unique<PeerGroup>(*comm_, PeerMode::single);
+    status_ = std::make_unique<StatusBoard>(*group_);
+    const GpuInfo& g = group_->topology().gpus[0];
+    if (g.cc_major != 9) GTEST_SKIP() << "the GEMM kernels need a Hopper GPU (sm_90a); GPU0 is " << g.name;
+    group_->set_device(0);
+  }
+
+  void run(Case c) {
+    SCOPED_TRACE(describe(c));
+    const GpuInfo& g = group_->topology().gpus[0];
+    const int cm = variant_info(c.variant).cluster_m;
+    if (c.sms <= 0) c.sms = (g.sm_count - c.comm_blocks) / cm * cm;
+    const Shape& s = c.shape;
+    const uint64_t ea = uint64_t(s.m) * s.k, eb = uint64_t(s.n) * s.k, ec = uint64_t(s.m) * s.n;
+    void *a, *b, *out, *ref;
+    int* smids;
+    PK_CUDA_CHECK(cudaMalloc(&a, ea * 2));
+    PK_CUDA_CHECK(cudaMalloc(&b, eb * 2));
+    PK_CUDA_CHECK(cudaMalloc(&out, ec * 2));
+    PK_CUDA_CHECK(cudaMalloc(&ref, ec * 2));
+    const int blocks = c.sms + c.comm_blocks;
+    PK_CUDA_CHECK(cudaMalloc(&smids, sizeof(int) * blocks));
+    fill_bf16_uniform(a, ea, 11 + s.m);
+    fill_bf16_uniform(b, eb, 12 + s.n);
+    PK_CUDA_CHECK(cudaMemset(out, kPoisonByte, ec * 2));
+    PK_CUDA_CHECK(cudaMemset(ref, kPoisonByte, ec * 2));
+    PK_CUDA_CHECK(cudaMemset(smids, 0xFF, sizeof(int) * blocks));
+
+    CublasLtGemm lt(s.m, s.n, s.k, 0);
+    lt.run(a, b, ref, nullptr);
+    PkGemm gemm(c.variant, g, c.sms, c.comm_blocks);
+    const int h = gemm.add(a, b, out, s, c.group_m, smids, status_->deadline(0, 2000));
+    gemm.launch(h, nullptr);
+    PK_CUDA_CHECK(cudaDeviceSynchronize());
+    EXPECT_NO_THROW(status_->check({0}));
+
+    const Comparison vs_lt = compare_bf16(out, ref, ec);
+    EXPECT_TRUE(vs_lt.ok()) << "against cuBLASLt: " << vs_lt.describe();
+    EXPECT_LT(vs_lt.rel_fro_err, 5e-3) << vs_lt.describe();
+    const Comparison vs_host = spot_check_host(a, b, out, s.m, s.n, s.k, vs_lt.ref_rms, 48, 99);
+    EXPECT_TRUE(vs_host.ok()) << "against fp64 on the host: " << vs_host.describe();
+
+    std::vector<int> ids(blocks);
+    PK_CUDA_CHECK(cudaMemcpy(ids.data(), smids, sizeof(int) * blocks, cudaMemcpyDeviceToHost));
+    const std::set<int> distinct(ids.begin(), ids.end());
+    EXPECT_EQ(distinct.size(), size_t(blocks)) << "blocks shared an SM";
+    EXPECT_EQ(distinct.count(-1), 0u) << "a block did not record its %smid";
+    for (int id : ids) EXPECT_LT(id, g.sm_count);
+
+    for (void* p : {a, b, out, ref}) cudaFree(p);
+    cudaFree(smids);
+  }
+
+  std::unique_ptr<Comm> comm_;
+  std::unique_ptr<PeerGroup> group_;
+  std::unique_ptr<StatusBoard> status_;
+};
+
+// M = 3 x 128, N = 5 x 256, K = 7 x 64: 15 tiles over 7 blocks (2 or 3 each).
+TEST_F(GemmGpu, OddMultiplesOfTheTileOnFewSms) { run({"c1", {3 * 128, 5 * 256, 7 * 64}, 7}); }
+TEST_F(GemmGpu, OddMultiplesOfTheTileOnAllSms) { run({"c1", {3 * 128, 5 * 256, 7 * 64}, 0}); }
+TEST_F(GemmGpu, ClusterOfTwoOddMultiples) { run({"c2", {3 * 256, 5 * 256, 7 * 64}, 6}); }
+TEST_F(GemmGpu, ClusterOfTwoAllSms) { run({"c2", {3 * 256, 5 * 256, 7 * 64}, 0}); }
+// One K block; one tile and three blocks without work.
+TEST_F(GemmGpu, SingleKBlockMoreBlocksThanTiles) { run({"c1", {128, 256, 64}, 4}); }
+TEST_F(GemmGpu, ClusterSingleTileIdleClusters) { run({"c2", {256, 256, 64}, 4}); }
+// The GEMM on 5 SMs while 3 more run the (empty) communicator role.
+TEST_F(GemmGpu, CommunicatorBlocksBesideCompute) { run({"c1", {5 * 128, 3 * 256, 5 * 64}, 5, 3}); }
+TEST_F(GemmGpu, ClusterCommunicatorBlocks) { run({"c2", {4 * 256, 3 * 256, 5 * 64}, 6, 2}); }
+// Many tiles per block, a band height that leaves a short last band.
+TEST_F(GemmGpu, LargerProblemShortLastBand) { run({"c1", {2560, 2048, 1024}, 0, 0, 3}); }
+TEST_F(GemmGpu, ClusterLargerProblemShortLastBand) { run({"c2", {2560, 2048, 1024}, 0, 0, 3}); }
+
+}  // namespace
