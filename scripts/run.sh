@@ -46,8 +46,12 @@ pk_build || { echo "run.sh: build failed" >&2; exit 1; }
 
 status=0
 transfer_elapsed=""
+# --peer-mode=ipc|vmm: one process per GPU under mpirun (see README).
+mode=$(pk_peer_mode_of "$@")
+mapfile -t launcher < <(pk_launcher "$mode") || exit 2
+export CUDA_MODULE_LOADING=EAGER
 for s in "${studies[@]}"; do
-  cmd=("$PKBENCH_BUILD_DIR/microbench/pkbench_$s" "--csv=$out/$s.csv" "$@")
+  cmd=("${launcher[@]}" "$PKBENCH_BUILD_DIR/microbench/pkbench_$s" "--csv=$out/$s.csv" "$@")
   printf '%q ' "${cmd[@]}" | sed "s|$PKBENCH_ROOT/||g; s|$out|results/$machine|g" > "$out/$s.command"
   echo >> "$out/$s.command"
   pk_log "running: $(cat "$out/$s.command")"

@@ -1,6 +1,7 @@
 #include "transfer_table.h"
 
-#include <libfccp/csv.h>
+#include "../microbench/transfer/mechanism.h"
+#include "csv_table.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,9 +14,6 @@
 
 namespace pk::sweeps {
 namespace {
-
-int to_int(const std::string& s) { return s.empty() ? 0 : std::stoi(s); }
-double to_double(const std::string& s) { return s.empty() ? 0.0 : std::stod(s); }
 
 std::string size_text(uint64_t b) {
   const char* u[] = {"B", "KiB", "MiB", "GiB"};
@@ -35,52 +33,53 @@ std::string num(double v, int prec = 1) {
 
 }  // namespace
 
+const std::vector<std::string>& transfer_knob_columns() {
+  static const std::vector<std::string> v = [] {
+    std::vector<std::string> k;
+    for (const auto& knob : pk::transfer::all_knobs()) k.push_back(knob.name);
+    return k;
+  }();
+  return v;
+}
+
 std::string TransferRow::config() const {
-  if (!device_initiated()) return "copy engine";
-  std::string c = "sms=" + std::to_string(sms) + " " + config_key();
+  if (knobs.empty()) return mechanism == "ce" ? "copy engine" : "defaults";
+  std::string c;
+  for (const auto& k : transfer_knob_columns())
+    if (auto it = knobs.find(k); it != knobs.end()) c += (c.empty() ? "" : " ") + k + "=" + std::to_string(it->second);
   return c;
 }
 
 std::string TransferRow::config_key() const {
-  if (!device_initiated()) return "";
-  std::string c = "threads=" + std::to_string(threads) + " bpsm=" + std::to_string(blocks_per_sm);
-  if (mechanism.rfind("reg", 0) == 0) c += " vec=" + std::to_string(vec_bytes) + " unroll=" + std::to_string(unroll);
-  else c += " depth=" + std::to_string(depth);
+  std::string c;
+  for (const auto& k : transfer_knob_columns())
+    if (auto it = knobs.find(k); it != knobs.end() && k != "sms")
+      c += (c.empty() ? "" : " ") + k + "=" + std::to_string(it->second);
   return c;
 }
 
 std::vector<TransferRow> read_transfer_csv(const std::string& path) {
+  std::vector<std::string> required = {"study", "sweep", "mechanism", "direction", "pattern", "message_bytes",
+                                       "gbps", "line_rate_gbps", "status", "gpu_name"};
+  for (const auto& k : transfer_knob_columns()) required.push_back(k);
+  const CsvTable t = CsvTable::read(path, required);
   std::vector<TransferRow> out;
-  try {
-    io::CSVReader<16, io::trim_chars<' ', '\t'>, io::double_quote_escape<',', '"'>> in(path);
-    in.read_header(io::ignore_extra_column, "sweep", "mechanism", "direction", "pattern", "message_bytes", "sms",
-                   "blocks_per_sm", "threads", "pipeline_depth", "vec_bytes", "unroll", "gbps", "line_rate_gbps",
-                   "status", "gpu_name", "study");
-    std::string sweep, mech, dir, pat, msg, sms, bpsm, thr, depth, vec, unroll, gbps, lr, status, gpu, study;
-    while (in.read_row(sweep, mech, dir, pat, msg, sms, bpsm, thr, depth, vec, unroll, gbps, lr, status, gpu, study)) {
-      if (status != "ok" || study != "transfer") continue;
-      TransferRow r;
-      r.sweep = sweep;
-      r.mechanism = mech;
-      r.direction = dir;
-      r.pattern = pat;
-      r.status = status;
-      r.gpu_name = gpu;
-      r.message_bytes = std::stoull(msg);
-      r.sms = to_int(sms);
-      r.blocks_per_sm = to_int(bpsm);
-      r.threads = to_int(thr);
-      r.depth = to_int(depth);
-      r.vec_bytes = to_int(vec);
-      r.unroll = to_int(unroll);
-      r.gbps = to_double(gbps);
-      r.line_rate_gbps = to_double(lr);
-      out.push_back(r);
-    }
-  } catch (const io::error::base& e) {
-    throw std::runtime_error(std::string("reading ") + path + ": " + e.what());
-  } catch (const std::logic_error& e) {  // stoi/stod on a malformed number
-    throw std::runtime_error("reading " + path + ": malformed number (" + e.what() + ")");
+  for (size_t i = 0; i < t.rows(); ++i) {
+    if (t.text(i, "status") != "ok" || t.text(i, "study") != "transfer") continue;
+    TransferRow r;
+    r.sweep = t.text(i, "sweep");
+    r.mechanism = t.text(i, "mechanism");
+    r.direction = t.text(i, "direction");
+    r.pattern = t.text(i, "pattern");
+    r.status = t.text(i, "status");
+    r.gpu_name = t.text(i, "gpu_name");
+    r.message_bytes = static_cast<uint64_t>(t.integer(i, "message_bytes"));
+    for (const auto& k : transfer_knob_columns())
+      if (!t.text(i, k).empty()) r.knobs[k] = static_cast<int>(t.integer(i, k));
+    r.sms = r.knobs.count("sms") ? r.knobs["sms"] : 0;
+    r.gbps = t.number(i, "gbps");
+    r.line_rate_gbps = t.number(i, "line_rate_gbps");
+    out.push_back(r);
   }
   return out;
 }
@@ -175,25 +174,33 @@ std::vector<TuningEntry> tuning_table(const std::vector<TransferRow>& rows) {
 }
 
 std::string tuning_csv(const std::vector<TuningEntry>& t) {
+  // Knob columns derive from the mechanisms' declarations: best_<knob>, device_<knob>.
+  const auto& knobs = transfer_knob_columns();
   std::ostringstream os;
-  os << "direction,pattern,message_bytes,best_mechanism,best_gbps,best_pct_of_line_rate,best_sms,best_blocks_per_sm,"
-        "best_threads,best_pipeline_depth,best_vec_bytes,best_unroll,best_min_sms_within_10pct,best_sm_swept,"
-        "device_mechanism,device_gbps,device_sms,device_blocks_per_sm,device_threads,device_pipeline_depth,"
-        "device_vec_bytes,device_unroll,device_min_sms_within_10pct,device_gbps_at_min_sms,device_sm_swept\n";
-  auto knob = [](int v) { return v ? std::to_string(v) : std::string(); };
+  os << "direction,pattern,message_bytes,best_mechanism,best_gbps,best_pct_of_line_rate";
+  for (const auto& k : knobs) os << ",best_" << k;
+  os << ",best_min_sms_within_10pct,best_sm_swept,device_mechanism,device_gbps";
+  for (const auto& k : knobs) os << ",device_" << k;
+  os << ",device_min_sms_within_10pct,device_gbps_at_min_sms,device_sm_swept\n";
+  auto knob_cells = [&](const TransferRow& r) {
+    std::string c;
+    for (const auto& k : knobs) {
+      auto it = r.knobs.find(k);
+      c += "," + (it == r.knobs.end() ? std::string() : std::to_string(it->second));
+    }
+    return c;
+  };
   for (const auto& e : t) {
     const auto& b = e.best;
     os << e.direction << ',' << e.pattern << ',' << e.message_bytes << ',' << b.mechanism << ',' << num(b.gbps, 2) << ','
-       << (b.line_rate_gbps > 0 ? num(100 * b.gbps / b.line_rate_gbps, 1) : "") << ',' << knob(b.sms) << ','
-       << knob(b.blocks_per_sm) << ',' << knob(b.threads) << ',' << knob(b.depth) << ',' << knob(b.vec_bytes) << ','
-       << knob(b.unroll) << ',' << e.best_min_sms << ',' << (e.best_sm_swept ? "yes" : "no") << ',';
+       << (b.line_rate_gbps > 0 ? num(100 * b.gbps / b.line_rate_gbps, 1) : "") << knob_cells(b) << ','
+       << e.best_min_sms << ',' << (e.best_sm_swept ? "yes" : "no") << ',';
     if (e.has_device) {
       const auto& d = e.device;
-      os << d.mechanism << ',' << num(d.gbps, 2) << ',' << knob(d.sms) << ',' << knob(d.blocks_per_sm) << ','
-         << knob(d.threads) << ',' << knob(d.depth) << ',' << knob(d.vec_bytes) << ',' << knob(d.unroll) << ','
-         << e.device_min_sms << ',' << num(e.device_gbps_at_min_sms, 2) << ',' << (e.device_sm_swept ? "yes" : "no");
+      os << d.mechanism << ',' << num(d.gbps, 2) << knob_cells(d) << ',' << e.device_min_sms << ','
+         << num(e.device_gbps_at_min_sms, 2) << ',' << (e.device_sm_swept ? "yes" : "no");
     } else {
-      os << ",,,,,,,,,,";
+      os << ',' << std::string(knobs.size() + 4, ',');
     }
     os << '\n';
   }

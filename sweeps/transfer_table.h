@@ -3,6 +3,7 @@
 // and (b) a tuning table: for each direction, pattern and message size, the fastest
 // mechanism and configuration and the fewest SMs that stay within 10 % of it.
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -11,12 +12,17 @@ namespace pk::sweeps {
 struct TransferRow {
   std::string sweep, mechanism, direction, pattern, gpu_name, status;
   uint64_t message_bytes = 0;
-  int sms = 0, blocks_per_sm = 0, threads = 0, depth = 0, vec_bytes = 0, unroll = 0;
+  // The knob columns this row fills (the declarations of pkbench_transfer's mechanisms).
+  std::map<std::string, int> knobs;
+  int sms = 0;  // the `sms` knob; 0 for mechanisms without SMs
   double gbps = 0, line_rate_gbps = 0;
-  bool device_initiated() const { return mechanism != "ce"; }
-  std::string config() const;  // "sms=132 threads=128 depth=4 bpsm=1" style
+  bool device_initiated() const { return sms > 0; }
+  std::string config() const;      // "sms=132 blocks_per_sm=1 threads=128 pipeline_depth=4", knob order
   std::string config_key() const;  // config without sms (rows of one SM sweep share it)
 };
+
+// The knob columns of transfer.csv, in declaration order.
+const std::vector<std::string>& transfer_knob_columns();
 
 // Rows with status "ok" only. Throws std::runtime_error on a malformed file.
 std::vector<TransferRow> read_transfer_csv(const std::string& path);
