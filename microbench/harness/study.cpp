@@ -89,7 +89,8 @@ int StudyMain::run(const std::vector<std::string>& columns, PointResults& result
       TidyCsv csv(csv_path_, columns);
       csv.flush();  // header now: an interrupted run still leaves a valid file
       TidyCsvReporter reporter(csv, results, metadata_row(*group_),
-                               stdout_is_terminal() ? benchmark::ConsoleReporter::OO_Defaults
+                               // Under mpirun stdout is the launcher's pseudo-terminal: no colour there.
+                               stdout_is_terminal() && !comm_->is_mpi() ? benchmark::ConsoleReporter::OO_Defaults
                                                     : benchmark::ConsoleReporter::OO_Tabular);
       benchmark::RunSpecifiedBenchmarks(&reporter);
       errors = reporter.errors();

@@ -2,6 +2,7 @@
 // figures list them. Each line names a function `const Mechanism& NAME_mechanism()` that
 // the mechanism's own file defines.
 PK_TRANSFER_MECHANISM(copy_engine)
+PK_TRANSFER_MECHANISM(copy_engine_batch)
 PK_TRANSFER_MECHANISM(tma_bulk)
 PK_TRANSFER_MECHANISM(tma_tile)
 PK_TRANSFER_MECHANISM(register)

@@ -57,6 +57,7 @@ std::vector<Sweep> preset(const std::string& name, const GpuInfo& g) {
 
   Sweep fig2{"fig2", {"push", "pull"}, {"one_way", "bidir"}, 1 * GiB,
              {{"ce", pow2_range(16, 1 * GiB), {}},
+              {"ce_batch", pow2_range(1 * KiB, 1 * GiB), {}},
               {"tma_bulk", tma_sizes, {{"sms", {S}}}},
               {"tma_tile", pow2_range(16, tile_max), {{"sms", {S}}}},
               {"reg", pow2_range(16, 1 * MiB), {{"sms", {S}}}},

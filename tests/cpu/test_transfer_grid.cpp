@@ -42,7 +42,7 @@ TEST(TransferGrid, DefaultPresetCoversEveryMechanismWithoutDuplicates) {
     sweeps.insert(p.sweep);
   }
   EXPECT_EQ(names.size(), pts.size());
-  EXPECT_EQ(mechs, (std::set<std::string>{"ce", "tma_bulk", "tma_tile", "reg", "reg_l2hint"}));
+  EXPECT_EQ(mechs, (std::set<std::string>{"ce", "ce_batch", "tma_bulk", "tma_tile", "reg", "reg_l2hint"}));
   EXPECT_EQ(sweeps, (std::set<std::string>{"fig2", "fig3", "tune", "mixed", "local"}));
   EXPECT_GT(dropped, 0);  // the tuning grid spans TMA stages that exceed shared memory
   for (const auto& p : pts) {

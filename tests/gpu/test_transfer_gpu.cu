@@ -138,10 +138,11 @@ class TransferGpu : public ::testing::TestWithParam<PeerMode> {
 };
 
 TEST_P(TransferGpu, CopyEngineOddSizesAndOffsets) {
-  for (const char* dir : {"push", "pull"}) {
-    run({"ce", 48, 37, 16, 4096 + 32, {}}, dir);
-    run({"ce", 1 << 20, 3, 0, 16, {}}, dir);
-  }
+  for (const char* mech : {"ce", "ce_batch"})
+    for (const char* dir : {"push", "pull"}) {
+      run({mech, 48, 37, 16, 4096 + 32, {}}, dir);
+      run({mech, 1 << 20, 3, 0, 16, {}}, dir);
+    }
 }
 
 TEST_P(TransferGpu, TmaBulkOddSizesAndOffsets) {
