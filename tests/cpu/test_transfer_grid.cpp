@@ -46,8 +46,8 @@ TEST(TransferGrid, DefaultPresetCoversEveryMechanismWithoutDuplicates) {
   EXPECT_EQ(sweeps, (std::set<std::string>{"fig2", "fig3", "tune", "mixed", "local"}));
   EXPECT_GT(dropped, 0);  // the tuning grid spans TMA stages that exceed shared memory
   for (const auto& p : pts) {
-    if (p.mechanism == "ce") EXPECT_TRUE(p.knobs.empty()) << p.name();
-    else EXPECT_TRUE(p.sms() >= 1 && p.sms() <= 132) << p.name();
+    if (mechanism(p.mechanism).uses_sms()) EXPECT_TRUE(p.sms() >= 1 && p.sms() <= 132) << p.name();
+    else EXPECT_TRUE(p.knobs.empty()) << p.name();
   }
 }
 
