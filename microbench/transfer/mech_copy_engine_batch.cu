@@ -1,6 +1,9 @@
 // Copy engine, batched: one cudaMemcpyBatchAsync (CUDA 12.8+) carries every message of an
 // operation, so the driver sees one call instead of one per message. Does the copy
-// engine's small-message collapse come from the per-call cost or from the engine?
+// engine's small-message collapse come from the per-call cost or from the engine? The
+// batch lists the messages in a scattered order (no two neighbours in the list are
+// neighbours in memory), so the driver cannot answer by merging them into one big copy.
+#include <numeric>
 #include <map>
 #include <vector>
 
@@ -28,7 +31,11 @@ class CopyEngineBatchOp final : public FlowOp {
     auto& a = groups_[group];
     if (a.first.empty()) {
       const uint64_t msg = sizes_.empty() ? 0 : sizes_[0];
-      for (uint64_t i = 0; i < b_.ops; ++i) {
+      // Entry j is message (j * stride) mod ops: a permutation when stride and ops share no factor.
+      uint64_t stride = b_.ops / 2 + 1;
+      while (b_.ops > 2 && std::gcd(stride, b_.ops) != 1) ++stride;
+      for (uint64_t j = 0; j < b_.ops; ++j) {
+        const uint64_t i = b_.ops > 2 ? j * stride % b_.ops : j;
         a.first.push_back(b_.dst_buf + b_.dst_offset + group * b_.bytes_per_op + i * msg);
         a.second.push_back(b_.src_buf + b_.src_offset + group * b_.bytes_per_op + i * msg);
       }
@@ -46,7 +53,9 @@ class CopyEngineBatch final : public Mechanism {
   std::string summary() const override { return "copy engine, one cudaMemcpyBatchAsync per operation (all messages)"; }
   std::vector<KnobUse> knobs() const override { return {}; }
   uint64_t max_message(const GpuInfo&) const override { return UINT64_MAX; }
-  uint64_t default_max_ops() const override { return 1u << 16; }  // messages in one batch call
+  // Messages in one batch call. Larger batches of small pulls took seconds to enqueue (the
+  // start gate timed out behind them at 64 Ki messages of <= 32 KiB).
+  uint64_t default_max_ops() const override { return 4096; }
   std::unique_ptr<FlowOp> prepare(const TransferPoint& p, const FlowBuffers& b, const GpuInfo&) const override {
     return std::make_unique<CopyEngineBatchOp>(b, p.message_bytes);
   }
