@@ -1,0 +1,1 @@
+build/microbench/pkbench_sync --peer-mode=single --levels=cross_gpu 
