@@ -1,0 +1,35 @@
+#pragma once
+// The cuBLASLt baseline: the same problem as the suite's GEMM (bf16 A[M,K] and B[N,K]
+// row-major, C = A * B^T in bf16, fp32 accumulation and scale), the algorithm cuBLASLt's
+// heuristic ranks first, and optionally CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET: cuBLASLt then
+// picks and sizes its kernel for that many SMs, as when another kernel holds the rest (the
+// fused study's "cuBLAS on the remaining SMs"). The target is a hint to cuBLASLt, not a
+// limit the hardware enforces.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace pk::gemm {
+
+class CublasLtGemm {
+ public:
+  // sm_count_target <= 0: no target (the whole GPU). Throws CudaError when cuBLASLt has no
+  // algorithm for the problem.
+  CublasLtGemm(int m, int n, int k, int sm_count_target);
+  ~CublasLtGemm();
+  CublasLtGemm(const CublasLtGemm&) = delete;
+  CublasLtGemm& operator=(const CublasLtGemm&) = delete;
+
+  void run(const void* a, const void* b, void* c, cudaStream_t stream) const;
+  // "tile=<id> stages=<id> cluster=<id> sms=<target>" as cuBLASLt numbers them.
+  const std::string& algo_description() const { return algo_desc_; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::string algo_desc_;
+};
+
+}  // namespace pk::gemm

@@ -1,0 +1,388 @@
+// pkbench_gemm: this suite's Hopper bf16 GEMM (kernels/gemm/) against cuBLASLt, per shape
+// and SM count. One Google Benchmark per point; one tidy CSV row per point (schema:
+// gemm_columns()). Every result is checked against a cuBLASLt reference after timing, and
+// the reference itself against fp64 host dot products.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "../harness/args.h"
+#include "../harness/cuda_check.h"
+#include "../harness/device_runtime.h"
+#include "../harness/gbench_csv.h"
+#include "../harness/metadata.h"
+#include "../harness/nvml.h"
+#include "../harness/stats.h"
+#include "../harness/study.h"
+#include "../harness/timing.h"
+#include "cublaslt_gemm.h"
+#include "gemm_data.h"
+#include "gemm_problem.h"
+#include "pk_gemm.h"
+
+namespace pk::gemm {
+namespace {
+
+constexpr const char* kDefaultShapes =
+    // 8192^3; the paper's fused shapes (Figures 7-9) with 8 GPUs replaced by 2 at N = 8192
+    // and 16384: all-gather + GEMM local N x N/2 x N, GEMM + reduce-scatter / all-reduce
+    // local N x N x N/2; and 4096^3 (one wave-quantised, L2-resident case).
+    "8192x8192x8192,8192x4096x8192,8192x8192x4096,16384x8192x16384,16384x16384x8192,4096x4096x4096";
+
+struct StudyOptions {
+  TimingOptions timing;
+  double study_warmup_ms = 500;
+  int group_m = 0;  // 0: each variant's default
+  int max_groups = 16;
+};
+
+class GemmStudy {
+ public:
+  GemmStudy(PeerGroup& g, PointResults& r, StudyOptions o)
+      : group_(g), topo_(g.topology()), results_(r), opt_(o), gate_(g), status_(g), streams_(g) {
+    group_.set_device(0);
+    stream_ = streams_.get(0, 0);
+  }
+  ~GemmStudy() { release(); }
+
+  void run_point(benchmark::State& state, const Point& p) {
+    Row row = describe(p);
+    measure_point(state, row, [&] { measure(state, p, row); });
+    if (row["status"] == kOk && p.impl == kImplCublas) cublas_tflops_[key(p)] = std::stod(row["tflops"]);
+    results_.put(p.name(), row);
+    idle_gap(opt_.timing.gap_ms);
+  }
+
+ private:
+  struct Buffers {
+    Shape shape;
+    int groups = 0;
+    std::vector<void*> a, b, c, ref;
+    double ref_rms = 0;
+    std::string ref_error;  // the reference failed its fp64 spot check: every point of the shape is an error
+  };
+
+  static std::string key(const Point& p) { return p.shape.str() + "/" + std::to_string(p.sms); }
+
+  Row describe(const Point& p) const {
+    Row r{{"study", "gemm"},
+          {"impl", p.impl},
+          {"variant", p.variant},
+          {"m", std::to_string(p.shape.m)},
+          {"n", std::to_string(p.shape.n)},
+          {"k", std::to_string(p.shape.k)},
+          {"sms", std::to_string(p.sms)},
+          {"verified", "no"}};
+    if (p.impl == kImplPk) {
+      const VariantInfo& v = variant_info(p.variant);
+      r["tile"] = v.tile();
+      r["stages"] = std::to_string(v.stages);
+      r["cluster_m"] = std::to_string(v.cluster_m);
+    }
+    return r;
+  }
+
+  void release() {
+    for (auto* v : {&buf_.a, &buf_.b, &buf_.c, &buf_.ref})
+      for (void* p : *v) cudaFree(p);
+    buf_ = Buffers{};
+  }
+
+  // Inputs for a new shape: random A and B per input group (enough groups that the working
+  // set is at least 3x L2), poisoned outputs, and the cuBLASLt reference of every group.
+  void ensure_shape(const Shape& s) {
+    if (buf_.groups > 0 && buf_.shape == s) return;
+    release();
+    const GpuInfo& g = topo_.gpus[0];
+    const uint64_t ea = uint64_t(s.m) * s.k, eb = uint64_t(s.n) * s.k, ec = uint64_t(s.m) * s.n;
+    const uint64_t ws = 2 * (ea + eb + ec);
+    const uint64_t want = 3 * uint64_t(g.l2_bytes);
+    buf_.shape = s;
+    buf_.groups = ws >= want ? 1 : int(std::min<uint64_t>(opt_.max_groups, (want + ws - 1) / ws));
+    for (int i = 0; i < buf_.groups; ++i) {
+      void *a, *b, *c, *r;
+      PK_CUDA_CHECK(cudaMalloc(&a, ea * 2));
+      buf_.a.push_back(a);
+      PK_CUDA_CHECK(cudaMalloc(&b, eb * 2));
+      buf_.b.push_back(b);
+      PK_CUDA_CHECK(cudaMalloc(&c, ec * 2));
+      buf_.c.push_back(c);
+      PK_CUDA_CHECK(cudaMalloc(&r, ec * 2));
+      buf_.ref.push_back(r);
+      fill_bf16_uniform(a, ea, 0xA000 + i);
+      fill_bf16_uniform(b, eb, 0xB000 + i);
+      PK_CUDA_CHECK(cudaMemset(r, kPoisonByte, ec * 2));
+    }
+    CublasLtGemm ref(s.m, s.n, s.k, 0);
+    for (int i = 0; i < buf_.groups; ++i) ref.run(buf_.a[i], buf_.b[i], buf_.ref[i], nullptr);
+    PK_CUDA_CHECK(cudaDeviceSynchronize());
+    if (!warmed_up_) {  // clocks and power settle on real work before the first point
+      using clock = std::chrono::steady_clock;
+      const auto t0 = clock::now();
+      while (std::chrono::duration<double, std::milli>(clock::now() - t0).count() < opt_.study_warmup_ms) {
+        for (int i = 0; i < 4; ++i) ref.run(buf_.a[0], buf_.b[0], buf_.c[0], stream_);
+        PK_CUDA_CHECK(cudaStreamSynchronize(stream_));
+      }
+      warmed_up_ = true;
+    }
+    const Comparison self = compare_bf16(buf_.ref[0], buf_.ref[0], ec);  // rms of the reference
+    buf_.ref_rms = self.ref_rms;
+    const Comparison spot = spot_check_host(buf_.a[0], buf_.b[0], buf_.ref[0], s.m, s.n, s.k, buf_.ref_rms, 64, 0x5eed);
+    if (!spot.ok() || self.wrong)
+      buf_.ref_error = "cuBLASLt reference failed the fp64 host check: " + spot.describe();
+    std::fprintf(stderr, "gemm: shape %s, %d input group(s), reference rms %.3g, fp64 spot check max rel err %.3g\n",
+                 s.str().c_str(), buf_.groups, buf_.ref_rms, spot.max_rel_err);
+  }
+
+  unsigned sm_clock() const {
+    auto mhz = nvml::sm_clock_mhz(topo_.gpus[0].pci_bus_id);
+    return mhz ? *mhz : 0;
+  }
+
+  // Launches once with %smid recording and checks that the blocks ran on distinct SMs.
+  void check_distinct_sms(PkGemm& g, const Point& p, Row& row) {
+    int* smids = nullptr;
+    PK_CUDA_CHECK(cudaMalloc(&smids, sizeof(int) * p.sms));
+    try {
+      PK_CUDA_CHECK(cudaMemset(smids, 0xFF, sizeof(int) * p.sms));
+      const int h = g.add(buf_.a[0], buf_.b[0], buf_.c[0], p.shape, opt_.group_m, smids,
+                          status_.deadline(0, opt_.timing.timeout_ms));
+      g.launch(h, stream_);
+      PK_CUDA_CHECK(cudaStreamSynchronize(stream_));
+      status_.check({0});
+      std::vector<int> h_ids(p.sms);
+      PK_CUDA_CHECK(cudaMemcpy(h_ids.data(), smids, sizeof(int) * p.sms, cudaMemcpyDeviceToHost));
+      std::set<int> distinct(h_ids.begin(), h_ids.end());
+      const bool ok = distinct.size() == size_t(p.sms) && !distinct.count(-1);
+      row["smids_distinct"] = ok ? "yes" : "no";
+      if (!ok)
+        throw std::runtime_error(std::to_string(p.sms) + " blocks ran on " + std::to_string(distinct.size()) +
+                                 " distinct SMs (one per SM expected)");
+    } catch (...) {
+      cudaFree(smids);
+      throw;
+    }
+    PK_CUDA_CHECK(cudaFree(smids));
+  }
+
+  void measure(benchmark::State& state, const Point& p, Row& row) {
+    const GpuInfo& g = topo_.gpus[0];
+    ensure_shape(p.shape);
+    row["groups"] = std::to_string(buf_.groups);
+    if (!buf_.ref_error.empty()) throw std::runtime_error(buf_.ref_error);
+    const uint64_t ec = uint64_t(p.shape.m) * p.shape.n;
+
+    std::unique_ptr<PkGemm> pk;
+    std::unique_ptr<CublasLtGemm> lt;
+    std::vector<int> handles;
+    if (p.impl == kImplPk) {
+      const VariantInfo& v = variant_info(p.variant);
+      if (p.sms % v.cluster_m)
+        throw SkipPoint("variant " + v.name + " runs clusters of " + std::to_string(v.cluster_m) + " blocks: " +
+                        std::to_string(p.sms) + " SMs is not a multiple");
+      pk = std::make_unique<PkGemm>(p.variant, g, p.sms);
+      check_distinct_sms(*pk, p, row);
+      for (int i = 0; i < buf_.groups; ++i)
+        handles.push_back(pk->add(buf_.a[i], buf_.b[i], buf_.c[i], p.shape, opt_.group_m, nullptr,
+                                  status_.deadline(0, opt_.timing.timeout_ms)));
+      row["group_m"] = std::to_string(pk->group_m(handles[0]));
+    } else {
+      lt = std::make_unique<CublasLtGemm>(p.shape.m, p.shape.n, p.shape.k, p.sms >= g.sm_count ? 0 : p.sms);
+      row["algo"] = lt->algo_description();
+      // One launch outside the start gate: cuBLASLt loads a kernel it has not run yet at its
+      // first launch, and that load waits for the GPU to go idle, which it never does
+      // behind the spinning gate kernel (seen as gate timeouts with an SM-count target).
+      lt->run(buf_.a[0], buf_.b[0], buf_.c[0], stream_);
+      PK_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    }
+    for (int i = 0; i < buf_.groups; ++i) PK_CUDA_CHECK(cudaMemset(buf_.c[i], kPoisonByte, ec * 2));
+    PK_CUDA_CHECK(cudaDeviceSynchronize());
+
+    const int groups = buf_.groups;
+    cudaStream_t s = stream_;
+    std::vector<Flow> flows;
+    flows.push_back(Flow{0, 0, s, 1, [&, s, groups](int op) {
+                           const int gi = op % groups;
+                           if (pk)
+                             pk->launch(handles[gi], s);
+                           else
+                             lt->run(buf_.a[gi], buf_.b[gi], buf_.c[gi], s);
+                         }});
+    FlowTimer timer(group_, std::move(flows), 1, gate_, status_, opt_.timing);
+    row["sm_clock_mhz_start"] = std::to_string(sm_clock());
+    row["sm_clock_mhz_max"] = std::to_string(g.sm_clock_max_mhz);
+    const int k = timer.calibrate();
+    std::vector<double> ms;
+    for (auto _ : state) {
+      const Sample smp = timer.sample();
+      state.SetIterationTime(smp.step_ms_per_op / 1e3);
+      ms.push_back(smp.step_ms_per_op);
+    }
+    row["sm_clock_mhz_end"] = std::to_string(sm_clock());
+    PK_CUDA_CHECK(cudaDeviceSynchronize());
+
+    // A wrong result is an error, never a number: every group an operation wrote.
+    Comparison worst;
+    const int written = std::min(groups, timer.ops_run());
+    for (int i = 0; i < written; ++i) {
+      const Comparison c = compare_bf16(buf_.c[i], buf_.ref[i], ec);
+      worst.wrong += c.wrong;
+      worst.elems += c.elems;
+      worst.rel_fro_err = std::max(worst.rel_fro_err, c.rel_fro_err);
+      worst.max_rel_err = std::max(worst.max_rel_err, c.max_rel_err);
+    }
+    row["rel_fro_err"] = fmt_num(worst.rel_fro_err, 4);
+    row["max_rel_err"] = fmt_num(worst.max_rel_err, 4);
+    row["wrong"] = std::to_string(worst.wrong);
+    if (!worst.ok()) throw std::runtime_error("wrong result: " + worst.describe());
+    row["verified"] = "yes";
+
+    const SampleStats st = summarize(ms);
+    const double tflops = p.shape.flops() / (st.median * 1e9);
+    row["iters_per_sample"] = std::to_string(k);
+    row["samples"] = std::to_string(st.n);
+    row["time_us_median"] = fmt_num(st.median * 1e3);
+    row["time_us_min"] = fmt_num(st.min * 1e3);
+    row["time_us_max"] = fmt_num(st.max * 1e3);
+    row["cv"] = fmt_num(st.cv, 4);
+    row["tflops"] = fmt_num(tflops);
+    row["tflops_best"] = fmt_num(p.shape.flops() / (st.min * 1e9));
+    state.counters["TFLOP/s"] = tflops;
+    if (p.impl == kImplCublas) {
+      row["ratio_to_cublas"] = "1";
+    } else if (auto it = cublas_tflops_.find(key(p)); it != cublas_tflops_.end() && it->second > 0) {
+      row["ratio_to_cublas"] = fmt_num(tflops / it->second, 4);
+      state.counters["x_cublas"] = tflops / it->second;
+    }
+  }
+
+  PeerGroup& group_;
+  const Topology& topo_;
+  PointResults& results_;
+  StudyOptions opt_;
+  Gate gate_;
+  StatusBoard status_;
+  StreamPool streams_;
+  cudaStream_t stream_ = nullptr;
+  Buffers buf_;
+  bool warmed_up_ = false;
+  std::map<std::string, double> cublas_tflops_;
+};
+
+std::vector<std::string> variant_names() {
+  std::vector<std::string> v;
+  for (const auto& i : variant_infos()) v.push_back(i.name);
+  return v;
+}
+
+}  // namespace
+}  // namespace pk::gemm
+
+int main(int argc, char** argv) {
+  using namespace pk;
+  using namespace pk::gemm;
+  StudyOptions opt;
+  opt.timing.samples = 10;
+  opt.timing.warmup_ms = 100;
+  opt.timing.target_sample_ms = 20;
+  opt.timing.gap_ms = 50;
+  std::string shapes_arg = kDefaultShapes, sms_arg = "all", impls_arg = "cublaslt,pkbench", variants_arg = "c1";
+  std::string vdesc;
+  for (const auto& v : variant_infos()) vdesc += "\n    " + v.description();
+  StudyMain study("pkbench_gemm",
+                  "This suite's Hopper bf16 GEMM (C = A * B^T, A MxK and B NxK row-major, fp32 accumulation) "
+                  "against cuBLASLt, per shape and SM count.",
+                  "gemm.csv");
+  CLI::App& app = study.cli().app();
+  app.add_option("--shapes", shapes_arg, "comma list of MxNxK")->capture_default_str();
+  app.add_option("--sms", sms_arg,
+                 "SM counts: list/range (e.g. 132,100 or 66:132:+22) or all; pkbench runs one block per SM, "
+                 "cuBLASLt gets the count as CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET")
+      ->capture_default_str();
+  app.add_option("--impls", impls_arg, "cublaslt, pkbench (or all)")->capture_default_str();
+  app.add_option("--variants", variants_arg, "pkbench kernel variants (or all); c1 is the base of the fused kernels:" + vdesc)->capture_default_str();
+  app.add_option("--group-m", opt.group_m, "grouped tile order: band height in cluster-tile rows (0: variant default)")
+      ->check(CLI::Range(0, 1 << 20))
+      ->capture_default_str();
+  app.add_option("--samples", opt.timing.samples, "timed samples per point")->check(CLI::Range(1, 100000))->capture_default_str();
+  app.add_option("--warmup-ms", opt.timing.warmup_ms, "warm-up per point")->check(CLI::Range(0.0, 1e6))->capture_default_str();
+  app.add_option("--study-warmup-ms", opt.study_warmup_ms, "GEMMs run before the first point")
+      ->check(CLI::Range(0.0, 1e7))
+      ->capture_default_str();
+  app.add_option("--target-sample-ms", opt.timing.target_sample_ms, "back-to-back GEMMs per sample last about this long")
+      ->check(CLI::Range(1e-3, 1e5))
+      ->capture_default_str();
+  app.add_option("--gap-ms", opt.timing.gap_ms, "idle time between points")->check(CLI::Range(0.0, 1e5))->capture_default_str();
+  app.add_option("--timeout-ms", opt.timing.timeout_ms, "limit for any spin-wait (a hang becomes an error)")
+      ->check(CLI::Range(1e-3, 1e6))
+      ->capture_default_str();
+
+  if (int rc = study.begin(&argc, argv); rc >= 0) return rc;
+  std::vector<Shape> shapes;
+  std::vector<std::string> impls, variants;
+  try {
+    shapes = parse_shapes(shapes_arg);
+    impls = parse_name_list(impls_arg, {kImplCublas, kImplPk}, "implementation (--impls)");
+    variants = parse_name_list(variants_arg, variant_names(), "variant (--variants)");
+    if (std::find(impls.begin(), impls.end(), kImplPk) != impls.end())
+      for (const auto& v : variants)
+        for (const auto& s : shapes) check_shape(variant_info(v), s);
+    try {
+      for (int n : parse_int_list(sms_arg, INT_MAX))
+        if (n < 1) throw ArgError("SM counts must be >= 1");
+    } catch (const ArgError& e) {
+      throw ArgError(std::string("--sms: ") + e.what());
+    }
+  } catch (const ArgError& e) {
+    return study.bad_input(e.what());
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return kExitBadInput;
+
+  if (int rc = study.start(); rc >= 0) return rc;
+  PeerGroup& group = study.group();
+  if (group.processes() > 1) return study.bad_input("pkbench_gemm measures one GPU: run it without mpirun");
+  const GpuInfo& g0 = group.topology().gpus[0];
+  std::vector<int> sms;
+  try {
+    sms = parse_int_list(sms_arg, g0.sm_count);
+    for (int n : sms)
+      if (n > g0.sm_count)
+        throw ArgError("--sms: " + std::to_string(n) + " SMs but GPU0 has " + std::to_string(g0.sm_count));
+    if (g0.cc_major != 9 && std::find(impls.begin(), impls.end(), kImplPk) != impls.end())
+      throw ArgError("the pkbench GEMM kernels need a Hopper GPU (sm_90a); GPU0 is " + g0.name +
+                     " (--impls=cublaslt runs the baseline alone)");
+  } catch (const ArgError& e) {
+    return study.bad_input(e.what());
+  }
+  const std::vector<Point> points = build_points(shapes, sms, impls, variants);
+  if (study.list_only()) {
+    for (const auto& p : points) std::printf("%s\n", p.name().c_str());
+    return 0;
+  }
+  if (!nvml::available())
+    study.note("note: NVML unavailable (" + nvml::unavailable_reason() + "): no clock readings");
+  PointResults results;
+  std::unique_ptr<GemmStudy> st;
+  try {
+    st = std::make_unique<GemmStudy>(group, results, opt);
+  } catch (const std::exception& e) {
+    study.fatal(std::string("setup: ") + e.what());
+  }
+  for (const auto& p : points) {
+    benchmark::RegisterBenchmark(p.name().c_str(), [&st, p](benchmark::State& s) { st->run_point(s, p); })
+        ->UseManualTime()
+        ->Iterations(opt.timing.samples)
+        ->Unit(benchmark::kMicrosecond);
+  }
+  const int rc = study.run(gemm_columns(), results);
+  st.reset();
+  return rc;
+}

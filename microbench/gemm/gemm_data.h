@@ -1,0 +1,44 @@
+#pragma once
+// Inputs and checks for the GEMM study: random bf16 matrices (uniform in [-1, 1), from a
+// seed, identical for every implementation), poisoned outputs, and the comparison of an
+// output with a reference (on the GPU, every element) and of a reference with an fp64
+// host dot product (sampled elements).
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+
+namespace pk::gemm {
+
+// bf16 bits of 0xFFFF are a NaN: an element nothing wrote can never pass a check.
+inline constexpr unsigned char kPoisonByte = 0xFF;
+
+void fill_bf16_uniform(void* dst, uint64_t elems, uint64_t seed, cudaStream_t s = nullptr);
+
+// Tolerances: bf16 output rounding is at most one ulp (2^-8 .. 2^-7 relative) on each side,
+// fp32 accumulation order differences are far smaller. An element is wrong when
+// |out - ref| > kElemTol * max(|ref|, rms(ref)) (or either is NaN); the whole output is
+// wrong when ||out - ref||_F / ||ref||_F > kFroTol or any element is wrong.
+inline constexpr double kElemTol = 1.0 / 64;  // 2 bf16 ulps at the top of a binade
+inline constexpr double kFroTol = 1e-2;
+
+struct Comparison {
+  double rel_fro_err = 0;   // ||out - ref||_F / ||ref||_F
+  double max_rel_err = 0;   // max |out - ref| / max(|ref|, rms(ref)); inf when a NaN was seen
+  uint64_t wrong = 0;       // elements over the per-element bound (NaN included)
+  uint64_t elems = 0;
+  double ref_rms = 0;
+  bool ok() const { return wrong == 0 && rel_fro_err <= kFroTol; }
+  std::string describe() const;
+};
+
+// Synchronous (device work on the current device, then a copy back).
+Comparison compare_bf16(const void* out, const void* ref, uint64_t elems);
+
+// Recomputes `samples` elements of C = A * B^T (row-major bf16, C[m,n]) in fp64 on the host
+// from the device inputs and compares C with them (same bound as compare_bf16, against
+// rms(C) given). Deterministic sample positions (seeded). Synchronous.
+Comparison spot_check_host(const void* a, const void* b, const void* c, int m, int n, int k, double c_rms,
+                           int samples, uint64_t seed);
+
+}  // namespace pk::gemm
