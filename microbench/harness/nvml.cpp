@@ -1,4 +1,5 @@
 #include "nvml.h"
+#include "nvml_subset.h"
 
 #include <dlfcn.h>
 
@@ -7,34 +8,6 @@
 
 namespace pk::nvml {
 namespace {
-
-// The few declarations used, copied in shape from the public NVML API (values are stable
-// across releases: field ids "are guaranteed never to change").
-using nvmlReturn_t = int;
-using nvmlDevice_t = struct nvmlDevice_st*;
-constexpr nvmlReturn_t kSuccess = 0;
-constexpr int kClockSm = 1;
-constexpr unsigned kFieldNvlinkSpeedMbpsCommon = 90;
-constexpr unsigned kFieldNvlinkGetSpeed = 164;  // per link (scopeId), MBps
-constexpr unsigned kMaxLinks = 18;  // NVML_NVLINK_MAX_LINKS on Hopper-era drivers
-
-union nvmlValue_t {
-  double dVal;
-  int siVal;
-  unsigned int uiVal;
-  unsigned long ulVal;
-  unsigned long long ullVal;
-  long long sllVal;
-};
-struct nvmlFieldValue_t {
-  unsigned int fieldId;
-  unsigned int scopeId;
-  long long timestamp;
-  long long latencyUsec;
-  int valueType;
-  nvmlReturn_t nvmlReturn;
-  nvmlValue_t value;
-};
 
 struct Api {
   void* lib = nullptr;
