@@ -311,17 +311,9 @@ int main(int argc, char** argv) {
   app.add_option("--group-m", opt.group_m, "grouped tile order: band height in cluster-tile rows (0: variant default)")
       ->check(CLI::Range(0, 1 << 20))
       ->capture_default_str();
-  app.add_option("--samples", opt.timing.samples, "timed samples per point")->check(CLI::Range(1, 100000))->capture_default_str();
-  app.add_option("--warmup-ms", opt.timing.warmup_ms, "warm-up per point")->check(CLI::Range(0.0, 1e6))->capture_default_str();
+  add_timing_flags(app, opt.timing);
   app.add_option("--study-warmup-ms", opt.study_warmup_ms, "GEMMs run before the first point")
       ->check(CLI::Range(0.0, 1e7))
-      ->capture_default_str();
-  app.add_option("--target-sample-ms", opt.timing.target_sample_ms, "back-to-back GEMMs per sample last about this long")
-      ->check(CLI::Range(1e-3, 1e5))
-      ->capture_default_str();
-  app.add_option("--gap-ms", opt.timing.gap_ms, "idle time between points")->check(CLI::Range(0.0, 1e5))->capture_default_str();
-  app.add_option("--timeout-ms", opt.timing.timeout_ms, "limit for any spin-wait (a hang becomes an error)")
-      ->check(CLI::Range(1e-3, 1e6))
       ->capture_default_str();
 
   if (int rc = study.begin(&argc, argv); rc >= 0) return rc;

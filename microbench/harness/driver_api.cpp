@@ -38,6 +38,7 @@ const Api& api() {
     load(&x.cuMemMap, "cuMemMap", 12000);
     load(&x.cuMemUnmap, "cuMemUnmap", 12000);
     load(&x.cuMemSetAccess, "cuMemSetAccess", 12000);
+    load(&x.cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled", 12000);
     return x;
   }();
   return a;

@@ -111,6 +111,21 @@ int StudyMain::run(const std::vector<std::string>& columns, PointResults& result
   }
 }
 
+void add_timing_flags(CLI::App& app, TimingOptions& t) {
+  app.add_option("--samples", t.samples, "timed samples per point")->check(CLI::Range(1, 100000))->capture_default_str();
+  app.add_option("--warmup-ms", t.warmup_ms, "warm-up per point")->check(CLI::Range(0.0, 1e6))->capture_default_str();
+  app.add_option("--target-sample-ms", t.target_sample_ms, "operations per sample are batched to last about this long")
+      ->check(CLI::Range(1e-3, 1e5))
+      ->capture_default_str();
+  app.add_option("--gap-ms", t.gap_ms, "idle time between points")->check(CLI::Range(0.0, 1e5))->capture_default_str();
+  app.add_option("--timeout-ms", t.timeout_ms, "limit for any spin-wait (a hang becomes an error)")
+      ->check(CLI::Range(1e-3, 1e6))
+      ->capture_default_str();
+  app.add_option("--max-enqueued", t.max_enqueued, "calls queued behind the start gate at most")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+}
+
 void StudyMain::fatal(const std::string& msg) {
   if (comm_ && comm_->size() > 1)
     std::fprintf(stderr, "%s: rank %d: fatal: %s\n", cli_.program().c_str(), comm_->rank(), msg.c_str());

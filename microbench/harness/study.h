@@ -16,6 +16,7 @@
 #include "comm.h"
 #include "gbench_csv.h"
 #include "peer_group.h"
+#include "timing.h"
 
 namespace pk {
 
@@ -54,6 +55,10 @@ class StudyMain {
   std::unique_ptr<Comm> comm_;
   std::unique_ptr<PeerGroup> group_;
 };
+
+// The flags of the timing method every gated study shares (--samples, --warmup-ms,
+// --target-sample-ms, --gap-ms, --timeout-ms, --max-enqueued), with their checks.
+void add_timing_flags(CLI::App& app, TimingOptions& t);
 
 // Console reporting off (ranks other than 0).
 class NullReporter : public benchmark::BenchmarkReporter {

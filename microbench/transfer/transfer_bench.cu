@@ -331,20 +331,9 @@ int main(int argc, char** argv) {
   app.add_option("--buffer", buffer, "per-GPU source buffer (and per incoming flow destination)")
       ->check(size_validator())
       ->capture_default_str();
-  app.add_option("--samples", opt.timing.samples, "timed samples per point")->check(CLI::Range(1, 100000))->capture_default_str();
-  app.add_option("--warmup-ms", opt.timing.warmup_ms, "warm-up per point")->check(CLI::Range(0.0, 1e6))->capture_default_str();
+  add_timing_flags(app, opt.timing);
   app.add_option("--study-warmup-ms", opt.study_warmup_ms, "warm-up of every GPU before the first point")
       ->check(CLI::Range(0.0, 1e7))
-      ->capture_default_str();
-  app.add_option("--target-sample-ms", opt.timing.target_sample_ms, "operations per sample are batched to last this long")
-      ->check(CLI::Range(1e-3, 1e5))
-      ->capture_default_str();
-  app.add_option("--gap-ms", opt.timing.gap_ms, "idle time between points")->check(CLI::Range(0.0, 1e5))->capture_default_str();
-  app.add_option("--timeout-ms", opt.timing.timeout_ms, "limit for any spin-wait (a hang becomes an error)")
-      ->check(CLI::Range(1e-3, 1e6))
-      ->capture_default_str();
-  app.add_option("--max-enqueued", opt.timing.max_enqueued, "calls queued behind the start gate at most")
-      ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();
 
   if (int rc = study.begin(&argc, argv); rc >= 0) return rc;
