@@ -1,0 +1,119 @@
+#pragma once
+// All-reduce, two-shot: a reduce-scatter (rank r reduces chunk r) then an all-gather of the
+// reduced chunks. Each GPU moves 2 (n-1)/n of the data, the bus-bandwidth optimum.
+//
+// Push (the default for large messages; the transfer study measures push faster than
+// bidirectional pull on NVLink):
+//   A: write my input's chunk p into rank p's scratch slot [me] (pre-allocated landing
+//      buffers: one-way signalling, no handshake), signal;
+//   B: wait for every peer's slot, sum chunk `me` in fp32, store it locally and into every
+//      peer's output, signal; wait for the peers' reduced chunks.
+// Buffer reuse without an extra barrier: in launch e+1 rank A writes B's slot [A] only
+// after A's launch e ended, which needed B's phase-B signal of block b, sent after B's
+// block b read that slot. A writes B's output only after B's phase-A data of launch e+1
+// arrived, so B has entered launch e+1 and its earlier consumers of the output are done.
+//
+// Pull:
+//   enter: inputs ready; reduce chunk `me` from every rank's input into my output;
+//   A: reduced chunks ready; copy chunk p from rank p's output;
+//   leave: every peer is done reading my input and my output chunk.
+//
+// Ablation (b) `handshake`: before each data phase, a two-way exchange (the receiver says
+// "ready", the sender waits for it) as protocols without pre-allocated buffers need.
+#include "coll_params.cuh"
+
+namespace pk::coll {
+
+struct TwoShotConfig {
+  static constexpr int kThreads = 512;
+  static constexpr uint64_t kBytesPerBlock = 4 * 1024;  // per block of one chunk
+};
+
+template <class T>
+__global__ void __launch_bounds__(TwoShotConfig::kThreads)
+    all_reduce_two_shot_push_kernel(const __grid_constant__ CollParams<T> p) {
+  constexpr int V = Elem<T>::kPerVec;
+  const int n = p.in.size, self = p.in.self;
+  const int e = begin_epoch(p.sync);
+  const T* in = p.in.local();
+  if (p.handshake && !exchange(p.sync, kPhaseReadyA, e)) return;
+  // A: scatter my chunk p to rank p's slot [self].
+  for (int k = 1; k < n; ++k) {
+    const int r = (self + k) % n;
+    const Chunk c = chunk_of(p.count, n, r, V);
+    T* dst = p.scratch.at[r] + static_cast<uint64_t>(self) * p.slot_elems;
+    const uint64_t vecs = (c.hi - c.lo) / V;
+    const Slice s = block_slice(vecs, blockIdx.x, gridDim.x);
+    for (uint64_t v = s.lo + threadIdx.x; v < s.hi; v += blockDim.x)
+      ptx::st_v4(dst + v * V, ptx::ld_v4(in + c.lo + v * V));
+    if (blockIdx.x == gridDim.x - 1)
+      for (uint64_t i = c.lo + vecs * V + threadIdx.x; i < c.hi; i += blockDim.x) dst[i - c.lo] = in[i];
+  }
+  if (!exchange(p.sync, kPhaseA, e)) return;
+  if (p.handshake && !exchange(p.sync, kPhaseReadyB, e)) return;
+  // B: reduce my chunk (slots written by the same block index of every peer) and push it.
+  const Chunk c = chunk_of(p.count, n, self, V);
+  const T* slots = p.scratch.local();
+  const uint64_t vecs = (c.hi - c.lo) / V;
+  const Slice s = block_slice(vecs, blockIdx.x, gridDim.x);
+  for (uint64_t v = s.lo + threadIdx.x; v < s.hi; v += blockDim.x) {
+    float acc[V] = {};
+    add_vec<T>(acc, ptx::ld_v4(in + c.lo + v * V));
+#pragma unroll
+    for (int k = 1; k < kMaxGpus; ++k)
+      if (k < n) add_vec<T>(acc, ptx::ld_v4(slots + static_cast<uint64_t>((self + k) % n) * p.slot_elems + v * V));
+    const uint4 sum = Elem<T>::pack(acc);
+#pragma unroll
+    for (int k = 0; k < kMaxGpus; ++k)
+      if (k < n) ptx::st_v4(p.out.at[(self + k) % n] + c.lo + v * V, sum);
+  }
+  if (blockIdx.x == gridDim.x - 1)
+    for (uint64_t i = c.lo + vecs * V + threadIdx.x; i < c.hi; i += blockDim.x) {
+      float acc = Elem<T>::to_f32(in[i]);
+      for (int k = 1; k < n; ++k) acc += Elem<T>::to_f32(slots[static_cast<uint64_t>((self + k) % n) * p.slot_elems + i - c.lo]);
+      for (int k = 0; k < n; ++k) p.out.at[(self + k) % n][i] = Elem<T>::from_f32(acc);
+    }
+  if (!exchange(p.sync, kPhaseB, e)) return;
+  end_epoch(p.sync, e);
+}
+
+template <class T>
+__global__ void __launch_bounds__(TwoShotConfig::kThreads)
+    all_reduce_two_shot_pull_kernel(const __grid_constant__ CollParams<T> p) {
+  constexpr int V = Elem<T>::kPerVec;
+  const int n = p.in.size, self = p.in.self;
+  const int e = begin_epoch(p.sync);
+  if (!exchange(p.sync, kPhaseEnter, e)) return;
+  T* out = p.out.local();
+  {
+    const Chunk c = chunk_of(p.count, n, self, V);
+    const uint64_t vecs = (c.hi - c.lo) / V;
+    const Slice s = block_slice(vecs, blockIdx.x, gridDim.x);
+    for (uint64_t v = s.lo + threadIdx.x; v < s.hi; v += blockDim.x) {
+      float acc[V] = {};
+#pragma unroll
+      for (int k = 0; k < kMaxGpus; ++k)
+        if (k < n) add_vec<T>(acc, ptx::ld_v4(p.in.at[(self + k) % n] + c.lo + v * V));
+      ptx::st_v4(out + c.lo + v * V, Elem<T>::pack(acc));
+    }
+    if (blockIdx.x == gridDim.x - 1)
+      reduce_scalars<T>(c.lo + vecs * V, c.hi, n, self, [&](int r) { return p.in.at[r]; },
+                        [&](uint64_t i, T v) { out[i] = v; });
+  }
+  if (!exchange(p.sync, kPhaseA, e)) return;
+  for (int k = 1; k < n; ++k) {
+    const int r = (self + k) % n;
+    const Chunk c = chunk_of(p.count, n, r, V);
+    const T* src = p.out.at[r];
+    const uint64_t vecs = (c.hi - c.lo) / V;
+    const Slice s = block_slice(vecs, blockIdx.x, gridDim.x);
+    for (uint64_t v = s.lo + threadIdx.x; v < s.hi; v += blockDim.x)
+      ptx::st_v4(out + c.lo + v * V, ptx::ld_v4(src + c.lo + v * V));
+    if (blockIdx.x == gridDim.x - 1)
+      for (uint64_t i = c.lo + vecs * V + threadIdx.x; i < c.hi; i += blockDim.x) out[i] = src[i];
+  }
+  if (!exchange(p.sync, kPhaseLeave, e)) return;
+  end_epoch(p.sync, e);
+}
+
+}  // namespace pk::coll

@@ -1,0 +1,33 @@
+#pragma once
+// What every collective kernel of this folder receives, by value (__grid_constant__): the
+// symmetric buffers as peer tables (no per-access table lookup), the signals, the count.
+#include "coll_sync.cuh"
+#include "coll_types.cuh"
+
+namespace pk::coll {
+
+template <class T>
+struct CollParams {
+  PeerTable<T> in;       // input (symmetric so that pull algorithms can read peers' copies)
+  PeerTable<T> out;      // output (symmetric so that push algorithms can write peers' copies)
+  PeerTable<T> scratch;  // pre-allocated landing buffers (two-shot slots, LL lines, staging)
+  SyncTable sync;
+  uint64_t count;        // elements per rank: all-reduce the whole vector; see each kernel
+  uint64_t slot_elems;   // scratch slot stride (elements) where the kernel uses slots
+  int handshake;         // ablation (b): a two-way handshake before each transfer phase
+};
+
+#ifdef __CUDACC__
+// Scalar path for the odd elements [lo, hi) after the last whole vector: dst[i] = sum over
+// ranks of src_r[i] (src given per rank), fp32 accumulation, peers in rotated order.
+template <class T, class SrcOf, class Store>
+__device__ __forceinline__ void reduce_scalars(uint64_t lo, uint64_t hi, int n, int self, SrcOf src_of, Store store) {
+  for (uint64_t i = lo + threadIdx.x; i < hi; i += blockDim.x) {
+    float acc = 0.f;
+    for (int k = 0; k < n; ++k) acc += Elem<T>::to_f32(src_of((self + k) % n)[i]);
+    store(i, Elem<T>::from_f32(acc));
+  }
+}
+#endif
+
+}  // namespace pk::coll

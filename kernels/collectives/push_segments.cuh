@@ -1,0 +1,125 @@
+#pragma once
+// Copies and reductions over "segments": the data a rank sends to rank p is a grid of
+// n1 x n0 contiguous runs of `len` elements at affine offsets, so one kernel moves plain
+// and strided layouts alike, directly (no reshape copy):
+//   all-gather          1 x 1 runs of count,   to p's out at self*count
+//   all-to-all          1 x 1 runs of count,   from in at p*count, to p's out at self*count
+//   all-gather (cols)   1 x rows runs of cols, to p's out row i at self*cols   (Figure 15)
+//   all-to-all (4-D)    B x Sl runs of H/n*D,  heads p*H/n.. of (b, s), to p's (b, self*Sl + s)
+//   reduce-scatter (plain, cols): the same grids in reverse, summed at the owner
+// Work is cut into items of at most kPieceBytes (one segment piece); block b takes the same
+// items for every destination, so block b of the receiver knows block b of every sender
+// wrote exactly the items it reads after their signal. A warp copies one item with 16-B
+// vectors when every offset is 16-B aligned, else element by element.
+#include "coll_params.cuh"
+#include "seg_layout.cuh"
+
+namespace pk::coll {
+
+struct SegConfig {
+  static constexpr int kThreads = 512;
+  static constexpr uint64_t kPieceBytes = 8192;
+  static constexpr uint64_t kBytesPerBlock = 8 * 1024;
+};
+
+#ifdef __CUDACC__
+struct Item {
+  uint64_t i1, i0, lo, hi;  // segment and element range [lo, hi) within it
+};
+__device__ __forceinline__ Item item_of(const SegLayout& L, uint64_t it) {
+  const uint64_t seg = it / L.pieces, piece = it % L.pieces;
+  const uint64_t lo = piece * L.piece_elems;
+  return {seg / L.n0, seg % L.n0, lo, lo + L.piece_elems < L.len ? lo + L.piece_elems : L.len};
+}
+
+// One warp copies [lo, hi) of a run.
+template <class T>
+__device__ __forceinline__ void warp_copy(T* dst, const T* src, uint64_t elems, bool vec) {
+  const uint32_t lane = threadIdx.x % 32;
+  if (vec) {
+    constexpr int V = Elem<T>::kPerVec;
+    for (uint64_t v = lane; v < elems / V; v += 32) ptx::st_v4(dst + v * V, ptx::ld_v4(src + v * V));
+  } else {
+    for (uint64_t i = lane; i < elems; i += 32) dst[i] = src[i];
+  }
+}
+
+// all-gather / all-to-all family: enter (receivers are in this launch, so their outputs may
+// be overwritten), push every item to every rank (self included: a local copy), done.
+template <class T>
+__global__ void __launch_bounds__(SegConfig::kThreads)
+    push_segments_kernel(const __grid_constant__ CollParams<T> p, const __grid_constant__ SegLayout L) {
+  const int n = p.in.size, self = p.in.self;
+  const int e = begin_epoch(p.sync);
+  if (!exchange(p.sync, kPhaseEnter, e)) return;
+  const Slice s = block_slice(L.items(), blockIdx.x, gridDim.x);
+  const uint32_t warp = threadIdx.x / 32, warps = blockDim.x / 32;
+  for (int k = 0; k < n; ++k) {
+    const int r = (self + k) % n;
+    for (uint64_t it = s.lo + warp; it < s.hi; it += warps) {
+      const Item m = item_of(L, it);
+      const T* src = p.in.local() + m.i1 * L.src1 + m.i0 * L.src0 + static_cast<uint64_t>(r) * L.src_p + m.lo;
+      T* dst = p.out.at[r] + m.i1 * L.dst1 + m.i0 * L.dst0 + static_cast<uint64_t>(self) * L.dst_self + m.lo;
+      warp_copy(dst, src, m.hi - m.lo, L.vec != 0);
+    }
+  }
+  if (!exchange(p.sync, kPhaseB, e)) return;
+  end_epoch(p.sync, e);
+}
+
+// reduce-scatter family: push every item destined to a peer into that peer's landing slot
+// [self] (parity-double-buffered by epoch: a peer can be one launch ahead, never two), then
+// sum the items this rank owns: its own input plus every peer's slot. dst offsets index the
+// (dense) output and the slots alike.
+template <class T>
+__global__ void __launch_bounds__(SegConfig::kThreads)
+    reduce_scatter_segments_kernel(const __grid_constant__ CollParams<T> p, const __grid_constant__ SegLayout L) {
+  constexpr int V = Elem<T>::kPerVec;
+  const int n = p.in.size, self = p.in.self;
+  const int e = begin_epoch(p.sync);
+  if (p.handshake && !exchange(p.sync, kPhaseReadyA, e)) return;
+  const uint64_t par = static_cast<uint64_t>(e & 1) * n * p.slot_elems;
+  const Slice s = block_slice(L.items(), blockIdx.x, gridDim.x);
+  const uint32_t warp = threadIdx.x / 32, warps = blockDim.x / 32, lane = threadIdx.x % 32;
+  for (int k = 1; k < n; ++k) {
+    const int r = (self + k) % n;
+    for (uint64_t it = s.lo + warp; it < s.hi; it += warps) {
+      const Item m = item_of(L, it);
+      const T* src = p.in.local() + m.i1 * L.src1 + m.i0 * L.src0 + static_cast<uint64_t>(r) * L.src_p + m.lo;
+      T* dst = p.scratch.at[r] + par + static_cast<uint64_t>(self) * p.slot_elems + m.i1 * L.dst1 + m.i0 * L.dst0 + m.lo;
+      warp_copy(dst, src, m.hi - m.lo, L.vec != 0);
+    }
+  }
+  if (!exchange(p.sync, kPhaseA, e)) return;
+  const T* slots = p.scratch.local() + par;
+  for (uint64_t it = s.lo + warp; it < s.hi; it += warps) {
+    const Item m = item_of(L, it);
+    const T* own = p.in.local() + m.i1 * L.src1 + m.i0 * L.src0 + static_cast<uint64_t>(self) * L.src_p + m.lo;
+    const uint64_t d = m.i1 * L.dst1 + m.i0 * L.dst0 + m.lo;
+    T* out = p.out.local() + d;
+    const uint64_t elems = m.hi - m.lo;
+    if (L.vec) {
+      for (uint64_t v = lane; v < elems / V; v += 32) {
+        float acc[V] = {};
+        add_vec<T>(acc, ptx::ld_v4(own + v * V));
+#pragma unroll
+        for (int k = 1; k < kMaxGpus; ++k)
+          if (k < n) add_vec<T>(acc, ptx::ld_v4(slots + static_cast<uint64_t>((self + k) % n) * p.slot_elems + d + v * V));
+        ptx::st_v4(out + v * V, Elem<T>::pack(acc));
+      }
+    } else {
+      for (uint64_t i = lane; i < elems; i += 32) {
+        float acc = Elem<T>::to_f32(own[i]);
+        for (int k = 1; k < n; ++k) acc += Elem<T>::to_f32(slots[static_cast<uint64_t>((self + k) % n) * p.slot_elems + d + i]);
+        out[i] = Elem<T>::from_f32(acc);
+      }
+    }
+  }
+  // No trailing barrier: the next launch's phase A needs this rank's data, so no peer can
+  // reuse this parity before this launch has read it.
+  __syncthreads();
+  end_epoch(p.sync, e);
+}
+#endif  // __CUDACC__
+
+}  // namespace pk::coll

@@ -1,0 +1,116 @@
+// All-reduce: our device-initiated algorithms (kernels/collectives/allreduce_*.cuh). The
+// NCCL baselines come from coll_nccl_impl.cu; the harness times and checks them alike.
+#include "../../kernels/collectives/allreduce_ll.cuh"
+#include "../../kernels/collectives/allreduce_one_shot.cuh"
+#include "../../kernels/collectives/allreduce_tma.cuh"
+#include "../../kernels/collectives/allreduce_two_shot.cuh"
+#include "../harness/cuda_check.h"
+#include "coll_harness.h"
+
+namespace pk::coll {
+namespace {
+
+enum class ArAlgo { one_shot, two_shot_push, two_shot_pull, ll, two_shot_tma, two_shot_push_handshake };
+
+struct ArAlgoInfo {
+  ArAlgo algo;
+  const char* name;
+  int threads;
+  uint64_t bytes_per_block;  // of the work one block's slice covers (see work_bytes)
+  bool per_chunk;            // the blocks split one chunk (two-shot) rather than the vector
+  bool slots;                // uses the two-shot landing slots
+};
+
+// Declared once: every other table derives from this one.
+constexpr ArAlgoInfo kAlgos[] = {
+    {ArAlgo::one_shot, "one_shot", OneShotConfig::kThreads, OneShotConfig::kBytesPerBlock, false, false},
+    {ArAlgo::two_shot_push, "two_shot_push", TwoShotConfig::kThreads, TwoShotConfig::kBytesPerBlock, true, true},
+    {ArAlgo::two_shot_pull, "two_shot_pull", TwoShotConfig::kThreads, TwoShotConfig::kBytesPerBlock, true, false},
+    {ArAlgo::ll, "ll", LlConfig::kThreads, LlConfig::kLinesPerBlock * LlConfig::kLineBytes, false, false},
+    {ArAlgo::two_shot_tma, "two_shot_tma", TmaConfig::kThreads, TmaConfig::kBytesPerBlock, true, true},
+    {ArAlgo::two_shot_push_handshake, "two_shot_push_handshake", TwoShotConfig::kThreads,
+     TwoShotConfig::kBytesPerBlock, true, true},
+};
+
+// The LL protocol doubles the bytes on the wire: it serves small messages only.
+constexpr uint64_t kLlMaxBytes = 4ull << 20;
+// Landing slots are padded to a whole number of TMA tiles (16-B aligned for every kernel).
+constexpr uint64_t kSlotAlignBytes = TmaConfig::kTileBytes;
+
+uint64_t slot_elems(const Problem& p) {
+  const uint64_t v = 16 / p.elem_bytes();
+  const Chunk c = chunk_of(p.count, p.n, 0, static_cast<int>(v));
+  const uint64_t a = kSlotAlignBytes / p.elem_bytes();
+  return (c.hi - c.lo + a - 1) / a * a;
+}
+
+template <class T>
+const void* kernel_of(ArAlgo a) {
+  switch (a) {
+    case ArAlgo::one_shot: return reinterpret_cast<const void*>(all_reduce_one_shot_kernel<T>);
+    case ArAlgo::two_shot_pull: return reinterpret_cast<const void*>(all_reduce_two_shot_pull_kernel<T>);
+    case ArAlgo::ll: return reinterpret_cast<const void*>(all_reduce_ll_kernel<T>);
+    case ArAlgo::two_shot_tma: return reinterpret_cast<const void*>(all_reduce_two_shot_tma_kernel<T>);
+    default: return reinterpret_cast<const void*>(all_reduce_two_shot_push_kernel<T>);
+  }
+}
+
+template <class T>
+void launch(ArAlgo a, const CollParams<T>& p, int blocks, int threads, size_t smem, cudaStream_t s) {
+  switch (a) {
+    case ArAlgo::one_shot: all_reduce_one_shot_kernel<T><<<blocks, threads, 0, s>>>(p); break;
+    case ArAlgo::two_shot_pull: all_reduce_two_shot_pull_kernel<T><<<blocks, threads, 0, s>>>(p); break;
+    case ArAlgo::ll: all_reduce_ll_kernel<T><<<blocks, threads, 0, s>>>(p); break;
+    case ArAlgo::two_shot_tma: all_reduce_two_shot_tma_kernel<T><<<blocks, threads, smem, s>>>(p); break;
+    default: all_reduce_two_shot_push_kernel<T><<<blocks, threads, 0, s>>>(p); break;
+  }
+  PK_CUDA_CHECK_LAUNCH();
+}
+
+class AllReduceImpl final : public PkImpl {
+ public:
+  explicit AllReduceImpl(const ArAlgoInfo& a) : a_(a) {}
+  std::string name() const override { return a_.name; }
+  bool supports(int layout) const override { return layout == kAllReduce; }
+  bool applies(const Problem& p) const override { return a_.algo != ArAlgo::ll || p.bytes <= kLlMaxBytes; }
+  uint64_t scratch_bytes(const Problem& p) const override {
+    if (a_.algo == ArAlgo::ll) return LlConfig::scratch_bytes(p.count, p.elem_bytes(), p.n);
+    return a_.slots ? static_cast<uint64_t>(p.n) * slot_elems(p) * p.elem_bytes() : 0;
+  }
+  void prepare(const Problem& p, Context& ctx) override {
+    threads_ = a_.threads;
+    smem_ = a_.algo == ArAlgo::two_shot_tma ? TmaConfig::smem_bytes() : 0;
+    const void* k = p.dtype == DType::bf16 ? kernel_of<__nv_bfloat16>(a_.algo) : kernel_of<float>(a_.algo);
+    ctx.group.set_device(ctx.group.local_gpus()[0]);
+    const int most = std::min(ctx.sms, resident_blocks(k, threads_, smem_, ctx.sms));
+    const uint64_t work = a_.algo == ArAlgo::ll ? LlConfig::lines(p.count, p.elem_bytes()) * LlConfig::kLineBytes
+                          : a_.per_chunk       ? p.bytes / p.n
+                                               : p.bytes;
+    blocks_ = grid_for(work, a_.bytes_per_block, most);
+    build_params(ctx, p, p.count, slot_elems(p), a_.algo == ArAlgo::two_shot_push_handshake ? 1 : 0);
+    if (a_.algo == ArAlgo::ll)  // stale lines of another point must not carry a valid epoch
+      for (int gpu : ctx.group.local_gpus()) {
+        ctx.group.set_device(gpu);
+        PK_CUDA_CHECK(cudaMemset(ctx.scratch.local(gpu), 0, scratch_bytes(p)));
+      }
+  }
+  void enqueue(int gpu, cudaStream_t s) override {
+    if (p_.dtype == DType::bf16)
+      launch(a_.algo, pb_.at(gpu), blocks_, threads_, smem_, s);
+    else
+      launch(a_.algo, pf_.at(gpu), blocks_, threads_, smem_, s);
+  }
+
+ private:
+  ArAlgoInfo a_;
+};
+
+}  // namespace
+
+ImplList all_reduce_impls() {
+  ImplList v;
+  for (const ArAlgoInfo& a : kAlgos) v.push_back(std::make_shared<AllReduceImpl>(a));
+  return v;
+}
+
+}  // namespace pk::coll

@@ -1,0 +1,427 @@
+#include "coll_harness.h"
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+#include "../harness/cuda_check.h"
+#include "../harness/stats.h"
+
+namespace pk::coll {
+
+// ---------------------------------------------------------------- context
+
+Context::Context(PeerGroup& g, const StudyConfig& c, uint64_t in_bytes, uint64_t out_bytes, uint64_t scratch_bytes)
+    : group(g), cfg(c), status(g), gate(g), streams(g) {
+  // Slack past the largest point: the LL kernel reads whole 8-B payloads.
+  in = g.alloc(std::max<uint64_t>(in_bytes, 4096) + 256, "collective input");
+  out = g.alloc(std::max<uint64_t>(out_bytes, 4096) + 256, "collective output");
+  scratch = g.alloc(std::max<uint64_t>(scratch_bytes, 4096) + 256, "collective scratch");
+  sync = g.alloc(kSyncBytes, "collective signals");
+  int mine = INT_MAX;
+  collectively(g.comm(), [&] {
+    for (int gpu : g.local_gpus()) {
+      g.set_device(gpu);
+      int v = 0;
+      PK_CUDA_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, g.device_ordinal(gpu)));
+      mine = std::min(mine, v);
+      status.on(gpu);  // allocated now, never during a graph capture
+      PK_CUDA_CHECK(cudaMemset(sync.local(gpu), 0, kSyncBytes));
+      PK_CUDA_CHECK(cudaDeviceSynchronize());
+    }
+  });
+  sms = static_cast<int>(g.comm().min(mine));
+}
+
+Context::~Context() = default;
+
+SyncTable Context::sync_table(int gpu) {
+  SyncTable t{};
+  t.flags = sync.table<int>(gpu);
+  t.epochs = reinterpret_cast<int*>(sync.local(gpu) + kEpochOffset);
+  t.deadline = status.deadline(gpu, cfg.timing.timeout_ms);
+  return t;
+}
+
+// ---------------------------------------------------------------- our kernels
+
+std::string PkImpl::config() const {
+  std::string c = std::to_string(blocks_) + " blocks x " + std::to_string(threads_) + " threads";
+  if (smem_) c += " smem " + std::to_string(smem_);
+  return c;
+}
+
+void PkImpl::build_params(Context& ctx, const Problem& p, uint64_t count, uint64_t slot_elems, int handshake) {
+  ctx_ = &ctx;
+  p_ = p;
+  pb_.clear();
+  pf_.clear();
+  for (int gpu : ctx.group.local_gpus()) {
+    if (p.dtype == DType::bf16) {
+      auto q = ctx.params<__nv_bfloat16>(gpu, count);
+      q.slot_elems = slot_elems;
+      q.handshake = handshake;
+      pb_[gpu] = q;
+    } else {
+      auto q = ctx.params<float>(gpu, count);
+      q.slot_elems = slot_elems;
+      q.handshake = handshake;
+      pf_[gpu] = q;
+    }
+  }
+}
+
+// ---------------------------------------------------------------- launch helpers
+
+int resident_blocks(const void* kernel, int threads, size_t smem, int sms) {
+  int per_sm = 0;
+  PK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+  if (per_sm < 1) throw std::runtime_error("a collective kernel does not fit on one SM");
+  return std::min(kMaxBlocks, per_sm * sms);
+}
+
+int grid_for(uint64_t bytes, uint64_t bytes_per_block, int max_blocks) {
+  const uint64_t want = (bytes + bytes_per_block - 1) / bytes_per_block;
+  return static_cast<int>(std::clamp<uint64_t>(want, 1, static_cast<uint64_t>(std::max(1, max_blocks))));
+}
+
+void fill_input(void* dst, uint64_t elems, DType t, uint64_t seed, int rank, cudaStream_t s) {
+  const int blocks = static_cast<int>(std::clamp<uint64_t>((elems + 255) / 256, 1, 4096));
+  if (t == DType::bf16)
+    fill_input_kernel<__nv_bfloat16><<<blocks, 256, 0, s>>>(static_cast<__nv_bfloat16*>(dst), elems, seed, rank, kBf16);
+  else
+    fill_input_kernel<float><<<blocks, 256, 0, s>>>(static_cast<float*>(dst), elems, seed, rank, kF32);
+  PK_CUDA_CHECK_LAUNCH();
+}
+
+void poison(void* dst, uint64_t bytes, cudaStream_t s) {
+  PK_CUDA_CHECK(cudaMemsetAsync(dst, 0xFF, bytes, s));  // all-ones: NaN in bf16 and fp32
+}
+
+CheckResult check_output(const void* out, const RefSpec& spec, DType t) {
+  CheckResult* d = nullptr;
+  PK_CUDA_CHECK(cudaMalloc(&d, sizeof(CheckResult)));
+  CheckResult h{0, 0, 0, ~0ull};
+  PK_CUDA_CHECK(cudaMemcpy(d, &h, sizeof h, cudaMemcpyHostToDevice));
+  const int blocks = static_cast<int>(std::clamp<uint64_t>((spec.out_elems + 255) / 256, 1, 2048));
+  if (t == DType::bf16)
+    check_output_kernel<__nv_bfloat16><<<blocks, 256>>>(static_cast<const __nv_bfloat16*>(out), spec, d);
+  else
+    check_output_kernel<float><<<blocks, 256>>>(static_cast<const float*>(out), spec, d);
+  cudaError_t launch = cudaGetLastError();
+  cudaError_t sync = cudaDeviceSynchronize();
+  cudaError_t copy = cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost);
+  cudaFree(d);
+  PK_CUDA_CHECK(launch);
+  PK_CUDA_CHECK(sync);
+  PK_CUDA_CHECK(copy);
+  return h;
+}
+
+// ---------------------------------------------------------------- points and rows
+
+std::string PointSpec::name() const {
+  return problem.coll + "/" + impl->name() + "/" + dtype_name(problem.dtype) + "/" + std::to_string(problem.bytes) +
+         "/" + launch_mode_name(mode);
+}
+
+const std::vector<std::string>& coll_columns() {
+  static const std::vector<std::string> c = {
+      "study", "collective", "impl", "family", "dtype", "bytes", "count", "in_elems_per_rank", "out_elems_per_rank",
+      "gpus", "processes", "launch_mode", "ops_per_graph", "config", "iters_per_sample", "samples",
+      "time_us_median", "time_us_p10", "time_us_p90", "time_us_min", "algbw_gbps", "busbw_gbps", "busbw_factor",
+      "time_us_nccltests", "busbw_gbps_nccltests", "wrong", "max_abs_err", "max_rel_err", "verified",
+      "speedup_vs_nccl", "speedup_vs_nccl_sym", "speedup_vs_best_nccl", "nccl_algo", "nccl_env", "status", "error"};
+  return c;
+}
+
+namespace {
+
+double bits_to_double(unsigned long long b) {
+  double d;
+  std::memcpy(&d, &b, sizeof d);
+  return d;
+}
+
+// Collectives captured into one graph: up to cfg.graph_ops, fewer for large messages so a
+// graph launch stays near a few hundred milliseconds at most.
+int graph_ops_for(uint64_t bytes, int most) {
+  const uint64_t budget = 256ull << 20;
+  return static_cast<int>(std::clamp<uint64_t>(budget / std::max<uint64_t>(bytes, 1), 1, std::max(1, most)));
+}
+
+std::string nccl_env() {
+  auto on = [](const char* v) {
+    const char* e = std::getenv(v);
+    return e && std::string(e) == "1";
+  };
+  if (on("NCCL_P2P_DISABLE") && on("NCCL_SHM_DISABLE")) return "net (simulated inter-node: NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1)";
+  if (on("NCCL_P2P_DISABLE")) return "NCCL_P2P_DISABLE=1";
+  return "default";
+}
+
+// Destroys captured graphs when the point ends, however it ends.
+struct Graphs {
+  PeerGroup& g;
+  std::map<int, cudaGraphExec_t> exec;
+  std::map<int, cudaGraph_t> graph;
+  ~Graphs() {
+    for (auto& [gpu, e] : exec) {
+      g.set_device(gpu);
+      cudaGraphExecDestroy(e);
+    }
+    for (auto& [gpu, gr] : graph) {
+      g.set_device(gpu);
+      cudaGraphDestroy(gr);
+    }
+  }
+};
+
+}  // namespace
+
+void Runner::run(benchmark::State& state, const PointSpec& ps) {
+  const Problem& p = ps.problem;
+  Row row{{"study", "collectives"},
+          {"collective", p.coll},
+          {"impl", ps.impl->name()},
+          {"family", ps.impl->family()},
+          {"dtype", dtype_name(p.dtype)},
+          {"bytes", std::to_string(p.bytes)},
+          {"count", std::to_string(p.count)},
+          {"in_elems_per_rank", std::to_string(p.in_elems)},
+          {"out_elems_per_rank", std::to_string(p.out_elems)},
+          {"gpus", std::to_string(p.n)},
+          {"processes", std::to_string(ctx_.group.processes())},
+          {"launch_mode", launch_mode_name(ps.mode)},
+          {"busbw_factor", fmt_num(p.factor())},
+          {"nccl_env", ps.impl->family().rfind("nccl", 0) == 0 ? nccl_env() : ""}};
+  for (auto _ : state) {
+    measure_point(state, row, [&] { measure(ps, row); });
+    state.SetIterationTime(row.count("time_us_median") && !row["time_us_median"].empty()
+                               ? std::stod(row["time_us_median"]) * 1e-6
+                               : 0.0);
+  }
+  results_.put(ps.name(), row);
+  idle_gap(ctx_.cfg.timing.gap_ms);
+}
+
+void Runner::measure(const PointSpec& ps, Row& row) {
+  Comm& comm = ctx_.group.comm();
+  const Problem& p = ps.problem;
+  Impl& impl = *ps.impl;
+  const std::vector<int>& gpus = ctx_.group.local_gpus();
+  const bool graph = ps.mode == LaunchMode::graph;
+  const uint64_t seed = ctx_.cfg.seed ^ (p.bytes * 0x9E3779B97F4A7C15ull) ^ static_cast<uint64_t>(p.layout);
+
+  collectively(comm, [&] {
+    const std::string why = impl.unavailable(p, ctx_);
+    if (!why.empty()) throw SkipPoint(why);
+  });
+  collectively(comm, [&] {
+    impl.prepare(p, ctx_);
+    for (int gpu : gpus) {
+      ctx_.group.set_device(gpu);
+      cudaStream_t s = ctx_.stream(gpu);
+      PK_CUDA_CHECK(cudaMemsetAsync(ctx_.sync.local(gpu), 0, kSyncBytes, s));  // fresh epochs and flags
+      fill_input(impl.input(gpu), p.in_elems, p.dtype, seed, gpu, s);
+      poison(impl.output(gpu), p.out_elems * p.elem_bytes(), s);
+      PK_CUDA_CHECK(cudaStreamSynchronize(s));
+    }
+  });
+  comm.barrier();  // every GPU's signals are zero before any launch
+  row["config"] = impl.config();
+
+  auto enqueue_all = [&] {
+    impl.group_begin();
+    for (int gpu : gpus) {
+      ctx_.group.set_device(gpu);
+      impl.enqueue(gpu, ctx_.stream(gpu));
+    }
+    impl.group_end();
+  };
+  auto sync_all = [&] {
+    for (int gpu : gpus) {
+      ctx_.group.set_device(gpu);
+      PK_CUDA_CHECK(cudaStreamSynchronize(ctx_.stream(gpu)));
+    }
+    ctx_.status.check(gpus);
+  };
+
+  // One untimed collective: a broken implementation fails here, and NCCL logs its choice.
+  collectively(comm, [&] {
+    enqueue_all();
+    sync_all();
+  });
+  row["nccl_algo"] = impl.library_choice(p, ctx_);
+
+  Graphs graphs{ctx_.group, {}, {}};
+  const int G = graph ? graph_ops_for(p.bytes, ctx_.cfg.graph_ops) : 1;
+  if (graph) {
+    collectively(comm, [&] {
+      for (int gpu : gpus) {
+        ctx_.group.set_device(gpu);
+        PK_CUDA_CHECK(cudaStreamBeginCapture(ctx_.stream(gpu), cudaStreamCaptureModeThreadLocal));
+      }
+      std::string err;
+      try {
+        for (int i = 0; i < G; ++i) enqueue_all();
+      } catch (const std::exception& e) {
+        err = e.what();
+      }
+      for (int gpu : gpus) {
+        ctx_.group.set_device(gpu);
+        cudaGraph_t g = nullptr;
+        const cudaError_t end = cudaStreamEndCapture(ctx_.stream(gpu), &g);
+        if (g) graphs.graph[gpu] = g;
+        if (err.empty() && end != cudaSuccess) err = std::string("graph capture: ") + cudaGetErrorString(end);
+      }
+      if (!err.empty()) throw std::runtime_error(err);
+      for (int gpu : gpus) {
+        ctx_.group.set_device(gpu);
+        cudaGraphExec_t e = nullptr;
+        PK_CUDA_CHECK(cudaGraphInstantiate(&e, graphs.graph[gpu], 0));
+        graphs.exec[gpu] = e;
+      }
+    });
+  }
+  row["ops_per_graph"] = graph ? std::to_string(G) : "";
+
+  std::vector<Flow> flows;
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    const int gpu = gpus[i];
+    Flow f;
+    f.index = gpu;
+    f.gpu = gpu;
+    f.stream = ctx_.stream(gpu);
+    // A graph launch occupies the launch queue like the calls it holds: bound what waits
+    // behind the gate by that, or the queue fills and the host blocks while the gate is shut.
+    f.enqueues_per_op = graph ? G * impl.graph_enqueues_per_op() : impl.enqueues_per_op();
+    if (graph) {
+      cudaGraphExec_t e = graphs.exec[gpu];
+      cudaStream_t s = f.stream;
+      f.enqueue = [e, s](int) { PK_CUDA_CHECK(cudaGraphLaunch(e, s)); };
+    } else {
+      const bool first = i == 0, last = i + 1 == gpus.size();
+      cudaStream_t s = f.stream;
+      f.enqueue = [&impl, gpu, s, first, last](int) {
+        if (first) impl.group_begin();
+        impl.enqueue(gpu, s);
+        if (last) impl.group_end();
+      };
+    }
+    flows.push_back(std::move(f));
+  }
+  std::vector<double> us;
+  int iters = 0;
+  {
+    FlowTimer timer(ctx_.group, flows, ctx_.group.size(), ctx_.gate, ctx_.status, ctx_.cfg.timing);
+    iters = timer.calibrate();
+    for (int i = 0; i < ctx_.cfg.timing.samples; ++i) us.push_back(timer.sample().step_ms_per_op * 1e3 / G);
+  }
+
+  // nccl-tests' method: barrier, host clock around back-to-back launches, stream sync,
+  // the average over ranks.
+  double nt_us = 0;
+  comm.barrier();
+  collectively(comm, [&] {
+    const int want = std::max(1, ctx_.cfg.nccltests_iters);
+    const int launches = graph ? (want + G - 1) / G : want;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int l = 0; l < launches; ++l) {
+      if (graph) {
+        for (int gpu : gpus) {
+          ctx_.group.set_device(gpu);
+          PK_CUDA_CHECK(cudaGraphLaunch(graphs.exec[gpu], ctx_.stream(gpu)));
+        }
+      } else {
+        enqueue_all();
+      }
+    }
+    sync_all();
+    nt_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() /
+            (static_cast<double>(launches) * G);
+  });
+  {
+    std::vector<double> all(comm.size());
+    comm.allgather(&nt_us, all.data(), sizeof(double));
+    double sum = 0;
+    for (double v : all) sum += v;
+    nt_us = sum / comm.size();
+  }
+
+  // Check every output after timing.
+  double wrong = 0, max_abs = 0, max_rel = 0, first_gpu = -1, first_idx = 0;
+  collectively(comm, [&] {
+    for (int gpu : gpus) {
+      ctx_.group.set_device(gpu);
+      const CheckResult r = check_output(impl.output(gpu), p.ref(gpu, seed), p.dtype);
+      if (r.wrong && first_gpu < 0) {
+        first_gpu = gpu;
+        first_idx = static_cast<double>(r.first_bad);
+      }
+      wrong += static_cast<double>(r.wrong);
+      max_abs = std::max(max_abs, bits_to_double(r.max_abs_bits));
+      max_rel = std::max(max_rel, bits_to_double(r.max_rel_bits));
+    }
+  });
+  {
+    const double mine[5] = {wrong, max_abs, max_rel, first_gpu, first_idx};
+    std::vector<double> all(5 * comm.size());
+    comm.allgather(mine, all.data(), sizeof mine);
+    wrong = 0;
+    first_gpu = -1;
+    for (int r = 0; r < comm.size(); ++r) {
+      wrong += all[5 * r];
+      max_abs = std::max(max_abs, all[5 * r + 1]);
+      max_rel = std::max(max_rel, all[5 * r + 2]);
+      if (first_gpu < 0 && all[5 * r + 3] >= 0) {
+        first_gpu = all[5 * r + 3];
+        first_idx = all[5 * r + 4];
+      }
+    }
+  }
+  row["wrong"] = std::to_string(static_cast<uint64_t>(wrong));
+  row["max_abs_err"] = fmt_num(max_abs, 4);
+  row["max_rel_err"] = fmt_num(max_rel, 4);
+  row["verified"] = wrong == 0 ? "yes" : "no";
+  if (wrong > 0) {
+    std::ostringstream os;
+    os << static_cast<uint64_t>(wrong) << " wrong output elements (first on GPU " << first_gpu << " at index "
+       << static_cast<uint64_t>(first_idx) << "; max abs err " << max_abs << ")";
+    throw std::runtime_error(os.str());
+  }
+
+  const double med = quantile(us, 0.5);
+  row["iters_per_sample"] = std::to_string(iters * G);
+  row["samples"] = std::to_string(us.size());
+  row["time_us_median"] = fmt_num(med);
+  row["time_us_p10"] = fmt_num(quantile(us, 0.1));
+  row["time_us_p90"] = fmt_num(quantile(us, 0.9));
+  row["time_us_min"] = fmt_num(*std::min_element(us.begin(), us.end()));
+  row["algbw_gbps"] = fmt_num(p.algbw_gbps(med * 1e-6));
+  row["busbw_gbps"] = fmt_num(p.algbw_gbps(med * 1e-6) * p.factor());
+  row["time_us_nccltests"] = fmt_num(nt_us);
+  row["busbw_gbps_nccltests"] = fmt_num(p.algbw_gbps(nt_us * 1e-6) * p.factor());
+
+  const std::string key = p.coll + "/" + dtype_name(p.dtype) + "/" + std::to_string(p.bytes) + "/" +
+                          launch_mode_name(ps.mode);
+  auto& base = baseline_us_[key];
+  if (impl.baseline()) {
+    base[impl.family()] = med;
+  } else {
+    double best = 0;
+    for (const char* fam : {"nccl", "nccl_sym"}) {
+      auto it = base.find(fam);
+      if (it == base.end()) continue;
+      row[std::string("speedup_vs_") + fam] = fmt_num(it->second / med, 4);
+      best = best == 0 ? it->second : std::min(best, it->second);
+    }
+    if (best > 0) row["speedup_vs_best_nccl"] = fmt_num(best / med, 4);
+  }
+}
+
+}  // namespace pk::coll

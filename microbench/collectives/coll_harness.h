@@ -1,0 +1,180 @@
+#pragma once
+// The common harness of the collective study (nccl-tests' common.cu in spirit): one
+// collective = one small file that registers implementations; this file times them,
+// checks them and writes their rows.
+//
+// Per point (collective, implementation, size, dtype, launch mode), on every rank alike:
+//   prepare   implementation setup; inputs filled with the random pattern
+//             (coll_reference.cuh), outputs poisoned (NaN), signals zeroed;
+//   time      pk::FlowTimer: one flow per local GPU whose enqueue launches the collective
+//             (graph mode: cudaGraphLaunch of a captured graph of G collectives), all
+//             streams behind the start gate, a step = the slowest GPU of every rank
+//             (MPI_MAX); median / p10 / p90 over the samples;
+//   nccl-tests  the same collective timed the way nccl-tests times it (barrier, host clock
+//             around `iters` back-to-back launches or one graph launch, stream sync,
+//             average over ranks), so a reader can check a figure with all_reduce_perf;
+//   check     every output element against the fp64 reference, after timing; a wrong
+//             result makes the point an error row with no timing in it.
+#include <cuda_runtime.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../../kernels/collectives/coll_check.cuh"
+#include "../../kernels/collectives/coll_params.cuh"
+#include "../harness/device_runtime.h"
+#include "../harness/gbench_csv.h"
+#include "../harness/peer_group.h"
+#include "../harness/timing.h"
+#include "coll_nccl.h"
+#include "coll_problem.h"
+
+namespace pk::coll {
+
+struct StudyConfig {
+  std::vector<std::string> collectives;
+  std::vector<std::string> impls;  // empty: all
+  std::vector<DType> dtypes;
+  std::vector<uint64_t> sizes, tensor_sizes;
+  std::vector<uint64_t> counts, tensor_counts;  // explicit per-rank blocks instead of sizes
+  bool sizes_given = false, tensor_sizes_given = false;
+  std::vector<LaunchMode> modes;
+  TensorDims dims;
+  TimingOptions timing;
+  int graph_ops = 20;        // most collectives captured in one graph (fewer for large sizes)
+  int nccltests_iters = 20;  // nccl-tests' -n
+  uint64_t seed = 0x5eed;
+  bool nccl_log = true;
+  bool allow_multicast = false;
+};
+
+// What this process shares with every implementation: the group, the timing pieces, the
+// symmetric buffers (sized for the largest point) and NCCL's communicators.
+class Context {
+ public:
+  Context(PeerGroup& g, const StudyConfig& cfg, uint64_t in_bytes, uint64_t out_bytes, uint64_t scratch_bytes);
+  ~Context();
+  PeerGroup& group;
+  const StudyConfig& cfg;
+  StatusBoard status;
+  Gate gate;
+  StreamPool streams;
+  SymBuf in, out, scratch, sync;
+  int sms = 0;  // multiprocessors per GPU (the fewest of any rank)
+  NcclStatePtr nccl;  // built by the study when an NCCL baseline is selected
+
+  cudaStream_t stream(int gpu) { return streams.get(gpu, 0); }
+  // The signal table of `gpu` (flags symmetric, epochs local) with the run's timeout.
+  SyncTable sync_table(int gpu);
+  template <class T>
+  CollParams<T> params(int gpu, uint64_t count) {
+    CollParams<T> p{};
+    p.in = in.table<T>(gpu);
+    p.out = out.table<T>(gpu);
+    p.scratch = scratch.table<T>(gpu);
+    p.sync = sync_table(gpu);
+    p.count = count;
+    return p;
+  }
+};
+
+class Impl {
+ public:
+  virtual ~Impl() = default;
+  virtual std::string name() const = 0;    // e.g. "two_shot_push", "nccl"
+  virtual std::string family() const = 0;  // "pk", "nccl", "nccl_sym", "multicast"
+  virtual bool baseline() const { return false; }
+  virtual bool supports(int layout) const = 0;
+  // false: no point is registered (e.g. the LL protocol above its size range).
+  virtual bool applies(const Problem&) const { return true; }
+  virtual uint64_t scratch_bytes(const Problem&) const { return 0; }
+  // "" when it can run here, else the reason (a skipped row). Called on every rank.
+  virtual std::string unavailable(const Problem&, Context&) const { return ""; }
+  // Per-point setup, every rank in the same order; may throw.
+  virtual void prepare(const Problem& p, Context& ctx) = 0;
+  // This GPU's input and output as the implementation uses them (filled and checked here).
+  virtual void* input(int gpu) = 0;
+  virtual void* output(int gpu) = 0;
+  // One collective on `stream` of `gpu` (the current device is gpu's).
+  virtual void enqueue(int gpu, cudaStream_t stream) = 0;
+  // Around the per-GPU enqueues of one collective (NCCL: a group when a process drives
+  // several GPUs).
+  virtual void group_begin() {}
+  virtual void group_end() {}
+  // CUDA calls one collective queues (NCCL: several): bounds what waits behind the gate.
+  virtual int enqueues_per_op() const { return 1; }
+  // The same for one collective inside a captured graph (NCCL's graphs hold more nodes
+  // than its eager launches queue: 4 per collective was measured too many at 3 per graph).
+  virtual int graph_enqueues_per_op() const { return enqueues_per_op(); }
+  // Launch shape or library choice, for the CSV.
+  virtual std::string config() const { return ""; }
+  // After the first collective of a point: what NCCL chose (rank 0's log), else "".
+  virtual std::string library_choice(const Problem&, Context&) { return ""; }
+};
+
+using ImplList = std::vector<std::shared_ptr<Impl>>;
+
+// Each collective file adds its implementations (ours and the baselines) here.
+ImplList all_reduce_impls();
+ImplList segment_impls();  // all-gather, reduce-scatter, all-to-all and the tensor-dimension ones
+ImplList nccl_impls();     // NCCL plain and symmetric (empty without NCCL)
+ImplList multicast_impls();
+
+// Our kernels: input and output in the symmetric buffers, typed parameters per local GPU.
+class PkImpl : public Impl {
+ public:
+  std::string family() const override { return "pk"; }
+  void* input(int gpu) override { return ctx_->in.local(gpu); }
+  void* output(int gpu) override { return ctx_->out.local(gpu); }
+  std::string config() const override;
+
+ protected:
+  // Parameters of every local GPU for this problem.
+  void build_params(Context& ctx, const Problem& p, uint64_t count, uint64_t slot_elems, int handshake);
+  Context* ctx_ = nullptr;
+  Problem p_;
+  int blocks_ = 1, threads_ = 0;
+  size_t smem_ = 0;
+  std::map<int, CollParams<__nv_bfloat16>> pb_;
+  std::map<int, CollParams<float>> pf_;
+};
+
+// Our kernels' common launch bookkeeping: grid size from the bytes a block should move,
+// capped so that every block is resident at once (spin-waiting blocks must be).
+int resident_blocks(const void* kernel, int threads, size_t smem, int sms);
+int grid_for(uint64_t bytes, uint64_t bytes_per_block, int max_blocks);
+
+// Fills `dst` (elems of t) with rank `rank`'s input pattern; poisons with NaN.
+void fill_input(void* dst, uint64_t elems, DType t, uint64_t seed, int rank, cudaStream_t s);
+void poison(void* dst, uint64_t bytes, cudaStream_t s);
+// Synchronous check of one rank's output against the reference.
+CheckResult check_output(const void* out, const RefSpec& spec, DType t);
+
+struct PointSpec {
+  Problem problem;
+  LaunchMode mode = LaunchMode::eager;
+  std::shared_ptr<Impl> impl;
+  std::string name() const;  // collective/impl/dtype/bytes/mode: the benchmark's name
+};
+
+// The columns of collectives.csv (metadata appended by the study).
+const std::vector<std::string>& coll_columns();
+
+class Runner {
+ public:
+  Runner(Context& ctx, PointResults& results) : ctx_(ctx), results_(results) {}
+  void run(benchmark::State& state, const PointSpec& ps);
+  // One point: fills `row`; throws SkipPoint, or an error (a wrong result included). The
+  // GPU tests call it directly.
+  void measure(const PointSpec& ps, Row& row);
+
+ private:
+  Context& ctx_;
+  PointResults& results_;
+  // Baseline medians (us) per (collective, dtype, bytes, mode) and family, for the ratios.
+  std::map<std::string, std::map<std::string, double>> baseline_us_;
+};
+
+}  // namespace pk::coll

@@ -1,0 +1,229 @@
+// pkbench_collectives: device-initiated collectives (kernels/collectives/) against NCCL
+// (ordinary and symmetric-window buffers), at every size, in back-to-back and CUDA-graph
+// launch modes, one tidy CSV row per (collective, implementation, size, dtype, mode).
+// Run alone (one process drives every GPU) or under mpirun (one process per GPU, the way
+// nccl-tests is normally run).
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+
+#include "../harness/args.h"
+#include "../harness/cuda_check.h"
+#include "../harness/metadata.h"
+#include "../harness/study.h"
+#include "../../kernels/collectives/push_segments.cuh"
+#include "coll_harness.h"
+#include "coll_nccl.h"
+
+namespace pk::coll {
+namespace {
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> v;
+  size_t a = 0;
+  while (a <= s.size()) {
+    const size_t b = s.find(',', a);
+    const std::string t = s.substr(a, b == std::string::npos ? std::string::npos : b - a);
+    if (!t.empty()) v.push_back(t);
+    if (b == std::string::npos) break;
+    a = b + 1;
+  }
+  return v;
+}
+
+}  // namespace
+}  // namespace pk::coll
+
+int main(int argc, char** argv) {
+  using namespace pk::coll;
+  pk::StudyMain study("pkbench_collectives",
+                      "Device-initiated collectives against NCCL (plain and symmetric windows), every size, "
+                      "back-to-back and CUDA-graph launches",
+                      "collectives.csv");
+  auto& app = study.cli().app();
+  StudyConfig cfg;
+  cfg.timing.samples = 10;
+  std::string colls = "all", impls = "all", dtypes = "bf16,fp32", sizes = "4K:1G", tsizes = "8M,64M,256M",
+              modes = "eager,graph", a2a = "1,32,128";
+  std::string counts, tcounts;
+  bool no_log = false;
+  app.add_option("--collectives", colls,
+                 "comma list or all: all_reduce, all_gather, reduce_scatter, all_to_all, all_gather_cols, "
+                 "reduce_scatter_cols, all_to_all_4d")
+      ->capture_default_str();
+  app.add_option("--impls", impls,
+                 "comma list or all: one_shot, two_shot_push, two_shot_pull, ll, two_shot_tma, "
+                 "two_shot_push_handshake, push, nccl, nccl_sym (multimem with --allow-multicast)")
+      ->capture_default_str();
+  app.add_option("--dtypes", dtypes, "bf16, fp32")->capture_default_str();
+  app.add_option("--sizes", sizes, "sizes in nccl-tests' sense for the plain collectives (e.g. 4K:1G)")
+      ->check(pk::size_list_validator())
+      ->capture_default_str();
+  app.add_option("--tensor-sizes", tsizes, "sizes of the tensor-dimension collectives (*_cols, all_to_all_4d)")
+      ->check(pk::size_list_validator())
+      ->capture_default_str();
+  app.add_option("--counts", counts,
+                 "instead of --sizes: per-rank element counts (all-reduce: the vector; all-gather/reduce-scatter: "
+                 "one rank's block; all-to-all: one peer's block), e.g. odd counts for tests");
+  app.add_option("--tensor-counts", tcounts, "instead of --tensor-sizes: rows per rank (*_cols) or S per rank (4-D)");
+  app.add_option("--modes", modes, "eager (back-to-back launches), graph (CUDA-graph replay)")->capture_default_str();
+  app.add_option("--tensor-cols", cfg.dims.cols, "columns per rank of the *_cols layouts")->capture_default_str();
+  app.add_option("--a2a-shape", a2a, "B,H,D of all_to_all_4d's (B, S, H, D) input")->capture_default_str();
+  app.add_option("--samples", cfg.timing.samples, "timed samples per point")->check(CLI::Range(1, 1000))->capture_default_str();
+  app.add_option("--warmup-ms", cfg.timing.warmup_ms, "warm-up per point")->check(CLI::Range(0.0, 1e5))->capture_default_str();
+  app.add_option("--timeout-ms", cfg.timing.timeout_ms, "bound of every spin-wait")->check(CLI::Range(1.0, 1e6))->capture_default_str();
+  app.add_option("--gap-ms", cfg.timing.gap_ms, "idle time between points")->check(CLI::Range(0.0, 1e5))->capture_default_str();
+  app.add_option("--graph-ops", cfg.graph_ops, "most collectives captured in one CUDA graph")->check(CLI::Range(1, 1000))->capture_default_str();
+  app.add_option("--nccltests-iters", cfg.nccltests_iters, "nccl-tests' -n for the nccl-tests-style time")->check(CLI::Range(1, 100000))->capture_default_str();
+  app.add_option("--seed", cfg.seed, "input pattern seed")->capture_default_str();
+  app.add_flag("--no-nccl-log", no_log, "do not record NCCL's algorithm/protocol choice (NCCL_DEBUG_SUBSYS=TUNING)");
+  app.add_flag("--allow-multicast", cfg.allow_multicast,
+               "register the NVSwitch multicast variants (refused when NCCL_NVLS_ENABLE=0, NVSHMEM_DISABLE_NVLS=1 or "
+               "TORCH_SYMM_MEM_DISABLE_MULTICAST=1 is set, or the device lacks multicast)");
+  if (int rc = study.begin(&argc, argv); rc >= 0) return rc;
+
+  std::vector<std::shared_ptr<Impl>> all;
+  for (auto& v : {all_reduce_impls(), segment_impls(), nccl_impls()})
+    for (auto& i : v) all.push_back(i);
+  if (cfg.allow_multicast)
+    for (auto& i : multicast_impls()) all.push_back(i);
+  try {
+    cfg.nccl_log = !no_log;
+    cfg.collectives = colls == "all" ? collective_names() : split(colls);
+    for (const auto& c : cfg.collectives) layout_of(c);
+    for (const auto& d : split(dtypes)) cfg.dtypes.push_back(parse_dtype(d));
+    for (const auto& m : split(modes)) {
+      if (m == "eager") cfg.modes.push_back(LaunchMode::eager);
+      else if (m == "graph") cfg.modes.push_back(LaunchMode::graph);
+      else throw pk::ArgError("--modes: unknown launch mode '" + m + "' (eager, graph)");
+    }
+    if (cfg.dtypes.empty() || cfg.modes.empty() || cfg.collectives.empty())
+      throw pk::ArgError("--dtypes/--modes/--collectives: empty list");
+    cfg.sizes = pk::parse_size_list(sizes);
+    cfg.tensor_sizes = pk::parse_size_list(tsizes);
+    if (!counts.empty()) cfg.counts = pk::parse_size_list(counts);
+    if (!tcounts.empty()) cfg.tensor_counts = pk::parse_size_list(tcounts);
+    cfg.sizes_given = app.count("--sizes") > 0;
+    cfg.tensor_sizes_given = app.count("--tensor-sizes") > 0;
+    const auto shape = split(a2a);
+    if (shape.size() != 3) throw pk::ArgError("--a2a-shape: expected B,H,D");
+    cfg.dims.batch = std::stoull(shape[0]);
+    cfg.dims.heads = std::stoull(shape[1]);
+    cfg.dims.head_dim = std::stoull(shape[2]);
+    if (impls != "all") {
+      std::set<std::string> known;
+      for (auto& i : all) known.insert(i->name());
+      std::vector<std::shared_ptr<Impl>> keep;
+      for (const auto& want : split(impls)) {
+        if (!known.count(want)) throw pk::ArgError("--impls: unknown implementation '" + want + "'");
+        for (auto& i : all)
+          if (i->name() == want) keep.push_back(i);
+      }
+      all = keep;
+    }
+    if (cfg.allow_multicast) {  // the environment rules need no GPU: refuse before anything runs
+      const std::string why = multicast_refusal(true, 1, [](const char* v) { return std::getenv(v); });
+      if (!why.empty()) throw pk::ArgError("--allow-multicast: " + why);
+    }
+  } catch (const std::exception& e) {
+    return study.bad_input(e.what());
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return pk::kExitBadInput;
+  bool want_nccl = false;
+  for (auto& i : all) want_nccl |= i->baseline();
+  if (want_nccl && cfg.nccl_log) arm_nccl_tuning_log();  // before NCCL reads its environment
+  if (int rc = study.start(); rc >= 0) return rc;
+
+  const int n = study.group().size();
+  // Points: baselines first at every (collective, dtype, size, mode), so ours can be
+  // compared with them in the same row.
+  std::vector<PointSpec> points;
+  std::vector<std::shared_ptr<Impl>> ordered;
+  for (auto& i : all)
+    if (i->baseline()) ordered.push_back(i);
+  for (auto& i : all)
+    if (!i->baseline()) ordered.push_back(i);
+  try {
+    for (const auto& c : cfg.collectives) {
+      const int layout = layout_of(c);
+      const bool tensor = layout == kAllGatherCols || layout == kReduceScatterCols || layout == kAllToAll4d;
+      const auto& list = tensor ? cfg.tensor_sizes : cfg.sizes;
+      const bool given = tensor ? cfg.tensor_sizes_given : cfg.sizes_given;
+      const auto& counts_list = tensor ? cfg.tensor_counts : cfg.counts;
+      for (DType t : cfg.dtypes) {
+        if (!counts_list.empty()) {
+          for (uint64_t cnt : counts_list) {
+            const Problem p = make_problem_count(c, t, cnt, n, cfg.dims);
+            for (LaunchMode m : cfg.modes)
+              for (auto& i : ordered)
+                if (i->supports(layout) && i->applies(p)) points.push_back({p, m, i});
+          }
+          continue;
+        }
+        std::set<uint64_t> seen;
+        for (uint64_t bytes : list) {
+          if (!given) {  // default lists: round down to a valid size, as nccl-tests does
+            const uint64_t unit = size_unit(c, t, n, cfg.dims);
+            bytes = bytes / unit * unit;
+            if (bytes == 0 || !seen.insert(bytes).second) continue;
+          }
+          const Problem p = make_problem(c, t, bytes, n, cfg.dims);
+          for (LaunchMode m : cfg.modes)
+            for (auto& i : ordered)
+              if (i->supports(layout) && i->applies(p)) points.push_back({p, m, i});
+        }
+      }
+    }
+  } catch (const pk::ArgError& e) {
+    return study.bad_input(e.what());
+  }
+  if (study.list_only()) {
+    if (study.is_root())
+      for (const auto& p : points) std::printf("%s\n", p.name().c_str());
+    return 0;
+  }
+
+  // Buffers for the largest point of each kind.
+  uint64_t in_b = 0, out_b = 0, scratch_b = 0;
+  NcclSizes nz;
+  for (const auto& ps : points) {
+    const Problem& p = ps.problem;
+    const uint64_t e = p.elem_bytes();
+    if (ps.impl->baseline()) {
+      const ReshapePlan r = nccl_reshape_plan(p, SegConfig::kPieceBytes);
+      nz.user_in = std::max(nz.user_in, p.in_elems * e);
+      nz.user_out = std::max(nz.user_out, p.out_elems * e);
+      nz.send = std::max(nz.send, r.nccl_send_elems * e);
+      nz.recv = std::max(nz.recv, r.nccl_recv_elems * e);
+      if (r.before.n1) nz.reshape_send = std::max(nz.reshape_send, r.nccl_send_elems * e);
+      if (r.after.n1) nz.reshape_recv = std::max(nz.reshape_recv, r.nccl_recv_elems * e);
+    } else {
+      in_b = std::max(in_b, p.in_elems * e);
+      out_b = std::max(out_b, p.out_elems * e);
+      scratch_b = std::max(scratch_b, ps.impl->scratch_bytes(p));
+    }
+  }
+  pk::PointResults results;
+  std::unique_ptr<Context> ctx;
+  try {
+    ctx = std::make_unique<Context>(study.group(), cfg, in_b, out_b, scratch_b);
+    if (want_nccl) ctx->nccl = make_nccl_state(*ctx, nz);
+  } catch (const std::exception& e) {
+    study.fatal(std::string("setting up the collectives: ") + e.what());
+  }
+  if (want_nccl && !ctx->nccl) study.note("pkbench_collectives: built without NCCL: the NCCL baselines are skipped");
+  Runner runner(*ctx, results);
+  for (const auto& ps : points)
+    benchmark::RegisterBenchmark(ps.name().c_str(), [&runner, ps](benchmark::State& s) { runner.run(s, ps); })
+        ->UseManualTime()
+        ->Iterations(1)
+        ->Unit(benchmark::kMicrosecond);
+  std::vector<std::string> columns = coll_columns();
+  for (const auto& c : pk::metadata_columns()) columns.push_back(c);
+  const int rc = study.run(columns, results);
+  ctx.reset();  // NCCL communicators and symmetric memory go before MPI_Finalize
+  return rc;
+}

@@ -1,0 +1,61 @@
+#include "coll_nccl.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+#include "coll_harness.h"
+
+#ifdef PKBENCH_HAVE_NCCL
+#include "coll_nccl_state.h"
+#endif
+
+namespace pk::coll {
+
+namespace {
+std::string g_log_path;
+}
+
+std::string arm_nccl_tuning_log() {
+#ifdef PKBENCH_HAVE_NCCL
+  if (std::getenv("NCCL_DEBUG")) return "";  // the user's own logging wins
+  g_log_path = "/tmp/pkbench_nccl_tuning." + std::to_string(getpid()) + ".log";
+  setenv("NCCL_DEBUG", "INFO", 1);
+  setenv("NCCL_DEBUG_SUBSYS", "TUNING", 1);
+  setenv("NCCL_DEBUG_FILE", g_log_path.c_str(), 1);
+  return g_log_path;
+#else
+  return "";
+#endif
+}
+
+#ifndef PKBENCH_HAVE_NCCL
+
+class NcclState {};
+NcclStatePtr make_nccl_state(Context&, const NcclSizes&) { return nullptr; }
+void NcclStateDeleter::operator()(NcclState* s) const { delete s; }
+bool built_with_nccl() { return false; }
+std::string nccl_version_string() { return ""; }
+ImplList nccl_impls() { return {}; }
+
+#else
+
+bool built_with_nccl() { return true; }
+std::string nccl_log_path() { return g_log_path; }
+std::string nccl_version_string() {
+  int v = 0;
+  if (ncclGetVersion(&v) != ncclSuccess) return "NCCL ?";
+  return "NCCL " + std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." + std::to_string(v % 100);
+}
+
+NcclStatePtr make_nccl_state(Context& ctx, const NcclSizes& sizes) { return NcclStatePtr(new NcclState(ctx, sizes)); }
+void NcclStateDeleter::operator()(NcclState* s) const { delete s; }
+
+// Defined in coll_nccl_impl.cu (it launches the reshape kernels).
+ImplList make_nccl_impls();
+ImplList nccl_impls() { return make_nccl_impls(); }
+
+#endif  // PKBENCH_HAVE_NCCL
+
+}  // namespace pk::coll

@@ -1,0 +1,38 @@
+#pragma once
+// NCCL baselines, measured the way nccl-tests measures them: one communicator per GPU
+// (ncclCommInitAll for one process driving every GPU, ncclCommInitRank with the unique id
+// broadcast over MPI otherwise), ordinary cudaMalloc buffers ("nccl") and ncclMemAlloc
+// buffers registered as symmetric windows ("nccl_sym", nccl-tests -R 2:
+// ncclCommWindowRegister(..., NCCL_WIN_COLL_SYMMETRIC)). The tensor-dimension cases add
+// the reshape copies a user of NCCL needs (coll_problem.h: nccl_reshape_plan).
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace pk::coll {
+
+class Context;
+
+struct NcclSizes {
+  uint64_t user_in = 0, user_out = 0;  // bytes: the largest input / output of any NCCL point
+  uint64_t send = 0, recv = 0;         // bytes: the largest buffers NCCL itself reads / writes
+  uint64_t reshape_send = 0, reshape_recv = 0;  // bytes: NCCL's buffers behind a reshape copy
+};
+
+class NcclState;
+struct NcclStateDeleter {
+  void operator()(NcclState* s) const;
+};
+using NcclStatePtr = std::unique_ptr<NcclState, NcclStateDeleter>;
+// Collective. nullptr when this build has no NCCL.
+NcclStatePtr make_nccl_state(Context& ctx, const NcclSizes& sizes);
+
+// Before any NCCL call: ask NCCL to log its algorithm/protocol choice per collective
+// (NCCL_DEBUG=INFO, NCCL_DEBUG_SUBSYS=TUNING) into a file this process reads back, unless
+// the user set NCCL_DEBUG. Returns the file ("" when not logging).
+std::string arm_nccl_tuning_log();
+
+bool built_with_nccl();
+std::string nccl_version_string();
+
+}  // namespace pk::coll

@@ -1,0 +1,297 @@
+#include "coll_problem.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "../harness/cuda_check.h"
+
+namespace pk::coll {
+
+const std::vector<std::string>& dtype_names() {
+  static const std::vector<std::string> v{"bf16", "fp32"};
+  return v;
+}
+DType parse_dtype(const std::string& s) {
+  if (s == "bf16") return DType::bf16;
+  if (s == "fp32" || s == "f32" || s == "float") return DType::f32;
+  throw ArgError("--dtypes: unsupported dtype '" + s + "' (supported: bf16, fp32)");
+}
+std::string dtype_name(DType t) { return t == DType::bf16 ? "bf16" : "fp32"; }
+uint64_t dtype_bytes(DType t) { return t == DType::bf16 ? 2 : 4; }
+
+const std::vector<std::string>& collective_names() {
+  static const std::vector<std::string> v{"all_reduce",      "all_gather",          "reduce_scatter", "all_to_all",
+                                          "all_gather_cols", "reduce_scatter_cols", "all_to_all_4d"};
+  return v;
+}
+
+int layout_of(const std::string& c) {
+  if (c == "all_reduce") return kAllReduce;
+  if (c == "all_gather") return kAllGather;
+  if (c == "reduce_scatter") return kReduceScatter;
+  if (c == "all_to_all") return kAllToAll;
+  if (c == "all_gather_cols") return kAllGatherCols;
+  if (c == "reduce_scatter_cols") return kReduceScatterCols;
+  if (c == "all_to_all_4d") return kAllToAll4d;
+  throw ArgError("--collectives: unknown collective '" + c + "'");
+}
+
+double busbw_factor(int layout, int n) {
+  if (n < 1) return 0;
+  if (layout == kAllReduce) return 2.0 * (n - 1) / n;
+  return static_cast<double>(n - 1) / n;
+}
+
+const std::vector<std::string>& launch_mode_names() {
+  static const std::vector<std::string> v{"eager", "graph"};
+  return v;
+}
+std::string launch_mode_name(LaunchMode m) { return m == LaunchMode::eager ? "eager" : "graph"; }
+
+namespace {
+std::string fmt_bytes(uint64_t b) { return std::to_string(b) + " B"; }
+
+// Element counts of a problem whose per-rank block is `count` (rows for *_cols, Sl for 4-D).
+Problem from_block(const std::string& coll, DType t, uint64_t block, int n, const TensorDims& d) {
+  Problem p;
+  p.coll = coll;
+  p.layout = layout_of(coll);
+  p.dtype = t;
+  p.n = n;
+  const uint64_t e = dtype_bytes(t);
+  switch (p.layout) {
+    case kAllReduce:
+      p.count = p.in_elems = p.out_elems = block;
+      p.bytes = block * e;
+      break;
+    case kAllGather:
+      p.count = p.in_elems = block;
+      p.out_elems = block * n;
+      p.bytes = p.out_elems * e;
+      break;
+    case kReduceScatter:
+      p.count = p.out_elems = block;
+      p.in_elems = block * n;
+      p.bytes = p.in_elems * e;
+      break;
+    case kAllToAll:
+      p.count = block;
+      p.in_elems = p.out_elems = block * n;
+      p.bytes = p.in_elems * e;
+      break;
+    case kAllGatherCols:
+      p.rows = block;
+      p.cols = d.cols;
+      p.count = p.in_elems = p.rows * p.cols;
+      p.out_elems = p.in_elems * n;
+      p.bytes = p.out_elems * e;
+      break;
+    case kReduceScatterCols:
+      p.rows = block;
+      p.cols = d.cols;
+      p.count = p.out_elems = p.rows * p.cols;
+      p.in_elems = p.out_elems * n;
+      p.bytes = p.in_elems * e;
+      break;
+    case kAllToAll4d:
+      p.B = d.batch;
+      p.Sl = block;
+      p.H = d.heads;
+      p.D = d.head_dim;
+      p.in_elems = p.out_elems = p.B * p.Sl * p.H * p.D;
+      p.count = p.in_elems / n;
+      p.bytes = p.in_elems * e;
+      break;
+  }
+  return p;
+}
+}  // namespace
+
+Problem make_problem_count(const std::string& coll, DType t, uint64_t count, int n, const TensorDims& d) {
+  if (n < 1 || n > 8) throw ArgError("ranks: " + std::to_string(n) + " is outside 1..8");
+  if (count == 0) throw ArgError("--sizes: a collective needs at least one element per rank");
+  const int layout = layout_of(coll);
+  if (layout == kAllGatherCols || layout == kReduceScatterCols)
+    if (d.cols == 0) throw ArgError("--tensor-cols: must be positive");
+  if (layout == kAllToAll4d) {
+    if (d.batch == 0 || d.heads == 0 || d.head_dim == 0) throw ArgError("--a2a-shape: dimensions must be positive");
+    if (d.heads % n != 0)
+      throw ArgError("--a2a-shape: " + std::to_string(d.heads) + " heads do not split over " + std::to_string(n) +
+                     " ranks");
+  }
+  return from_block(coll, t, count, n, d);
+}
+
+uint64_t size_unit(const std::string& coll, DType t, int n, const TensorDims& d) {
+  const uint64_t e = dtype_bytes(t);
+  switch (layout_of(coll)) {
+    case kAllReduce: return e;
+    case kAllGatherCols:
+    case kReduceScatterCols: return e * n * d.cols;
+    case kAllToAll4d: return e * d.batch * d.heads * d.head_dim;
+    default: return e * n;
+  }
+}
+
+Problem make_problem(const std::string& coll, DType t, uint64_t bytes, int n, const TensorDims& d) {
+  if (n < 1 || n > 8) throw ArgError("ranks: " + std::to_string(n) + " is outside 1..8");
+  const int layout = layout_of(coll);
+  const uint64_t unit = size_unit(coll, t, n, d);
+  if (unit == 0) throw ArgError("--sizes: the tensor dimensions must be positive");
+  if (bytes == 0 || bytes % unit != 0) {
+    std::ostringstream os;
+    os << "--sizes: " << fmt_bytes(bytes) << " does not split into whole " << dtype_name(t) << " elements";
+    if (layout != kAllReduce) os << " per rank on " << n << " ranks";
+    if (layout == kAllGatherCols || layout == kReduceScatterCols) os << " with " << d.cols << " columns per rank";
+    if (layout == kAllToAll4d) os << " of (B=" << d.batch << ", S, H=" << d.heads << ", D=" << d.head_dim << ") rows";
+    os << " for " << coll << " (needs a multiple of " << unit << " B)";
+    throw ArgError(os.str());
+  }
+  return make_problem_count(coll, t, bytes / unit, n, d);
+}
+
+RefSpec Problem::ref(int rank, uint64_t seed) const {
+  RefSpec s{};
+  s.layout = layout;
+  s.dtype = dtype_code(dtype);
+  s.n = n;
+  s.rank = rank;
+  s.seed = seed;
+  s.count = count;
+  s.rows = rows;
+  s.cols = cols;
+  s.B = B;
+  s.Sl = Sl;
+  s.H = H;
+  s.D = D;
+  s.out_elems = out_elems;
+  return s;
+}
+
+std::string Problem::describe() const {
+  std::ostringstream os;
+  os << coll << " " << dtype_name(dtype) << " " << bytes << " B on " << n << " ranks (count " << count << ")";
+  return os.str();
+}
+
+SegLayout direct_layout(const Problem& p, uint64_t piece_bytes) {
+  SegLayout L{};
+  const uint64_t n = p.n;
+  switch (p.layout) {
+    case kAllGather: L = {1, 1, p.count, 0, 0, 0, 0, 0, p.count, 0, 0, 0}; break;
+    case kAllToAll: L = {1, 1, p.count, 0, 0, p.count, 0, 0, p.count, 0, 0, 0}; break;
+    case kReduceScatter: L = {1, 1, p.count, 0, 0, p.count, 0, 0, 0, 0, 0, 0}; break;
+    case kAllGatherCols: L = {1, p.rows, p.cols, 0, p.cols, 0, 0, n * p.cols, p.cols, 0, 0, 0}; break;
+    case kReduceScatterCols: L = {1, p.rows, p.cols, 0, n * p.cols, p.cols, 0, p.cols, 0, 0, 0, 0}; break;
+    case kAllToAll4d: {
+      const uint64_t hn = p.H / n, run = hn * p.D;
+      L = {p.B, p.Sl, run, p.Sl * p.H * p.D, p.H * p.D, run, n * p.Sl * run, run, p.Sl * run, 0, 0, 0};
+      break;
+    }
+    default:
+      throw ArgError(p.coll + " has no segment layout");
+  }
+  return finish_layout(L, p.elem_bytes(), piece_bytes);
+}
+
+ReshapePlan nccl_reshape_plan(const Problem& p, uint64_t piece_bytes) {
+  ReshapePlan r;
+  const uint64_t n = p.n, e = p.elem_bytes();
+  r.nccl_count = p.count;
+  r.nccl_send_elems = p.in_elems;
+  r.nccl_recv_elems = p.out_elems;
+  switch (p.layout) {
+    case kAllGatherCols:  // NCCL gathers (n, rows, cols); the user needs (rows, n, cols)
+      r.after = finish_layout({1, p.rows, p.cols, 0, p.cols, p.rows * p.cols, 0, n * p.cols, p.cols, 0, 0, 0}, e,
+                              piece_bytes);
+      break;
+    case kReduceScatterCols:  // the user has (rows, n, cols); NCCL scatters (n, rows, cols)
+      r.before = finish_layout({1, p.rows, p.cols, 0, n * p.cols, p.cols, 0, p.cols, p.rows * p.cols, 0, 0, 0}, e,
+                               piece_bytes);
+      break;
+    case kAllToAll4d: {  // (B, Sl, n, Hn, D) -> (n, B, Sl, Hn, D) -> a2a -> (n, B, Sl, Hn, D) -> (B, n*Sl, Hn, D)
+      const uint64_t run = p.H / n * p.D, blk = p.B * p.Sl * run;
+      r.before = finish_layout({p.B, p.Sl, run, p.Sl * p.H * p.D, p.H * p.D, run, p.Sl * run, run, blk, 0, 0, 0}, e,
+                               piece_bytes);
+      r.after = finish_layout({p.B, p.Sl, run, p.Sl * run, run, blk, n * p.Sl * run, run, p.Sl * run, 0, 0, 0}, e,
+                              piece_bytes);
+      r.nccl_count = blk;
+      break;
+    }
+    default:
+      break;
+  }
+  return r;
+}
+
+double quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double pos = std::clamp(q, 0.0, 1.0) * (v.size() - 1);
+  const size_t i = static_cast<size_t>(std::floor(pos));
+  if (i + 1 >= v.size()) return v.back();
+  return v[i] + (pos - i) * (v[i + 1] - v[i]);
+}
+
+std::string nccl_func_name(int layout) {
+  switch (layout) {
+    case kAllReduce: return "AllReduce";
+    case kAllGather:
+    case kAllGatherCols: return "AllGather";
+    case kReduceScatter:
+    case kReduceScatterCols: return "ReduceScatter";
+    default: return "AlltoAll";
+  }
+}
+
+std::string parse_nccl_tuning(const std::string& log, const std::string& func, uint64_t bytes) {
+  const std::string key = func + ": " + std::to_string(bytes) + " Bytes -> ";
+  std::string found;
+  std::istringstream in(log);
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t at = line.find(key);
+    if (at == std::string::npos) continue;
+    std::string rest = line.substr(at + key.size());
+    // "Algo RING proto LL channel{Lo..Hi}={0..1}" -> "RING/LL ch0..1"; other shapes verbatim.
+    std::istringstream w(rest);
+    std::string a, algo, p, proto, ch;
+    if ((w >> a >> algo >> p >> proto) && a == "Algo" && p == "proto") {
+      found = algo + "/" + proto;
+      if (w >> ch) {
+        const size_t eq = ch.find("={");
+        if (eq != std::string::npos && ch.back() == '}') found += " ch" + ch.substr(eq + 2, ch.size() - eq - 3);
+      }
+    } else {
+      while (!rest.empty() && (rest.back() == '\r' || rest.back() == ' ')) rest.pop_back();
+      found = rest;
+    }
+  }
+  for (char& c : found)
+    if (c == ',' || c == '"') c = ';';
+  return found;
+}
+
+std::string multicast_refusal(bool allow_flag, int device_supports,
+                              const std::function<const char*(const char*)>& getenv_fn) {
+  if (!allow_flag)
+    return "multicast (NVLS) variants run only with --allow-multicast: they can put a shared host's GPUs out of "
+           "service";
+  struct Guard {
+    const char* var;
+    const char* refusing;  // the value that refuses
+  };
+  for (const Guard& g : {Guard{"NCCL_NVLS_ENABLE", "0"}, Guard{"NVSHMEM_DISABLE_NVLS", "1"},
+                         Guard{"TORCH_SYMM_MEM_DISABLE_MULTICAST", "1"}}) {
+    const char* v = getenv_fn(g.var);
+    if (v && std::string(v) == g.refusing)
+      return std::string("multicast refused: ") + g.var + "=" + g.refusing + " is set (this machine keeps NVLink " +
+             "multicast off)";
+  }
+  if (device_supports == 0) return "multicast refused: the device reports no multicast support";
+  if (device_supports < 0) return "multicast refused: the device's multicast support is not known";
+  return "";
+}
+
+}  // namespace pk::coll

@@ -1,0 +1,98 @@
+#pragma once
+// The collective study's plain C++ core (the CPU tests build it): element types, the
+// collectives and their layouts, byte size -> element counts (the nccl-tests convention),
+// bus-bandwidth factors, the segment layouts of the direct and the NCCL-plus-reshape
+// paths, the NCCL tuning-log parser and the multicast refusal rules.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "../../kernels/collectives/coll_reference.cuh"
+#include "../../kernels/collectives/seg_layout.cuh"
+
+namespace pk::coll {
+
+enum class DType { bf16, f32 };
+const std::vector<std::string>& dtype_names();  // bf16, fp32
+DType parse_dtype(const std::string& s);         // ArgError "unsupported dtype"
+std::string dtype_name(DType t);
+uint64_t dtype_bytes(DType t);
+inline int dtype_code(DType t) { return t == DType::bf16 ? kBf16 : kF32; }
+
+// Collectives, in report order; each maps to one output layout.
+const std::vector<std::string>& collective_names();
+int layout_of(const std::string& coll);  // ArgError for an unknown name
+// nccl-tests' factors: all-reduce 2(n-1)/n; all-gather, reduce-scatter, all-to-all (n-1)/n.
+double busbw_factor(int layout, int n);
+
+enum class LaunchMode { eager, graph };
+const std::vector<std::string>& launch_mode_names();  // eager, graph
+std::string launch_mode_name(LaunchMode m);
+
+// Shapes of the tensor-dimension collectives (Figures 15-17).
+struct TensorDims {
+  uint64_t cols = 2048;     // *_cols: columns per rank (the gathered/scattered last dimension)
+  uint64_t batch = 1;       // all_to_all_4d: B
+  uint64_t heads = 32;      // H (scattered; a multiple of the rank count)
+  uint64_t head_dim = 128;  // D
+};
+
+// One problem: what `bytes` means follows nccl-tests' "size" (all-reduce: the vector;
+// all-gather: the gathered output; reduce-scatter: the scattered input; all-to-all: one
+// rank's send buffer).
+struct Problem {
+  std::string coll;
+  int layout = kAllReduce;
+  DType dtype = DType::bf16;
+  int n = 2;
+  uint64_t bytes = 0;
+  uint64_t count = 0;      // the count argument NCCL gets (per-rank block; all-reduce: all)
+  uint64_t in_elems = 0;   // per rank
+  uint64_t out_elems = 0;  // per rank
+  uint64_t rows = 0, cols = 0;          // *_cols
+  uint64_t B = 0, Sl = 0, H = 0, D = 0; // all_to_all_4d (Sl = sequence per rank)
+  uint64_t elem_bytes() const { return dtype_bytes(dtype); }
+  double factor() const { return busbw_factor(layout, n); }
+  // nccl-tests' algbw: size / time.
+  double algbw_gbps(double seconds) const { return seconds > 0 ? static_cast<double>(bytes) / seconds / 1e9 : 0; }
+  RefSpec ref(int rank, uint64_t seed) const;
+  std::string describe() const;
+};
+
+// ArgError naming --sizes when `bytes` does not split into whole elements and ranks, or the
+// tensor dimensions do not fit.
+Problem make_problem(const std::string& coll, DType dtype, uint64_t bytes, int n, const TensorDims& dims);
+// Bytes of one step of `bytes` for this collective: sizes must be multiples of it.
+uint64_t size_unit(const std::string& coll, DType dtype, int n, const TensorDims& dims);
+// The same from an explicit per-rank element count (the GPU tests use odd counts): count is
+// what NCCL's count argument would be (cols/4-D layouts: rows resp. Sl = count / row).
+Problem make_problem_count(const std::string& coll, DType dtype, uint64_t count, int n, const TensorDims& dims);
+
+// Direct push layout (push_segments.cuh) of a segment collective; reduce-scatter layouts
+// index the landing slots and the output alike.
+SegLayout direct_layout(const Problem& p, uint64_t piece_bytes);
+// The reshape copies around NCCL for the tensor-dimension collectives: `before` runs on the
+// input into NCCL's send buffer, `after` on NCCL's receive buffer into the output; a copy
+// a layout does not need has n1 == 0.
+struct ReshapePlan {
+  SegLayout before{}, after{};
+  uint64_t nccl_send_elems = 0, nccl_recv_elems = 0, nccl_count = 0;
+};
+ReshapePlan nccl_reshape_plan(const Problem& p, uint64_t piece_bytes);
+
+// Quantile q in [0,1] with linear interpolation (p10, p90 of the samples).
+double quantile(std::vector<double> v, double q);
+
+// The algorithm and protocol NCCL logged for `func` ("AllReduce") at `bytes` in an
+// NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING log, e.g. "RING/LL channels 0..1"; the last
+// match wins; "" when none.
+std::string parse_nccl_tuning(const std::string& log, const std::string& func, uint64_t bytes);
+std::string nccl_func_name(int layout);  // AllReduce, AllGather, ReduceScatter, AlltoAll
+
+// NVSwitch multicast refusal rules (DESIGN.md): "" when allowed, else why not. getenv is
+// injectable for the tests. device_supports: 1 yes, 0 no, -1 not known (refused).
+std::string multicast_refusal(bool allow_flag, int device_supports,
+                              const std::function<const char*(const char*)>& getenv_fn);
+
+}  // namespace pk::coll

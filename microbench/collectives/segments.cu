@@ -1,0 +1,69 @@
+// All-gather, reduce-scatter and all-to-all, plain and along the tensor dimension
+// (Figures 15-17), by direct pushes over the strided layout
+// (kernels/collectives/push_segments.cuh): no reshape copy, every byte crosses NVLink once.
+#include "../../kernels/collectives/push_segments.cuh"
+#include "../harness/cuda_check.h"
+#include "coll_harness.h"
+
+namespace pk::coll {
+namespace {
+
+bool is_reduce(int layout) { return layout == kReduceScatter || layout == kReduceScatterCols; }
+
+// Reduce-scatter landing slots: one output-sized slot per source, padded to 16 B.
+uint64_t rs_slot_elems(const Problem& p) {
+  const uint64_t v = 16 / p.elem_bytes();
+  return (p.out_elems + v - 1) / v * v;
+}
+
+class SegmentImpl final : public PkImpl {
+ public:
+  std::string name() const override { return "push"; }
+  bool supports(int layout) const override { return layout != kAllReduce; }
+  uint64_t scratch_bytes(const Problem& p) const override {
+    return is_reduce(p.layout) ? 2ull * p.n * rs_slot_elems(p) * p.elem_bytes() : 0;
+  }
+  void prepare(const Problem& p, Context& ctx) override {
+    L_ = direct_layout(p, SegConfig::kPieceBytes);
+    threads_ = SegConfig::kThreads;
+    const bool red = is_reduce(p.layout);
+    const void* k = p.dtype == DType::bf16
+                        ? (red ? reinterpret_cast<const void*>(reduce_scatter_segments_kernel<__nv_bfloat16>)
+                               : reinterpret_cast<const void*>(push_segments_kernel<__nv_bfloat16>))
+                        : (red ? reinterpret_cast<const void*>(reduce_scatter_segments_kernel<float>)
+                               : reinterpret_cast<const void*>(push_segments_kernel<float>));
+    ctx.group.set_device(ctx.group.local_gpus()[0]);
+    const int most = std::min(ctx.sms, resident_blocks(k, threads_, 0, ctx.sms));
+    // Enough blocks for the bytes one rank sends, never more than there are items.
+    blocks_ = std::min<int>(grid_for(p.in_elems * p.elem_bytes(), SegConfig::kBytesPerBlock, most),
+                            static_cast<int>(std::max<uint64_t>(1, std::min<uint64_t>(L_.items(), kMaxBlocks))));
+    build_params(ctx, p, p.count, red ? rs_slot_elems(p) : 0, 0);
+  }
+  void enqueue(int gpu, cudaStream_t s) override {
+    const bool red = is_reduce(p_.layout);
+    if (p_.dtype == DType::bf16) {
+      if (red)
+        reduce_scatter_segments_kernel<__nv_bfloat16><<<blocks_, threads_, 0, s>>>(pb_.at(gpu), L_);
+      else
+        push_segments_kernel<__nv_bfloat16><<<blocks_, threads_, 0, s>>>(pb_.at(gpu), L_);
+    } else {
+      if (red)
+        reduce_scatter_segments_kernel<float><<<blocks_, threads_, 0, s>>>(pf_.at(gpu), L_);
+      else
+        push_segments_kernel<float><<<blocks_, threads_, 0, s>>>(pf_.at(gpu), L_);
+    }
+    PK_CUDA_CHECK_LAUNCH();
+  }
+  std::string config() const override {
+    return PkImpl::config() + (L_.vec ? " 16B" : " scalar");
+  }
+
+ private:
+  SegLayout L_{};
+};
+
+}  // namespace
+
+ImplList segment_impls() { return {std::make_shared<SegmentImpl>()}; }
+
+}  // namespace pk::coll

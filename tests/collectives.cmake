@@ -1,0 +1,55 @@
+# Collective study tests (tests/CMakeLists.txt includes every tests/*.cmake).
+# CPU (label cpu): pkbench_collectives_cpu_tests (busbw factors, sizes and their refusals,
+# the reference, the layouts simulated on the host, the NCCL log parser, multicast rules)
+# and the binary's argument checks. GPU (label gpu): pkbench_collectives_gpu_tests (one
+# process, 2 GPUs) and the binary on odd counts, alone and under mpirun -np 2; without a
+# GPU they skip (the binary exits 3, which ctest counts as skipped).
+if(TARGET pkbench_coll_problem)
+  add_executable(pkbench_collectives_cpu_tests ${CMAKE_CURRENT_LIST_DIR}/cpu/test_collectives.cpp)
+  target_link_libraries(pkbench_collectives_cpu_tests PRIVATE pkbench_coll_problem GTest::gtest_main)
+  gtest_discover_tests(pkbench_collectives_cpu_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS cpu)
+endif()
+
+if(TARGET pkbench_coll_core)
+  add_executable(pkbench_collectives_gpu_tests ${CMAKE_CURRENT_LIST_DIR}/gpu/test_collectives_gpu.cu)
+  target_link_libraries(pkbench_collectives_gpu_tests PRIVATE pkbench_coll_core GTest::gtest_main)
+  gtest_discover_tests(pkbench_collectives_gpu_tests DISCOVERY_MODE PRE_TEST
+    PROPERTIES LABELS gpu SKIP_REGULAR_EXPRESSION "SKIPPED" ENVIRONMENT "CUDA_MODULE_LOADING=EAGER")
+endif()
+
+if(TARGET pkbench_collectives)
+  set(_coll_expect ${CMAKE_CURRENT_LIST_DIR}/cli/expect_exit.sh)
+  set(_coll_bin $<TARGET_FILE:pkbench_collectives>)
+  add_test(NAME collectives_cli_bad_dtype COMMAND ${_coll_expect} 2 "unsupported dtype" ${_coll_bin} --dtypes=fp16)
+  add_test(NAME collectives_cli_unknown_impl COMMAND ${_coll_expect} 2 "unknown implementation" ${_coll_bin} --impls=ring9)
+  add_test(NAME collectives_cli_bad_mode COMMAND ${_coll_expect} 2 "unknown launch mode" ${_coll_bin} --modes=lazy)
+  add_test(NAME collectives_cli_list_or_no_gpu COMMAND ${_coll_expect} 0,3 "all_reduce/|no GPU" ${_coll_bin} --list)
+  set_tests_properties(collectives_cli_bad_dtype collectives_cli_unknown_impl collectives_cli_bad_mode
+    collectives_cli_list_or_no_gpu PROPERTIES LABELS cpu)
+  # --allow-multicast is refused whenever the environment keeps multicast off, and the
+  # refusal needs no GPU. Each variable alone refuses.
+  foreach(_mc NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 TORCH_SYMM_MEM_DISABLE_MULTICAST=1)
+    string(REGEX REPLACE "=.*" "" _mc_name ${_mc})
+    add_test(NAME collectives_cli_multicast_refused_${_mc_name}
+      COMMAND ${CMAKE_COMMAND} -E env --unset=NCCL_NVLS_ENABLE --unset=NVSHMEM_DISABLE_NVLS
+              --unset=TORCH_SYMM_MEM_DISABLE_MULTICAST ${_mc}
+              ${_coll_expect} 2 "multicast refused: ${_mc_name}" ${_coll_bin} --allow-multicast)
+    set_tests_properties(collectives_cli_multicast_refused_${_mc_name} PROPERTIES LABELS cpu)
+  endforeach()
+  # Odd element counts for every collective, both dtypes and launch modes, checked after
+  # timing (a wrong element makes the run exit 1).
+  set(_coll_odd --counts=1,1001,65537 --tensor-counts=3 --tensor-cols=1001 --a2a-shape=2,4,33
+    --samples=2 --warmup-ms=1 --gap-ms=0 --graph-ops=3 --nccltests-iters=2)
+  add_test(NAME collectives_gpu_single_process COMMAND ${_coll_bin} ${_coll_odd} --csv=${CMAKE_CURRENT_BINARY_DIR}/coll_single.csv)
+  set_tests_properties(collectives_gpu_single_process PROPERTIES LABELS gpu SKIP_RETURN_CODE 3
+    ENVIRONMENT "CUDA_MODULE_LOADING=EAGER;NCCL_NVLS_ENABLE=0")
+  if(PKBENCH_HAVE_MPI AND MPIEXEC_EXECUTABLE)
+    add_test(NAME collectives_cli_mpi_list_or_no_gpu COMMAND ${_coll_expect} 0,3 "all_reduce/|no GPU"
+      ${MPIEXEC_EXECUTABLE} -np 2 --allow-run-as-root --oversubscribe ${_coll_bin} --list)
+    set_tests_properties(collectives_cli_mpi_list_or_no_gpu PROPERTIES LABELS cpu)
+    add_test(NAME collectives_gpu_mpirun COMMAND ${MPIEXEC_EXECUTABLE} -np 2 --allow-run-as-root --oversubscribe
+      -x NCCL_NVLS_ENABLE=0 -x CUDA_MODULE_LOADING=EAGER ${_coll_bin} ${_coll_odd}
+      --csv=${CMAKE_CURRENT_BINARY_DIR}/coll_mpi.csv)
+    set_tests_properties(collectives_gpu_mpirun PROPERTIES LABELS gpu SKIP_RETURN_CODE 3)
+  endif()
+endif()

@@ -1,0 +1,142 @@
+// Collective study, GPU (label gpu; skipped with the reason without 2 GPUs): every
+// implementation (ours and NCCL's) is checked against the fp64 reference for odd element
+// counts, both dtypes, back-to-back and CUDA-graph launches, one process driving 2 GPUs;
+// a rank that never arrives ends each of our kernels with a timeout, not a hang. The
+// one-process-per-GPU runs are the CLI tests in tests/collectives.cmake (mpirun -np 2).
+#include <gtest/gtest.h>
+
+#include "gpu_test_util.h"
+#include "microbench/collectives/coll_harness.h"
+#include "microbench/harness/cuda_check.h"
+
+using namespace pk;
+using namespace pk::coll;
+
+namespace {
+
+std::string need_two_gpus() {
+  std::string why = no_gpu_reason();
+  if (!why.empty()) return why;
+  int n = 0;
+  cudaGetDeviceCount(&n);
+  if (n < 2) return "needs 2 GPUs, found " + std::to_string(n);
+  return "";
+}
+
+struct Env {
+  std::unique_ptr<Comm> comm = make_self_comm();
+  std::unique_ptr<PeerGroup> group;
+  StudyConfig cfg;
+  std::unique_ptr<Context> ctx;
+  explicit Env(double timeout_ms) {
+    group = std::make_unique<PeerGroup>(*comm, PeerMode::single);
+    cfg.timing.samples = 2;
+    cfg.timing.warmup_ms = 1;
+    cfg.timing.target_sample_ms = 0.2;
+    cfg.timing.gap_ms = 0;
+    cfg.timing.timeout_ms = timeout_ms;
+    cfg.graph_ops = 3;
+    cfg.nccltests_iters = 2;
+    const uint64_t big = 64ull << 20;
+    ctx = std::make_unique<Context>(*group, cfg, big, big, 4 * big);
+    NcclSizes z;
+    z.user_in = z.user_out = z.send = z.recv = z.reshape_send = z.reshape_recv = big;
+    ctx->nccl = make_nccl_state(*ctx, z);
+  }
+};
+
+TensorDims odd_dims() {
+  TensorDims d;
+  d.cols = 1001;  // odd rows: the scalar path
+  d.batch = 2;
+  d.heads = 4;
+  d.head_dim = 33;
+  return d;
+}
+
+}  // namespace
+
+TEST(CollectivesGpu, EveryImplementationIsCorrectForOddCountsBothDtypesBothModes) {
+  const std::string why = need_two_gpus();
+  if (!why.empty()) GTEST_SKIP() << why;
+  Env env(2000);
+  ImplList impls;
+  for (auto& v : {all_reduce_impls(), segment_impls(), nccl_impls()})
+    for (auto& i : v) impls.push_back(i);
+  PointResults results;
+  Runner runner(*env.ctx, results);
+  int checked = 0;
+  for (const auto& coll : collective_names()) {
+    const int layout = layout_of(coll);
+    const bool tensor = layout == kAllGatherCols || layout == kReduceScatterCols || layout == kAllToAll4d;
+    const std::vector<uint64_t> counts = tensor ? std::vector<uint64_t>{1, 3} : std::vector<uint64_t>{1, 7, 1001, 65537, 1000003};
+    for (DType t : {DType::bf16, DType::f32})
+      for (uint64_t c : counts)
+        for (LaunchMode m : {LaunchMode::eager, LaunchMode::graph})
+          for (auto& impl : impls) {
+            const Problem p = make_problem_count(coll, t, c, 2, odd_dims());
+            if (!impl->supports(layout) || !impl->applies(p)) continue;
+            PointSpec ps{p, m, impl};
+            Row row;
+            try {
+              runner.measure(ps, row);
+            } catch (const SkipPoint& e) {
+              continue;
+            } catch (const std::exception& e) {
+              ADD_FAILURE() << ps.name() << ": " << e.what();
+              continue;
+            }
+            EXPECT_EQ(row["wrong"], "0") << ps.name();
+            EXPECT_EQ(row["verified"], "yes") << ps.name();
+            EXPECT_FALSE(row["time_us_median"].empty()) << ps.name();
+            ++checked;
+          }
+  }
+  EXPECT_GT(checked, 100);
+}
+
+TEST(CollectivesGpu, GraphReplaysStayCorrectAcrossManyLaunches) {
+  const std::string why = need_two_gpus();
+  if (!why.empty()) GTEST_SKIP() << why;
+  Env env(2000);
+  env.cfg.graph_ops = 20;
+  env.cfg.timing.samples = 5;
+  env.cfg.timing.target_sample_ms = 2;  // hundreds of replays: the epochs keep counting
+  PointResults results;
+  Runner runner(*env.ctx, results);
+  for (auto& impl : all_reduce_impls()) {
+    const Problem p = make_problem_count("all_reduce", DType::bf16, 4099, 2, {});
+    if (!impl->applies(p)) continue;
+    Row row;
+    EXPECT_NO_THROW(runner.measure({p, LaunchMode::graph, impl}, row)) << impl->name();
+    EXPECT_EQ(row["wrong"], "0") << impl->name();
+  }
+}
+
+TEST(CollectivesGpu, RankThatNeverArrivesEndsWithTimeout) {
+  const std::string why = need_two_gpus();
+  if (!why.empty()) GTEST_SKIP() << why;
+  Env env(100);  // 100 ms bound on every spin-wait
+  ImplList ours = all_reduce_impls();
+  for (auto& i : segment_impls()) ours.push_back(i);
+  for (auto& impl : ours)
+    for (const auto& coll : collective_names()) {
+      const Problem p = make_problem_count(coll, DType::bf16, 4096, 2, odd_dims());
+      if (!impl->supports(p.layout) || !impl->applies(p)) continue;
+      impl->prepare(p, *env.ctx);
+      env.group->set_device(0);
+      cudaStream_t s = env.ctx->stream(0);
+      ASSERT_EQ(cudaMemsetAsync(env.ctx->sync.local(0), 0, kSyncBytes, s), cudaSuccess);
+      impl->enqueue(0, s);  // GPU 1 never launches its side
+      const auto t0 = std::chrono::steady_clock::now();
+      ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess) << impl->name() << " " << coll;
+      const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      EXPECT_LT(waited, 5.0) << impl->name() << " " << coll;
+      try {
+        env.ctx->status.check({0});
+        ADD_FAILURE() << impl->name() << " " << coll << ": no timeout reported";
+      } catch (const DeviceFailure& e) {
+        EXPECT_NE(std::string(e.what()).find("timeout"), std::string::npos) << e.what();
+      }
+    }
+}
