@@ -32,8 +32,12 @@ std::string describe_status(const DeviceStatus& s) {
   std::ostringstream os;
   switch (s.code) {
     case kStatusTimeout: {
+      // The low byte names the wait (kWait*); studies may pack where it was above it.
       static const char* what[] = {"?", "start gate", "mbarrier", "flag", "barrier"};
-      os << "timeout waiting for " << (s.detail < 5 ? what[s.detail] : "a partner");
+      const unsigned long long kind = s.detail & 0xff, where = s.detail >> 8;
+      os << "timeout waiting for " << (kind < 5 ? what[kind] : "a partner");
+      // Collectives pack the phase (bits 8-15) and the awaited GPU (bits 16+).
+      if (where) os << " (phase " << (where & 0xff) << ", from GPU" << (where >> 8) << ")";
       break;
     }
     case kStatusBadConfig: os << "kernel rejected its configuration"; break;
