@@ -1,0 +1,1 @@
+build/microbench/pkbench_transfer --peer-mode=single --preset=fig2 --mechanisms=ce_batch 
