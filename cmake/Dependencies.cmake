@@ -64,17 +64,9 @@ else()
   set(PKBENCH_HAVE_NCCL OFF)
 endif()
 
-# NVSHMEM (system install, or the nvidia-nvshmem Python wheel): only detected so far. The
-# sync study's library-style rows emulate NVSHMEM's device API shape; timing the real
-# nvshmem_int_p / putmem_signal / signal_wait_until (one process per PE) is not built yet.
-find_path(PKBENCH_NVSHMEM_INCLUDE_DIR nvshmem.h
-  HINTS /usr/include/nvshmem /usr/local/nvshmem/include /opt/nvshmem/include
-        /opt/torch/.venv/lib/python3.12/site-packages/nvidia/nvshmem/include)
-if(PKBENCH_NVSHMEM_INCLUDE_DIR)
-  message(STATUS "pkbench: NVSHMEM headers found in ${PKBENCH_NVSHMEM_INCLUDE_DIR}; the real-NVSHMEM sync variants are not implemented yet, the NVSHMEM-style emulation runs")
-else()
-  message(STATUS "pkbench: NVSHMEM not found: real-NVSHMEM sync variants skipped (the NVSHMEM-style emulation runs)")
-endif()
+# NVSHMEM is found by the study that uses it (microbench/primitives/nvshmem.cmake): from
+# PKBENCH_NVSHMEM_ROOT, else the nvidia-nvshmem-cu13 Python wheel; relocatable device code
+# stays confined to its targets.
 
 find_program(PKBENCH_GNUPLOT gnuplot)
 if(PKBENCH_GNUPLOT)

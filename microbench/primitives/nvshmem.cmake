@@ -1,0 +1,50 @@
+# NVSHMEM for the primitives study, found (never downloaded) from, in order:
+#   -DPKBENCH_NVSHMEM_ROOT=<dir> (or the environment variable of that name): an install with
+#     include/nvshmem.h, lib/libnvshmem_device.a and lib/libnvshmem_host.so.3;
+#   the nvidia-nvshmem-cu13 Python wheel of the python3 on PATH
+#     (python3 -c "import nvidia.nvshmem as m; print(m.__path__[0])").
+# Defines pkbench_nvshmem (an INTERFACE target: headers, the device library for the device
+# link, the versioned host library with an rpath) and PKBENCH_HAVE_NVSHMEM. Only the targets
+# that link pkbench_nvshmem get relocatable device code and NVSHMEM's libraries.
+set(PKBENCH_NVSHMEM_ROOT "$ENV{PKBENCH_NVSHMEM_ROOT}" CACHE PATH
+    "NVSHMEM install (include/, lib/libnvshmem_device.a, lib/libnvshmem_host.so.3); empty: the nvidia-nvshmem-cu13 wheel")
+set(PKBENCH_HAVE_NVSHMEM OFF)
+set(_pk_nvshmem_root "${PKBENCH_NVSHMEM_ROOT}")
+set(_pk_nvshmem_from "PKBENCH_NVSHMEM_ROOT")
+if(NOT _pk_nvshmem_root)
+  find_program(PKBENCH_PYTHON3 python3)
+  if(PKBENCH_PYTHON3)
+    execute_process(COMMAND ${PKBENCH_PYTHON3} -c "import nvidia.nvshmem as m; print(m.__path__[0])"
+                    OUTPUT_VARIABLE _pk_nvshmem_root OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET
+                    RESULT_VARIABLE _pk_py_rc)
+    if(NOT _pk_py_rc EQUAL 0)
+      set(_pk_nvshmem_root "")
+    endif()
+    set(_pk_nvshmem_from "the nvidia-nvshmem wheel of ${PKBENCH_PYTHON3}")
+  endif()
+endif()
+if(_pk_nvshmem_root AND EXISTS "${_pk_nvshmem_root}/include/nvshmem.h"
+   AND EXISTS "${_pk_nvshmem_root}/lib/libnvshmem_device.a"
+   AND EXISTS "${_pk_nvshmem_root}/lib/libnvshmem_host.so.3")
+  set(PKBENCH_HAVE_NVSHMEM ON)
+  set(PKBENCH_NVSHMEM_INCLUDE "${_pk_nvshmem_root}/include")
+  set(PKBENCH_NVSHMEM_LIBDIR "${_pk_nvshmem_root}/lib")
+  if(NOT TARGET pkbench_nvshmem)
+    add_library(pkbench_nvshmem_device_lib STATIC IMPORTED)
+    set_target_properties(pkbench_nvshmem_device_lib PROPERTIES IMPORTED_LOCATION "${PKBENCH_NVSHMEM_LIBDIR}/libnvshmem_device.a")
+    # The wheel ships only the versioned name: link it by full path (DT_NEEDED libnvshmem_host.so.3).
+    add_library(pkbench_nvshmem_host_lib SHARED IMPORTED)
+    set_target_properties(pkbench_nvshmem_host_lib PROPERTIES
+      IMPORTED_LOCATION "${PKBENCH_NVSHMEM_LIBDIR}/libnvshmem_host.so.3"
+      IMPORTED_SONAME "libnvshmem_host.so.3")
+    add_library(pkbench_nvshmem INTERFACE)
+    target_include_directories(pkbench_nvshmem SYSTEM INTERFACE "${PKBENCH_NVSHMEM_INCLUDE}")
+    target_link_libraries(pkbench_nvshmem INTERFACE pkbench_nvshmem_device_lib pkbench_nvshmem_host_lib ${CMAKE_DL_LIBS})
+    # The host library, and the bootstrap plugin it dlopens from its own folder, at run time.
+    target_link_options(pkbench_nvshmem INTERFACE "LINKER:-rpath,${PKBENCH_NVSHMEM_LIBDIR}")
+  endif()
+  message(STATUS "pkbench: NVSHMEM found in ${_pk_nvshmem_root} (from ${_pk_nvshmem_from}): the nvshmem style is built")
+else()
+  message(STATUS "pkbench: NVSHMEM not found (set PKBENCH_NVSHMEM_ROOT, or pip install nvidia-nvshmem-cu13): "
+                 "the primitives study is built without it and records its rows as skipped")
+endif()

@@ -1,0 +1,44 @@
+#pragma once
+// NVSHMEM's host side as this study uses it: one PE per process, bootstrapped with a unique
+// id (nvshmemx_get_uniqueid on rank 0, broadcast over pk::Comm, nvshmemx_set_attr_uniqueid_
+// args, init with NVSHMEMX_INIT_WITH_UNIQUEID). The uid path dlopens the bootstrap plugin
+// nvshmem_bootstrap_uid.so.3: libnvshmem_host.so.3 carries RPATH $ORIGIN, so the plugin
+// beside it is found, and NVSHMEM_BOOTSTRAP_UID_PLUGIN is set to that full path anyway
+// (unless the user set it) so that no other copy on the library path is picked up.
+// Plain C++ interface (no NVSHMEM headers): the tests use it too.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "../harness/comm.h"
+
+namespace pk::prim {
+
+class NvshmemRuntime {
+ public:
+  // Collective over `comm` (one PE per rank; the current CUDA device is this rank's GPU).
+  // single_node: also set NVSHMEM_REMOTE_TRANSPORT=none (unless set): P2P only, no network
+  // transport probing. Throws std::runtime_error (every rank) if initialisation fails.
+  NvshmemRuntime(Comm& comm, bool single_node);
+  ~NvshmemRuntime();
+  NvshmemRuntime(const NvshmemRuntime&) = delete;
+  NvshmemRuntime& operator=(const NvshmemRuntime&) = delete;
+  int my_pe() const;
+  int n_pes() const;
+  // Collective nvshmem_malloc, zeroed; the same symmetric address on every PE.
+  void* alloc(uint64_t bytes, const std::string& what);
+  // nvshmem_ptr: the address through which this PE reaches `pe`'s copy of `sym` (or null).
+  void* peer_address(const void* sym, int pe) const;
+  // "NVSHMEM 3.8.0; bootstrap plugin <path>; ..." for the log.
+  std::string describe() const;
+
+ private:
+  Comm& comm_;
+  std::vector<void*> allocs_;
+  std::string plugin_;
+};
+
+// The directory of the libnvshmem_host.so.3 this process loaded ("" if unknown).
+std::string nvshmem_host_library_dir();
+
+}  // namespace pk::prim

@@ -1,0 +1,398 @@
+// Every point of the study, in the order it runs (the same on every rank). The ordering
+// and call columns say what each row's instructions or library calls do; the library texts
+// come from reading the NVSHMEM 3.8 and NCCL 2.28 device headers (NOTES.md quotes them).
+#include "../../kernels/primitives/ordering.cuh"
+#include "primitives.h"
+
+namespace pk::prim {
+namespace {
+
+const std::vector<std::string> kScopes = {"thread", "warp", "block"};
+
+// ---- what the library calls do on NVLink (P2P path) ----
+constexpr const char* kNvshmemLookup = "__ldg(peer_heap_base_p2p + pe) + heap offset";
+std::string nvshmem_put_call(int elem, const std::string& scope, bool nbi) {
+  if (scope == "thread") {
+    if (elem == 4) return nbi ? "nvshmem_uint_put_nbi(n=1)" : "nvshmem_uint_p";
+    return nbi ? "nvshmem_put128_nbi(n=1)" : "nvshmem_put128(n=1)";
+  }
+  return "nvshmemx_" + (elem == 4 ? std::string("uint_put") : std::string("put128")) + (nbi ? "_nbi_" : "_") + scope;
+}
+std::string nvshmem_put_detail(int elem, const std::string& scope, bool nbi) {
+  std::string d = std::string("library-defined: ") + kNvshmemLookup;
+  if (scope != "thread") d += std::string("; ") + (scope == "warp" ? "__syncwarp" : "__syncthreads") + " before and after";
+  if (scope == "thread" && !nbi && elem == 4) return d + "; one plain st.global (weak); no fence";
+  d += "; TMA-registration check; nvshmemi_memcpy_threadgroup (widest aligned plain ld/st); no fence";
+  return d;
+}
+
+Spec make(const std::string& op, const std::string& style, const std::string& metric) {
+  Spec s;
+  s.op = op;
+  s.style = style;
+  s.metric = metric;
+  return s;
+}
+
+template <class Order>
+Spec pk_signal(const std::string& op, bool with_data) {
+  Spec s = make(op, kStylePk, kMetricOneWay);
+  s.scope = "thread";
+  if (with_data) s.mode = "flag";
+  s.ordering = Order::kName;
+  s.ordering_detail = Order::kDetail;
+  s.call = with_data ? "16-B st.global.v4 of the payload, then the signal" : "signal";
+  s.protocol_correct = Order::kOrdersData ? "yes" : "no";
+  if (with_data) s.elem_bytes = 16;
+  return s;
+}
+
+void add_pk(std::vector<Spec>& v, const Options& o) {
+  for (const char* metric : {kMetricLatency, kMetricGbps})
+    for (int elem : {4, 16})
+      for (const auto& scope : kScopes) {
+        Spec s = make("put", kStylePk, metric);
+        s.scope = scope;
+        s.elem_bytes = elem;
+        s.mode = "st";
+        s.ordering = kOrderWeak;
+        s.ordering_detail = "plain st.global (weak); address from the PeerTable passed by value; no group sync";
+        s.call = elem == 4 ? "ld.global.b32 src; st.global.b32" : "ld.global.v4 src; st.global.v4.b32";
+        v.push_back(s);
+      }
+  for (const char* metric : {kMetricLatency, kMetricGbps}) {
+    Spec s = make("put", kStylePk, metric);
+    s.scope = "thread";
+    s.elem_bytes = 4;
+    s.mode = "reg";
+    s.ordering = kOrderWeak;
+    s.ordering_detail = "plain st.global (weak) of a value made in registers; address from the PeerTable by value";
+    s.call = "st.global.b32 of a register value";
+    v.push_back(s);
+  }
+  // Dependent loads: the owner's L2, its HBM, local HBM; weak and relaxed; every memory.
+  struct G {
+    const char* placement;
+    const char* memory;
+    const char* ordering;
+  };
+  for (G g : {G{"peer_l2_resident", "symbuf", kOrderWeak}, G{"peer_l2_resident", "symbuf", kOrderRelaxed},
+              G{"peer_l2_miss", "symbuf", kOrderWeak}, G{"peer_l2_miss", "symbuf", kOrderRelaxed},
+              G{"local_l2_resident", "symbuf", kOrderWeak}, G{"local_l2_miss", "symbuf", kOrderWeak},
+              G{"peer_l2_resident", "nvshmem_heap", kOrderWeak}, G{"peer_l2_miss", "nvshmem_heap", kOrderWeak},
+              G{"peer_l2_resident", "nccl_window", kOrderWeak}, G{"peer_l2_miss", "nccl_window", kOrderWeak}}) {
+    Spec s = make("get", kStylePk, kMetricLatency);
+    s.scope = "thread";
+    s.placement = g.placement;
+    s.memory = g.memory;
+    s.ordering = g.ordering;
+    s.ordering_detail = s.ordering == kOrderWeak ? "ld.global.b64 (weak), base in a register"
+                                                  : "ld.relaxed.sys.global.b64, base in a register";
+    s.call = s.ordering == kOrderWeak ? "ld.global.b64" : "ld.relaxed.sys.global.b64";
+    s.gpus = std::string(g.placement).rfind("local", 0) == 0 ? 1 : 2;
+    s.needs_process_per_gpu = s.memory == "nvshmem_heap";
+    v.push_back(s);
+  }
+  {
+    Spec s = make("get", kStylePk, kMetricLatency);
+    s.scope = "thread";
+    s.placement = "nvbandwidth";
+    s.ordering = kOrderWeak;
+    s.ordering_detail = "nvbandwidth's ptrChasingKernel: p = p->next (weak), 8-B nodes 128 B apart in address order";
+    s.call = "p = p->next over 2 MiB; events per launch, one launch per SM, 1M accesses in all";
+    v.push_back(s);
+  }
+  v.push_back(pk_signal<OrderRelaxed>("signal", false));
+  v.push_back(pk_signal<OrderReleaseAcquireSys>("signal", false));
+  v.push_back(pk_signal<OrderFenceThenRelaxed>("signal", false));
+  v.push_back(pk_signal<OrderAtomicRelease>("signal", false));
+  v.push_back(pk_signal<OrderRelaxed>("put_signal", true));
+  v.push_back(pk_signal<OrderReleaseAcquireSys>("put_signal", true));
+  v.push_back(pk_signal<OrderFenceThenRelaxed>("put_signal", true));
+  v.push_back(pk_signal<OrderAtomicRelease>("put_signal", true));
+  {
+    Spec s = make("put_signal", kStylePk, kMetricOneWay);
+    s.scope = "thread";
+    s.elem_bytes = 16;
+    s.mode = "ll";
+    s.ordering = kOrderRelaxed;
+    s.ordering_detail = "LL protocol: 4-B flag beside 4 B of data in every 8-B word; two st.volatile.global.v2.u64 "
+                        "(32 B for 16 B of data); poll ld.volatile.global.v2.u64 until every word shows the round; "
+                        "no fence: each aligned u64 is single-copy atomic";
+    s.call = "st.volatile.global.v2.u64 x2 (data+flag words)";
+    s.protocol_correct = "yes";
+    v.push_back(s);
+  }
+  struct C {
+    const char* op;
+    const char* call;
+  };
+  for (C c : {C{"store", "st.global.b32 alone"}, C{"quiet", "st.global.b32; fence.sc.sys"},
+              C{"fence", "st.global.b32; fence.acq_rel.sys"}}) {
+    Spec s = make(c.op, kStylePk, kMetricLatency);
+    s.scope = "thread";
+    s.elem_bytes = 4;
+    s.ordering = std::string(c.op) == "store" ? kOrderWeak : kOrderFenceThenRelaxed;
+    s.ordering_detail = c.call;
+    s.call = c.call;
+    v.push_back(s);
+  }
+  for (bool relaxed : {false, true}) {
+    Spec s = make("barrier", kStylePk, kMetricLatency);
+    s.scope = "thread";
+    s.ordering = relaxed ? OrderRelaxed::kName : OrderReleaseAcquireSys::kName;
+    s.ordering_detail = relaxed ? OrderRelaxed::kDetail : OrderReleaseAcquireSys::kDetail;
+    s.call = "store round+1 into my slot of every peer's inbox; poll my inbox (NCCL's LSA barrier shape)";
+    s.protocol_correct = relaxed ? "no" : "yes";
+    v.push_back(s);
+  }
+  for (uint64_t m : o.bulk_sizes) {
+    struct B {
+      const char* scope;
+      const char* mode;
+      const char* mechanism;
+      const char* call;
+    };
+    for (B b : {B{"block", "nosignal", "tma", "cp.async.bulk load to smem + bulk store to the peer (kernels/transfer_tma.cuh)"},
+                B{"block", "nosignal", "register", "16-B ld/st, unroll 4 (kernels/transfer_register.cuh)"},
+                B{"warp", "nosignal", "register", "16-B ld/st per warp, unroll 4"},
+                B{"warp", "signal", "register", "16-B ld/st per warp; __syncwarp; red.release.sys.add"},
+                B{"block", "signal", "register", "16-B ld/st per block; __syncthreads; red.release.sys.add"}}) {
+      Spec s = make("bulk_put", kStylePk, kMetricGbps);
+      s.scope = b.scope;
+      s.mechanism = b.mechanism;
+      s.message_bytes = m;
+      s.mode = b.mode;
+      s.call = b.call;
+      s.ordering = std::string(b.mode) == "signal" ? kOrderAtomic : kOrderWeak;
+      s.ordering_detail = std::string(b.mode) == "signal" ? "data: weak stores; signal: red.release.sys.global.add.s32"
+                                                          : "weak stores (TMA: async-proxy bulk stores)";
+      if (std::string(b.mode) == "signal") s.protocol_correct = "yes";
+      v.push_back(s);
+    }
+  }
+}
+
+void add_nvshmem(std::vector<Spec>& v, const Options& o) {
+  auto base = [](const std::string& op, const std::string& metric) {
+    Spec s = make(op, kStyleNvshmem, metric);
+    s.memory = "nvshmem_heap";
+    s.ordering = kOrderLibrary;
+    s.needs_process_per_gpu = true;
+    return s;
+  };
+  for (const char* metric : {kMetricLatency, kMetricGbps})
+    for (int elem : {4, 16})
+      for (const auto& scope : kScopes)
+        for (bool nbi : {false, true}) {
+          Spec s = base("put", metric);
+          s.scope = scope;
+          s.elem_bytes = elem;
+          s.mode = nbi ? "nbi" : "blocking";
+          s.call = nvshmem_put_call(elem, scope, nbi);
+          s.ordering_detail = nvshmem_put_detail(elem, scope, nbi);
+          v.push_back(s);
+        }
+  for (const char* metric : {kMetricLatency, kMetricGbps}) {
+    Spec s = base("put", metric);
+    s.scope = "thread";
+    s.elem_bytes = 4;
+    s.mode = "reg";
+    s.call = "nvshmem_uint_p(dest, value in a register, pe)";
+    s.ordering_detail = std::string("library-defined: ") + kNvshmemLookup + "; one plain st (weak); no fence";
+    v.push_back(s);
+  }
+  for (const char* placement : {"peer_l2_resident", "peer_l2_miss"}) {
+    Spec s = base("get", kMetricLatency);
+    s.scope = "thread";
+    s.placement = placement;
+    s.call = "nvshmem_uint64_g";
+    s.ordering_detail = std::string("library-defined: ") + kNvshmemLookup + "; one plain ld.global (weak)";
+    v.push_back(s);
+  }
+  {
+    Spec s = base("signal", kMetricOneWay);
+    s.scope = "thread";
+    s.mode = "set";
+    s.call = "nvshmemx_signal_op(SET) + nvshmem_signal_wait_until(GE)";
+    s.ordering_detail = std::string("library-defined: ") + kNvshmemLookup +
+                        "; volatile st.u64 (no fence); wait: volatile poll, then a non-inlined call doing "
+                        "__threadfence (fence.sc.gpu)";
+    s.protocol_correct = "no";
+    v.push_back(s);
+    s.call = "nvshmemx_signal_op(ADD) + nvshmem_signal_wait_until(GE)";
+    s.mode = "add";
+    s.ordering_detail = std::string("library-defined: ") + kNvshmemLookup +
+                        "; atomicAdd_system (relaxed atom.add.sys, no fence); wait as for SET";
+    v.push_back(s);
+  }
+  {
+    Spec s = base("put_signal", kMetricOneWay);
+    s.scope = "thread";
+    s.elem_bytes = 16;
+    s.call = "nvshmem_putmem_signal_nbi(16 B, SET) + nvshmem_signal_wait_until(GE)";
+    s.ordering_detail = std::string("library-defined: ") + kNvshmemLookup +
+                        "; plain stores of the data; __threadfence_system (fence.sc.sys); volatile st.u64 "
+                        "signal; wait: volatile poll, then __threadfence (fence.sc.gpu)";
+    s.protocol_correct = "yes";
+    v.push_back(s);
+  }
+  struct C {
+    const char* op;
+    const char* call;
+    const char* detail;
+  };
+  for (C c : {C{"store", "nvshmem_uint_p alone", "library-defined: lookup; plain st.global"},
+              C{"quiet", "nvshmem_uint_p; nvshmem_quiet",
+                "library-defined: quiet = TMA-drain check, connectivity check, __threadfence_system (fence.sc.sys)"},
+              C{"fence", "nvshmem_uint_p; nvshmem_fence",
+                "library-defined: fence = TMA-drain check, __threadfence_system (fence.sc.sys) on NVLink"}}) {
+    Spec s = base(c.op, kMetricLatency);
+    s.scope = "thread";
+    s.elem_bytes = 4;
+    s.call = c.call;
+    s.ordering_detail = c.detail;
+    v.push_back(s);
+  }
+  for (bool sync_only : {false, true}) {
+    Spec s = base("barrier", kMetricLatency);
+    s.scope = "thread";
+    s.call = sync_only ? "nvshmem_sync_all" : "nvshmem_barrier_all";
+    s.mode = sync_only ? "sync_all" : "barrier_all";
+    s.ordering_detail = sync_only ? "library-defined: dissemination barrier, volatile st/poll of psync words, no fence"
+                                  : "library-defined: quiet (fence.sc.sys), then the dissemination barrier "
+                                    "(volatile st/poll of psync words)";
+    s.protocol_correct = sync_only ? "no" : "yes";
+    v.push_back(s);
+  }
+  for (uint64_t m : o.bulk_sizes)
+    for (const char* scope : {"warp", "block"})
+      for (bool sig : {false, true}) {
+        Spec s = base("bulk_put", kMetricGbps);
+        s.scope = scope;
+        s.message_bytes = m;
+        s.mode = sig ? "signal" : "nosignal";
+        s.mechanism = "library";
+        s.call = std::string("nvshmemx_putmem") + (sig ? "_signal" : "") + "_nbi_" + scope + "; nvshmem_quiet at the end";
+        s.ordering_detail = sig ? "library-defined: group memcpy, group sync, fence.sc.sys, atomicAdd_system signal"
+                                : "library-defined: group memcpy (plain ld/st); quiet (fence.sc.sys) at the end";
+        if (sig) s.protocol_correct = "yes";
+        v.push_back(s);
+      }
+}
+
+void add_nccl(std::vector<Spec>& v) {
+  auto base = [](const std::string& op, const std::string& metric) {
+    Spec s = make(op, kStyleNcclDev, metric);
+    s.memory = "nccl_window";
+    return s;
+  };
+  const std::string lookup = "ncclGetLsaPointer per access (__ldg of the window's flat base and stride, add4G)";
+  for (const char* metric : {kMetricLatency, kMetricGbps})
+    for (int elem : {4, 16})
+      for (const auto& scope : kScopes) {
+        Spec s = base("put", metric);
+        s.scope = scope;
+        s.elem_bytes = elem;
+        s.mode = "st";
+        s.ordering = kOrderWeak;
+        s.ordering_detail = lookup + "; plain st.global (weak); no group sync";
+        s.call = "*(T*)ncclGetLsaPointer(win, off, peer) = v";
+        v.push_back(s);
+      }
+  for (const char* metric : {kMetricLatency, kMetricGbps}) {
+    Spec s = base("put", metric);
+    s.scope = "thread";
+    s.elem_bytes = 4;
+    s.mode = "reg";
+    s.ordering = kOrderWeak;
+    s.ordering_detail = lookup + "; plain st (weak) of a register value";
+    s.call = "*(uint32_t*)ncclGetLsaPointer(win, off, peer) = value in a register";
+    v.push_back(s);
+  }
+  for (const char* placement : {"peer_l2_resident", "peer_l2_miss"}) {
+    Spec s = base("get", kMetricLatency);
+    s.scope = "thread";
+    s.placement = placement;
+    s.ordering = kOrderWeak;
+    s.ordering_detail = lookup + "; ld.global.b64 (weak)";
+    s.call = "*(uint64_t*)ncclGetLsaPointer(win, off, peer)";
+    v.push_back(s);
+  }
+  for (bool data : {false, true}) {
+    Spec s = base(data ? "put_signal" : "signal", kMetricOneWay);
+    s.scope = "thread";
+    if (data) s.elem_bytes = 16;
+    s.ordering = kOrderReleaseAcquire;
+    s.ordering_detail = lookup + "; cuda::atomic_ref<int, thread_scope_system> store(release) / load(acquire)";
+    s.call = data ? "16-B store + atomic_ref store(release) through LSA pointers" : "atomic_ref store(release) through an LSA pointer";
+    s.protocol_correct = "yes";
+    v.push_back(s);
+  }
+  for (bool relaxed : {false, true}) {
+    Spec s = base("barrier", kMetricLatency);
+    s.scope = "thread";
+    s.mode = relaxed ? "relaxed" : "acq_rel";
+    s.ordering = relaxed ? kOrderRelaxed : kOrderReleaseAcquire;
+    s.ordering_detail = std::string("ncclLsaBarrierSession<ncclCoopThread>::arrive/wait(") +
+                        (relaxed ? "memory_order_relaxed" : "memory_order_acq_rel") +
+                        "): atomic_ref store of epoch+1 into each peer's inbox slot, poll of own inbox slots" +
+                        (relaxed ? " (relaxed)" : " (st.release.sys / ld.acquire.sys)");
+    s.call = "ncclLsaBarrierSession::arrive + wait";
+    s.protocol_correct = relaxed ? "no" : "yes";
+    v.push_back(s);
+  }
+}
+
+void add_emulation(std::vector<Spec>& v) {
+  auto base = [](const std::string& op, const std::string& metric) {
+    Spec s = make(op, kStyleEmulation, metric);
+    s.ordering = kOrderLibrary;
+    return s;
+  };
+  {
+    Spec s = base("put", kMetricGbps);
+    s.scope = "block";
+    s.elem_bytes = 4;
+    s.mode = "emulated";
+    s.call = "library_put_kernel (kernels/sync_library_style.cuh)";
+    s.ordering_detail = "emulation: __ldg of a global table per element, st.volatile, __syncthreads per round";
+    v.push_back(s);
+  }
+  for (const char* placement : {"peer_l2_resident", "peer_l2_miss"}) {
+    Spec s = base("get", kMetricLatency);
+    s.scope = "thread";
+    s.placement = placement;
+    s.call = "chase_kernel<true> (kernels/sync_library_style.cuh)";
+    s.ordering_detail = "emulation: __ldg of a global table per hop, ld.volatile.global.b64";
+    v.push_back(s);
+  }
+  {
+    Spec s = base("signal", kMetricOneWay);
+    s.scope = "block";
+    s.call = "library_pingpong_kernel (kernels/sync_library_style.cuh), 128 threads";
+    s.ordering_detail = "emulation: __syncthreads; __threadfence_system + atomicAdd_system via a table lookup; "
+                        "ld.volatile poll; __syncthreads";
+    s.protocol_correct = "no";
+    v.push_back(s);
+  }
+}
+
+}  // namespace
+
+int group_threads(const std::string& scope) {
+  if (scope == "thread") return 1;
+  if (scope == "warp") return 32;
+  return 256;
+}
+
+std::vector<Spec> catalogue(const Options& o) {
+  std::vector<Spec> v;
+  add_pk(v, o);
+  add_emulation(v);
+  add_nccl(v);
+  add_nvshmem(v, o);
+  return v;
+}
+
+}  // namespace pk::prim

@@ -1,0 +1,497 @@
+#include "primitives_summary.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include "primitives_schema.h"
+
+namespace pk::prim {
+
+// ---------------------------------------------------------------- reading
+
+CsvTable parse_csv(const std::string& text) {
+  std::vector<std::vector<std::string>> records;
+  std::vector<std::string> rec;
+  std::string field;
+  bool quoted = false, any = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (quoted) {
+      if (ch == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+        field += '"';
+        ++i;
+      } else if (ch == '"') {
+        quoted = false;
+      } else {
+        field += ch;
+      }
+      continue;
+    }
+    if (ch == '"') {
+      quoted = true;
+      any = true;
+    } else if (ch == ',') {
+      rec.push_back(field);
+      field.clear();
+      any = true;
+    } else if (ch == '\n' || ch == '\r') {
+      if (ch == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
+      if (any || !field.empty()) {
+        rec.push_back(field);
+        records.push_back(rec);
+      }
+      rec.clear();
+      field.clear();
+      any = false;
+    } else {
+      field += ch;
+      any = true;
+    }
+  }
+  if (quoted) throw std::runtime_error("unterminated quoted field");
+  if (any || !field.empty()) {
+    rec.push_back(field);
+    records.push_back(rec);
+  }
+  if (records.empty()) throw std::runtime_error("empty file (no header)");
+  CsvTable t;
+  t.columns = records[0];
+  for (size_t r = 1; r < records.size(); ++r) {
+    if (records[r].size() > t.columns.size())
+      throw std::runtime_error("row " + std::to_string(r) + " has " + std::to_string(records[r].size()) +
+                               " fields, the header " + std::to_string(t.columns.size()));
+    Row row;
+    for (size_t c = 0; c < t.columns.size(); ++c) row[t.columns[c]] = c < records[r].size() ? records[r][c] : "";
+    t.rows.push_back(row);
+  }
+  return t;
+}
+
+CsvTable read_csv(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  try {
+    return parse_csv(ss.str());
+  } catch (const std::exception& e) {
+    throw std::runtime_error(path + ": " + e.what());
+  }
+}
+
+namespace {
+
+const std::string& col(const Row& r, const std::string& k) {
+  static const std::string empty;
+  auto it = r.find(k);
+  return it == r.end() ? empty : it->second;
+}
+
+bool matches(const Row& r, const std::map<std::string, std::string>& where) {
+  for (const auto& [k, v] : where)
+    if (col(r, k) != v) return false;
+  return true;
+}
+
+}  // namespace
+
+std::vector<const Row*> all_ok(const CsvTable& t, const std::map<std::string, std::string>& where) {
+  std::vector<const Row*> v;
+  for (const Row& r : t.rows)
+    if (col(r, "status") == "ok" && matches(r, where)) v.push_back(&r);
+  return v;
+}
+
+const Row* find_ok(const CsvTable& t, const std::map<std::string, std::string>& where) {
+  auto v = all_ok(t, where);
+  return v.empty() ? nullptr : v.front();
+}
+
+double value_of(const Row& r) {
+  const std::string& v = col(r, "value");
+  if (v.empty()) return NAN;
+  try {
+    return std::stod(v);
+  } catch (const std::exception&) {
+    return NAN;
+  }
+}
+
+// ---------------------------------------------------------------- writing
+
+namespace {
+
+std::string ns(double v) {
+  if (!std::isfinite(v)) return "-";
+  char b[32];
+  std::snprintf(b, sizeof b, v >= 100 ? "%.0f ns" : "%.1f ns", v);
+  return b;
+}
+std::string gbps(double v) {
+  if (!std::isfinite(v)) return "-";
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f GB/s", v);
+  return b;
+}
+std::string ratio(double v) {
+  if (!std::isfinite(v)) return "-";
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2fx", v);
+  return b;
+}
+std::string signed_gbps(double v) {
+  if (!std::isfinite(v)) return "-";
+  char b[32];
+  std::snprintf(b, sizeof b, "%+.1f GB/s", v);
+  return b;
+}
+double val(const Row* r) { return r ? value_of(*r) : NAN; }
+
+// The smallest value among rows (latencies), or the largest (bandwidths).
+const Row* best(const std::vector<const Row*>& v, bool lowest) {
+  const Row* b = nullptr;
+  for (const Row* r : v) {
+    const double x = value_of(*r);
+    if (!std::isfinite(x)) continue;
+    if (!b || (lowest ? x < value_of(*b) : x > value_of(*b))) b = r;
+  }
+  return b;
+}
+
+std::string describe(const Row& r) {
+  std::string d = col(r, "style") + " " + col(r, "op");
+  for (const char* k : {"scope", "mode", "mechanism", "ordering", "memory", "placement"})
+    if (!col(r, k).empty() && col(r, k) != "symbuf") d += " " + col(r, k);
+  if (!col(r, "elem_bytes").empty()) d += " " + col(r, "elem_bytes") + "B";
+  return d;
+}
+
+struct Pair {
+  std::string label;
+  double pk = NAN, lib = NAN;
+};
+
+// Element-put rows of one style at one (metric, elem, scope, mode).
+const Row* put_row(const CsvTable& t, const std::string& style, const std::string& metric, const std::string& elem,
+                   const std::string& scope, const std::string& mode) {
+  return find_ok(t, {{"op", "put"}, {"style", style}, {"metric", metric}, {"elem_bytes", elem}, {"scope", scope},
+                     {"mode", mode}});
+}
+
+// Latency: library / PK (how many times lower PK's is); bandwidth: PK - library.
+void put_tables(std::ostringstream& os, const CsvTable& t, std::vector<Pair>* lat_nv, std::vector<Pair>* lat_nccl,
+                std::vector<Pair>* bw_nv, std::vector<Pair>* bw_nccl) {
+  for (const char* metric : {kMetricLatency, kMetricGbps}) {
+    const bool lat = std::string(metric) == kMetricLatency;
+    os << (lat ? "### Element-wise put latency (per call, amortising one completion per 64 calls)\n\n"
+               : "### Element-wise put bandwidth (GB/s per direction, whole grid)\n\n");
+    os << "| elem | scope | pk | nvshmem blocking | nvshmem nbi | nccl_dev | "
+       << (lat ? "nvshmem blocking / pk | nvshmem nbi / pk | nccl_dev / pk" : "pk - nvshmem blocking | pk - nvshmem nbi | pk - nccl_dev")
+       << " |\n|---|---|---|---|---|---|---|---|---|\n";
+    for (const char* elem : {"4", "16"})
+      for (const char* scope : {"thread", "warp", "block"}) {
+        const double pk = val(put_row(t, kStylePk, metric, elem, scope, "st"));
+        const double nb = val(put_row(t, kStyleNvshmem, metric, elem, scope, "blocking"));
+        const double nn = val(put_row(t, kStyleNvshmem, metric, elem, scope, "nbi"));
+        const double nc = val(put_row(t, kStyleNcclDev, metric, elem, scope, "st"));
+        auto fmt = [&](double v) { return lat ? ns(v) : gbps(v); };
+        auto cmp = [&](double lib) { return lat ? ratio(lib / pk) : signed_gbps(pk - lib); };
+        os << "| " << elem << " B | " << scope << " | " << fmt(pk) << " | " << fmt(nb) << " | " << fmt(nn) << " | "
+           << fmt(nc) << " | " << cmp(nb) << " | " << cmp(nn) << " | " << cmp(nc) << " |\n";
+        const std::string label = std::string(elem) + " B " + scope;
+        if (lat) {
+          lat_nv->push_back({label + " blocking", pk, nb});
+          lat_nv->push_back({label + " nbi", pk, nn});
+          lat_nccl->push_back({label, pk, nc});
+        } else {
+          bw_nv->push_back({label + " blocking", pk, nb});
+          bw_nv->push_back({label + " nbi", pk, nn});
+          bw_nccl->push_back({label, pk, nc});
+        }
+      }
+    // 4-B element-wise put of a value made in registers (the element-wise API itself, no source load).
+    const double pk = val(put_row(t, kStylePk, metric, "4", "thread", "reg"));
+    const double nv = val(put_row(t, kStyleNvshmem, metric, "4", "thread", "reg"));
+    const double nc = val(put_row(t, kStyleNcclDev, metric, "4", "thread", "reg"));
+    if (std::isfinite(pk)) {
+      auto fmt = [&](double v) { return lat ? ns(v) : gbps(v); };
+      auto cmp = [&](double lib) { return lat ? ratio(lib / pk) : signed_gbps(pk - lib); };
+      os << "\nValue from a register (4 B, thread scope: nvshmem_uint_p(dest, value, pe) against one st.global): pk "
+         << fmt(pk) << ", nvshmem " << fmt(nv) << " (" << cmp(nv) << "), nccl_dev " << fmt(nc) << " (" << cmp(nc)
+         << ").\n";
+      if (lat) {
+        lat_nv->push_back({"4 B thread, register value (nvshmem_uint_p)", pk, nv});
+        lat_nccl->push_back({"4 B thread, register value", pk, nc});
+      } else {
+        bw_nv->push_back({"4 B thread, register value", pk, nv});
+        bw_nccl->push_back({"4 B thread, register value", pk, nc});
+      }
+    }
+    os << "\n";
+  }
+}
+
+// The largest library/PK latency ratio and its label, over finite pairs.
+std::string max_ratio(const std::vector<Pair>& v, double* out = nullptr) {
+  double m = NAN;
+  std::string where;
+  for (const Pair& p : v) {
+    const double r = p.lib / p.pk;
+    if (std::isfinite(r) && (!std::isfinite(m) || r > m)) {
+      m = r;
+      where = p.label;
+    }
+  }
+  if (out) *out = m;
+  return std::isfinite(m) ? ratio(m) + " (" + where + ")" : "-";
+}
+std::string range_ratio(const std::vector<Pair>& v) {
+  double lo = NAN, hi = NAN;
+  for (const Pair& p : v) {
+    const double r = p.lib / p.pk;
+    if (!std::isfinite(r)) continue;
+    lo = std::isfinite(lo) ? std::min(lo, r) : r;
+    hi = std::isfinite(hi) ? std::max(hi, r) : r;
+  }
+  return std::isfinite(lo) ? ratio(lo) + " .. " + ratio(hi) : "-";
+}
+std::string range_gain(const std::vector<Pair>& v) {
+  double lo = NAN, hi = NAN;
+  for (const Pair& p : v) {
+    const double g = p.pk - p.lib;
+    if (!std::isfinite(g)) continue;
+    lo = std::isfinite(lo) ? std::min(lo, g) : g;
+    hi = std::isfinite(hi) ? std::max(hi, g) : g;
+  }
+  return std::isfinite(lo) ? signed_gbps(lo) + " .. " + signed_gbps(hi) : "-";
+}
+
+}  // namespace
+
+std::string summary_markdown(const CsvTable& t) {
+  std::ostringstream os;
+  std::set<std::string> gpus, modes, commits;
+  for (const Row& r : t.rows) {
+    if (!col(r, "gpu_name").empty()) gpus.insert(col(r, "gpu_name") + " x" + col(r, "gpu_count"));
+    if (!col(r, "peer_mode").empty()) modes.insert(col(r, "peer_mode") + " (" + col(r, "ranks") + " process(es))");
+    if (!col(r, "git_commit").empty()) commits.insert(col(r, "git_commit"));
+  }
+  auto join = [](const std::set<std::string>& s) {
+    std::string o;
+    for (const auto& x : s) o += (o.empty() ? "" : ", ") + x;
+    return o.empty() ? std::string("-") : o;
+  };
+  std::set<std::string> libs;
+  for (const Row& r : t.rows)
+    if (!col(r, "library").empty()) libs.insert(col(r, "library"));
+  os << "# Library primitives beside PK-style access: summary\n\n"
+     << "GPUs: " << join(gpus) << ". Peer mode: " << join(modes) << ". Commit: " << join(commits)
+     << ". Libraries: " << join(libs) << ".\n\n"
+     << "Generated by `pkbench_primitives_summary` from the primitives CSV beside this file: every ratio below "
+        "compares rows of that one run (same GPUs, same process layout). Styles: `pk` = addresses from the "
+        "symmetric table held in registers and the project's PTX wrappers; `nvshmem` = NVSHMEM 3.8's public device "
+        "API (one process per GPU); `nccl_dev` = NCCL 2.28's device API (LSA pointers and barriers); `emulation` = "
+        "our own NVSHMEM-shaped code (kernels/sync_library_style.cuh), **not** NVSHMEM. Latencies are medians of "
+        "in-kernel clock64 times converted at the SM clock measured against %globaltimer; one-way = half the "
+        "ping-pong round trip.\n\n";
+
+  std::ostringstream detail;
+  std::vector<Pair> lat_nv, lat_nccl, bw_nv, bw_nccl;
+  put_tables(detail, t, &lat_nv, &lat_nccl, &bw_nv, &bw_nccl);
+
+  // ---- the paper's numbers beside ours ----
+  const Row* emu_bw = find_ok(t, {{"op", "put"}, {"style", kStyleEmulation}, {"metric", kMetricGbps}});
+  const Row* pk_bw4 = put_row(t, kStylePk, kMetricGbps, "4", "block", "st");
+  os << "## The paper's numbers beside ours\n\n| quantity | paper | measured | what was compared |\n|---|---|---|---|\n";
+  os << "| element-wise put latency, NVSHMEM / PK | up to " << ratio(kPaperLatencyRatio) << " | up to "
+     << max_ratio(lat_nv) << "; range " << range_ratio(lat_nv)
+     << " | per call of nvshmem_uint_p / put128 / nvshmemx_*_put[_nbi]_{warp,block} vs one st.global each |\n";
+  os << "| element-wise put latency, NCCL device API / PK | - | up to " << max_ratio(lat_nccl) << "; range "
+     << range_ratio(lat_nccl) << " | ncclGetLsaPointer + store per element vs one st.global |\n";
+  os << "| element-wise put bandwidth, PK - NVSHMEM | about +" << kPaperBandwidthGain << " GB/s | "
+     << range_gain(bw_nv) << " | same grid, 4 and 16 B, thread/warp/block scope |\n";
+  os << "| element-wise put bandwidth, PK - NCCL device API | - | " << range_gain(bw_nccl) << " | same grid |\n";
+  if (emu_bw && pk_bw4)
+    os << "| put bandwidth, PK - emulation (our own NVSHMEM-shaped code, not NVSHMEM) | - | "
+       << signed_gbps(value_of(*pk_bw4) - value_of(*emu_bw)) << " (" << gbps(value_of(*pk_bw4)) << " vs "
+       << gbps(value_of(*emu_bw)) << ") | 4-B block-scope shape |\n";
+  os << "\n";
+
+  // ---- targets ----
+  os << "## Targets (same run)\n\n| target | pkbench | best library | result |\n|---|---|---|---|\n";
+  auto target = [&](const std::string& what, const Row* mine, const Row* theirs) {
+    os << "| " << what << " | " << (mine ? ns(value_of(*mine)) + " (" + describe(*mine) + ")" : "-") << " | "
+       << (theirs ? ns(value_of(*theirs)) + " (" + describe(*theirs) + ")" : "-") << " | ";
+    if (!mine || !theirs) os << "not measured";
+    else if (value_of(*mine) <= value_of(*theirs)) os << "met (" << ratio(value_of(*theirs) / value_of(*mine)) << ")";
+    else if (value_of(*mine) <= value_of(*theirs) * (1 + kTieFraction))
+      os << "tie: pkbench " << ns(value_of(*mine) - value_of(*theirs)) << " slower, within " << kTieFraction * 100
+         << " % (run-to-run noise)";
+    else os << "missed: pkbench " << ratio(value_of(*mine) / value_of(*theirs)) << " slower";
+    os << " |\n";
+  };
+  auto lib_rows = [&](std::map<std::string, std::string> where) {
+    std::vector<const Row*> v;
+    for (const char* st : {kStyleNvshmem, kStyleNcclDev}) {
+      where["style"] = st;
+      for (const Row* r : all_ok(t, where)) v.push_back(r);
+    }
+    return v;
+  };
+  target("fastest correct signal carrying data (data, then flag), one-way",
+         best(all_ok(t, {{"op", "put_signal"}, {"style", kStylePk}, {"protocol_correct", "yes"}}), true),
+         best(lib_rows({{"op", "put_signal"}, {"protocol_correct", "yes"}}), true));
+  target("fastest bare signal, one-way", best(all_ok(t, {{"op", "signal"}, {"style", kStylePk}}), true),
+         best(lib_rows({{"op", "signal"}}), true));
+  for (const char* placement : {"peer_l2_resident", "peer_l2_miss"})
+    target(std::string("fastest dependent remote load, ") + placement,
+           best(all_ok(t, {{"op", "get"}, {"style", kStylePk}, {"placement", placement}}), true),
+           best(lib_rows({{"op", "get"}, {"placement", placement}}), true));
+  os << "\nA target is met when pkbench's median is at most the library's; within " << kTieFraction * 100
+     << " % it is a tie (medians of one run move by about that much between runs).\n\n";
+
+  os << "## Element-wise put\n\n" << detail.str();
+
+  // ---- get ----
+  os << "## Get latency (dependent chain, one thread)\n\n"
+     << "| placement | memory | style | ordering | call | latency | p10 - p90 |\n|---|---|---|---|---|---|---|\n";
+  for (const Row* r : all_ok(t, {{"op", "get"}}))
+    os << "| " << col(*r, "placement") << " | " << col(*r, "memory") << " | " << col(*r, "style") << " | "
+       << col(*r, "ordering") << " | " << col(*r, "call") << " | " << ns(value_of(*r)) << " | "
+       << (col(*r, "p10_ns").empty() ? "-" : col(*r, "p10_ns") + " - " + col(*r, "p90_ns")) << " |\n";
+  os << "\nSame memory, same chain, library call against PK access (what the call itself costs per hop):\n\n"
+        "| placement | memory | library call | PK weak load | library - PK |\n|---|---|---|---|---|\n";
+  for (const char* placement : {"peer_l2_resident", "peer_l2_miss"})
+    for (const auto& [style, memory] : {std::pair<const char*, const char*>{kStyleNvshmem, "nvshmem_heap"},
+                                        std::pair<const char*, const char*>{kStyleNcclDev, "nccl_window"}}) {
+      const double lib = val(find_ok(t, {{"op", "get"}, {"style", style}, {"placement", placement}}));
+      const double pk = val(find_ok(t, {{"op", "get"}, {"style", kStylePk}, {"placement", placement}, {"memory", memory},
+                                        {"ordering", kOrderWeak}}));
+      char d[32] = "-";
+      if (std::isfinite(lib - pk)) std::snprintf(d, sizeof d, "%+.1f ns", lib - pk);
+      os << "| " << placement << " | " << memory << " | " << ns(lib) << " (" << style << ") | " << ns(pk) << " | " << d
+         << " |\n";
+    }
+  os << "\nChains: 128-B slots in a full-period pseudo-random order, fewer hops than slots (no line is read "
+        "twice, so L1 never serves a hop); `l2_resident` = 4 MiB built and then read once by its owner, so that every sector is whole in the "
+        "owner's L2 (a chain only just written with 8-B stores leaves partial sectors that a remote read fills from "
+        "HBM), `l2_miss` = 1 GiB (mostly HBM). `nvbandwidth` = nvbandwidth's own method (2 MiB, 128-B stride in address "
+        "order, events around one launch per SM, 1M accesses): it is an L2-resident chain, timed with launch "
+        "overhead amortised over ~7,600 accesses per launch, and averaged over SMs instead of taking a median.\n\n";
+
+  // ---- signals and ordering ----
+  os << "## Signals and their memory ordering (one-way, ping-pong / 2)\n\n"
+     << "| op | style | ordering | what it does | enough for data-then-flag | one-way | data mismatches |\n"
+        "|---|---|---|---|---|---|---|\n";
+  for (const char* op : {"signal", "put_signal"})
+    for (const Row* r : all_ok(t, {{"op", op}}))
+      os << "| " << op << " | " << col(*r, "style") << (col(*r, "mode").empty() ? "" : " " + col(*r, "mode")) << " | "
+         << col(*r, "ordering") << " | " << col(*r, "ordering_detail") << " | " << col(*r, "protocol_correct") << " | "
+         << ns(value_of(*r)) << " | " << (col(*r, "data_mismatches").empty() ? "-" : col(*r, "data_mismatches"))
+         << " |\n";
+  os << "\n### What release ordering costs on NVLink (PK rows, minus the relaxed row of the same op)\n\n"
+     << "| op | relaxed | release_acquire_sys | fence_then_relaxed | atomic (red.release) |\n|---|---|---|---|---|\n";
+  for (const char* op : {"signal", "put_signal"}) {
+    const double rel = val(find_ok(t, {{"op", op}, {"style", kStylePk}, {"ordering", kOrderRelaxed}}));
+    os << "| " << op << " | " << ns(rel);
+    for (const char* o : {kOrderReleaseAcquire, kOrderFenceThenRelaxed, kOrderAtomic}) {
+      const double v = val(find_ok(t, {{"op", op}, {"style", kStylePk}, {"ordering", o}}));
+      char b[32];
+      std::snprintf(b, sizeof b, " (%+.0f ns)", v - rel);
+      os << " | " << ns(v) << (std::isfinite(v - rel) ? b : "");
+    }
+    os << " |\n";
+  }
+  const Row* cheapest = best(all_ok(t, {{"op", "put_signal"}, {"style", kStylePk}, {"protocol_correct", "yes"}}), true);
+  os << "\nA producer that writes data and then a flag needs the data ordered before the flag (a release store or "
+        "reduction, or a fence before a relaxed store), and the consumer needs its data loads ordered after the "
+        "flag load (an acquire load, or a fence after a relaxed poll). `relaxed` orders neither: it can deliver "
+        "the flag before the data, and a run that saw no stale data proves nothing. Cheapest correct PK variant "
+        "measured here: "
+     << (cheapest ? col(*cheapest, "ordering") + " (" + ns(value_of(*cheapest)) + " one-way)" : std::string("-"))
+     << ".\n\n";
+  // A library faster only because it orders less.
+  const Row* pk_fast = best(all_ok(t, {{"op", "signal"}, {"style", kStylePk}, {"protocol_correct", "yes"}}), true);
+  for (const Row* r : lib_rows({{"op", "signal"}, {"protocol_correct", "no"}}))
+    if (pk_fast && value_of(*r) < value_of(*pk_fast))
+      os << "- " << describe(*r) << " (" << ns(value_of(*r)) << ") is faster than PK's fastest ordered signal ("
+         << ns(value_of(*pk_fast)) << ", " << col(*pk_fast, "ordering")
+         << ") only because it orders less: it issues no fence before its signal. Compare it with PK's relaxed row.\n";
+  os << "\n";
+
+  // ---- quiet / fence ----
+  os << "## Completion: one 4-B remote store, then quiet / fence\n\n| style | store alone | + quiet | + fence | quiet cost | "
+        "fence cost |\n|---|---|---|---|---|---|\n";
+  for (const char* st : {kStylePk, kStyleNvshmem}) {
+    const double s0 = val(find_ok(t, {{"op", "store"}, {"style", st}}));
+    const double q = val(find_ok(t, {{"op", "quiet"}, {"style", st}}));
+    const double f = val(find_ok(t, {{"op", "fence"}, {"style", st}}));
+    os << "| " << st << " | " << ns(s0) << " | " << ns(q) << " | " << ns(f) << " | " << ns(q - s0) << " | " << ns(f - s0)
+       << " |\n";
+  }
+  os << "\nPK's quiet is fence.sc.sys (what nvshmem_quiet issues on NVLink), its fence fence.acq_rel.sys (nvshmem_fence "
+        "also issues fence.sc.sys on NVLink).\n\n";
+
+  // ---- barrier ----
+  os << "## Barrier across GPUs\n\n| style | call | ordering | latency |\n|---|---|---|---|\n";
+  for (const Row* r : all_ok(t, {{"op", "barrier"}}))
+    os << "| " << col(*r, "style") << " | " << col(*r, "call") << " | " << col(*r, "ordering") << " | "
+       << ns(value_of(*r)) << " |\n";
+  os << "\n";
+
+  // ---- bulk ----
+  std::set<uint64_t> sizes;
+  for (const Row* r : all_ok(t, {{"op", "bulk_put"}})) sizes.insert(std::stoull(col(*r, "message_bytes")));
+  if (!sizes.empty()) {
+    struct C {
+      const char* head;
+      std::map<std::string, std::string> where;
+    };
+    const std::vector<C> cols = {
+        {"nvshmem warp", {{"style", kStyleNvshmem}, {"scope", "warp"}, {"mode", "nosignal"}}},
+        {"nvshmem warp+sig", {{"style", kStyleNvshmem}, {"scope", "warp"}, {"mode", "signal"}}},
+        {"nvshmem block", {{"style", kStyleNvshmem}, {"scope", "block"}, {"mode", "nosignal"}}},
+        {"nvshmem block+sig", {{"style", kStyleNvshmem}, {"scope", "block"}, {"mode", "signal"}}},
+        {"pk TMA", {{"style", kStylePk}, {"mechanism", "tma"}}},
+        {"pk reg block", {{"style", kStylePk}, {"mechanism", "register"}, {"scope", "block"}, {"mode", "nosignal"}}},
+        {"pk reg warp", {{"style", kStylePk}, {"mechanism", "register"}, {"scope", "warp"}, {"mode", "nosignal"}}},
+        {"pk reg warp+sig", {{"style", kStylePk}, {"scope", "warp"}, {"mode", "signal"}}},
+        {"pk reg block+sig", {{"style", kStylePk}, {"scope", "block"}, {"mode", "signal"}}}};
+    os << "## Bulk put bandwidth vs message size (GB/s per direction, 64 MiB per pass)\n\n| message |";
+    for (const C& c : cols) os << " " << c.head << " |";
+    os << "\n|---|";
+    for (size_t i = 0; i < cols.size(); ++i) os << "---|";
+    os << "\n";
+    for (uint64_t m : sizes) {
+      os << "| " << m << " B |";
+      for (const C& c : cols) {
+        auto w = c.where;
+        w["op"] = "bulk_put";
+        w["message_bytes"] = std::to_string(m);
+        os << " " << gbps(val(find_ok(t, w))) << " |";
+      }
+      os << "\n";
+    }
+    os << "\n";
+  }
+
+  // ---- what did not run ----
+  std::ostringstream missing;
+  for (const Row& r : t.rows)
+    if (col(r, "status") != "ok")
+      missing << "- " << describe(r) << ": " << col(r, "status") << (col(r, "error").empty() ? "" : ": " + col(r, "error"))
+              << "\n";
+  if (!missing.str().empty()) os << "## Rows not measured\n\n" << missing.str() << "\n";
+  os << "## Ordering labels\n\n`relaxed`: volatile/relaxed store and poll, no fence. `release_acquire_sys`: "
+        "st.release.sys / ld.acquire.sys. `fence_then_relaxed`: fence.acq_rel.sys before a relaxed store, after a "
+        "relaxed poll. `atomic`: a red/atom (with release where stated). `library-defined`: the library call's own "
+        "ordering, spelt out in ordering_detail. `weak`: plain data loads/stores.\n";
+  return os.str();
+}
+
+}  // namespace pk::prim

@@ -1,0 +1,36 @@
+#pragma once
+// pkbench_primitives_summary: primitives.csv -> primitives_summary.md. Reads the CSV by
+// column name (any column order, extra columns ignored), so it keeps working as the schema
+// grows. Plain C++.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "../harness/tidy_csv.h"
+
+namespace pk::prim {
+
+struct CsvTable {
+  std::vector<std::string> columns;
+  std::vector<Row> rows;
+};
+// Throws std::runtime_error for a missing or malformed file (a row with more fields than
+// the header). Handles RFC 4180 quoting.
+CsvTable read_csv(const std::string& path);
+CsvTable parse_csv(const std::string& text);
+
+// The first row with status ok whose columns equal every `where` entry; nullptr if none.
+const Row* find_ok(const CsvTable& t, const std::map<std::string, std::string>& where);
+// Every ok row matching `where`.
+std::vector<const Row*> all_ok(const CsvTable& t, const std::map<std::string, std::string>& where);
+double value_of(const Row& r);  // the `value` column as a number
+
+// The paper's numbers (section 3.1.4).
+inline constexpr double kPaperLatencyRatio = 4.5;   // "up to 4.5x lower element-wise NVLink access latency"
+inline constexpr double kPaperBandwidthGain = 20;   // "about 20 GB/s higher bandwidth"
+// Two medians closer than this are a tie (the first GPU run moved medians by ~0.5 %).
+inline constexpr double kTieFraction = 0.01;
+
+std::string summary_markdown(const CsvTable& t);
+
+}  // namespace pk::prim

@@ -1,0 +1,35 @@
+// pkbench_primitives_summary PRIMITIVES_CSV OUT_DIR [MORE_CSV...]
+// Writes OUT_DIR/primitives_summary.md: the first CSV in full (every ratio within that run),
+// then each further CSV (e.g. the single-process run) as its own section.
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+
+#include "../harness/tidy_csv.h"
+#include "primitives_summary.h"
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr,
+                 "usage: %s PRIMITIVES_CSV OUT_DIR [MORE_CSV...]\n  writes OUT_DIR/primitives_summary.md\n", argv[0]);
+    return 2;
+  }
+  try {
+    std::string md;
+    size_t rows = 0;
+    for (int i = 1; i < argc; ++i) {
+      if (i == 2) continue;
+      const pk::prim::CsvTable t = pk::prim::read_csv(argv[i]);
+      if (t.rows.empty()) throw std::runtime_error(std::string("no rows in ") + argv[i]);
+      rows += t.rows.size();
+      if (!md.empty()) md += "\n---\n\n# Another run: " + std::string(argv[i]) + "\n\n";
+      md += pk::prim::summary_markdown(t);
+    }
+    pk::write_file_atomically(std::string(argv[2]) + "/primitives_summary.md", md);
+    std::printf("wrote %s/primitives_summary.md from %zu rows\n", argv[2], rows);
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: error: %s\n", argv[0], e.what());
+    return 1;
+  }
+}

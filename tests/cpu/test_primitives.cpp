@@ -1,0 +1,121 @@
+// The primitives study without a GPU: its vocabulary (every catalogued row names a valid
+// memory ordering and says what it does), the generic CSV reader, and the summary's ratios
+// and target verdicts on a fixture CSV (hand-written numbers in the study's schema).
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "microbench/primitives/primitives.h"
+#include "microbench/primitives/primitives_summary.h"
+
+using namespace pk;
+using namespace pk::prim;
+
+static const std::string kFixture = PKBENCH_FIXTURE_DIR "/primitives_fixture.csv";
+
+TEST(PrimitivesCatalogue, EveryRowNamesAValidOrderingAndWhatItDoes) {
+  const auto specs = catalogue(Options{});
+  ASSERT_GT(specs.size(), 100u);
+  std::set<std::string> names;
+  for (const Spec& s : specs) {
+    const std::string n = point_name(s);
+    EXPECT_TRUE(names.insert(n).second) << "duplicate point " << n;
+    EXPECT_TRUE(is_ordering_label(s.ordering)) << n << ": '" << s.ordering << "'";
+    EXPECT_FALSE(s.ordering_detail.empty()) << n;
+    EXPECT_FALSE(s.call.empty()) << n;
+    // A library row's ordering is the library's: it must say what the call does.
+    if (s.style == kStyleNvshmem) {
+      EXPECT_EQ(s.ordering, kOrderLibrary) << n;
+      EXPECT_TRUE(s.needs_process_per_gpu) << n;
+    }
+    if (s.style == kStyleEmulation) {
+      EXPECT_NE(s.ordering_detail.find("emulation"), std::string::npos) << n;
+    }
+    // Every signal row says whether it is enough for data written before the flag.
+    if (s.op == "signal" || s.op == "put_signal" || s.op == "barrier") {
+      EXPECT_TRUE(s.protocol_correct == "yes" || s.protocol_correct == "no") << n;
+    }
+  }
+}
+
+TEST(PrimitivesCatalogue, PkSignalsCoverEveryOrderingAndRelaxedIsMarkedIncorrect) {
+  std::set<std::string> seen;
+  for (const Spec& s : catalogue(Options{}))
+    if (s.style == kStylePk && s.op == "put_signal") {
+      seen.insert(s.ordering);
+      // Relaxed is wrong for data written before the flag, right when the flag is inside the data (LL).
+      EXPECT_EQ(s.protocol_correct, s.ordering == kOrderRelaxed && s.mode != "ll" ? "no" : "yes") << s.ordering;
+    }
+  EXPECT_EQ(seen, (std::set<std::string>{kOrderRelaxed, kOrderReleaseAcquire, kOrderFenceThenRelaxed, kOrderAtomic}));
+}
+
+TEST(PrimitivesCatalogue, EveryStyleIsInTheSameRunAndFiltersWork) {
+  std::set<std::string> styles;
+  for (const Spec& s : catalogue(Options{})) styles.insert(s.style);
+  EXPECT_EQ(styles, (std::set<std::string>(style_names().begin(), style_names().end())));
+}
+
+TEST(PrimitivesCsv, ReadsByColumnNameWithQuotesAndAnyOrder) {
+  const CsvTable t = parse_csv("status,value,\"odd, name\"\nok,12.5,\"a \"\"quoted\"\" field\"\nerror,,x\n");
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_EQ(t.rows[0].at("odd, name"), "a \"quoted\" field");
+  EXPECT_DOUBLE_EQ(value_of(t.rows[0]), 12.5);
+  EXPECT_EQ(find_ok(t, {{"value", "12.5"}}), &t.rows[0]);
+  EXPECT_EQ(find_ok(t, {{"status", "error"}}), nullptr);  // only ok rows are found
+  EXPECT_THROW(parse_csv("a,b\n1,2,3\n"), std::runtime_error);
+  EXPECT_THROW(read_csv("/nonexistent/primitives.csv"), std::runtime_error);
+}
+
+TEST(PrimitivesFixture, OrderingLabelsAreValid) {
+  const CsvTable t = read_csv(kFixture);
+  ASSERT_EQ(t.rows.size(), 62u);
+  for (const auto& c : study_columns())
+    EXPECT_NE(std::find(t.columns.begin(), t.columns.end(), c), t.columns.end()) << c;
+  for (const Row& r : t.rows) EXPECT_TRUE(is_ordering_label(r.at("ordering"))) << r.at("ordering");
+}
+
+TEST(PrimitivesSummary, PutsThePapersNumbersBesideTheMeasuredRatios) {
+  const std::string md = summary_markdown(read_csv(kFixture));
+  EXPECT_NE(md.find("| element-wise put latency, NVSHMEM / PK | up to 4.50x | up to 4.50x (4 B thread blocking); "
+                    "range 2.50x .. 4.50x |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| element-wise put latency, NCCL device API / PK | - | up to 1.20x (4 B thread); range 1.10x .. 1.20x"),
+            std::string::npos);
+  EXPECT_NE(md.find("| element-wise put bandwidth, PK - NVSHMEM | about +20 GB/s | +20.0 GB/s .. +30.0 GB/s |"),
+            std::string::npos);
+  EXPECT_NE(md.find("PK - emulation (our own NVSHMEM-shaped code, not NVSHMEM) | - | +50.0 GB/s"), std::string::npos);
+}
+
+TEST(PrimitivesSummary, ReportsRegisterValuedPutsAndLibraryVersions) {
+  const std::string md = summary_markdown(read_csv(kFixture));
+  EXPECT_NE(md.find("pk 10.0 ns, nvshmem 40.0 ns (4.00x), nccl_dev 11.0 ns (1.10x)"), std::string::npos) << md;
+  EXPECT_NE(md.find("Libraries: NCCL 2.28.3, NVSHMEM 3.4.5."), std::string::npos);
+}
+
+TEST(PrimitivesSummary, JudgesTheTargetsWithinOneRun) {
+  const std::string md = summary_markdown(read_csv(kFixture));
+  // Data then flag: PK's cheapest correct (release, 780) against the best correct library row (NCCL, 800).
+  EXPECT_NE(md.find("| 780 ns (pk put_signal thread release_acquire_sys 16B) | 800 ns (nccl_dev put_signal"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("met (1.03x)"), std::string::npos);
+  EXPECT_NE(md.find("| fastest bare signal, one-way | 700 ns"), std::string::npos);
+  EXPECT_NE(md.find("missed: pkbench 1.01x slower"), std::string::npos);
+  EXPECT_NE(md.find("| fastest dependent remote load, peer_l2_miss | 1500 ns"), std::string::npos);
+  EXPECT_NE(md.find("missed: pkbench 1.03x slower"), std::string::npos);
+}
+
+TEST(PrimitivesSummary, StatesWhatReleaseOrderingCostsAndWhichVariantIsNeeded) {
+  const std::string md = summary_markdown(read_csv(kFixture));
+  EXPECT_NE(md.find("| signal | 700 ns | 750 ns (+50 ns) | 900 ns (+200 ns) | 760 ns (+60 ns) |"), std::string::npos)
+      << md;
+  EXPECT_NE(md.find("Cheapest correct PK variant measured here: release_acquire_sys (780 ns one-way)"),
+            std::string::npos);
+  // A library signal that beats PK's ordered signals only by ordering less is called out.
+  EXPECT_NE(md.find("nvshmem signal thread set library-defined nvshmem_heap (690 ns) is faster than PK's fastest "
+                    "ordered signal (750 ns, release_acquire_sys) only because it orders less"),
+            std::string::npos);
+  EXPECT_NE(md.find("| pk | 5.0 ns | 1200 ns | 1100 ns | 1195 ns | 1095 ns |"), std::string::npos);
+  EXPECT_NE(md.find("skipped: NVSHMEM needs one process per GPU"), std::string::npos);
+}

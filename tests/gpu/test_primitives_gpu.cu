@@ -1,0 +1,106 @@
+// The primitives study on the GPU, one process (PeerMode single): every style's put and get
+// moves the right values (the runners poison, fill, verify and throw on a mismatch), a
+// signal carries its data, and a library-style wait with no partner times out cleanly.
+#include "tests/gpu/primitives_gpu_fixture.h"
+
+using namespace pk;
+using namespace pk::prim;
+using namespace pk::prim::testing;
+
+namespace {
+struct Env : ::testing::Environment {
+  void SetUp() override { setup(PeerMode::single); }
+  void TearDown() override { teardown(); }
+};
+[[maybe_unused]] auto* const g_env = ::testing::AddGlobalTestEnvironment(new Env);
+}  // namespace
+
+class PrimitivesGpu : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PrimitivesGpu, ElementPutMovesTheRightValues) {
+  PK_PRIM_REQUIRE_WORLD();
+  const std::string style = GetParam();
+  if (style == kStyleEmulation) {
+    PK_PRIM_RUN(row, find_spec({{"op", "put"}, {"style", style}}));
+    EXPECT_EQ(row["verified"], "yes");
+    return;
+  }
+  const std::string mode = style == kStyleNvshmem ? "nbi" : "st";
+  for (const char* metric : {kMetricLatency, kMetricGbps})
+    for (const char* elem : {"4", "16"}) {
+      PK_PRIM_RUN(row, find_spec({{"op", "put"}, {"style", style}, {"metric", metric}, {"elem_bytes", elem},
+                                  {"scope", "warp"}, {"mode", mode}}));
+      EXPECT_EQ(row["verified"], "yes") << metric << " " << elem;
+      EXPECT_GT(std::stod(row["value"]), 0.0);
+    }
+}
+
+TEST_P(PrimitivesGpu, GetFollowsTheChain) {
+  PK_PRIM_REQUIRE_WORLD();
+  for (const char* placement : {"peer_l2_resident", "peer_l2_miss"}) {
+    PK_PRIM_RUN(row, find_spec({{"op", "get"}, {"style", GetParam()}, {"placement", placement},
+                                {"memory", GetParam() == kStyleNvshmem ? "nvshmem_heap"
+                                           : GetParam() == kStyleNcclDev ? "nccl_window" : "symbuf"}}));
+    EXPECT_EQ(row["verified"], "yes") << placement;
+  }
+}
+
+TEST_P(PrimitivesGpu, LonelyWaitTimesOutWithinASecond) {
+  PK_PRIM_REQUIRE_WORLD();
+  double ms = 0;
+  try {
+    ms = lonely_wait(*world().ctx, GetParam());
+  } catch (const SkipPoint& e) {
+    GTEST_SKIP() << e.what();
+  }
+  EXPECT_LT(ms, 1000.0) << "timeout " << world().ctx->opt().timeout_ms << " ms";
+  // The next run on the same GPU still works (the timed-out kernel left nothing behind).
+  if (GetParam() != kStyleNvshmem) {
+    PK_PRIM_RUN(row, find_spec({{"op", "get"}, {"style", kStylePk}, {"placement", "peer_l2_resident"},
+                                {"memory", "symbuf"}, {"ordering", kOrderWeak}}));
+    EXPECT_EQ(row["verified"], "yes");
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Styles, PrimitivesGpu,
+                         ::testing::Values(std::string(kStylePk), std::string(kStyleEmulation),
+                                           std::string(kStyleNcclDev)));
+
+TEST(PrimitivesGpuSignals, DataThenReleaseFlagArrivesWhole) {
+  PK_PRIM_REQUIRE_WORLD();
+  for (const char* ordering : {kOrderReleaseAcquire, kOrderAtomic, kOrderFenceThenRelaxed}) {
+    PK_PRIM_RUN(row, find_spec({{"op", "put_signal"}, {"style", kStylePk}, {"ordering", ordering}}));
+    EXPECT_EQ(row["data_mismatches"], "0") << ordering;
+    EXPECT_EQ(row["verified"], "yes");
+  }
+}
+
+TEST(PrimitivesGpuSignals, LowLatencyProtocolCarriesDataWithoutFences) {
+  PK_PRIM_REQUIRE_WORLD();
+  PK_PRIM_RUN(row, find_spec({{"op", "put_signal"}, {"style", kStylePk}, {"mode", "ll"}}));
+  EXPECT_EQ(row["data_mismatches"], "0");
+  EXPECT_EQ(row["verified"], "yes");
+}
+
+TEST(PrimitivesGpuSignals, RegisterValuedPutsLandWhole) {
+  PK_PRIM_REQUIRE_WORLD();
+  for (const char* style : {kStylePk, kStyleNcclDev})
+    for (const char* metric : {kMetricLatency, kMetricGbps}) {
+      PK_PRIM_RUN(row, find_spec({{"op", "put"}, {"style", style}, {"mode", "reg"}, {"metric", metric}}));
+      EXPECT_EQ(row["verified"], "yes") << style << " " << metric;
+    }
+}
+
+TEST(PrimitivesGpuSignals, BarriersComplete) {
+  PK_PRIM_REQUIRE_WORLD();
+  for (const char* ordering : {kOrderReleaseAcquire, kOrderRelaxed}) {
+    PK_PRIM_RUN(row, find_spec({{"op", "barrier"}, {"style", kStylePk}, {"ordering", ordering}}));
+    EXPECT_EQ(row["verified"], "yes") << ordering;
+  }
+}
+
+TEST(PrimitivesGpuSignals, NvshmemIsSkippedInOneProcess) {
+  PK_PRIM_REQUIRE_WORLD();
+  EXPECT_THROW(run_spec(*world().ctx, find_spec({{"op", "signal"}, {"style", kStyleNvshmem}, {"mode", "set"}})),
+               SkipPoint);
+}

@@ -1,0 +1,70 @@
+// The primitives study on the GPU with one process per GPU (mpirun -np 2, PeerMode ipc):
+// NVSHMEM (which needs it) and NCCL's device API built from a unique id broadcast over MPI.
+// Every rank runs every test in the same order (the runners are collective).
+#include "tests/gpu/primitives_gpu_fixture.h"
+
+using namespace pk;
+using namespace pk::prim;
+using namespace pk::prim::testing;
+
+class PrimitivesMpi : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PrimitivesMpi, ElementPutMovesTheRightValues) {
+  PK_PRIM_REQUIRE_WORLD();
+  const std::string mode = GetParam() == kStyleNvshmem ? "blocking" : "st";
+  for (const char* scope : {"thread", "block"}) {
+    PK_PRIM_RUN(row, find_spec({{"op", "put"}, {"style", GetParam()}, {"metric", kMetricLatency}, {"elem_bytes", "4"},
+                                {"scope", scope}, {"mode", mode}}));
+    EXPECT_EQ(row["verified"], "yes") << scope;
+  }
+}
+
+TEST_P(PrimitivesMpi, GetFollowsTheChain) {
+  PK_PRIM_REQUIRE_WORLD();
+  PK_PRIM_RUN(row, find_spec({{"op", "get"}, {"style", GetParam()}, {"placement", "peer_l2_resident"},
+                              {"memory", GetParam() == kStyleNvshmem ? "nvshmem_heap" : "nccl_window"}}));
+  EXPECT_EQ(row["verified"], "yes");
+}
+
+TEST_P(PrimitivesMpi, RegisterValuedPutLandsWhole) {
+  PK_PRIM_REQUIRE_WORLD();
+  PK_PRIM_RUN(row, find_spec({{"op", "put"}, {"style", GetParam()}, {"mode", "reg"}, {"metric", kMetricLatency}}));
+  EXPECT_EQ(row["verified"], "yes");
+}
+
+TEST_P(PrimitivesMpi, PutWithSignalCarriesItsData) {
+  PK_PRIM_REQUIRE_WORLD();
+  PK_PRIM_RUN(row, find_spec({{"op", "put_signal"}, {"style", GetParam()}}));
+  EXPECT_EQ(row["data_mismatches"], "0");
+}
+
+TEST_P(PrimitivesMpi, LonelyWaitTimesOutWithinASecond) {
+  PK_PRIM_REQUIRE_WORLD();
+  double ms = 0;
+  try {
+    ms = lonely_wait(*world().ctx, GetParam());
+  } catch (const SkipPoint& e) {
+    GTEST_SKIP() << e.what();
+  }
+  EXPECT_LT(ms, 1000.0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Libraries, PrimitivesMpi,
+                         ::testing::Values(std::string(kStyleNvshmem), std::string(kStyleNcclDev)));
+
+int main(int argc, char** argv) {
+  init_cuda_environment();
+  ::testing::InitGoogleTest(&argc, argv);
+  setup(PeerMode::ipc, &argc, &argv);
+  if (world().comm && world().comm->rank() != 0) {
+    // One report is enough; every rank still runs every test.
+    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+    delete listeners.Release(listeners.default_result_printer());
+  }
+  const int rc = RUN_ALL_TESTS();
+  const bool failed = world().comm ? world().comm->any(rc != 0) : rc != 0;
+  const bool skipped = !world().why_not.empty();
+  if (skipped && world().comm && world().comm->rank() == 0) std::printf("SKIPPED: %s\n", world().why_not.c_str());
+  teardown();
+  return failed ? 1 : skipped ? 77 : 0;
+}
