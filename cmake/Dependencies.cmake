@@ -24,15 +24,6 @@ else()
   message(WARNING "pkbench: GoogleTest not found: tests are not built")
 endif()
 
-# Fast C++ CSV Parser (Debian libfccp-dev), used by the sweep drivers.
-find_path(PKBENCH_FCCP_INCLUDE_DIR libfccp/csv.h
-  HINTS "${PKBENCH_DEPS_DIR}/include" /usr/include /usr/local/include)
-if(PKBENCH_FCCP_INCLUDE_DIR)
-  message(STATUS "pkbench: CSV parser found in ${PKBENCH_FCCP_INCLUDE_DIR}")
-else()
-  message(WARNING "pkbench: libfccp/csv.h not found (apt install libfccp-dev, or run stage-deps.sh): sweep drivers are not built")
-endif()
-
 # CLI11 (Debian libcli11-dev, header-only): the study binaries' command lines.
 find_path(PKBENCH_CLI11_INCLUDE_DIR CLI/CLI.hpp HINTS "${PKBENCH_DEPS_DIR}/include" /usr/include /usr/local/include)
 if(PKBENCH_CLI11_INCLUDE_DIR)

@@ -7,6 +7,8 @@ set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 : "${OUT:?device-run.sh writes to \$OUT}"
 export PKBENCH_BUILD_DIR=${PKBENCH_BUILD_DIR:-/tmp/pkbench-build}
+# The lent machines reach no network: run.sh only reports what is missing (carry .deps).
+export PKBENCH_NO_INSTALL=${PKBENCH_NO_INSTALL:-1}
 start=$(date +%s)
 machine=$(pk_machine_name) || { echo "no GPU" >&2; exit 3; }
 res=${PKBENCH_OUT:-$PKBENCH_ROOT/results/$machine}

@@ -70,3 +70,126 @@ pk_peer_mode_of() {
   done
   echo single
 }
+
+# ---- Dependencies, declared once --------------------------------------------------------------
+# name | found by | Debian packages | kind | what needs it
+#   found by: cmd:PROGRAM (on PATH), hdr:PATH (a header under the include roots), cuda (nvcc)
+#   kind: required (nothing builds without it), header (header-only: staged into .deps/include
+#   without root), package (a Debian package: installed when running as root)
+PK_DEPS=$(cat <<'DEPS'
+cmake|cmd:cmake|cmake|required|the build
+c++ compiler|cmd:g++|g++|required|the build
+CUDA toolkit 13|cuda|-|required|every study (nvcc, the CUDA runtime)
+ninja|cmd:ninja|ninja-build|package|faster builds (make works too)
+Google Benchmark|hdr:benchmark/benchmark.h|libbenchmark-dev|package|the study binaries
+GoogleTest|hdr:gtest/gtest.h|libgtest-dev|package|the tests
+CLI11|hdr:CLI/CLI.hpp|libcli11-dev|header|the study binaries' command lines
+nlohmann-json|hdr:nlohmann/json.hpp|nlohmann-json3-dev|header|the tuning tables' JSON
+Open MPI|cmd:mpirun|libopenmpi-dev openmpi-bin|package|one process per GPU (--peer-mode=ipc|vmm), the collectives
+gnuplot|cmd:gnuplot|gnuplot-nox|package|the figures
+git|cmd:git|git|package|the commit recorded in every CSV
+bc|cmd:bc|bc|package|the scripts' arithmetic
+DEPS
+)
+
+# Where headers are looked for (a test points this elsewhere to play a fresh machine).
+pk_include_roots() { echo "${PKBENCH_DEPS_ROOTS:-/usr/include /usr/local/include $PKBENCH_ROOT/.deps/include}"; }
+
+pk_dep_found() {  # "found by" field
+  local how=$1 r
+  case "$how" in
+    cmd:*) command -v "${how#cmd:}" >/dev/null 2>&1 ;;
+    cuda) command -v nvcc >/dev/null 2>&1 || [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" ] ;;
+    hdr:*) for r in $(pk_include_roots); do [ -f "$r/${how#hdr:}" ] && return 0; done; return 1 ;;
+    *) return 1 ;;
+  esac
+}
+
+# Copies the headers of Debian packages $@ into .deps/include: from the installed package
+# where there is one, else from a package downloaded (not installed; no root needed).
+pk_stage_headers() {
+  local dest=$PKBENCH_ROOT/.deps/include work p f
+  mkdir -p "$dest"
+  work=$(mktemp -d)
+  for p in "$@"; do
+    if dpkg -L "$p" >/dev/null 2>&1; then
+      dpkg -L "$p" | grep '^/usr/include/' | while read -r f; do
+        [ -f "$f" ] && install -D -m 644 "$f" "$dest/${f#/usr/include/}"
+      done
+    elif (cd "$work" && apt-get download "$p" >/dev/null 2>&1 && dpkg -x ./"$p"_*.deb "$work/x"); then
+      cp -r "$work/x/usr/include/." "$dest/"
+    else
+      pk_log "could not stage $p (no apt-get download here): install it, or copy .deps from a machine with apt"
+      rm -rf "$work"
+      return 1
+    fi
+  done
+  rm -rf "$work"
+  if [ -d "$PKBENCH_ROOT/.git" ]; then
+    grep -qx '/.deps/' "$PKBENCH_ROOT/.git/info/exclude" 2>/dev/null ||
+      { mkdir -p "$PKBENCH_ROOT/.git/info"; echo '/.deps/' >> "$PKBENCH_ROOT/.git/info/exclude"; }
+  fi
+}
+
+# Brings what is missing: Debian packages when running as root with apt, else the
+# header-only pieces staged under .deps/; says clearly what it cannot install. Returns 1
+# only when a required piece is missing. PKBENCH_DEPS_DRY_RUN=1 prints the plan only;
+# PKBENCH_NO_INSTALL=1 only reports; PKBENCH_DEPS_AS_ROOT=0|1 overrides the root check.
+pk_ensure_deps() {
+  local missing=() pkgs=() headers=() cannot=() required_missing=() name how deb kind what
+  while IFS='|' read -r name how deb kind what; do
+    [ -n "$name" ] || continue
+    pk_dep_found "$how" && continue
+    missing+=("$name")
+    case "$kind" in
+      header) headers+=("$deb"); pkgs+=($deb) ;;
+      package) pkgs+=($deb) ;;
+      required) [ "$deb" = - ] && cannot+=("$name ($what)") || pkgs+=($deb); required_missing+=("$name") ;;
+    esac
+  done <<< "$PK_DEPS"
+  [ ${#missing[@]} = 0 ] && return 0
+  pk_log "missing here: ${missing[*]}"
+  local root=0
+  [ "$(id -u)" = 0 ] && root=1
+  [ -n "${PKBENCH_DEPS_AS_ROOT:-}" ] && root=$PKBENCH_DEPS_AS_ROOT
+  local dry=${PKBENCH_DEPS_DRY_RUN:-0} noinst=${PKBENCH_NO_INSTALL:-0}
+  # Machines without a network (the lent GPU machines) fail this probe at once instead of
+  # waiting on apt's timeouts.
+  local online=1
+  [ "$dry" = 1 ] || timeout 5 getent hosts deb.debian.org >/dev/null 2>&1 || online=0
+  if [ ${#pkgs[@]} -gt 0 ] && [ "$root" = 1 ] && command -v apt-get >/dev/null 2>&1 && [ "$noinst" != 1 ] && [ "$online" = 1 ]; then
+    pk_log "installing as root: apt-get install -y --no-install-recommends ${pkgs[*]}"
+    if [ "$dry" != 1 ]; then
+      DEBIAN_FRONTEND=noninteractive timeout 600 apt-get update -qq >/dev/null &&
+        DEBIAN_FRONTEND=noninteractive timeout 900 apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null ||
+        pk_log "apt-get install failed: install by hand: apt install ${pkgs[*]}"
+    fi
+  elif [ "$online" = 0 ] && [ "$noinst" != 1 ]; then
+    pk_log "no network here (deb.debian.org does not resolve): nothing installed; missing: ${pkgs[*]:-none} (stage headers elsewhere with scripts/stage-deps.sh and carry .deps)"
+  else
+    if [ ${#headers[@]} -gt 0 ] && [ "$noinst" != 1 ]; then
+      pk_log "not root: staging the header-only pieces into .deps/include: ${headers[*]}"
+      [ "$dry" = 1 ] || pk_stage_headers "${headers[@]}" || true
+    fi
+    local rest=()
+    for p in "${pkgs[@]}"; do
+      printf '%s\n' "${headers[@]:-}" | grep -qx -- "$p" || rest+=("$p")
+    done
+    [ ${#rest[@]} -gt 0 ] &&
+      pk_log "cannot install without root: ${rest[*]}; run once as root (these scripts install them), or: sudo apt install ${rest[*]}"
+  fi
+  for c in "${cannot[@]:-}"; do
+    [ -n "$c" ] && pk_log "cannot be installed by these scripts: $c: install the CUDA Toolkit 13 from NVIDIA (https://developer.nvidia.com/cuda-downloads) and put nvcc on PATH or set CUDA_HOME"
+  done
+  [ "$dry" = 1 ] && return 0
+  # Required pieces still missing end the run here; the others disable what needs them (CMake says which).
+  local still=()
+  while IFS='|' read -r name how deb kind what; do
+    [ "$kind" = required ] && ! pk_dep_found "$how" && still+=("$name")
+  done <<< "$PK_DEPS"
+  if [ ${#still[@]} -gt 0 ]; then
+    pk_log "cannot build without: ${still[*]}"
+    return 1
+  fi
+  return 0
+}

@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Redraw every figure of a results folder from its CSVs (PNG and SVG beside them).
 #   scripts/plot.sh results/h200x2
+# What is drawn comes from the CSV itself: the mechanisms, directions, patterns and message
+# sizes present (no typed lists), each mechanism with its own colour, dash and point in
+# every figure, the NVLink line rate and the copy engine's best as reference lines, and the
+# machine and commit in the titles.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 dir=${1:?usage: scripts/plot.sh RESULTS_DIR}
@@ -15,7 +19,7 @@ gp="$PKBENCH_ROOT/scripts/plots"
 
 # Splits a tidy CSV into one whitespace-separated file per curve:
 #   split CSV FILTER KEYS VALUES  ->  $tmp/<key values joined by _>.dat
-# FILTER is an awk condition over c["col"] lookups, e.g. v("sweep")=="fig2".
+# FILTER is an awk condition over v("column") lookups, e.g. v("sweep")=="fig2".
 split_csv() {
   awk -F, -v out="$tmp" -v keys="$3" -v vals="$4" '
     function v(name) { return $(c[name]) }
@@ -26,29 +30,67 @@ split_csv() {
       print line >> f
     }' "$1"
 }
+# Distinct values of COLUMN over ok rows matching FILTER, in order of first appearance.
+distinct() {  # CSV FILTER COLUMN
+  awk -F, -v col="$3" 'function v(name) { return $(c[name]) }
+    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    v("status") == "ok" && ('"$2"') && !seen[v(col)]++ { printf "%s%s", (n++ ? " " : ""), v(col) }' "$1"
+}
+# The first row's value of COLUMN.
+first() { awk -F, -v col="$2" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $(c[col]); exit }' "$1"; }
+
+# One style per mechanism, in the order the CSV lists them (the study's registration order):
+# colour-blind-safe colours, each with its own dash and point type.
+palette=('#0072B2' '#D55E00' '#009E73' '#CC79A7' '#E69F00' '#56B4E9' '#7F3C8D' '#3C3C3C' '#B8860B' '#1B9E77')
+styles() {  # mechanisms -> gnuplot -e assignments c_<m>, d_<m>, p_<m>
+  local i=0 m
+  for m in $1; do
+    printf "c_%s='%s'; d_%s=%d; p_%s=%d; " "$m" "${palette[$((i % ${#palette[@]}))]}" "$m" $((i % 5 + 1)) "$m" $((i % 13 + 4))
+    i=$((i + 1))
+  done
+}
+title_of() {  # CSV -> "NVIDIA H200 x2, commit d12113004164"
+  printf '%s x%s, commit %s' "$(first "$1" gpu_name)" "$(first "$1" gpu_count)" "$(first "$1" git_commit)"
+}
 
 drew=0
 if [ -f "$dir/transfer.csv" ]; then
-  split_csv "$dir/transfer.csv" 'v("sweep")=="fig2"' "sweep mechanism direction pattern" "message_bytes pct_of_line_rate gbps"
-  split_csv "$dir/transfer.csv" 'v("sweep")=="fig3"' "sweep mechanism direction message_bytes" "sms gbps pct_of_line_rate"
+  csv=$dir/transfer.csv
+  split_csv "$csv" 'v("sweep")=="fig2"' "sweep mechanism direction pattern" "message_bytes pct_of_line_rate gbps"
+  split_csv "$csv" 'v("sweep")=="fig3"' "sweep mechanism direction message_bytes" "sms gbps pct_of_line_rate"
   for f in "$tmp"/*.dat; do [ -f "$f" ] && sort -g -k1,1 -o "$f" "$f"; done
-  # Curves absent from this CSV (a subset run) plot as nothing rather than failing.
-  for m in ce tma_bulk tma_tile reg reg_l2hint; do for d in push pull; do
-    for p in one_way bidir; do [ -f "$tmp/fig2_${m}_${d}_${p}.dat" ] || echo "NaN NaN NaN" > "$tmp/fig2_${m}_${d}_${p}.dat"; done
-    for s in 2048 16384 65536; do [ -f "$tmp/fig3_${m}_${d}_${s}.dat" ] || echo "NaN NaN NaN" > "$tmp/fig3_${m}_${d}_${s}.dat"; done
-  done; done
-  ce_best() {  # the copy engine's best one-way GB/s in direction $1 (the reference line of fig3)
+  mechs=$(distinct "$csv" 'v("pattern")!="local"' mechanism)
+  style=$(styles "$mechs")
+  line_rate=$(first "$csv" line_rate_gbps)
+  ce_best() {  # direction -> the copy engine's best one-way GB/s (0 if not measured)
     awk -F, -v d="$1" 'NR==1{for(i=1;i<=NF;i++)c[$i]=i;next} $c["status"]=="ok" && $c["mechanism"]=="ce" &&
-      $c["direction"]==d && $c["pattern"]=="one_way" && $c["gbps"]>m {m=$c["gbps"]} END{print m+0}' "$dir/transfer.csv"
+      $c["direction"]==d && $c["pattern"]=="one_way" && $c["gbps"]>m {m=$c["gbps"]} END{print m+0}' "$csv"
   }
-  ce_push=$(ce_best push)
-  ce_pull=$(ce_best pull)
-  gpu=$(awk -F, 'NR==1{for(i=1;i<=NF;i++)c[$i]=i;next} {print $c["gpu_name"] " x" $c["gpu_count"]; exit}' "$dir/transfer.csv")
-  for term in png svg; do
-    gnuplot -e "data='$tmp'; out='$dir/fig2_bandwidth_vs_message.$term'; term='$term'; gpu='$gpu'" "$gp/fig2.gp"
-    gnuplot -e "data='$tmp'; out='$dir/fig3_bandwidth_vs_sms.$term'; term='$term'; gpu='$gpu'; ce_push=$ce_push; ce_pull=$ce_pull" "$gp/fig3.gp"
+  # Per panel, the mechanisms that have a curve there.
+  vars="data='$tmp'; gpu='$(title_of "$csv")'; line_rate=${line_rate:-0}; $style"
+  f2dirs=$(distinct "$csv" 'v("sweep")=="fig2"' direction)
+  f2pats=$(distinct "$csv" 'v("sweep")=="fig2"' pattern)
+  f3dirs=$(distinct "$csv" 'v("sweep")=="fig3"' direction)
+  f3sizes=$(distinct "$csv" 'v("sweep")=="fig3"' message_bytes | tr ' ' '\n' | sort -n | tr '\n' ' ' | sed 's/ $//')
+  for d in $(distinct "$csv" 'v("pattern")!="local"' direction); do
+    vars="$vars ce_$d=$(ce_best "$d");"
+    for p in $f2pats; do
+      vars="$vars m2_${d}_$p='$(distinct "$csv" "v(\"sweep\")==\"fig2\" && v(\"direction\")==\"$d\" && v(\"pattern\")==\"$p\"" mechanism)';"
+    done
+    for s in $f3sizes; do
+      vars="$vars m3_${d}_$s='$(distinct "$csv" "v(\"sweep\")==\"fig3\" && v(\"direction\")==\"$d\" && v(\"message_bytes\")==\"$s\"" mechanism)';"
+    done
   done
-  drew=1
+  for term in png svg; do
+    if [ -n "$f2dirs" ]; then
+      gnuplot -e "$vars out='$dir/fig2_bandwidth_vs_message.$term'; term='$term'; dirs='$f2dirs'; pats='$f2pats'" "$gp/fig2.gp"
+      drew=1
+    fi
+    if [ -n "$f3dirs" ]; then
+      gnuplot -e "$vars out='$dir/fig3_bandwidth_vs_sms.$term'; term='$term'; dirs='$f3dirs'; sizes='$f3sizes'" "$gp/fig3.gp"
+      drew=1
+    fi
+  done
 fi
 if [ -f "$dir/sync.csv" ]; then
   awk -F, 'NR==1{for(i=1;i<=NF;i++)c[$i]=i;next}
@@ -59,10 +101,9 @@ if [ -f "$dir/sync.csv" ]; then
       # p10/p90 describe what was timed (round trips for ping-pongs): scale them like the median.
       if ($c["p10_ns"] != "") { s = $c["round_trip_ns"] != "" ? 0.5 : 1; lo = $c["p10_ns"] * s; hi = $c["p90_ns"] * s }
       print NR-1, $c["one_way_ns"], lo, hi, label }' "$dir/sync.csv" > "$tmp/sync.dat"
-  gpu=$(awk -F, 'NR==1{for(i=1;i<=NF;i++)c[$i]=i;next} {print $c["gpu_name"] " x" $c["gpu_count"]; exit}' "$dir/sync.csv")
   if [ -s "$tmp/sync.dat" ]; then
     for term in png svg; do
-      gnuplot -e "data='$tmp/sync.dat'; out='$dir/sync_latency.$term'; term='$term'; gpu='$gpu'" "$gp/sync.gp"
+      gnuplot -e "data='$tmp/sync.dat'; out='$dir/sync_latency.$term'; term='$term'; gpu='$(title_of "$dir/sync.csv")'" "$gp/sync.gp"
     done
     drew=1
   fi

@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
-# The main job: build, run the studies on all visible GPUs, and write CSVs, logs, the
-# summary, the tuning table and the figures to results/<machine>/ (or $PKBENCH_OUT).
+# The main job: bring missing dependencies, build, run the studies on all visible GPUs, and
+# write CSVs, logs, summaries, tuning tables, figures and REPORT.md to results/<machine>/
+# (or $PKBENCH_OUT).
 #   scripts/run.sh                       # every study with its default grid
+#   scripts/run.sh --quick               # a profile of a new machine in minutes (see below)
 #   scripts/run.sh transfer --preset=fig2 --mechanisms=tma_bulk   # one study, own flags
+# --quick: the transfer study's Figure-2 sweep one way only (every mechanism and message
+# size), its Figure-3 SM sweep at 1,2,4,...,64 and all SMs, the local-copy ceiling, and the
+# sync study with 1000 iterations per variant: ~360 transfer points (~0.11 s each on
+# H200x2) + the sync levels, planned to stay under 5 minutes with the build.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 # A caller that built first (device-run.sh) passes the build's seconds so they count.
 start=$(( $(date +%s) - ${PKBENCH_BUILD_SECONDS:-0} ))
 
-if ! nvidia-smi -L >/dev/null 2>&1 || [ -z "$(nvidia-smi -L 2>/dev/null)" ]; then
-  echo "run.sh: no NVIDIA GPU on this machine (nvidia-smi lists none), so there is nothing to measure." >&2
-  echo "        Figures can still be redrawn from committed CSVs: scripts/plot.sh results/<machine>" >&2
-  exit 3
+quick=0
+if [ "${1:-}" = --quick ]; then
+  quick=1
+  shift
+  [ $# -eq 0 ] || { echo "run.sh: error: --quick takes no other arguments (got: $*)" >&2; exit 2; }
 fi
-
 studies=(transfer sync)
 if [ $# -gt 0 ] && [[ "$1" != -* ]]; then
   studies=("$1")
@@ -21,8 +27,19 @@ if [ $# -gt 0 ] && [[ "$1" != -* ]]; then
 fi
 for s in "${studies[@]}"; do
   [ -x "$PKBENCH_BUILD_DIR/microbench/pkbench_$s" ] || [ -f "$PKBENCH_ROOT/microbench/$s/${s}_bench.cu" ] ||
-    { echo "run.sh: unknown study '$s'" >&2; exit 2; }
+    [ -f "$PKBENCH_ROOT/microbench/$s/CMakeLists.txt" ] || { echo "run.sh: error: unknown study '$s'" >&2; exit 2; }
 done
+# --peer-mode=ipc|vmm: one process per GPU under mpirun (see README).
+mode=$(pk_peer_mode_of "$@")
+mapfile -t launcher < <(pk_launcher "$mode") || exit 2
+[ "$mode" = single ] || [ ${#launcher[@]} -gt 0 ] || { echo "run.sh: error: --peer-mode=$mode: unknown peer mode" >&2; exit 2; }
+
+if ! nvidia-smi -L >/dev/null 2>&1 || [ -z "$(nvidia-smi -L 2>/dev/null)" ]; then
+  echo "run.sh: no NVIDIA GPU on this machine (nvidia-smi lists none), so there is nothing to measure." >&2
+  echo "        Figures and reports can still be redrawn from committed CSVs: scripts/plot.sh results/<machine>," >&2
+  echo "        scripts/report.sh results/<machine>" >&2
+  exit 3
+fi
 
 machine=$(pk_machine_name)
 out=${PKBENCH_OUT:-$PKBENCH_ROOT/results/$machine}
@@ -30,6 +47,7 @@ mkdir -p "$out"
 export PKBENCH_GIT_COMMIT=$(pk_git_commit)
 pk_log "machine $machine, commit $PKBENCH_GIT_COMMIT, results in $out"
 
+pk_ensure_deps || { echo "run.sh: a required dependency is missing (see above)" >&2; exit 1; }
 pk_build || { echo "run.sh: build failed" >&2; exit 1; }
 
 {
@@ -46,29 +64,59 @@ pk_build || { echo "run.sh: build failed" >&2; exit 1; }
 
 status=0
 transfer_elapsed=""
-# --peer-mode=ipc|vmm: one process per GPU under mpirun (see README).
-mode=$(pk_peer_mode_of "$@")
-mapfile -t launcher < <(pk_launcher "$mode") || exit 2
+timing="step,seconds,seconds_with_build,exit_code"
 export CUDA_MODULE_LOADING=EAGER
-for s in "${studies[@]}"; do
-  cmd=("${launcher[@]}" "$PKBENCH_BUILD_DIR/microbench/pkbench_$s" "--csv=$out/$s.csv" "$@")
-  printf '%q ' "${cmd[@]}" | sed "s|$PKBENCH_ROOT/||g; s|$out|results/$machine|g" > "$out/$s.command"
+# run_study STUDY CSV LOG [flags...]: one invocation, its command line saved beside the CSV.
+run_study() {
+  local s=$1 csv=$2 log=$3 t0 rc
+  shift 3
+  local cmd=("${launcher[@]}" "$PKBENCH_BUILD_DIR/microbench/pkbench_$s" "--csv=$csv" "$@")
+  printf '%q ' "${cmd[@]}" | sed "s|$PKBENCH_ROOT/||g; s|$out|results/$machine|g" >> "$out/$s.command"
   echo >> "$out/$s.command"
-  pk_log "running: $(cat "$out/$s.command")"
-  "${cmd[@]}" 2>&1 | tee "$out/$s.log"
+  pk_log "running: $(tail -n 1 "$out/$s.command")"
+  t0=$(date +%s)
+  "${cmd[@]}" 2>&1 | tee -a "$log"
   rc=${PIPESTATUS[0]}
-  [ "$rc" -ne 0 ] && { pk_log "$s exited with $rc (see $out/$s.log)"; status=$rc; }
-  [ "$s" = transfer ] && transfer_elapsed=$(( $(date +%s) - start ))
-done
+  timing="$timing
+$(basename "$csv" .csv),$(( $(date +%s) - t0 )),$(( $(date +%s) - start )),$rc"
+  [ "$rc" -ne 0 ] && { pk_log "$s exited with $rc (see $log)"; status=$rc; }
+  return 0
+}
+
+if [ "$quick" = 1 ]; then
+  studies=(transfer sync)
+  parts=$out/parts
+  mkdir -p "$parts"
+  rm -f "$out/transfer.command" "$out/sync.command" "$out/transfer.log" "$out/sync.log"
+  run_study transfer "$parts/transfer.quick-fig2.csv" "$out/transfer.log" --preset=fig2 --patterns=one_way
+  run_study transfer "$parts/transfer.quick-fig3.csv" "$out/transfer.log" --preset=fig3 --sms=1,2,4,8,16,32,64,all
+  run_study transfer "$parts/transfer.quick-local.csv" "$out/transfer.log" --preset=local
+  transfer_elapsed=$(( $(date +%s) - start ))
+  "$PKBENCH_BUILD_DIR/sweeps/pkbench_merge" "$out/transfer.csv" "$parts"/transfer.quick-*.csv || status=1
+  run_study sync "$out/sync.csv" "$out/sync.log" --iters=1000
+else
+  for s in "${studies[@]}"; do
+    rm -f "$out/$s.command" "$out/$s.log"
+    run_study "$s" "$out/$s.csv" "$out/$s.log" "$@"
+    [ "$s" = transfer ] && transfer_elapsed=$(( $(date +%s) - start ))
+  done
+fi
+# The transfer summary and the report state the transfer study's wall time (build included).
+[ "$quick" = 1 ] && timing="$timing
+transfer,$transfer_elapsed,$transfer_elapsed,$status"
+printf '%s\n' "$timing" > "$out/timing.csv.tmp" && mv "$out/timing.csv.tmp" "$out/timing.csv"
 
 elapsed=$(( $(date +%s) - start ))
 pk_log "studies done in ${elapsed}s (build included)"
-# The transfer summary states the study's own wall time (build included) against its target.
-if [ -n "$transfer_elapsed" ] && [ -x "$PKBENCH_BUILD_DIR/sweeps/pkbench_transfer_summary" ]; then
-  "$PKBENCH_BUILD_DIR/sweeps/pkbench_transfer_summary" "$out/transfer.csv" "$out" "$transfer_elapsed" || status=1
+tools=$PKBENCH_BUILD_DIR/sweeps
+if [ -n "$transfer_elapsed" ] && [ -f "$out/transfer.csv" ] && [ -x "$tools/pkbench_transfer_summary" ]; then
+  "$tools/pkbench_transfer_summary" "$out/transfer.csv" "$out" "$transfer_elapsed" || status=1
+  "$tools/pkbench_tune" "$out" || status=1
 fi
-if [[ " ${studies[*]} " == *" sync "* ]] && [ -x "$PKBENCH_BUILD_DIR/sweeps/pkbench_sync_summary" ]; then
-  "$PKBENCH_BUILD_DIR/sweeps/pkbench_sync_summary" "$out/sync.csv" "$out" || status=1
+if [[ " ${studies[*]} " == *" sync "* ]] && [ -f "$out/sync.csv" ] && [ -x "$tools/pkbench_sync_summary" ]; then
+  "$tools/pkbench_sync_summary" "$out/sync.csv" "$out" || status=1
 fi
 "$PKBENCH_ROOT/scripts/plot.sh" "$out" || pk_log "figures not drawn (see above)"
+"$PKBENCH_ROOT/scripts/report.sh" "$out" || pk_log "REPORT.md not written (see above)"
+pk_log "done in $(( $(date +%s) - start ))s: $out"
 exit "$status"

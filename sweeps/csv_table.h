@@ -1,39 +1,120 @@
 #pragma once
-// One reader for every study's CSV: columns are found by name (no fixed column count per
-// study), required columns are checked up front, and a bad value is reported with the
-// file, line and column. Values are plain (the studies replace commas and quotes), so a
-// line splits on commas; lines are read with the Fast C++ CSV Parser's LineReader.
+// One reader for every study's CSV, driven by the columns each study's core declares
+// (study_schema.h): no fixed column count per study. The caller names the columns it uses
+// and their types (Field); the reader
+//   - checks the header against the study's declaration (a column the study does not
+//     declare means a foreign file: another study's CSV, or not a pkbench CSV at all),
+//   - checks that every required column is there,
+//   - parses every row's typed cells up front, so a bad value anywhere is reported, with
+//     "<file>:<line>:<field>: column '<name>': ..." (the field is 1-based, as editors count),
+//   - checks that every row comes from one machine (gpu_name, gpu_count, host) and one
+//     study (the `study` column).
+// Cells are stored by column: numbers as doubles, integers as int64, text interned per
+// column (a code per row, so grouping compares integers). Lines are read in 16 MiB blocks
+// and cut with memchr (the Fast C++ CSV Parser's LineReader, used before, scans byte by byte,
+// a third of the time budget for a million rows); values are plain (the studies replace
+// commas and quotes), so a line splits on commas.
 #include <cstdint>
-#include <map>
+#include <limits>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace pk::sweeps {
 
+enum class ColumnType { text, integer, number };
+
+struct Field {
+  std::string name;
+  ColumnType type = ColumnType::text;
+  bool required = true;  // false: the column may be absent (older CSVs); its cells read as empty
+};
+
+struct ReadOptions {
+  // The study the file must belong to ("" = whichever its `study` column names). Its
+  // registered column declaration is checked against the header when it is built in.
+  std::string study;
+  // Reject rows of two machines (gpu_name, gpu_count, host) in one file.
+  bool one_machine = true;
+};
+
+// The machine a file's rows came from.
+struct Machine {
+  std::string gpu_name, host;
+  int gpu_count = 0;
+  // "h200x2": the first word of the GPU name after "NVIDIA", lower case, letters and
+  // digits only, "x", the GPU count (scripts/lib.sh's pk_machine_name makes the same name
+  // from nvidia-smi).
+  std::string key() const;
+  std::string describe() const;  // "NVIDIA H200 x2 (host vm)"
+};
+std::string machine_key(const std::string& gpu_name, int gpu_count);
+
 class CsvTable {
  public:
-  // Throws std::runtime_error "<path>: missing column 'x'" (etc.) for a malformed file.
+  static constexpr int64_t kEmptyInteger = std::numeric_limits<int64_t>::min();
+
+  // Throws std::runtime_error naming the file (and line and field) for anything malformed.
+  static CsvTable read(const std::string& path, const std::vector<Field>& fields, const ReadOptions& options = {});
+  // The old interface: every named column required, read as text; any study.
   static CsvTable read(const std::string& path, const std::vector<std::string>& required);
 
   const std::string& path() const { return path_; }
-  size_t rows() const { return cells_.size(); }
-  bool has(const std::string& column) const { return index_.count(column) != 0; }
-  const std::vector<std::string>& columns() const { return columns_; }
-  // The raw text ("" for an absent optional column).
-  const std::string& text(size_t row, const std::string& column) const;
-  // Numbers; an empty cell is `empty_value`. Throws "<path>:<line>: column '<c>': '<v>' is
-  // not a number".
-  double number(size_t row, const std::string& column, double empty_value = 0) const;
-  int64_t integer(size_t row, const std::string& column, int64_t empty_value = 0) const;
+  const std::string& study() const { return study_; }  // the `study` column's value ("" if none)
+  const Machine& machine() const { return machine_; }
+  size_t rows() const { return lines_.size(); }
   size_t line_of(size_t row) const { return lines_.at(row); }
+  const std::vector<std::string>& header() const { return header_; }
+  bool has(const std::string& column) const;  // in the file's header
+
+  // A declared field's index (std::logic_error if the column was not declared when reading:
+  // a reader uses only what it declared).
+  int field(const std::string& column) const;
+  ColumnType type(int field) const { return fields_.at(field).type; }
+
+  // Access by field index (fast) or by column name.
+  bool empty(size_t row, int f) const;
+  std::string_view text(size_t row, int f) const;
+  // Text columns: one code per distinct value (grouping compares integers, not strings).
+  uint32_t code(size_t row, int f) const { return cols_[f].codes[row]; }
+  const std::string& code_text(int f, uint32_t code) const { return cols_[f].values[code]; }
+  size_t distinct(int f) const { return cols_[f].values.size(); }
+  double number(size_t row, int f, double empty_value = 0) const;
+  int64_t integer(size_t row, int f, int64_t empty_value = 0) const;
+
+  bool empty(size_t row, const std::string& c) const { return empty(row, field(c)); }
+  std::string_view text(size_t row, const std::string& c) const { return text(row, field(c)); }
+  double number(size_t row, const std::string& c, double e = 0) const { return number(row, field(c), e); }
+  int64_t integer(size_t row, const std::string& c, int64_t e = 0) const { return integer(row, field(c), e); }
 
  private:
-  [[noreturn]] void bad_value(size_t row, const std::string& column, const std::string& why) const;
-  std::string path_;
-  std::vector<std::string> columns_;
-  std::map<std::string, size_t> index_;
-  std::vector<std::vector<std::string>> cells_;
-  std::vector<size_t> lines_;
+  struct Column {
+    Field decl;
+    int header_index = -1;             // -1: absent (optional)
+    std::vector<double> numbers;       // number: NaN = empty
+    std::vector<int64_t> integers;     // integer: kEmptyInteger = empty
+    std::vector<uint32_t> codes;       // text: interned
+    std::vector<std::string> values;   // text: code -> value (code 0 is always "")
+  };
+  std::string path_, study_;
+  Machine machine_;
+  std::vector<std::string> header_;
+  std::vector<Field> fields_;
+  std::vector<Column> cols_;
+  std::unordered_map<std::string, int> field_index_;
+  std::vector<uint32_t> lines_;
 };
+
+// The header and the first row's `study` value ("" if no such column or no row), reading
+// two lines only: which study a file belongs to, before reading it whole.
+struct CsvPeek {
+  std::vector<std::string> header;
+  std::string study;
+};
+CsvPeek peek_csv(const std::string& path);
+
+// "path:line:field: column 'c': why" (line/field 0: left out).
+std::string where(const std::string& path, size_t line, size_t field, const std::string& column = "");
 
 }  // namespace pk::sweeps

@@ -1,6 +1,7 @@
 #include "sync_table.h"
 
 #include "csv_table.h"
+#include "format.h"
 
 #include <cstdio>
 #include <set>
@@ -8,44 +9,59 @@
 #include <stdexcept>
 
 namespace pk::sweeps {
-namespace {
-
-std::string ns_text(double ns) {
-  char b[64];
-  if (ns >= 10000) std::snprintf(b, sizeof b, "%.1f us", ns / 1000);
-  else std::snprintf(b, sizeof b, "%.0f ns", ns);
-  return b;
-}
-std::string ratio_text(double r) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.2fx", r);
-  return b;
-}
-
-}  // namespace
-
-std::vector<SyncRow> read_sync_csv(const std::string& path) {
-  const CsvTable t = CsvTable::read(path, {"study", "level", "primitive", "scope", "semantics", "placement",
-                                           "participants", "one_way_ns", "round_trip_ns", "spread_ns", "samples",
-                                           "gbps", "clock_source", "clock_resolution_ns", "status", "error",
-                                           "gpu_name"});
-  std::vector<SyncRow> out;
+SyncData read_sync(const std::string& path) {
+  using T = ColumnType;
+  ReadOptions o;
+  o.study = "sync";
+  const CsvTable t = CsvTable::read(path,
+                                    {{"level"},
+                                     {"primitive"},
+                                     {"scope"},
+                                     {"semantics"},
+                                     {"placement"},
+                                     {"participants", T::integer},
+                                     {"one_way_ns", T::number},
+                                     {"round_trip_ns", T::number},
+                                     {"p10_ns", T::number, false},
+                                     {"p90_ns", T::number, false},
+                                     {"spread_ns", T::number},
+                                     {"samples", T::integer},
+                                     {"gbps", T::number},
+                                     {"clock_source"},
+                                     {"clock_resolution_ns", T::number},
+                                     {"status"},
+                                     {"error"},
+                                     {"gpu_name"},
+                                     {"git_commit", T::text, false},
+                                     {"peer_mode", T::text, false}},
+                                    o);
+  SyncData d;
+  d.path = path;
+  d.machine = t.machine();
+  if (t.rows()) {
+    d.git_commit = std::string(t.text(0, "git_commit"));
+    d.peer_mode = std::string(t.text(0, "peer_mode"));
+  }
+  auto s = [&](size_t i, const char* c) { return std::string(t.text(i, c)); };
   for (size_t i = 0; i < t.rows(); ++i) {
-    if (t.text(i, "study") != "sync") continue;
-    SyncRow r{t.text(i, "level"),    t.text(i, "primitive"),    t.text(i, "scope"),  t.text(i, "semantics"),
-              t.text(i, "placement"), t.text(i, "gpu_name"),    t.text(i, "clock_source"), t.text(i, "status"),
-              t.text(i, "error")};
+    SyncRow r{s(i, "level"),    s(i, "primitive"),    s(i, "scope"),  s(i, "semantics"), s(i, "placement"),
+              s(i, "gpu_name"), s(i, "clock_source"), s(i, "status"), s(i, "error")};
     r.participants = static_cast<int>(t.integer(i, "participants"));
     r.one_way_ns = t.number(i, "one_way_ns");
     r.round_trip_ns = t.number(i, "round_trip_ns");
+    r.p10_ns = t.number(i, "p10_ns");
+    r.p90_ns = t.number(i, "p90_ns");
     r.spread_ns = t.number(i, "spread_ns");
     r.gbps = t.number(i, "gbps");
     r.clock_resolution_ns = t.number(i, "clock_resolution_ns");
     r.samples = static_cast<int>(t.integer(i, "samples"));
-    out.push_back(r);
+    r.line = t.line_of(i);
+    d.rows.push_back(r);
   }
-  return out;
+  return d;
 }
+
+std::vector<SyncRow> read_sync_csv(const std::string& path) { return read_sync(path).rows; }
 
 const SyncRow* find_sync(const std::vector<SyncRow>& rows, const std::string& level, const std::string& primitive,
                          const std::string& scope, const std::string& semantics, const std::string& placement,

@@ -5,17 +5,31 @@
 #include <string>
 #include <vector>
 
+#include "csv_table.h"
+
 namespace pk::sweeps {
 
 struct SyncRow {
   std::string level, primitive, scope, semantics, placement, gpu_name, clock_source, status, error;
   int participants = 0;
   double one_way_ns = 0, round_trip_ns = 0, spread_ns = 0, gbps = 0, clock_resolution_ns = 0;
+  double p10_ns = 0, p90_ns = 0;  // of what was timed (the round trip for ping-pongs); 0: not recorded
   int samples = 0;
+  size_t line = 0;
+  // p10 and p90 of the one-way (or per-operation) latency.
+  double one_way_p10() const { return p10_ns > 0 ? p10_ns * (round_trip_ns > 0 ? 0.5 : 1) : one_way_ns; }
+  double one_way_p90() const { return p90_ns > 0 ? p90_ns * (round_trip_ns > 0 ? 0.5 : 1) : one_way_ns; }
 };
 
-// All rows (any status); throws std::runtime_error on a malformed file.
-std::vector<SyncRow> read_sync_csv(const std::string& path);
+struct SyncData {
+  std::string path, git_commit, peer_mode;
+  Machine machine;
+  std::vector<SyncRow> rows;  // every status
+};
+
+// Throws std::runtime_error (file:line:field) on a malformed or foreign file.
+SyncData read_sync(const std::string& path);
+std::vector<SyncRow> read_sync_csv(const std::string& path);  // read_sync(path).rows
 
 // The first ok row matching; nullptr if none. Empty strings match anything.
 const SyncRow* find_sync(const std::vector<SyncRow>& rows, const std::string& level, const std::string& primitive,

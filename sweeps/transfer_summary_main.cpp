@@ -1,6 +1,8 @@
 // pkbench_transfer_summary: transfer CSV -> transfer_summary.md + transfer_tuning.csv
+//   pkbench_transfer_summary TRANSFER_CSV OUT_DIR [ELAPSED_SECONDS]
+// (pkbench_tune writes the tuning table also as JSON and as a C++ header.)
+#include <charconv>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 
 #include "../microbench/harness/tidy_csv.h"
@@ -14,19 +16,27 @@ int main(int argc, char** argv) {
                  argv[0]);
     return 2;
   }
+  double elapsed = -1;
+  if (argc == 4) {
+    const std::string e = argv[3];
+    auto r = std::from_chars(e.data(), e.data() + e.size(), elapsed);
+    if (r.ec != std::errc() || r.ptr != e.data() + e.size() || elapsed < 0) {
+      std::fprintf(stderr, "%s: error: ELAPSED_SECONDS '%s' is not a number of seconds >= 0\n", argv[0], argv[3]);
+      return 2;
+    }
+  }
   try {
     const std::string out = argv[2];
-    double elapsed = argc == 4 ? std::atof(argv[3]) : -1;
-    auto rows = pk::sweeps::read_transfer_csv(argv[1]);
-    if (rows.empty()) {
+    auto d = pk::sweeps::read_transfer(argv[1]);
+    if (d.rows.empty()) {
       std::fprintf(stderr, "%s: no successful transfer rows in %s\n", argv[0], argv[1]);
       return 1;
     }
-    auto sum = pk::sweeps::summarize_mechanisms(rows);
-    pk::write_file_atomically(out + "/transfer_summary.md", pk::sweeps::summary_markdown(rows, sum, elapsed));
-    pk::write_file_atomically(out + "/transfer_tuning.csv", pk::sweeps::tuning_csv(pk::sweeps::tuning_table(rows)));
+    auto sum = pk::sweeps::summarize_mechanisms(d.rows);
+    pk::write_file_atomically(out + "/transfer_summary.md", pk::sweeps::summary_markdown(d, sum, elapsed));
+    pk::write_file_atomically(out + "/transfer_tuning.csv", pk::sweeps::table_csv(pk::sweeps::transfer_tuning(d)));
     std::printf("wrote %s/transfer_summary.md and %s/transfer_tuning.csv from %zu rows\n", out.c_str(), out.c_str(),
-                rows.size());
+                d.rows.size());
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s: error: %s\n", argv[0], e.what());

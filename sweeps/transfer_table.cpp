@@ -1,37 +1,19 @@
 #include "transfer_table.h"
 
 #include "../microbench/transfer/mechanism.h"
-#include "csv_table.h"
+#include "format.h"
+#include "targets.h"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <map>
+#include <numeric>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 #include <tuple>
 
 namespace pk::sweeps {
-namespace {
-
-std::string size_text(uint64_t b) {
-  const char* u[] = {"B", "KiB", "MiB", "GiB"};
-  int i = 0;
-  while (i < 3 && b >= 1024 && b % 1024 == 0) {
-    b /= 1024;
-    ++i;
-  }
-  return std::to_string(b) + " " + u[i];
-}
-
-std::string num(double v, int prec = 1) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", prec, v);
-  return buf;
-}
-
-}  // namespace
 
 const std::vector<std::string>& transfer_knob_columns() {
   static const std::vector<std::string> v = [] {
@@ -42,52 +24,135 @@ const std::vector<std::string>& transfer_knob_columns() {
   return v;
 }
 
+namespace {
+
+int knob_index(const std::string& name) {
+  const auto& k = transfer_knob_columns();
+  auto it = std::find(k.begin(), k.end(), name);
+  return it == k.end() ? -1 : static_cast<int>(it - k.begin());
+}
+
+// Registration order of the mechanisms: the "simplest first" order of the tuning table.
+int mechanism_rank(const std::string& m) {
+  static const std::vector<std::string> names = pk::transfer::mechanism_names();
+  auto it = std::find(names.begin(), names.end(), m);
+  return it == names.end() ? static_cast<int>(names.size()) : static_cast<int>(it - names.begin());
+}
+
+}  // namespace
+
+int TransferRow::knob(const std::string& name) const {
+  const int i = knob_index(name);
+  return i < 0 || i >= static_cast<int>(knobs.size()) ? 0 : knobs[i];
+}
+
 std::string TransferRow::config() const {
-  if (knobs.empty()) return mechanism == "ce" ? "copy engine" : "defaults";
   std::string c;
-  for (const auto& k : transfer_knob_columns())
-    if (auto it = knobs.find(k); it != knobs.end()) c += (c.empty() ? "" : " ") + k + "=" + std::to_string(it->second);
+  const auto& names = transfer_knob_columns();
+  for (size_t i = 0; i < knobs.size(); ++i)
+    if (knobs[i]) c += (c.empty() ? "" : " ") + names[i] + "=" + std::to_string(knobs[i]);
+  if (c.empty()) return mechanism == "ce" || mechanism == "ce_batch" ? "copy engine" : "defaults";
   return c;
 }
 
 std::string TransferRow::config_key() const {
   std::string c;
-  for (const auto& k : transfer_knob_columns())
-    if (auto it = knobs.find(k); it != knobs.end() && k != "sms")
-      c += (c.empty() ? "" : " ") + k + "=" + std::to_string(it->second);
+  const auto& names = transfer_knob_columns();
+  for (size_t i = 0; i < knobs.size(); ++i)
+    if (knobs[i] && names[i] != "sms") c += (c.empty() ? "" : " ") + names[i] + "=" + std::to_string(knobs[i]);
   return c;
 }
 
-std::vector<TransferRow> read_transfer_csv(const std::string& path) {
-  std::vector<std::string> required = {"study", "sweep", "mechanism", "direction", "pattern", "message_bytes",
-                                       "gbps", "line_rate_gbps", "status", "gpu_name"};
-  for (const auto& k : transfer_knob_columns()) required.push_back(k);
-  const CsvTable t = CsvTable::read(path, required);
-  std::vector<TransferRow> out;
-  for (size_t i = 0; i < t.rows(); ++i) {
-    if (t.text(i, "status") != "ok" || t.text(i, "study") != "transfer") continue;
-    TransferRow r;
-    r.sweep = t.text(i, "sweep");
-    r.mechanism = t.text(i, "mechanism");
-    r.direction = t.text(i, "direction");
-    r.pattern = t.text(i, "pattern");
-    r.status = t.text(i, "status");
-    r.gpu_name = t.text(i, "gpu_name");
-    r.message_bytes = static_cast<uint64_t>(t.integer(i, "message_bytes"));
-    for (const auto& k : transfer_knob_columns())
-      if (!t.text(i, k).empty()) r.knobs[k] = static_cast<int>(t.integer(i, k));
-    r.sms = r.knobs.count("sms") ? r.knobs["sms"] : 0;
-    r.gbps = t.number(i, "gbps");
-    r.line_rate_gbps = t.number(i, "line_rate_gbps");
-    out.push_back(r);
-  }
-  return out;
+double TransferRow::gbps_low() const {
+  if (time_us_max > 0 && time_us_median > 0) return gbps * time_us_median / time_us_max;
+  if (cv > 0) return gbps * std::max(0.0, 1 - 2 * cv);
+  return gbps;
 }
+
+double TransferRow::gbps_high() const {
+  if (time_us_min > 0 && time_us_median > 0) return gbps * time_us_median / time_us_min;
+  if (cv > 0) return gbps * (1 + 2 * cv);
+  return gbps;
+}
+
+TransferData read_transfer(const std::string& path) {
+  using T = ColumnType;
+  std::vector<Field> fields = {{"sweep"},
+                               {"mechanism"},
+                               {"direction"},
+                               {"pattern"},
+                               {"status"},
+                               {"message_bytes", T::integer},
+                               {"gbps", T::number},
+                               {"line_rate_gbps", T::number},
+                               {"time_us_median", T::number, false},
+                               {"time_us_min", T::number, false},
+                               {"time_us_max", T::number, false},
+                               {"cv", T::number, false},
+                               {"git_commit", T::text, false},
+                               {"peer_mode", T::text, false}};
+  for (const auto& k : transfer_knob_columns()) fields.push_back({k, T::integer});
+  ReadOptions o;
+  o.study = "transfer";
+  const CsvTable t = CsvTable::read(path, fields, o);
+  TransferData d;
+  d.path = path;
+  d.machine = t.machine();
+  d.total = t.rows();
+  const int f_sweep = t.field("sweep"), f_mech = t.field("mechanism"), f_dir = t.field("direction"),
+            f_pat = t.field("pattern"), f_status = t.field("status"), f_msg = t.field("message_bytes"),
+            f_gbps = t.field("gbps"), f_line = t.field("line_rate_gbps"), f_med = t.field("time_us_median"),
+            f_min = t.field("time_us_min"), f_max = t.field("time_us_max"), f_cv = t.field("cv");
+  std::vector<int> f_knobs;
+  for (const auto& k : transfer_knob_columns()) f_knobs.push_back(t.field(k));
+  if (t.rows()) {
+    d.git_commit = std::string(t.text(0, "git_commit"));
+    d.peer_mode = std::string(t.text(0, "peer_mode"));
+  }
+  const int sms_i = knob_index("sms");
+  d.rows.reserve(t.rows());
+  for (size_t i = 0; i < t.rows(); ++i) {
+    const std::string_view status = t.text(i, f_status);
+    if (status != "ok") {
+      (status == "skipped" ? d.skipped : d.errors)++;
+      continue;
+    }
+    TransferRow r;
+    r.sweep = t.text(i, f_sweep);
+    r.mechanism = t.text(i, f_mech);
+    r.direction = t.text(i, f_dir);
+    r.pattern = t.text(i, f_pat);
+    r.status = status;
+    r.message_bytes = static_cast<uint64_t>(t.integer(i, f_msg));
+    r.knobs.resize(f_knobs.size());
+    for (size_t k = 0; k < f_knobs.size(); ++k) r.knobs[k] = static_cast<int>(t.integer(i, f_knobs[k], 0));
+    r.sms = sms_i >= 0 ? r.knobs[sms_i] : 0;
+    r.gbps = t.number(i, f_gbps);
+    r.line_rate_gbps = t.number(i, f_line);
+    r.time_us_median = t.number(i, f_med);
+    r.time_us_min = t.number(i, f_min);
+    r.time_us_max = t.number(i, f_max);
+    r.cv = t.number(i, f_cv);
+    r.line = t.line_of(i);
+    d.rows.push_back(std::move(r));
+  }
+  return d;
+}
+
+std::vector<TransferRow> read_transfer_csv(const std::string& path) { return read_transfer(path).rows; }
 
 std::vector<MechanismSummary> summarize_mechanisms(const std::vector<TransferRow>& rows) {
   std::map<std::tuple<std::string, std::string, std::string>, std::vector<const TransferRow*>> groups;
-  for (const auto& r : rows)
-    if (r.pattern != "local") groups[{r.direction, r.pattern, r.mechanism}].push_back(&r);
+  std::vector<const TransferRow*>* last = nullptr;  // rows come in runs of one group: look up once a run
+  const TransferRow* last_row = nullptr;
+  for (const auto& r : rows) {
+    if (r.pattern == "local") continue;
+    if (!last || r.mechanism != last_row->mechanism || r.direction != last_row->direction ||
+        r.pattern != last_row->pattern)
+      last = &groups[{r.direction, r.pattern, r.mechanism}];
+    last->push_back(&r);
+    last_row = &r;
+  }
   std::vector<MechanismSummary> out;
   for (const auto& [key, rs] : groups) {
     MechanismSummary s;
@@ -125,92 +190,8 @@ std::vector<MechanismSummary> summarize_mechanisms(const std::vector<TransferRow
   return out;
 }
 
-namespace {
-
-// Fewest SMs at which the same mechanism/config/message/direction/pattern stays within 10 %.
-int fewest_sms_within(const std::vector<TransferRow>& rows, const TransferRow& best, double* gbps_at, bool* swept) {
-  std::map<int, double> by_sms;
-  for (const auto& r : rows)
-    if (r.mechanism == best.mechanism && r.direction == best.direction && r.pattern == best.pattern &&
-        r.message_bytes == best.message_bytes && r.config_key() == best.config_key())
-      by_sms[r.sms] = std::max(by_sms[r.sms], r.gbps);
-  *swept = by_sms.size() > 1;
-  for (const auto& [sm, g] : by_sms)
-    if (g >= 0.9 * best.gbps) {
-      *gbps_at = g;
-      return sm;
-    }
-  *gbps_at = best.gbps;
-  return best.sms;
-}
-
-}  // namespace
-
-std::vector<TuningEntry> tuning_table(const std::vector<TransferRow>& rows) {
-  std::map<std::tuple<std::string, std::string, uint64_t>, std::vector<const TransferRow*>> groups;
-  for (const auto& r : rows)
-    if (r.pattern != "local") groups[{r.direction, r.pattern, r.message_bytes}].push_back(&r);
-  std::vector<TuningEntry> out;
-  for (const auto& [key, rs] : groups) {
-    TuningEntry e;
-    std::tie(e.direction, e.pattern, e.message_bytes) = key;
-    const TransferRow* best = nullptr;
-    const TransferRow* dev = nullptr;
-    for (const TransferRow* r : rs) {
-      if (!best || r->gbps > best->gbps) best = r;
-      if (r->device_initiated() && (!dev || r->gbps > dev->gbps)) dev = r;
-    }
-    e.best = *best;
-    double unused = 0;
-    e.best_min_sms = best->device_initiated() ? fewest_sms_within(rows, *best, &unused, &e.best_sm_swept) : 0;
-    if (dev) {
-      e.has_device = true;
-      e.device = *dev;
-      e.device_min_sms = fewest_sms_within(rows, *dev, &e.device_gbps_at_min_sms, &e.device_sm_swept);
-    }
-    out.push_back(e);
-  }
-  return out;
-}
-
-std::string tuning_csv(const std::vector<TuningEntry>& t) {
-  // Knob columns derive from the mechanisms' declarations: best_<knob>, device_<knob>.
-  const auto& knobs = transfer_knob_columns();
-  std::ostringstream os;
-  os << "direction,pattern,message_bytes,best_mechanism,best_gbps,best_pct_of_line_rate";
-  for (const auto& k : knobs) os << ",best_" << k;
-  os << ",best_min_sms_within_10pct,best_sm_swept,device_mechanism,device_gbps";
-  for (const auto& k : knobs) os << ",device_" << k;
-  os << ",device_min_sms_within_10pct,device_gbps_at_min_sms,device_sm_swept\n";
-  auto knob_cells = [&](const TransferRow& r) {
-    std::string c;
-    for (const auto& k : knobs) {
-      auto it = r.knobs.find(k);
-      c += "," + (it == r.knobs.end() ? std::string() : std::to_string(it->second));
-    }
-    return c;
-  };
-  for (const auto& e : t) {
-    const auto& b = e.best;
-    os << e.direction << ',' << e.pattern << ',' << e.message_bytes << ',' << b.mechanism << ',' << num(b.gbps, 2) << ','
-       << (b.line_rate_gbps > 0 ? num(100 * b.gbps / b.line_rate_gbps, 1) : "") << knob_cells(b) << ','
-       << e.best_min_sms << ',' << (e.best_sm_swept ? "yes" : "no") << ',';
-    if (e.has_device) {
-      const auto& d = e.device;
-      os << d.mechanism << ',' << num(d.gbps, 2) << knob_cells(d) << ',' << e.device_min_sms << ','
-         << num(e.device_gbps_at_min_sms, 2) << ',' << (e.device_sm_swept ? "yes" : "no");
-    } else {
-      os << ',' << std::string(knobs.size() + 4, ',');
-    }
-    os << '\n';
-  }
-  return os.str();
-}
-
-namespace {
-
-const MechanismSummary* find(const std::vector<MechanismSummary>& s, const std::string& mech, const std::string& dir,
-                             const std::string& pat = "one_way") {
+const MechanismSummary* find_summary(const std::vector<MechanismSummary>& s, const std::string& mech,
+                                     const std::string& dir, const std::string& pat) {
   for (const auto& x : s)
     if (x.mechanism == mech && x.direction == dir && x.pattern == pat) return &x;
   return nullptr;
@@ -224,19 +205,198 @@ double best_at(const std::vector<TransferRow>& rows, const std::string& mech, co
   return g;
 }
 
+// ---------------------------------------------------------------- the tuning table
+
+namespace {
+
+// Simpler first: fewer SMs, then the mechanism registered earlier, then smaller knob values
+// (declaration order), then the faster.
+bool simpler(const TransferRow& a, const TransferRow& b) {
+  if (a.sms != b.sms) return a.sms < b.sms;
+  const int ra = mechanism_rank(a.mechanism), rb = mechanism_rank(b.mechanism);
+  if (ra != rb) return ra < rb;
+  if (a.knobs != b.knobs) return a.knobs < b.knobs;
+  return a.gbps > b.gbps;
+}
+
+std::vector<TableColumn> transfer_tuning_columns() {
+  using K = CellKind;
+  std::vector<TableColumn> c = {
+      {"machine", K::text, "machine key, e.g. h200x2 (GPU model x GPU count)"},
+      {"gpu_name", K::text, "GPU name as the driver reports it"},
+      {"gpu_count", K::integer, "GPUs on the machine"},
+      {"direction", K::text, "push (write the peer), pull (read the peer), mixed (both ends at once)"},
+      {"pattern", K::text, "one_way, bidir (both GPUs at once; bandwidth per direction), one_to_all, ..."},
+      {"choice", K::text, "any: every mechanism (the copy engine counts as 0 SMs); device: only mechanisms on SMs"},
+      {"from_bytes", K::integer, "message-size bucket start (a power of two)"},
+      {"to_bytes", K::integer, "message-size bucket end (inclusive)"},
+      {"sizes_measured", K::text, "message sizes measured in the bucket (;-separated)"},
+      {"candidates", K::integer, "points measured in the bucket (configurations x message sizes)"},
+      {"tied", K::integer, "configurations whose sample range overlaps the fastest's (within the noise)"},
+      {"mechanism", K::text, "chosen mechanism: the fewest SMs among the tied, then the simplest"}};
+  for (const auto& k : transfer_knob_columns())
+    c.push_back({k, K::integer, "chosen configuration's " + k + " (0: the mechanism has no such knob)"});
+  const std::vector<TableColumn> rest = {
+      {"message_bytes", K::integer, "message size of the chosen row"},
+      {"gbps", K::number, "chosen configuration, median GB/s per direction (GB = 1e9 B)"},
+      {"gbps_low", K::number, "chosen configuration, slowest sample's GB/s"},
+      {"gbps_high", K::number, "chosen configuration, fastest sample's GB/s"},
+      {"pct_of_line_rate", K::number, "chosen median against the NVLink line rate (0: unknown)"},
+      {"fastest_mechanism", K::text, "mechanism of the fastest median in the bucket"},
+      {"fastest_config", K::text, "its configuration"},
+      {"fastest_gbps", K::number, "fastest median GB/s in the bucket"},
+      {"fastest_spread_pct", K::number, "the fastest's sample range (max - min) as % of its median"},
+      {"chosen_vs_fastest_pct", K::number, "chosen median / fastest median - 1, in % (<= 0)"},
+      {"runner_up_mechanism", K::text, "best configuration outside the noise band (\"\": none)"},
+      {"runner_up_config", K::text, "its configuration"},
+      {"runner_up_gap_pct", K::number, "1 - runner-up median / fastest median, in % (0: none)"},
+      {"min_sms_90", K::integer, "fewest SMs of the chosen mechanism reaching 90 % of the fastest (0: copy engine or never)"},
+      {"min_sms_90_gbps", K::number, "median GB/s at min_sms_90"},
+      {"min_sms_90_config", K::text, "configuration at min_sms_90"},
+      {"sms_swept", K::boolean, "whether several SM counts of the chosen mechanism were measured in the bucket"},
+      {"source", K::text, "CSV file and line of the chosen row"}};
+  c.insert(c.end(), rest.begin(), rest.end());
+  return c;
+}
+
 }  // namespace
 
-std::string summary_markdown(const std::vector<TransferRow>& rows, const std::vector<MechanismSummary>& s,
-                             double elapsed_s) {
+TuningTable transfer_tuning(const TransferData& d) {
+  TuningTable t;
+  t.name = "transfer";
+  t.doc =
+      "Transfer mechanism per machine, direction, pattern and power-of-two message-size bucket. Among the "
+      "configurations whose min..max sample range overlaps the fastest one's, the fewest SMs wins, then the "
+      "simplest (mechanism registration order, then smaller knob values).";
+  t.columns = transfer_tuning_columns();
+  t.keys = {"machine", "direction", "pattern", "choice"};
+  t.from_column = "from_bytes";
+  t.to_column = "to_bytes";
+  t.sources = {d.path};
+  const std::string machine = d.machine.key();
+
+  // Group row indices by direction, pattern and bucket: one integer key per row (the names
+  // numbered in sorted order, then the bucket's power of two), so a million rows sort fast.
+  std::map<std::string, uint64_t> dir_id, pat_id;
+  for (const auto& r : d.rows) {
+    dir_id.emplace(r.direction, 0);
+    pat_id.emplace(r.pattern, 0);
+  }
+  uint64_t n = 0;
+  for (auto& [name, id] : dir_id) id = n++;
+  n = 0;
+  for (auto& [name, id] : pat_id) id = n++;
+  std::vector<std::pair<uint64_t, uint32_t>> keyed;  // key, row
+  keyed.reserve(d.rows.size());
+  {
+    const std::string* last_dir = nullptr;
+    const std::string* last_pat = nullptr;
+    uint64_t dk = 0, pk = 0;
+    for (size_t i = 0; i < d.rows.size(); ++i) {
+      const auto& r = d.rows[i];
+      if (r.pattern == "local") continue;
+      if (!last_dir || r.direction != *last_dir) dk = dir_id.at(r.direction), last_dir = &r.direction;
+      if (!last_pat || r.pattern != *last_pat) pk = pat_id.at(r.pattern), last_pat = &r.pattern;
+      const uint64_t b = pow2_floor(r.message_bytes);
+      const uint64_t log2b = b ? static_cast<uint64_t>(__builtin_ctzll(b)) : 0;
+      keyed.push_back({(dk << 40) | (pk << 8) | log2b, static_cast<uint32_t>(i)});
+    }
+  }
+  std::sort(keyed.begin(), keyed.end());
+  std::vector<size_t> idx(keyed.size());
+  for (size_t i = 0; i < keyed.size(); ++i) idx[i] = keyed[i].second;
+  auto key = [&](size_t j) { return keyed[j].first; };
+  for (size_t g0 = 0; g0 < idx.size();) {
+    size_t g1 = g0;
+    while (g1 < idx.size() && key(g1) == key(g0)) ++g1;
+    for (const char* choice : {"any", "device"}) {
+      const bool device = std::string(choice) == "device";
+      std::vector<const TransferRow*> rs;
+      for (size_t j = g0; j < g1; ++j)
+        if (!device || d.rows[idx[j]].device_initiated()) rs.push_back(&d.rows[idx[j]]);
+      if (rs.empty()) continue;
+      const TransferRow* fastest = *std::max_element(rs.begin(), rs.end(), [](auto a, auto b) { return a->gbps < b->gbps; });
+      const double band_low = fastest->gbps_low();
+      std::vector<const TransferRow*> tied;
+      const TransferRow* runner = nullptr;
+      for (const TransferRow* r : rs) {
+        if (r->gbps_high() >= band_low) tied.push_back(r);
+        else if (!runner || r->gbps > runner->gbps) runner = r;
+      }
+      const TransferRow* chosen = *std::min_element(tied.begin(), tied.end(), [](auto a, auto b) { return simpler(*a, *b); });
+      // Fewest SMs of the chosen mechanism reaching 90 % of the fastest.
+      const TransferRow* at90 = nullptr;
+      std::set<int> sms_seen;
+      for (const TransferRow* r : rs) {
+        if (r->mechanism != chosen->mechanism || !r->device_initiated()) continue;
+        sms_seen.insert(r->sms);
+        if (r->gbps >= 0.9 * fastest->gbps && (!at90 || r->sms < at90->sms || (r->sms == at90->sms && r->gbps > at90->gbps)))
+          at90 = r;
+      }
+      std::string sizes;
+      std::set<uint64_t> sz;
+      for (const TransferRow* r : rs) sz.insert(r->message_bytes);
+      for (uint64_t s : sz) sizes += (sizes.empty() ? "" : ";") + std::to_string(s);
+
+      const uint64_t lo = pow2_floor(fastest->message_bytes);
+      std::vector<Cell> row = {machine,
+                               d.machine.gpu_name,
+                               int64_t{d.machine.gpu_count},
+                               fastest->direction,
+                               fastest->pattern,
+                               std::string(choice),
+                               static_cast<int64_t>(lo),
+                               static_cast<int64_t>(2 * lo - 1),
+                               sizes,
+                               static_cast<int64_t>(rs.size()),
+                               static_cast<int64_t>(tied.size()),
+                               chosen->mechanism};
+      for (int k : chosen->knobs) row.push_back(k ? Cell{int64_t{k}} : Cell{});
+      row.push_back(static_cast<int64_t>(chosen->message_bytes));
+      row.push_back(chosen->gbps);
+      row.push_back(chosen->gbps_low());
+      row.push_back(chosen->gbps_high());
+      row.push_back(chosen->line_rate_gbps > 0 ? Cell{100 * chosen->gbps / chosen->line_rate_gbps} : Cell{});
+      row.push_back(fastest->mechanism);
+      row.push_back(fastest->config());
+      row.push_back(fastest->gbps);
+      row.push_back(fastest->gbps > 0 ? Cell{100 * (fastest->gbps_high() - fastest->gbps_low()) / fastest->gbps} : Cell{});
+      row.push_back(fastest->gbps > 0 ? Cell{100 * (chosen->gbps / fastest->gbps - 1)} : Cell{});
+      if (runner) {
+        row.push_back(runner->mechanism);
+        row.push_back(runner->config());
+        row.push_back(100 * (1 - runner->gbps / fastest->gbps));
+      } else {
+        row.insert(row.end(), {Cell{}, Cell{}, Cell{}});
+      }
+      if (at90) {
+        row.push_back(int64_t{at90->sms});
+        row.push_back(at90->gbps);
+        row.push_back(at90->config());
+      } else {
+        row.insert(row.end(), {Cell{}, Cell{}, Cell{}});
+      }
+      row.push_back(sms_seen.size() > 1);
+      row.push_back(d.path + ":" + std::to_string(chosen->line));
+      t.rows.push_back(std::move(row));
+    }
+    g0 = g1;
+  }
+  return t;
+}
+
+// ---------------------------------------------------------------- summary
+
+std::string summary_markdown(const TransferData& d, const std::vector<MechanismSummary>& s, double elapsed_s) {
+  const auto& rows = d.rows;
   std::ostringstream os;
-  std::set<std::string> gpus;
-  for (const auto& r : rows) gpus.insert(r.gpu_name);
   os << "# Transfer mechanisms: summary\n\n";
-  os << "GPU: ";
-  for (const auto& g : gpus) os << g << ' ';
-  os << "\n\nGenerated by `pkbench_transfer_summary` from the transfer CSV beside this file; every number below is "
+  os << "Machine: " << d.machine.describe() << (d.git_commit.empty() ? "" : ", commit " + d.git_commit)
+     << (d.peer_mode.empty() ? "" : ", peer mode " + d.peer_mode) << "\n\n";
+  os << "Generated by `pkbench_transfer_summary` from the transfer CSV beside this file; every number below is "
         "a measured row of it (median of the samples). Bandwidth is per direction, GB = 1e9 B; \"% line\" is against "
-        "the NVLink line rate read from NVML (column `line_rate_source` of the CSV).\n\n";
+        "the NVLink line rate read from NVML (column `line_rate_source` of the CSV). "
+     << rows.size() << " measured rows, " << d.skipped << " skipped, " << d.errors << " errors.\n\n";
   os << "## Per mechanism (Table 1 of the paper)\n\n";
   os << "| direction | pattern | mechanism | peak GB/s | % line | config at peak (message) | smallest message "
         ">= 90 % of peak | fewest SMs >= 90 % of peak (message) | smallest message >= 80 % of line |\n";
@@ -258,48 +418,7 @@ std::string summary_markdown(const std::vector<TransferRow>& rows, const std::ve
     os << "\n";
   }
   os << "\n## Targets (issue: foundation and transfer study)\n\n";
-  auto verdict = [](bool ok) { return ok ? "**met**" : "**missed**"; };
-  const MechanismSummary* ce_push = find(s, "ce", "push");
-  for (const std::string dir : {"push", "pull", "mixed"}) {
-    const MechanismSummary* ce = find(s, "ce", dir);
-    const MechanismSummary* best_dev = nullptr;
-    for (const auto& x : s)
-      if (x.mechanism != "ce" && x.direction == dir && x.pattern == "one_way" &&
-          (!best_dev || x.peak_gbps > best_dev->peak_gbps))
-        best_dev = &x;
-    if (ce_push && best_dev) {
-      double ratio = best_dev->peak_gbps / ce_push->peak_gbps;
-      os << "- " << dir << ": best device-initiated mechanism (" << best_dev->mechanism << ", "
-         << num(best_dev->peak_gbps) << " GB/s) / copy engine best push (" << num(ce_push->peak_gbps)
-         << " GB/s) = " << num(ratio, 3) << " (target >= 0.97): " << verdict(ratio >= 0.97);
-      if (ce && dir != "push")
-        os << "; copy engine " << dir << " best " << num(ce->peak_gbps) << " GB/s (ratio "
-           << num(best_dev->peak_gbps / ce->peak_gbps, 3) << ")";
-      os << "\n";
-    }
-  }
-  for (const std::string m : {"tma_bulk", "tma_tile"})
-    for (const std::string dir : {"push", "pull"}) {
-      const MechanismSummary* x = find(s, m, dir);
-      if (!x) continue;
-      double at2k = best_at(rows, m, dir, 2048);
-      if (at2k > 0)
-        os << "- " << m << " " << dir << ": at 2 KiB messages " << num(at2k) << " GB/s = " << num(100 * at2k / x->peak_gbps)
-           << " % of its peak (target >= 90 %): " << verdict(at2k >= 0.9 * x->peak_gbps) << "\n";
-      if (x->min_sms_90)
-        os << "- " << m << " " << dir << ": 90 % of its peak with " << x->min_sms_90 << " SMs (target <= 16): "
-           << verdict(x->min_sms_90 <= 16) << "\n";
-    }
-  for (const std::string dir : {"push", "pull"})
-    if (const MechanismSummary* ce = find(s, "ce", dir)) {
-      os << "- copy engine " << dir << ": passes 80 % of line rate at "
-         << (ce->min_message_80_line ? size_text(ce->min_message_80_line) : std::string("no message size"))
-         << " per call; reaches 90 % of its own peak at " << size_text(ce->min_message_90) << " per call\n";
-    }
-  if (elapsed_s >= 0) {
-    os << "- study wall time including the build: " << num(elapsed_s, 0) << " s (target <= 240 s): "
-       << verdict(elapsed_s <= 240) << "\n";
-  }
+  for (const auto& t : transfer_targets(d, s, elapsed_s)) os << "- " << t.sentence() << "\n";
   return os.str();
 }
 

@@ -1,31 +1,48 @@
 #pragma once
 // Reads transfer-study CSVs and turns them into (a) a Table-1 style summary per mechanism
-// and (b) a tuning table: for each direction, pattern and message size, the fastest
-// mechanism and configuration and the fewest SMs that stay within 10 % of it.
+// and (b) the transfer tuning table: per machine, direction, pattern and message-size
+// bucket, the mechanism and configuration to use, chosen with the measured noise in mind,
+// and the fewest SMs reaching 90 % of the best.
 #include <cstdint>
-#include <map>
 #include <string>
 #include <vector>
 
+#include "csv_table.h"
+#include "tuning_table.h"
+
 namespace pk::sweeps {
 
-struct TransferRow {
-  std::string sweep, mechanism, direction, pattern, gpu_name, status;
-  uint64_t message_bytes = 0;
-  // The knob columns this row fills (the declarations of pkbench_transfer's mechanisms).
-  std::map<std::string, int> knobs;
-  int sms = 0;  // the `sms` knob; 0 for mechanisms without SMs
-  double gbps = 0, line_rate_gbps = 0;
-  bool device_initiated() const { return sms > 0; }
-  std::string config() const;      // "sms=132 blocks_per_sm=1 threads=128 pipeline_depth=4", knob order
-  std::string config_key() const;  // config without sms (rows of one SM sweep share it)
-};
-
-// The knob columns of transfer.csv, in declaration order.
+// The knob columns of transfer.csv, in declaration order (pk::transfer::all_knobs()).
 const std::vector<std::string>& transfer_knob_columns();
 
-// Rows with status "ok" only. Throws std::runtime_error on a malformed file.
-std::vector<TransferRow> read_transfer_csv(const std::string& path);
+struct TransferRow {
+  std::string sweep, mechanism, direction, pattern, status;
+  uint64_t message_bytes = 0;
+  std::vector<int> knobs;  // by transfer_knob_columns() index; 0 = the mechanism has no such knob
+  int sms = 0;             // the `sms` knob; 0 for mechanisms without SMs (the copy engine)
+  double gbps = 0, line_rate_gbps = 0;
+  double time_us_median = 0, time_us_min = 0, time_us_max = 0, cv = 0;  // 0 = not recorded
+  size_t line = 0;  // in the CSV
+  bool device_initiated() const { return sms > 0; }
+  int knob(const std::string& name) const;  // 0 if not applicable
+  std::string config() const;      // "sms=132 threads=128 pipeline_depth=4 blocks_per_sm=1", declaration order
+  std::string config_key() const;  // config without sms (the rows of one SM sweep share it)
+  // The bandwidth of the slowest and the fastest sample (from time_us_max / time_us_min;
+  // from +-2 cv where those are missing; gbps itself where neither is recorded).
+  double gbps_low() const;
+  double gbps_high() const;
+};
+
+struct TransferData {
+  std::string path, git_commit, peer_mode;
+  Machine machine;
+  std::vector<TransferRow> rows;  // status "ok" only
+  size_t total = 0, skipped = 0, errors = 0;
+};
+
+// Throws std::runtime_error (file:line:field) on a malformed or foreign file.
+TransferData read_transfer(const std::string& path);
+std::vector<TransferRow> read_transfer_csv(const std::string& path);  // read_transfer(path).rows
 
 struct MechanismSummary {
   std::string mechanism, direction, pattern;
@@ -39,24 +56,21 @@ struct MechanismSummary {
   double pct_line() const { return line_rate_gbps > 0 ? 100 * peak_gbps / line_rate_gbps : 0; }
 };
 std::vector<MechanismSummary> summarize_mechanisms(const std::vector<TransferRow>& rows);
+const MechanismSummary* find_summary(const std::vector<MechanismSummary>& s, const std::string& mech,
+                                     const std::string& dir, const std::string& pattern = "one_way");
+// The best one-way gbps of `mech` in `dir` at exactly `message` bytes (0 if not measured).
+double best_at(const std::vector<TransferRow>& rows, const std::string& mech, const std::string& dir, uint64_t message);
 
-struct TuningEntry {
-  std::string direction, pattern;
-  uint64_t message_bytes = 0;
-  TransferRow best;             // fastest row of any mechanism
-  int best_min_sms = 0;         // fewest SMs within 10 % of best (0 for the copy engine)
-  bool best_sm_swept = false;   // whether SM counts were measured for that configuration
-  bool has_device = false;
-  TransferRow device;           // fastest device-initiated row
-  int device_min_sms = 0;
-  double device_gbps_at_min_sms = 0;
-  bool device_sm_swept = false;
-};
-std::vector<TuningEntry> tuning_table(const std::vector<TransferRow>& rows);
+// The tuning table (name "transfer"): one row per machine, direction, pattern, choice and
+// power-of-two message-size bucket. choice "any" considers every mechanism (the copy
+// engine counts as 0 SMs), "device" only those that run on SMs. Among the configurations
+// whose sample range overlaps the fastest one's (within the measured noise), the one with
+// the fewest SMs wins, then the simplest (mechanisms in registration order, then smaller
+// knob values); the row says how many were tied, the fastest's own spread, and the gap to
+// the best configuration outside the noise.
+TuningTable transfer_tuning(const TransferData& d);
 
-std::string tuning_csv(const std::vector<TuningEntry>& t);
 // elapsed_s < 0: unknown.
-std::string summary_markdown(const std::vector<TransferRow>& rows, const std::vector<MechanismSummary>& s,
-                             double elapsed_s);
+std::string summary_markdown(const TransferData& d, const std::vector<MechanismSummary>& s, double elapsed_s);
 
 }  // namespace pk::sweeps

@@ -1,6 +1,8 @@
 // The sweep driver on a fixture CSV (hand-written numbers in the study's schema).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "sweeps/transfer_table.h"
 
 using namespace pk::sweeps;
@@ -37,35 +39,46 @@ TEST(TransferSummary, Table1Columns) {
 }
 
 TEST(TransferSummary, TuningTablePicksFastestAndFewestSms) {
-  auto t = tuning_table(read_transfer_csv(kFixture));
-  auto find = [&](uint64_t msg) -> const TuningEntry& {
-    for (const auto& e : t)
-      if (e.direction == "push" && e.pattern == "one_way" && e.message_bytes == msg) return e;
+  // The fixture records no sample ranges: only equal medians tie.
+  const TuningTable t = transfer_tuning(read_transfer(kFixture));
+  auto find = [&](uint64_t msg, const char* choice) -> size_t {
+    for (size_t i = 0; i < t.rows.size(); ++i)
+      if (cell_text(t.at(i, "direction")) == "push" && cell_text(t.at(i, "pattern")) == "one_way" &&
+          std::get<int64_t>(t.at(i, "from_bytes")) == static_cast<int64_t>(msg) && cell_text(t.at(i, "choice")) == choice)
+        return i;
     throw std::runtime_error("missing entry");
   };
-  const auto& e16k = find(16384);
-  EXPECT_EQ(e16k.best.mechanism, "tma_bulk");
-  EXPECT_EQ(e16k.best_min_sms, 12);
-  EXPECT_TRUE(e16k.best_sm_swept);
-  const auto& e2k = find(2048);  // the erroring tma_tile row (999 GB/s) must not win
-  EXPECT_EQ(e2k.best.mechanism, "tma_bulk");
-  const auto& e64k = find(65536);
-  EXPECT_EQ(e64k.best.mechanism, "reg");
-  EXPECT_EQ(e64k.best_min_sms, 96);
-  const auto& e1g = find(1ull << 30);
-  EXPECT_EQ(e1g.best.mechanism, "ce");
-  EXPECT_FALSE(e1g.has_device);
-  std::string csv = tuning_csv(t);
-  EXPECT_EQ(csv.substr(0, csv.find(',')), "direction");
-  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), static_cast<long>(t.size() + 1));
+  const size_t e16k = find(16384, "any");
+  EXPECT_EQ(cell_text(t.at(e16k, "machine")), "fixturex2");
+  EXPECT_EQ(cell_text(t.at(e16k, "mechanism")), "tma_bulk");
+  EXPECT_EQ(std::get<int64_t>(t.at(e16k, "sms")), 132);
+  EXPECT_EQ(std::get<int64_t>(t.at(e16k, "min_sms_90")), 12);  // 335 >= 0.9 * 365
+  EXPECT_TRUE(std::get<bool>(t.at(e16k, "sms_swept")));
+  const size_t e2k = find(2048, "any");  // the erroring tma_tile row (999 GB/s) must not win
+  EXPECT_EQ(cell_text(t.at(e2k, "mechanism")), "tma_bulk");
+  const size_t e64k = find(65536, "device");
+  EXPECT_EQ(cell_text(t.at(e64k, "mechanism")), "reg");
+  EXPECT_EQ(std::get<int64_t>(t.at(e64k, "min_sms_90")), 96);
+  // Two rows at 300 GB/s (132 SMs, fig2 and fig3) tie; the best outside: 96 SMs at 290.
+  EXPECT_EQ(std::get<int64_t>(t.at(e64k, "tied")), 2);
+  EXPECT_EQ(cell_text(t.at(e64k, "runner_up_mechanism")), "reg");
+  EXPECT_NEAR(std::get<double>(t.at(e64k, "runner_up_gap_pct")), 100.0 * (1 - 290.0 / 300), 1e-9);
+  const size_t a64k = find(65536, "any");
+  EXPECT_EQ(std::get<int64_t>(t.at(a64k, "candidates")), 6);  // the copy engine's 60 GB/s row too
+  const size_t e1g = find(1ull << 30, "any");
+  EXPECT_EQ(cell_text(t.at(e1g, "mechanism")), "ce");
+  EXPECT_THROW(find(1ull << 30, "device"), std::runtime_error);  // no device-initiated row at 1 GiB
+  const std::string csv = table_csv(t);
+  EXPECT_EQ(csv.substr(0, csv.find(',')), "machine");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), static_cast<long>(t.rows.size() + 1));
 }
 
 TEST(TransferSummary, MarkdownStatesTargets) {
-  auto rows = read_transfer_csv(kFixture);
-  std::string md = summary_markdown(rows, summarize_mechanisms(rows), 200);
+  auto d = read_transfer(kFixture);
+  std::string md = summary_markdown(d, summarize_mechanisms(d.rows), 200);
   EXPECT_NE(md.find("| push | one_way | tma_bulk | 365.0 |"), std::string::npos) << md;
   EXPECT_NE(md.find("= 0.986 (target >= 0.97): **met**"), std::string::npos) << md;
-  EXPECT_NE(md.find("90 % of its peak with 12 SMs (target <= 16): **met**"), std::string::npos) << md;
+  EXPECT_NE(md.find("90 % of its peak with 12 SMs (target <= 16 SMs): **met**"), std::string::npos) << md;
   EXPECT_NE(md.find("passes 80 % of line rate at 16 MiB"), std::string::npos) << md;
   EXPECT_NE(md.find("200 s (target <= 240 s): **met**"), std::string::npos) << md;
 }

@@ -1,0 +1,100 @@
+// pkbench_sweeps_bench: how fast the sweep drivers digest a large results CSV (a benchmark,
+// not a test; scripts/bench-sweeps.sh runs it).
+//   pkbench_sweeps_bench --generate ROWS TEMPLATE.csv OUT.csv   # ROWS rows cycled from a real transfer CSV
+//   pkbench_sweeps_bench CSV                                     # read + summary + tuning table, timed
+// Generated rows keep the template's columns and values except `sweep` (one per pass over
+// the template, so every point stays distinct), the message size (each pass shifts it by a
+// power of two, spreading rows over buckets) and a deterministic +-1 % on the timings.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "../microbench/harness/tidy_csv.h"
+#include "cli_util.h"
+#include "transfer_table.h"
+
+using namespace pk::sweeps;
+using Clock = std::chrono::steady_clock;
+
+static const char* kUsage =
+    "usage: pkbench_sweeps_bench --generate ROWS TEMPLATE.csv OUT.csv\n"
+    "       pkbench_sweeps_bench CSV\n";
+
+static double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+int main(int argc, char** argv) {
+  try {
+    if (argc == 5 && std::string(argv[1]) == "--generate") {
+      char* end = nullptr;
+      const long long rows = std::strtoll(argv[2], &end, 10);
+      if (*end || rows <= 0) usage_error(argv[0], std::string("ROWS '") + argv[2] + "' is not a positive integer", kUsage);
+      const TransferData d = read_transfer(argv[3]);  // checks the template
+      std::ifstream in(argv[3]);
+      std::string header, line;
+      std::getline(in, header);
+      std::vector<std::vector<std::string>> tmpl;
+      while (std::getline(in, line))
+        if (!line.empty()) {
+          std::vector<std::string> cells;
+          size_t p = 0, c;
+          while ((c = line.find(',', p)) != std::string::npos) cells.push_back(line.substr(p, c - p)), p = c + 1;
+          cells.push_back(line.substr(p));
+          tmpl.push_back(cells);
+        }
+      std::vector<std::string> h;
+      {
+        size_t p = 0, c;
+        while ((c = header.find(',', p)) != std::string::npos) h.push_back(header.substr(p, c - p)), p = c + 1;
+        h.push_back(header.substr(p));
+      }
+      auto col = [&](const char* n) {
+        for (size_t i = 0; i < h.size(); ++i)
+          if (h[i] == n) return static_cast<int>(i);
+        throw std::runtime_error(std::string("template lacks column ") + n);
+      };
+      const int c_sweep = col("sweep"), c_msg = col("message_bytes"), c_med = col("time_us_median"),
+                c_gbps = col("gbps");
+      std::string out = header + "\n";
+      out.reserve(static_cast<size_t>(rows) * (line.size() + 16));
+      uint64_t seed = 12345;
+      for (long long i = 0; i < rows; ++i) {
+        auto cells = tmpl[static_cast<size_t>(i) % tmpl.size()];
+        const long long pass = i / static_cast<long long>(tmpl.size());
+        cells[c_sweep] = cells[c_sweep] + "_" + std::to_string(pass);
+        if (!cells[c_msg].empty() && pass % 4) cells[c_msg] = std::to_string(std::stoull(cells[c_msg]) << (pass % 4));
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        const double f = 1 + ((seed >> 33) % 2001 - 1000) * 1e-5;
+        if (!cells[c_med].empty()) cells[c_med] = pk::fmt_num(std::stod(cells[c_med]) * f);
+        if (!cells[c_gbps].empty()) cells[c_gbps] = pk::fmt_num(std::stod(cells[c_gbps]) / f);
+        for (size_t k = 0; k < cells.size(); ++k) out += (k ? "," : "") + cells[k];
+        out += '\n';
+        if ((i + 1) % 250000 == 0) std::fprintf(stderr, "generated %lld of %lld rows\n", i + 1, rows);
+      }
+      pk::write_file_atomically(argv[4], out);
+      std::printf("wrote %s: %lld rows from %zu template rows (%s)\n", argv[4], rows, tmpl.size(),
+                  d.machine.describe().c_str());
+      return 0;
+    }
+    if (argc != 2 || std::string(argv[1]).rfind("--", 0) == 0) usage_error(argv[0], "bad arguments", kUsage);
+    const auto t0 = Clock::now();
+    const TransferData d = read_transfer(argv[1]);
+    const double t_read = since(t0);
+    auto t1 = Clock::now();
+    const auto s = summarize_mechanisms(d.rows);
+    const double t_sum = since(t1);
+    t1 = Clock::now();
+    const TuningTable t = transfer_tuning(d);
+    const std::string csv = table_csv(t);
+    const double t_tune = since(t1);
+    std::printf("%zu rows (%zu ok): read %.3f s, Table-1 summary %.3f s (%zu mechanisms), tuning table %.3f s (%zu rows); "
+                "total %.3f s\n",
+                d.total, d.rows.size(), t_read, t_sum, s.size(), t_tune, t.rows.size(), since(t0));
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "pkbench_sweeps_bench: error: %s\n", e.what());
+    return 1;
+  }
+}

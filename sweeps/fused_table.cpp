@@ -1,0 +1,159 @@
+#include "fused_table.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace pk::sweeps {
+
+const std::vector<Field>& fused_fields() {
+  using T = ColumnType;
+  static const std::vector<Field> f = {{"op"},
+                                       {"overlap"},
+                                       {"impl"},
+                                       {"m", T::integer},
+                                       {"n", T::integer},
+                                       {"k", T::integer},
+                                       {"gpus", T::integer},
+                                       {"comm_sms", T::integer},
+                                       {"time_us_median", T::number},
+                                       {"time_us_min", T::number},
+                                       {"time_us_max", T::number},
+                                       {"cv", T::number, false},
+                                       {"tflops", T::number},
+                                       {"status"}};
+  return f;
+}
+
+namespace {
+
+struct FusedRow {
+  std::string op, overlap, impl;
+  int64_t m = 0, n = 0, k = 0, gpus = 0, comm_sms = 0;
+  double t = 0, tmin = 0, tmax = 0, tflops = 0;
+  size_t line = 0;
+  double lo() const { return tmin > 0 ? tmin : t; }
+  double hi() const { return tmax > 0 ? tmax : t; }
+};
+
+bool simpler(const FusedRow& a, const FusedRow& b) {
+  if (a.comm_sms != b.comm_sms) return a.comm_sms < b.comm_sms;
+  if (a.overlap != b.overlap) return a.overlap == "intra_sm";
+  if (a.impl != b.impl) return a.impl < b.impl;
+  return a.t < b.t;
+}
+
+}  // namespace
+
+TuningTable fused_tuning(const std::string& path) {
+  ReadOptions o;
+  o.study = "fused";
+  const CsvTable t = CsvTable::read(path, fused_fields(), o);
+  std::vector<FusedRow> rows;
+  for (size_t i = 0; i < t.rows(); ++i) {
+    if (t.text(i, "status") != "ok") continue;
+    FusedRow r;
+    r.op = t.text(i, "op");
+    r.overlap = t.text(i, "overlap");
+    r.impl = t.text(i, "impl");
+    r.m = t.integer(i, "m");
+    r.n = t.integer(i, "n");
+    r.k = t.integer(i, "k");
+    r.gpus = t.integer(i, "gpus");
+    r.comm_sms = t.integer(i, "comm_sms");
+    r.t = t.number(i, "time_us_median");
+    r.tmin = t.number(i, "time_us_min");
+    r.tmax = t.number(i, "time_us_max");
+    r.tflops = t.number(i, "tflops");
+    r.line = t.line_of(i);
+    rows.push_back(r);
+  }
+  using K = CellKind;
+  TuningTable tt;
+  tt.name = "fused";
+  tt.doc =
+      "Fused-kernel overlap per machine, operator, GPU count and local GEMM shape (exact match). Rows whose "
+      "min..max overlaps the fastest's are tied; among them the fewest communication SMs win (intra-SM = 0), then "
+      "intra-SM. Baseline rows are never chosen; speedup_vs_baseline = best baseline median / chosen median.";
+  tt.columns = {{"machine", K::text, "machine key, e.g. h200x2"},
+                {"op", K::text, "gemm_rs, ag_gemm, gemm_ar"},
+                {"gpus", K::integer, "GPUs taking part"},
+                {"m", K::integer, "local GEMM M"},
+                {"n", K::integer, "local GEMM N"},
+                {"k", K::integer, "local GEMM K"},
+                {"candidates", K::integer, "fused configurations measured (intra-SM and every inter-SM split)"},
+                {"tied", K::integer, "configurations within the fastest's min..max"},
+                {"overlap", K::text, "chosen: intra_sm or inter_sm"},
+                {"impl", K::text, "chosen implementation"},
+                {"comm_sms", K::integer, "chosen communication SMs (0 for intra-SM)"},
+                {"time_us", K::number, "chosen median time"},
+                {"tflops", K::number, "chosen TFLOP/s"},
+                {"intra_time_us", K::number, "best intra-SM median (0: not measured)"},
+                {"inter_time_us", K::number, "best inter-SM median (0: not measured)"},
+                {"inter_best_comm_sms", K::integer, "communication SMs of the best inter-SM split"},
+                {"intra_speedup_vs_inter", K::number, "best inter-SM median / best intra-SM median (0: n/a)"},
+                {"fastest_overlap", K::text, "overlap of the fastest median"},
+                {"fastest_comm_sms", K::integer, "its communication SMs"},
+                {"fastest_spread_pct", K::number, "its max - min as % of its median"},
+                {"runner_up_gap_pct", K::number, "best configuration outside the noise band: its median / fastest - 1, in %"},
+                {"baseline_impl", K::text, "fastest baseline (\"\": none measured)"},
+                {"speedup_vs_baseline", K::number, "its median / chosen median (0: none)"},
+                {"source", K::text, "CSV file and line of the chosen row"}};
+  tt.keys = {"machine", "op", "gpus", "m", "n", "k"};
+  tt.sources = {path};
+  std::map<std::tuple<std::string, int64_t, int64_t, int64_t, int64_t>, std::vector<const FusedRow*>> groups;
+  for (const auto& r : rows) groups[{r.op, r.gpus, r.m, r.n, r.k}].push_back(&r);
+  const std::string machine = t.machine().key();
+  for (const auto& [key, all] : groups) {
+    std::vector<const FusedRow*> rs;
+    const FusedRow* base = nullptr;
+    const FusedRow* intra = nullptr;
+    const FusedRow* inter = nullptr;
+    for (const FusedRow* r : all) {
+      if (r->overlap == "baseline") {
+        if (!base || r->t < base->t) base = r;
+        continue;
+      }
+      if (r->overlap != "intra_sm" && r->overlap != "inter_sm") continue;  // "component": a GEMM or collective alone
+      rs.push_back(r);
+      const FusedRow*& best = r->overlap == "intra_sm" ? intra : inter;
+      if (!best || r->t < best->t) best = r;
+    }
+    if (rs.empty()) continue;
+    const FusedRow* fastest = *std::min_element(rs.begin(), rs.end(), [](auto a, auto b) { return a->t < b->t; });
+    std::vector<const FusedRow*> tied;
+    const FusedRow* runner = nullptr;
+    for (const FusedRow* r : rs) {
+      if (r->lo() <= fastest->hi()) tied.push_back(r);
+      else if (!runner || r->t < runner->t) runner = r;
+    }
+    const FusedRow* c = *std::min_element(tied.begin(), tied.end(), [](auto a, auto b) { return simpler(*a, *b); });
+    tt.rows.push_back({machine,
+                       c->op,
+                       c->gpus,
+                       c->m,
+                       c->n,
+                       c->k,
+                       static_cast<int64_t>(rs.size()),
+                       static_cast<int64_t>(tied.size()),
+                       c->overlap,
+                       c->impl,
+                       c->comm_sms,
+                       c->t,
+                       c->tflops,
+                       intra ? Cell{intra->t} : Cell{},
+                       inter ? Cell{inter->t} : Cell{},
+                       inter ? Cell{inter->comm_sms} : Cell{},
+                       intra && inter ? Cell{inter->t / intra->t} : Cell{},
+                       fastest->overlap,
+                       fastest->comm_sms,
+                       100 * (fastest->hi() - fastest->lo()) / fastest->t,
+                       runner ? Cell{100 * (runner->t / fastest->t - 1)} : Cell{},
+                       base ? Cell{base->impl} : Cell{},
+                       base ? Cell{base->t / c->t} : Cell{},
+                       path + ":" + std::to_string(c->line)});
+  }
+  return tt;
+}
+
+}  // namespace pk::sweeps

@@ -1,0 +1,71 @@
+// pkbench_merge: concatenates CSVs of one study and one machine into one (the parts that
+// scripts/reproduce.sh runs one step at a time), after reading every part with the
+// study's declaration: same header, same study, same machine, every value well formed.
+//   pkbench_merge OUT.csv PART.csv...
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../microbench/harness/tidy_csv.h"
+#include "csv_table.h"
+#include "cli_util.h"
+
+using namespace pk::sweeps;
+
+static const char* kUsage = "usage: pkbench_merge OUT.csv PART.csv...\n";
+
+int main(int argc, char** argv) {
+  if (argc < 3) usage_error(argv[0], "an output and at least one part are needed", kUsage);
+  for (int i = 2; i < argc; ++i)
+    if (!std::filesystem::is_regular_file(argv[i])) usage_error(argv[0], std::string("'") + argv[i] + "': no such file", kUsage);
+  try {
+    std::string merged, header_line;
+    std::vector<std::string> header;
+    std::string study;
+    Machine machine;
+    size_t rows = 0;
+    for (int i = 2; i < argc; ++i) {
+      // Every header column as text: the study's declaration checks the names, one_machine the rows.
+      std::vector<Field> f;
+      for (const auto& h : peek_csv(argv[i]).header) f.push_back({h});
+      const CsvTable t = CsvTable::read(argv[i], f, ReadOptions{});
+      if (i == 2) {
+        header = t.header();
+        study = t.study();
+        machine = t.machine();
+      } else {
+        if (t.header() != header)
+          throw std::runtime_error(std::string(argv[i]) + ":1: header differs from " + argv[2] + "'s");
+        if (t.study() != study)
+          throw std::runtime_error(std::string(argv[i]) + ": a " + t.study() + " CSV, " + argv[2] + " is a " + study + " one");
+        if (t.rows() && (t.machine().key() != machine.key() || t.machine().host != machine.host))
+          throw std::runtime_error(std::string(argv[i]) + ": rows of " + t.machine().describe() + ", " + argv[2] +
+                                   " has " + machine.describe() + ": one machine per file");
+      }
+      std::ifstream in(argv[i], std::ios::binary);
+      std::string line;
+      bool first = true;
+      while (std::getline(in, line)) {
+        if (first) {
+          first = false;
+          if (i == 2) merged += line + "\n";
+          continue;
+        }
+        if (!line.empty()) {
+          merged += line + "\n";
+          ++rows;
+        }
+      }
+    }
+    pk::write_file_atomically(argv[1], merged);
+    std::printf("wrote %s: %zu rows from %d parts (%s, %s)\n", argv[1], rows, argc - 2, study.c_str(),
+                machine.describe().c_str());
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "pkbench_merge: error: %s\n", e.what());
+    return 1;
+  }
+}

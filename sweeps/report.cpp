@@ -1,0 +1,518 @@
+#include "report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "collectives_table.h"
+#include "format.h"
+
+namespace fs = std::filesystem;
+
+namespace pk::sweeps {
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// What each figure shows, by file-name prefix (scripts/plot.sh names them).
+struct FigureCaption {
+  const char* prefix;
+  const char* caption;
+};
+const FigureCaption kCaptions[] = {
+    {"fig2_", "Figure 2 of the paper: bandwidth (% of the NVLink line rate) against message size, per mechanism, "
+              "direction and pattern"},
+    {"fig3_", "Figure 3 of the paper: GB/s against the number of SMs issuing, per device mechanism and message size, "
+              "with the copy engine's best and the line rate"},
+    {"sync_latency", "Synchronisation latency per primitive (Section 3.1.3: ~64 ns intra-SM, ~832 ns inter-SM), "
+                     "median with p10..p90"},
+};
+
+std::string caption_of(const std::string& file) {
+  const std::string base = fs::path(file).filename().string();
+  for (const auto& c : kCaptions)
+    if (base.rfind(c.prefix, 0) == 0) return c.caption;
+  return base;
+}
+
+const SyncRow* sync_find(const ResultsFolder& f, const char* level, const char* prim, const char* scope,
+                         const char* sem, const char* placement = "") {
+  if (!f.sync) return nullptr;
+  return find_sync(f.sync->rows, level, prim, scope, sem, placement);
+}
+
+std::string dash_if_empty(const std::string& s) { return s.empty() ? "-" : s; }
+
+}  // namespace
+
+std::string ResultsFolder::machine_key() const {
+  if (transfer) return transfer->machine.key();
+  if (sync) return sync->machine.key();
+  if (gemm) return gemm->machine.key();
+  return fs::path(dir).filename().string();
+}
+
+std::string ResultsFolder::describe() const {
+  if (transfer) return transfer->machine.describe();
+  if (sync) return sync->machine.describe();
+  if (gemm) return gemm->machine.describe();
+  return dir;
+}
+
+ResultsFolder load_results(const std::string& dir) {
+  if (!fs::is_directory(dir)) throw std::invalid_argument("no such folder: " + dir);
+  ResultsFolder f;
+  f.dir = dir;
+  if (fs::exists(dir + "/transfer.csv")) {
+    f.transfer = read_transfer(dir + "/transfer.csv");
+    f.transfer_summary = summarize_mechanisms(f.transfer->rows);
+  }
+  if (fs::exists(dir + "/sync.csv")) f.sync = read_sync(dir + "/sync.csv");
+  for (const char* g : {"/gemm.csv", "/gemm/gemm.csv"})
+    if (!f.gemm && fs::exists(dir + g)) f.gemm = read_gemm(dir + g);
+  if (fs::is_directory(dir + "/peer-modes"))
+    for (const char* m : {"single", "ipc", "vmm"})
+      if (fs::is_directory(dir + "/peer-modes/" + m)) f.peer_modes.push_back(load_mode(m, dir + "/peer-modes/" + m));
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_regular_file() && e.path().extension() == ".png") f.figures.push_back(e.path().filename().string());
+  std::sort(f.figures.begin(), f.figures.end());
+  if (fs::exists(dir + "/environment.txt")) f.environment = slurp(dir + "/environment.txt");
+  // The collectives study's CSV: dir/collectives.csv, else the largest collectives CSV in
+  // dir/collectives/ (a study may keep several runs there).
+  if (fs::exists(dir + "/collectives.csv")) {
+    f.collectives_csv = dir + "/collectives.csv";
+  } else if (fs::is_directory(dir + "/collectives")) {
+    uintmax_t biggest = 0;
+    for (const auto& e : fs::directory_iterator(dir + "/collectives"))
+      if (e.is_regular_file() && e.path().extension() == ".csv" && peek_csv(e.path().string()).study == "collectives" &&
+          e.file_size() > biggest) {
+        biggest = e.file_size();
+        f.collectives_csv = e.path().string();
+      }
+  }
+  // The transfer study's wall time: timing.csv (scripts/run.sh, study,seconds_with_build),
+  // else the line pkbench_transfer_summary wrote into transfer_summary.md.
+  if (fs::exists(dir + "/timing.csv")) {
+    ReadOptions o;
+    o.one_machine = false;
+    const CsvTable t = CsvTable::read(dir + "/timing.csv", {{"step"}, {"seconds_with_build", ColumnType::number}}, o);
+    for (size_t i = 0; i < t.rows(); ++i)
+      if (t.text(i, "step") == "transfer") {
+        f.transfer_elapsed_s = t.number(i, "seconds_with_build");
+        f.elapsed_source = "timing.csv:" + std::to_string(t.line_of(i));
+      }
+  } else if (fs::exists(dir + "/transfer_summary.md")) {
+    std::smatch m;
+    const std::string s = slurp(dir + "/transfer_summary.md");
+    if (std::regex_search(s, m, std::regex("study wall time including the build: ([0-9.]+) s"))) {
+      f.transfer_elapsed_s = std::stod(m[1]);
+      f.elapsed_source = "transfer_summary.md (the run's own summary)";
+    }
+  }
+  return f;
+}
+
+std::vector<ClaimRow> paper_claims(const ResultsFolder& here, const ResultsFolder* other) {
+  // One claim: its paper text and a function measuring it in a folder ("" = not measured).
+  struct Claim {
+    std::string claim, paper;
+    std::string (*measure)(const ResultsFolder&);
+    std::string note;
+  };
+  static const std::vector<Claim> claims = {
+      {"copy engine: message size for > 80 % of the line rate", ">= 256 MB",
+       [](const ResultsFolder& f) -> std::string {
+         std::string out;
+         for (const char* dir : {"push", "pull"})
+           if (const auto* s = find_summary(f.transfer_summary, "ce", dir))
+             out += (out.empty() ? "" : ", ") + (s->min_message_80_line ? size_text(s->min_message_80_line) : "never") +
+                    " (" + dir + ")";
+         return out;
+       },
+       "per cudaMemcpyPeerAsync call; the paper's 1 GB total"},
+      {"copy engine: best % of the line rate", "81 %",
+       [](const ResultsFolder& f) -> std::string {
+         const auto* s = find_summary(f.transfer_summary, "ce", "push");
+         return s && s->line_rate_gbps > 0 ? num(s->pct_line()) + " % (" + num(s->peak_gbps) + " GB/s)" : "";
+       },
+       "line rate from NVML (links x per-link rate)"},
+      {"TMA: % of the line rate with 2 KB messages", "74 %",
+       [](const ResultsFolder& f) -> std::string {
+         if (!f.transfer) return "";
+         const auto* s = find_summary(f.transfer_summary, "tma_bulk", "push");
+         const double g = best_at(f.transfer->rows, "tma_bulk", "push", 2048);
+         return s && g > 0 && s->line_rate_gbps > 0 ? num(100 * g / s->line_rate_gbps) + " % (" + num(g) + " GB/s)" : "";
+       },
+       "tma_bulk push, all SMs"},
+      {"TMA: SMs to saturate NVLink", "~15",
+       [](const ResultsFolder& f) -> std::string {
+         const auto* s = find_summary(f.transfer_summary, "tma_bulk", "push");
+         return s && s->min_sms_90 ? std::to_string(s->min_sms_90) + " (90 % of its peak)" : "";
+       },
+       "fewest SMs reaching 90 % of the mechanism's own peak"},
+      {"register ld/st: % of the line rate", "~70 % (B200)",
+       [](const ResultsFolder& f) -> std::string {
+         const auto* s = find_summary(f.transfer_summary, "reg", "push");
+         return s && s->line_rate_gbps > 0 ? num(s->pct_line()) + " % (" + num(s->peak_gbps) + " GB/s)" : "";
+       },
+       "reg push peak"},
+      {"register ld/st: SMs to saturate NVLink", "~76",
+       [](const ResultsFolder& f) -> std::string {
+         const auto* s = find_summary(f.transfer_summary, "reg", "push");
+         return s && s->min_sms_90 ? std::to_string(s->min_sms_90) + " (90 % of its peak)" : "";
+       },
+       ""},
+      {"register SMs / TMA SMs", "3.2-5.1x",
+       [](const ResultsFolder& f) -> std::string {
+         std::string out;
+         for (const char* dir : {"push", "pull"}) {
+           const auto* r = find_summary(f.transfer_summary, "reg", dir);
+           const auto* t = find_summary(f.transfer_summary, "tma_bulk", dir);
+           if (r && t && r->min_sms_90 && t->min_sms_90)
+             out += (out.empty() ? "" : ", ") + num(double(r->min_sms_90) / t->min_sms_90, 1) + "x (" + dir + ")";
+         }
+         return out;
+       },
+       ""},
+      {"intra-SM synchronisation (mbarrier)", "~64 ns",
+       [](const ResultsFolder& f) -> std::string {
+         const auto* r = sync_find(f, "intra_sm", "mbarrier_pingpong", "", "");
+         return r ? ns_text(r->one_way_ns) + " one-way" : "";
+       },
+       "half a ping-pong between two warps"},
+      {"inter-SM synchronisation through L2/HBM", "~832 ns",
+       [](const ResultsFolder& f) -> std::string {
+         const auto* r = sync_find(f, "inter_sm", "flag_pingpong", "gpu", "release_acquire");
+         return r ? ns_text(r->one_way_ns) + " one-way" : "";
+       },
+       "release/acquire flag between two SMs, gpu scope"},
+      {"inter-SM / intra-SM", "~13x",
+       [](const ResultsFolder& f) -> std::string {
+         const auto* a = sync_find(f, "intra_sm", "mbarrier_pingpong", "", "");
+         const auto* b = sync_find(f, "inter_sm", "flag_pingpong", "gpu", "release_acquire");
+         return a && b ? ratio_text(b->one_way_ns / a->one_way_ns, 1) : "";
+       },
+       ""},
+      {"NVSHMEM-style element-wise access slower than PK-style", "up to 4.5x",
+       [](const ResultsFolder& f) -> std::string {
+         for (const char* s : {"/primitives_summary.md", "/primitives/primitives_summary.md"})
+           if (fs::exists(f.dir + s)) return std::string("see `") + (s + 1) + "`";
+         return "";
+       },
+       "pkbench_primitives, against the real NVSHMEM and NCCL device APIs"},
+      {"PK all-reduce over NCCL's best (BF16)", "up to 1.79x (8 GPUs)",
+       [](const ResultsFolder& f) -> std::string {
+         if (f.collectives_csv.empty()) return "";
+         const CollectiveSpeedup s = best_speedup_over_nccl(f.collectives_csv, "all_reduce", "bf16");
+         if (s.speedup <= 0) return "";
+         return "up to " + ratio_text(s.speedup) + " (" + s.impl + " vs " + s.nccl_impl + ", " +
+                size_text(static_cast<uint64_t>(s.bytes)) + ", " + s.launch_mode + "; `" +
+                fs::relative(f.collectives_csv, f.dir).string() + "`)";
+       },
+       "collectives study (Figure 6): best of ours / best of NCCL at one size"},
+      {"GEMM+RS: intra-SM over inter-SM", "1.2x",
+       [](const ResultsFolder& f) -> std::string {
+         return fs::exists(f.dir + "/fused") ? "see fused_tuning.csv (intra_speedup_vs_inter)" : "";
+       },
+       "fused study (Figure 4)"},
+      {"GEMM+RS: communication hidden from K", ">= 2197 (H100)",
+       [](const ResultsFolder& f) -> std::string { return fs::exists(f.dir + "/fused") ? "see fused summary" : ""; },
+       "fused study (Table 3)"},
+  };
+  std::vector<ClaimRow> out;
+  for (const auto& c : claims) {
+    ClaimRow r{c.claim, c.paper, c.measure(here), other ? c.measure(*other) : "", c.note};
+    out.push_back(r);
+  }
+  return out;
+}
+
+std::vector<TargetResult> all_targets(const ResultsFolder& f) {
+  std::vector<TargetResult> out;
+  if (f.transfer) {
+    auto t = transfer_targets(*f.transfer, f.transfer_summary, f.transfer_elapsed_s);
+    out.insert(out.end(), t.begin(), t.end());
+  }
+  if (f.peer_modes.size() > 1) peer_modes_markdown(f.peer_modes, &out);
+  if (f.gemm) {
+    auto t = gemm_targets(*f.gemm);
+    out.insert(out.end(), t.begin(), t.end());
+  }
+  return out;
+}
+
+std::string report_markdown(const ResultsFolder& here, const ResultsFolder* other, const std::string& command) {
+  std::ostringstream os;
+  const std::string key = here.machine_key();
+  const std::string okey = other ? other->machine_key() : "";
+  os << "# pkbench report: " << key << "\n\n"
+     << "Generated by `" << command << "` (scripts/report.sh) from the CSVs in this folder; regenerate rather "
+        "than edit. Every number is a measured row of a CSV named below; the paper's numbers are quoted from its "
+        "text (8x H100 unless it says B200).\n\n";
+  os << "Machine: " << here.describe() << ".\n\n| study | CSV | rows | commit measured | peer mode |\n|---|---|---:|---|---|\n";
+  if (here.transfer)
+    os << "| transfer | `transfer.csv` | " << here.transfer->total << " (" << here.transfer->rows.size() << " ok, "
+       << here.transfer->skipped << " skipped, " << here.transfer->errors << " errors) | "
+       << dash_if_empty(here.transfer->git_commit) << " | " << dash_if_empty(here.transfer->peer_mode) << " |\n";
+  if (here.sync)
+    os << "| sync | `sync.csv` | " << here.sync->rows.size() << " | " << dash_if_empty(here.sync->git_commit) << " | "
+       << dash_if_empty(here.sync->peer_mode) << " |\n";
+  if (here.gemm)
+    os << "| gemm | `" << fs::relative(here.gemm->path, here.dir).string() << "` | " << here.gemm->total << " | "
+       << dash_if_empty(here.gemm->git_commit) << " | - |\n";
+  for (const auto& m : here.peer_modes) {
+    if (m.has_transfer)
+      os << "| transfer (" << m.name << ") | `" << fs::relative(m.transfer.path, here.dir).string() << "` | "
+         << m.transfer.total << " | " << dash_if_empty(m.transfer.git_commit) << " | " << m.transfer.peer_mode << " |\n";
+    if (m.has_sync)
+      os << "| sync (" << m.name << ") | `" << fs::relative(m.sync.path, here.dir).string() << "` | "
+         << m.sync.rows.size() << " | " << dash_if_empty(m.sync.git_commit) << " | " << m.sync.peer_mode << " |\n";
+  }
+  std::vector<std::string> absent;
+  if (!here.transfer) absent.push_back("transfer (" + std::string(here.sync && here.sync->machine.gpu_count < 2
+                                                                     ? "one GPU: no peer to transfer to"
+                                                                     : "no transfer.csv") + ")");
+  if (here.collectives_csv.empty())
+    absent.push_back("collectives (Figures 6, 15-17: not measured here yet)");
+  if (!fs::exists(here.dir + "/fused")) absent.push_back("fused kernels (Figures 4, 5, 7-9, Table 3: study not written yet)");
+  if (!absent.empty()) {
+    os << "\nNot in this folder: ";
+    for (size_t i = 0; i < absent.size(); ++i) os << (i ? "; " : "") << absent[i];
+    os << ".\n";
+  }
+
+  // ---- environment
+  os << "\n## Environment\n\n";
+  if (here.environment.empty()) {
+    os << "No `environment.txt` in this folder.\n";
+  } else {
+    std::istringstream in(here.environment);
+    std::string line;
+    std::vector<std::string> gpu_csv, topo;
+    std::map<std::string, int> links;
+    std::map<std::string, std::string> link_rate;
+    std::string current_gpu;
+    bool in_topo = false;
+    while (std::getline(in, line)) {
+      line = std::regex_replace(line, std::regex("\x1b\\[[0-9;]*m"), "");
+      if (line.rfind("date_utc:", 0) == 0 || line.rfind("commit:", 0) == 0 || line.rfind("host:", 0) == 0 ||
+          line.rfind("NCCL_NVLS_ENABLE", 0) == 0)
+        os << "- " << line << "\n";
+      else if (line.rfind("index, name", 0) == 0 || (!gpu_csv.empty() && std::regex_match(line, std::regex("[0-9]+, .*"))))
+        gpu_csv.push_back(line);
+      else if (line.find("CPU Affinity") != std::string::npos)
+        in_topo = true, topo.push_back(line);
+      else if (in_topo && !line.empty() && line.rfind("GPU", 0) == 0)
+        topo.push_back(line);
+      else if (in_topo && line.empty())
+        in_topo = false;
+      std::smatch m;
+      if (std::regex_match(line, m, std::regex("(GPU [0-9]+): .*"))) current_gpu = m[1];
+      if (std::regex_match(line, m, std::regex("\\s*Link [0-9]+: ([0-9.]+ GB/s).*")) && !current_gpu.empty()) {
+        links[current_gpu]++;
+        link_rate[current_gpu] = m[1];
+      }
+    }
+    if (!gpu_csv.empty()) {
+      std::vector<std::string> cells;
+      auto split = [](const std::string& s) {
+        std::vector<std::string> v;
+        std::stringstream ss(s);
+        std::string c;
+        while (std::getline(ss, c, ',')) v.push_back(std::regex_replace(c, std::regex("^\\s+|\\s+$"), ""));
+        return v;
+      };
+      const auto h = split(gpu_csv[0]);
+      os << "\n|";
+      for (const auto& c : h) os << " " << c << " |";
+      os << "\n|";
+      for (size_t i = 0; i < h.size(); ++i) os << "---|";
+      os << "\n";
+      for (size_t r = 1; r < gpu_csv.size(); ++r) {
+        os << "|";
+        for (const auto& c : split(gpu_csv[r])) os << " " << c << " |";
+        os << "\n";
+      }
+    }
+    if (!topo.empty()) {
+      os << "\nTopology (`nvidia-smi topo -m`):\n\n```\n";
+      for (const auto& t : topo) os << t << "\n";
+      os << "```\n";
+    }
+    for (const auto& [g, n] : links) os << "\n- " << g << ": " << n << " NVLinks at " << link_rate[g] << " each";
+    if (!links.empty()) os << "\n";
+  }
+  if (here.transfer && !here.transfer->rows.empty()) {
+    const auto& r = here.transfer->rows.front();
+    os << "\nLine rate used for \"% of line rate\": " << num(r.line_rate_gbps) << " GB/s per direction.\n";
+  }
+
+  // ---- figures
+  os << "\n## Figures\n\n";
+  if (here.figures.empty()) os << "No figures in this folder (scripts/plot.sh draws them from the CSVs).\n";
+  for (const auto& fig : here.figures) {
+    const std::string svg = fs::path(fig).replace_extension(".svg").string();
+    os << "### " << caption_of(fig) << "\n\n![" << fig << "](" << fig << ")\n\n";
+    if (fs::exists(here.dir + "/" + svg)) os << "(vector: [`" << svg << "`](" << svg << "))\n\n";
+  }
+
+  // ---- claims
+  os << "## The paper's claims beside our numbers" << (other ? " and " + okey + "'s" : "") << "\n\n";
+  os << "| claim | paper | " << key << " |" << (other ? " " + okey + " |" : "") << " how measured |\n|---|---|---|"
+     << (other ? "---|" : "") << "---|\n";
+  for (const auto& c : paper_claims(here, other))
+    os << "| " << c.claim << " | " << c.paper << " | " << (c.ours.empty() ? "not measured" : c.ours) << " |"
+       << (other ? " " + (c.other.empty() ? std::string("not measured") : c.other) + " |" : "") << " " << c.note << " |\n";
+
+  // ---- beside the other machine
+  if (other) {
+    os << "\n## " << key << " beside " << okey << "\n\n";
+    os << "Machines: " << here.describe() << " and " << other->describe() << ".\n\n";
+    if (here.sync && other->sync) {
+      os << "Synchronisation, one-way (or per operation) medians of every primitive both measured:\n\n| level | "
+            "primitive | scope | semantics | placement | x | "
+         << key << " | " << okey << " | " << okey << " / " << key << " |\n|---|---|---|---|---|---:|---:|---:|---:|\n";
+      for (const auto& r : here.sync->rows) {
+        if (r.status != "ok") continue;
+        const SyncRow* o = find_sync(other->sync->rows, r.level, r.primitive, r.scope, r.semantics, r.placement,
+                                     r.participants);
+        if (!o || o->scope != r.scope || o->semantics != r.semantics || o->placement != r.placement) continue;
+        os << "| " << r.level << " | " << r.primitive << " | " << r.scope << " | " << r.semantics << " | "
+           << r.placement << " | " << r.participants << " | " << ns_text(r.one_way_ns) << " | " << ns_text(o->one_way_ns)
+           << " | " << num(r.one_way_ns > 0 ? o->one_way_ns / r.one_way_ns : 0, 2) << " |\n";
+      }
+    }
+    if (here.gemm && other->gemm) {
+      os << "\nGEMM, TFLOP/s of every shape and SM count both measured (this suite's default variant c1 and "
+            "cuBLASLt, same run on each machine):\n\n| shape | SMs | "
+         << key << " cuBLASLt | " << key << " c1 | " << okey << " cuBLASLt | " << okey << " c1 | " << okey << " / "
+         << key << " (c1) |\n|---|---:|---:|---:|---:|---:|---:|\n";
+      for (const auto& r : here.gemm->rows) {
+        if (r.impl != "cublaslt") continue;
+        const GemmRow* a = find_gemm(*here.gemm, "pkbench", "c1", r.m, r.n, r.k, r.sms);
+        const GemmRow* ob = find_gemm(*other->gemm, "cublaslt", "", r.m, r.n, r.k, r.sms);
+        const GemmRow* oa = find_gemm(*other->gemm, "pkbench", "c1", r.m, r.n, r.k, r.sms);
+        if (!a || !ob || !oa) continue;
+        os << "| " << r.shape() << " | " << r.sms << " | " << num(r.tflops) << " | " << num(a->tflops) << " | "
+           << num(ob->tflops) << " | " << num(oa->tflops) << " | " << num(oa->tflops / a->tflops, 3) << " |\n";
+      }
+    }
+    auto only = [&](const char* what, bool a, bool b) {
+      if (a && !b) os << "\n- " << what << ": only " << key << " has it.";
+      if (!a && b) os << "\n- " << what << ": only " << okey << " has it.";
+    };
+    only("transfer study", here.transfer.has_value(), other->transfer.has_value());
+    only("GEMM study", here.gemm.has_value(), other->gemm.has_value());
+    os << "\n";
+  }
+
+  // ---- GEMM
+  if (here.gemm) {
+    os << "\n## GEMM (this suite's kernel against cuBLASLt, same run)\n\n| shape | SMs | cuBLASLt TFLOP/s |";
+    std::set<std::string> variants;
+    for (const auto& r : here.gemm->rows)
+      if (r.impl != "cublaslt") variants.insert(r.variant);
+    for (const auto& v : variants) os << " " << v << " TFLOP/s (ratio) |";
+    os << "\n|---|---:|---:|";
+    for (size_t i = 0; i < variants.size(); ++i) os << "---:|";
+    os << "\n";
+    for (const auto& r : here.gemm->rows) {
+      if (r.impl != "cublaslt") continue;
+      os << "| " << r.shape() << " | " << r.sms << " | " << num(r.tflops) << " |";
+      for (const auto& v : variants) {
+        const GemmRow* p = find_gemm(*here.gemm, "pkbench", v, r.m, r.n, r.k, r.sms);
+        os << " " << (p ? num(p->tflops) + " (" + num(p->tflops / r.tflops, 3) + ")" : "-") << " |";
+      }
+      os << "\n";
+    }
+  }
+
+  // ---- tuning
+  if (here.transfer) {
+    const TuningTable t = transfer_tuning(*here.transfer);
+    os << "\n## Transfer tuning table\n\nThe table `pkbench_tune " << fs::path(here.dir).lexically_normal().string()
+       << "` writes as `transfer_tuning.csv`, `transfer_tuning.json` and `pkbench_tuning.h` (`lookup_transfer(machine, "
+          "direction, pattern, choice, bytes)`), from `transfer.csv`. "
+       << t.doc
+       << " \"tied\" counts the configurations within the fastest's noise; \"gap\" is how much slower the best "
+          "configuration outside the noise was.\n\n"
+       << "| direction | pattern | bucket | any: mechanism, config | GB/s | tied | gap | device: mechanism, config | "
+          "GB/s | fewest SMs >= 90 % |\n|---|---|---|---|---:|---:|---:|---|---:|---|\n";
+    // Pair the any/device rows of one bucket.
+    std::map<std::tuple<std::string, std::string, int64_t>, std::pair<int, int>> rows;
+    for (size_t i = 0; i < t.rows.size(); ++i) {
+      auto k = std::make_tuple(cell_text(t.at(i, "direction")), cell_text(t.at(i, "pattern")),
+                               std::get<int64_t>(t.at(i, "from_bytes")));
+      auto& p = rows.emplace(k, std::make_pair(-1, -1)).first->second;
+      (cell_text(t.at(i, "choice")) == "any" ? p.first : p.second) = static_cast<int>(i);
+    }
+    auto config = [&](int i) {
+      std::string c = cell_text(t.at(i, "mechanism"));
+      std::string k;
+      for (const auto& name : transfer_knob_columns()) {
+        const Cell& v = t.at(i, name);
+        if (!std::holds_alternative<std::monostate>(v)) k += (k.empty() ? "" : " ") + name + "=" + cell_text(v);
+      }
+      return k.empty() ? c : c + " (" + k + ")";
+    };
+    for (const auto& [k, p] : rows) {
+      const auto& [dir, pat, from] = k;
+      os << "| " << dir << " | " << pat << " | " << size_text(static_cast<uint64_t>(from)) << " |";
+      if (p.first >= 0) {
+        const Cell& gap = t.at(p.first, "runner_up_gap_pct");
+        os << " " << config(p.first) << " | " << cell_text(t.at(p.first, "gbps"), 1) << " | "
+           << cell_text(t.at(p.first, "tied")) << " of " << cell_text(t.at(p.first, "candidates")) << " | "
+           << (std::holds_alternative<std::monostate>(gap) ? "-" : cell_text(gap, 1) + " %") << " |";
+      } else {
+        os << " - | | | |";
+      }
+      if (p.second >= 0) {
+        const Cell& m90 = t.at(p.second, "min_sms_90");
+        os << " " << config(p.second) << " | " << cell_text(t.at(p.second, "gbps"), 1) << " | "
+           << (std::holds_alternative<std::monostate>(m90)
+                   ? std::string("-")
+                   : cell_text(m90) + (std::get<bool>(t.at(p.second, "sms_swept")) ? "" : " (SMs not swept)"))
+           << " |\n";
+      } else {
+        os << " - | | |\n";
+      }
+    }
+  }
+
+  // ---- targets
+  os << "\n## Targets\n\n| target | stated in | measured | verdict |\n|---|---|---|---|\n";
+  const auto targets = all_targets(here);
+  int met = 0, missed = 0;
+  for (const auto& t : targets) {
+    if (t.verdict == Verdict::info) continue;
+    met += t.verdict == Verdict::met;
+    missed += t.verdict == Verdict::missed;
+    const TargetSpec& s = target_spec(t.id);
+    os << "| " << s.what << " " << s.text() << " | " << s.origin << " | " << t.measured << t.note << " | **"
+       << verdict_text(t.verdict) << "** |\n";
+  }
+  os << "\n" << met << " met, " << missed << " missed.";
+  if (here.transfer_elapsed_s >= 0) os << " The transfer study's wall time comes from " << here.elapsed_source << ".";
+  if (here.sync) os << " The sync study states no target of its own; its numbers are in the claims table above.";
+  os << "\n";
+  bool info = false;
+  for (const auto& t : targets)
+    if (t.verdict == Verdict::info) {
+      if (!info) os << "\nAlso measured:\n\n";
+      info = true;
+      os << "- " << t.sentence() << "\n";
+    }
+  return os.str();
+}
+
+}  // namespace pk::sweeps

@@ -1,0 +1,64 @@
+#pragma once
+// Every target the issues stated, declared once (target_specs()) and evaluated from the
+// CSVs: the summaries (transfer_summary.md), the peer-mode comparison, the GEMM study and
+// the report all print these same results.
+#include <string>
+#include <vector>
+
+#include "gemm_table.h"
+#include "sync_table.h"
+#include "transfer_table.h"
+
+namespace pk::sweeps {
+
+// A target as stated: "<what> <op> <value><unit>".
+struct TargetSpec {
+  std::string id;      // "transfer.device_vs_ce"
+  std::string origin;  // where it was stated
+  std::string what;
+  std::string op;      // ">=" or "<="
+  double value = 0;
+  std::string unit;    // "", " %", " SMs", " s"
+  std::string text() const;  // ">= 0.97", "<= 16 SMs"
+  bool holds(double measured) const;
+};
+const std::vector<TargetSpec>& target_specs();
+const TargetSpec& target_spec(const std::string& id);  // std::logic_error if unknown
+
+enum class Verdict { met, missed, info, not_measured };
+
+struct TargetResult {
+  std::string id;        // the spec's id ("" for information lines)
+  std::string measured;  // "push: best device-initiated mechanism (...) = 0.941"
+  std::string target;    // spec text, "" for information lines
+  Verdict verdict = Verdict::info;
+  std::string note;      // after the verdict
+  // "<measured> (target <target>): **met**<note>" (information lines: "<measured><note>").
+  std::string sentence() const;
+};
+const char* verdict_text(Verdict v);  // "met", "missed", "info", "not measured"
+
+// Transfer study (transfer_summary.md). elapsed_s < 0: the study's wall time is unknown.
+std::vector<TargetResult> transfer_targets(const TransferData& d, const std::vector<MechanismSummary>& s,
+                                           double elapsed_s);
+
+// GEMM study (results/*/gemm/README.md): this suite's GEMM >= 0.90x cuBLASLt at 8192^3 on
+// the whole GPU, per variant; the other shapes as information.
+std::vector<TargetResult> gemm_targets(const GemmData& d);
+
+// Peer modes: the same studies in several modes (the first is the reference).
+struct ModeResults {
+  std::string name, dir;
+  bool has_transfer = false, has_sync = false;
+  TransferData transfer;
+  std::vector<MechanismSummary> summary;
+  SyncData sync;
+  std::string timing;  // timing.txt beside the CSVs, if any
+};
+// Loads MODE_DIR/transfer.csv and MODE_DIR/sync.csv where present.
+ModeResults load_mode(const std::string& name, const std::string& dir);
+// The comparison as markdown (peer_modes.md) and its two targets (transfer within 2 %,
+// cross-GPU latency within 5 %, counted over every comparison).
+std::string peer_modes_markdown(const std::vector<ModeResults>& modes, std::vector<TargetResult>* targets);
+
+}  // namespace pk::sweeps

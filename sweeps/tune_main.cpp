@@ -1,0 +1,122 @@
+// pkbench_tune: tuning tables other projects include, from results folders or study CSVs.
+//   pkbench_tune [--out DIR] [--header NAME.h] SOURCE...
+// SOURCE: a results folder (its transfer.csv, collectives.csv or collectives/collectives.csv,
+// fused.csv or fused/fused.csv) or a study CSV (its `study` column says which table). Tables
+// of several machines merge into one (one source per machine). Writes, in DIR (default: the
+// only source folder):
+//   <table>_tuning.csv, <table>_tuning.json (with nlohmann-json), and pkbench_tuning.h
+// (constexpr rows + lookup_<table>(machine, ..., bytes)).
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "../microbench/harness/tidy_csv.h"
+#include "cli_util.h"
+#include "collectives_table.h"
+#include "fused_table.h"
+#include "transfer_table.h"
+
+namespace fs = std::filesystem;
+using namespace pk::sweeps;
+
+static const char* kUsage =
+    "usage: pkbench_tune [--out DIR] [--header NAME.h] SOURCE...\n"
+    "  SOURCE: a results folder or a study CSV (transfer, collectives, fused). Writes DIR/<table>_tuning.csv,\n"
+    "  DIR/<table>_tuning.json and DIR/pkbench_tuning.h (DIR defaults to the only source folder).\n";
+
+namespace {
+
+std::string study_of(const std::string& csv) { return peek_csv(csv).study; }
+
+TuningTable table_of(const std::string& study, const std::string& csv) {
+  if (study == "transfer") return transfer_tuning(read_transfer(csv));
+  if (study == "collectives") return collectives_tuning(csv);
+  return fused_tuning(csv);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string out, header = "pkbench_tuning.h";
+  std::vector<std::string> sources;
+  for (int i = 1; i < argc; ++i) {
+    const std::string s = argv[i];
+    if (s == "-h" || s == "--help") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (option(argc, argv, i, "--out", &out) || option(argc, argv, i, "--header", &header)) continue;
+    if (s.rfind("--", 0) == 0) usage_error(argv[0], "unknown option '" + s + "'", kUsage);
+    if (!fs::exists(s)) usage_error(argv[0], "'" + s + "': no such file or folder", kUsage);
+    sources.push_back(s);
+  }
+  if (sources.empty()) usage_error(argv[0], "no SOURCE given", kUsage);
+  if (out.empty()) {
+    if (sources.size() != 1 || !fs::is_directory(sources[0]))
+      usage_error(argv[0], "--out DIR is needed unless the only SOURCE is a folder", kUsage);
+    out = sources[0];
+  }
+  if (header.find('/') != std::string::npos || header.size() < 3 || header.substr(header.size() - 2) != ".h")
+    usage_error(argv[0], "--header=" + header + ": a file name ending in .h, without a folder", kUsage);
+  // The CSVs, by study.
+  std::vector<std::pair<std::string, std::string>> csvs;  // study, path
+  try {
+    for (const auto& s : sources) {
+      if (fs::is_directory(s)) {
+        const std::vector<std::pair<std::string, std::vector<std::string>>> look = {
+            {"transfer", {"transfer.csv"}},
+            {"collectives", {"collectives.csv", "collectives/collectives.csv"}},
+            {"fused", {"fused.csv", "fused/fused.csv"}}};
+        bool any = false;
+        for (const auto& [study, names] : look)
+          for (const auto& n : names)
+            if (fs::exists(s + "/" + n)) {
+              csvs.push_back({study, s + "/" + n});
+              any = true;
+              break;
+            }
+        if (!any) std::fprintf(stderr, "pkbench_tune: %s: no transfer, collectives or fused CSV, skipped\n", s.c_str());
+      } else {
+        const std::string study = study_of(s);
+        if (study != "transfer" && study != "collectives" && study != "fused")
+          usage_error(argv[0],
+                      "'" + s + "' is " + (study.empty() ? "not a study CSV" : "a " + study + " CSV") +
+                          ": tuning tables come from transfer, collectives and fused CSVs",
+                      kUsage);
+        csvs.push_back({study, s});
+      }
+    }
+    if (csvs.empty()) {
+      std::fprintf(stderr, "pkbench_tune: error: nothing to tune from\n");
+      return 1;
+    }
+    std::map<std::string, std::vector<TuningTable>> by_name;
+    for (const auto& [study, csv] : csvs) {
+      const auto t0 = std::chrono::steady_clock::now();
+      TuningTable t = table_of(study, csv);
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      std::fprintf(stderr, "pkbench_tune: %s: %zu %s tuning rows (%.2f s)\n", csv.c_str(), t.rows.size(),
+                   study.c_str(), s);
+      by_name[t.name].push_back(std::move(t));
+    }
+    std::vector<TuningTable> tables;
+    for (auto& [name, ts] : by_name) tables.push_back(merge_tables(ts));
+    for (const auto& t : tables) {
+      pk::write_file_atomically(out + "/" + t.name + "_tuning.csv", table_csv(t));
+      if (json_available()) pk::write_file_atomically(out + "/" + t.name + "_tuning.json", table_json(t));
+      std::printf("wrote %s/%s_tuning.csv%s (%zu rows)\n", out.c_str(), t.name.c_str(),
+                  json_available() ? (" and " + t.name + "_tuning.json").c_str() : "", t.rows.size());
+    }
+    if (!json_available())
+      std::fprintf(stderr, "pkbench_tune: built without nlohmann-json: no JSON written (apt install nlohmann-json3-dev)\n");
+    pk::write_file_atomically(out + "/" + header, tables_header(tables, "pkbench_tune"));
+    std::printf("wrote %s/%s\n", out.c_str(), header.c_str());
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "pkbench_tune: error: %s\n", e.what());
+    return 1;
+  }
+}

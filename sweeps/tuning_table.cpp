@@ -1,0 +1,300 @@
+#include "tuning_table.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#ifdef PKBENCH_HAVE_JSON
+#include <nlohmann/json.hpp>
+#endif
+
+#include "csv_table.h"
+
+namespace pk::sweeps {
+namespace {
+
+std::string camel(const std::string& name) {
+  std::string out;
+  bool up = true;
+  for (char c : name) {
+    if (c == '_' || c == '-') {
+      up = true;
+      continue;
+    }
+    out += up ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
+    up = false;
+  }
+  return out;
+}
+
+std::string cpp_string(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string cpp_type(CellKind k) {
+  switch (k) {
+    case CellKind::text: return "const char*";
+    case CellKind::integer: return "long long";
+    case CellKind::number: return "double";
+    case CellKind::boolean: return "bool";
+  }
+  return "";
+}
+
+std::string cpp_value(const Cell& c, CellKind k) {
+  if (std::holds_alternative<std::monostate>(c)) {
+    switch (k) {
+      case CellKind::text: return "\"\"";
+      case CellKind::integer: return "0";
+      case CellKind::number: return "0.0";
+      case CellKind::boolean: return "false";
+    }
+  }
+  switch (k) {
+    case CellKind::text: return cpp_string(cell_text(c));
+    case CellKind::integer: return std::to_string(std::get<int64_t>(c)) + "LL";
+    case CellKind::number: {
+      char b[64];
+      std::snprintf(b, sizeof b, "%.9g", std::get<double>(c));
+      std::string s = b;
+      if (s.find_first_of(".e") == std::string::npos) s += ".0";
+      return s;
+    }
+    case CellKind::boolean: return std::get<bool>(c) ? "true" : "false";
+  }
+  return "";
+}
+
+void check_kinds(const TuningTable& t) {
+  for (size_t r = 0; r < t.rows.size(); ++r) {
+    if (t.rows[r].size() != t.columns.size())
+      throw std::logic_error("table " + t.name + ": row " + std::to_string(r) + " has " +
+                             std::to_string(t.rows[r].size()) + " cells for " + std::to_string(t.columns.size()) +
+                             " columns");
+    for (size_t c = 0; c < t.columns.size(); ++c) {
+      const Cell& v = t.rows[r][c];
+      if (std::holds_alternative<std::monostate>(v)) continue;
+      const bool ok = (t.columns[c].kind == CellKind::text && std::holds_alternative<std::string>(v)) ||
+                      (t.columns[c].kind == CellKind::integer && std::holds_alternative<int64_t>(v)) ||
+                      (t.columns[c].kind == CellKind::number && std::holds_alternative<double>(v)) ||
+                      (t.columns[c].kind == CellKind::boolean && std::holds_alternative<bool>(v));
+      if (!ok) throw std::logic_error("table " + t.name + ": column '" + t.columns[c].name + "' row " +
+                                      std::to_string(r) + " holds a value of the wrong kind");
+    }
+  }
+}
+
+}  // namespace
+
+int TuningTable::column(const std::string& n) const {
+  for (size_t i = 0; i < columns.size(); ++i)
+    if (columns[i].name == n) return static_cast<int>(i);
+  throw std::logic_error("table " + name + " has no column '" + n + "'");
+}
+
+std::string cell_text(const Cell& c, int prec) {
+  if (std::holds_alternative<std::string>(c)) return std::get<std::string>(c);
+  if (std::holds_alternative<int64_t>(c)) return std::to_string(std::get<int64_t>(c));
+  if (std::holds_alternative<bool>(c)) return std::get<bool>(c) ? "yes" : "no";
+  if (std::holds_alternative<double>(c)) {
+    char b[64];
+    std::snprintf(b, sizeof b, "%.*f", prec, std::get<double>(c));
+    // Trim trailing zeros: 372.4000 -> 372.4, 8.0000 -> 8.
+    std::string s = b;
+    if (s.find('.') != std::string::npos) {
+      while (!s.empty() && s.back() == '0') s.pop_back();
+      if (!s.empty() && s.back() == '.') s.pop_back();
+    }
+    return s;
+  }
+  return "";
+}
+
+std::string table_csv(const TuningTable& t) {
+  check_kinds(t);
+  std::string out;
+  for (size_t c = 0; c < t.columns.size(); ++c) out += (c ? "," : "") + t.columns[c].name;
+  out += '\n';
+  for (const auto& row : t.rows) {
+    for (size_t c = 0; c < row.size(); ++c) {
+      std::string v = cell_text(row[c]);
+      for (char& ch : v)
+        if (ch == ',' || ch == '\n' || ch == '"') ch = ';';
+      out += (c ? "," : "") + v;
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+bool json_available() {
+#ifdef PKBENCH_HAVE_JSON
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::string table_json(const TuningTable& t) {
+  check_kinds(t);
+#ifdef PKBENCH_HAVE_JSON
+  using nlohmann::ordered_json;
+  ordered_json j;
+  j["table"] = t.name;
+  j["doc"] = t.doc;
+  j["keys"] = t.keys;
+  if (!t.from_column.empty()) j["bucket"] = {{"from", t.from_column}, {"to", t.to_column}};
+  j["sources"] = t.sources;
+  ordered_json cols = ordered_json::array();
+  for (const auto& c : t.columns) {
+    const char* kind = c.kind == CellKind::text      ? "text"
+                       : c.kind == CellKind::integer ? "integer"
+                       : c.kind == CellKind::number  ? "number"
+                                                     : "boolean";
+    cols.push_back({{"name", c.name}, {"kind", kind}, {"doc", c.doc}});
+  }
+  j["columns"] = cols;
+  ordered_json rows = ordered_json::array();
+  for (const auto& row : t.rows) {
+    ordered_json r = ordered_json::object();
+    for (size_t c = 0; c < row.size(); ++c) {
+      const Cell& v = row[c];
+      const std::string& n = t.columns[c].name;
+      if (std::holds_alternative<std::monostate>(v)) r[n] = nullptr;
+      else if (std::holds_alternative<std::string>(v)) r[n] = std::get<std::string>(v);
+      else if (std::holds_alternative<int64_t>(v)) r[n] = std::get<int64_t>(v);
+      else if (std::holds_alternative<double>(v)) r[n] = std::get<double>(v);
+      else r[n] = std::get<bool>(v);
+    }
+    rows.push_back(std::move(r));
+  }
+  j["rows"] = rows;
+  return j.dump(1) + "\n";
+#else
+  throw std::runtime_error("built without nlohmann-json (apt install nlohmann-json3-dev, or scripts/stage-deps.sh): no JSON");
+#endif
+}
+
+std::string tables_header(const std::vector<TuningTable>& tables, const std::string& generated_by) {
+  std::ostringstream os;
+  os << "// Generated by " << generated_by << "; do not edit: regenerate from the CSVs.\n"
+     << "// pkbench tuning tables: constexpr rows and lookups (C++17 or later, no dependencies).\n"
+     << "// Empty cells of the CSV are 0 / \"\" / false here; each field's comment says what that means.\n"
+     << "#pragma once\n#include <cstddef>\n#include <string_view>\n\nnamespace pkbench::tuning {\n";
+  std::set<std::string> machines;
+  for (const auto& t : tables) {
+    check_kinds(t);
+    const std::string S = camel(t.name) + "Tuning";
+    const std::string K = "k" + S;
+    os << "\n// ---- " << t.name << " ----\n// " << t.doc << "\n";
+    for (const auto& s : t.sources) os << "// source: " << s << "\n";
+    os << "struct " << S << " {\n";
+    for (const auto& c : t.columns) os << "  " << cpp_type(c.kind) << " " << c.name << ";  // " << c.doc << "\n";
+    os << "};\n\ninline constexpr " << S << " " << K << "[] = {\n";
+    if (t.rows.empty()) {
+      os << "  {},  // no rows measured\n";
+    }
+    for (const auto& row : t.rows) {
+      os << "  {";
+      for (size_t c = 0; c < row.size(); ++c) os << (c ? ", " : "") << cpp_value(row[c], t.columns[c].kind);
+      os << "},\n";
+    }
+    os << "};\ninline constexpr std::size_t " << K << "Rows = " << t.rows.size() << ";\n\n";
+    if (!t.keys.empty() && t.keys[0] == "machine")
+      for (size_t r = 0; r < t.rows.size(); ++r) machines.insert(cell_text(t.at(r, "machine")));
+    // The lookup.
+    os << "// The row whose keys match";
+    if (!t.from_column.empty())
+      os << " and whose bucket [" << t.from_column << ", " << t.to_column
+         << "] starts at the largest size <= bytes (the smallest bucket for sizes below every bucket)";
+    os << "; nullptr if none.\nconstexpr const " << S << "* lookup_" << t.name << "(";
+    for (size_t k = 0; k < t.keys.size(); ++k) {
+      const TableColumn& c = t.columns[t.column(t.keys[k])];
+      os << (k ? ", " : "") << (c.kind == CellKind::text ? "std::string_view " : cpp_type(c.kind) + " ") << c.name;
+    }
+    if (!t.from_column.empty()) os << (t.keys.empty() ? "" : ", ") << "unsigned long long bytes";
+    os << ") {\n  const " << S << "* best = nullptr;\n  const " << S << "* smallest = nullptr;\n";
+    os << "  for (std::size_t i = 0; i < " << K << "Rows; ++i) {\n    const " << S << "& r = " << K << "[i];\n";
+    for (const auto& k : t.keys) {
+      const TableColumn& c = t.columns[t.column(k)];
+      if (c.kind == CellKind::text) os << "    if (std::string_view(r." << k << ") != " << k << ") continue;\n";
+      else os << "    if (r." << k << " != " << k << ") continue;\n";
+    }
+    if (!t.from_column.empty()) {
+      const std::string f = "r." + t.from_column;
+      os << "    if (!smallest || " << f << " < smallest->" << t.from_column << ") smallest = &r;\n"
+         << "    if (" << f << " >= 0 && static_cast<unsigned long long>(" << f << ") <= bytes && (!best || " << f
+         << " > best->" << t.from_column << ")) best = &r;\n";
+    } else {
+      os << "    return &r;\n";
+    }
+    os << "  }\n  return best ? best : smallest;\n}\n";
+  }
+  os << "\n// Machines with at least one row: scripts/lib.sh names a machine the same way (\"h200x2\").\n"
+     << "inline constexpr const char* kMachines[] = {";
+  if (machines.empty()) os << "\"\"";
+  bool first = true;
+  for (const auto& m : machines) {
+    os << (first ? "" : ", ") << cpp_string(m);
+    first = false;
+  }
+  os << "};\n\n}  // namespace pkbench::tuning\n";
+  return os.str();
+}
+
+CsvRows read_table_csv(const std::string& path) {
+  // Tables are small: the generic reader with every header column as text.
+  CsvRows out;
+  out.header = peek_csv(path).header;
+  std::vector<Field> f;
+  for (const auto& h : out.header) f.push_back({h, ColumnType::text, true});
+  ReadOptions o;
+  o.one_machine = false;  // a merged table holds several machines
+  CsvTable t = CsvTable::read(path, f, o);
+  for (size_t r = 0; r < t.rows(); ++r) {
+    std::vector<std::string> row;
+    for (const auto& h : out.header) row.emplace_back(t.text(r, h));
+    out.rows.push_back(std::move(row));
+  }
+  return out;
+}
+
+TuningTable merge_tables(const std::vector<TuningTable>& tables) {
+  if (tables.empty()) throw std::logic_error("merge_tables: nothing to merge");
+  TuningTable out = tables[0];
+  out.rows.clear();
+  out.sources.clear();
+  std::map<std::string, std::string> machine_source;
+  for (const auto& t : tables) {
+    if (t.name != out.name || t.columns.size() != out.columns.size())
+      throw std::logic_error("merge_tables: tables " + out.name + " and " + t.name + " differ");
+    std::set<std::string> here;
+    const bool keyed = !t.keys.empty() && t.keys[0] == "machine";
+    for (size_t r = 0; r < t.rows.size(); ++r) here.insert(keyed ? cell_text(t.at(r, "machine")) : "");
+    const std::string src = t.sources.empty() ? std::string("(unnamed)") : t.sources[0];
+    for (const auto& m : here) {
+      auto [it, fresh] = machine_source.emplace(m, src);
+      if (!fresh)
+        throw std::runtime_error("two " + t.name + " tables for machine " + m + ": " + it->second + " and " + src +
+                                 " (pass one results folder per machine)");
+    }
+    out.rows.insert(out.rows.end(), t.rows.begin(), t.rows.end());
+    out.sources.insert(out.sources.end(), t.sources.begin(), t.sources.end());
+  }
+  return out;
+}
+
+}  // namespace pk::sweeps

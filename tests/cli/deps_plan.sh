@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# scripts/lib.sh's pk_ensure_deps on a pretend fresh machine (no headers under the include
+# roots), as root and as a user, in dry-run mode: what it would install, stage, or name.
+#   deps_plan.sh SOURCE_DIR
+set -uo pipefail
+root=$1
+fail=0
+plan() {  # as_root -> output
+  PKBENCH_DEPS_ROOTS=/nonexistent PKBENCH_DEPS_DRY_RUN=1 PKBENCH_DEPS_AS_ROOT=$1 \
+    bash -c "source '$root/scripts/lib.sh'; pk_ensure_deps" 2>&1
+}
+expect() {  # name output regex
+  if printf '%s\n' "$2" | grep -Eq -- "$3"; then echo "ok $1"; else echo "FAILED $1: /$3/ not in:"; printf '%s\n' "$2" | sed 's/^/    /'; fail=1; fi
+}
+user=$(plan 0)
+expect "user: headers staged" "$user" 'not root: staging the header-only pieces into .deps/include: libcli11-dev nlohmann-json3-dev'
+expect "user: packages named" "$user" 'cannot install without root: libbenchmark-dev libgtest-dev'
+expect "user: missing listed" "$user" 'missing here: .*Google Benchmark.*CLI11'
+as_root=$(plan 1)
+if command -v apt-get >/dev/null 2>&1; then
+  expect "root: apt installs" "$as_root" 'installing as root: apt-get install -y --no-install-recommends .*libbenchmark-dev libgtest-dev libcli11-dev nlohmann-json3-dev'
+fi
+# Where everything is present nothing is said and nothing is done.
+here=$(PKBENCH_DEPS_DRY_RUN=1 bash -c "source '$root/scripts/lib.sh'; pk_ensure_deps && echo fine" 2>&1)
+expect "this machine" "$here" 'fine'
+exit $fail

@@ -1,0 +1,173 @@
+// The generic CSV reader: columns by name from the studies' declarations, typed cells,
+// and every malformed or foreign file refused with file, line and field named.
+#include <gtest/gtest.h>
+
+#include "sweeps/csv_table.h"
+#include "sweeps/study_schema.h"
+#include "sweeps/sync_table.h"
+#include "sweeps/transfer_table.h"
+#include "sweeps_test_util.h"
+
+using namespace pk::sweeps;
+using namespace pk::sweeps::testing;
+
+namespace {
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+const std::vector<std::string>& tcols() { return pk::transfer::transfer_columns(); }
+
+}  // namespace
+
+TEST(SweepsReader, StudiesRegisterTheirOwnColumns) {
+  const StudySchema* t = find_study("transfer");
+  ASSERT_NE(t, nullptr);
+  ASSERT_TRUE(t->built());
+  EXPECT_EQ(t->columns, pk::transfer::transfer_columns());  // the declaration itself, metadata included
+  for (const auto& k : pk::transfer::all_knobs()) EXPECT_TRUE(t->declares(k.name)) << k.name;
+  const StudySchema* s = find_study("sync");
+  ASSERT_NE(s, nullptr);
+  EXPECT_TRUE(s->declares("one_way_ns"));
+  EXPECT_TRUE(s->declares("ranks"));  // metadata appended where a declaration leaves it out
+  // A study that is not built in is still known by name, with the reason (the collectives
+  // study has no plain C++ schema library yet).
+  const StudySchema* f = find_study("collectives");
+  ASSERT_NE(f, nullptr);
+  EXPECT_FALSE(f->built());
+  EXPECT_NE(f->not_built.find("not part of this build"), std::string::npos);
+  EXPECT_EQ(find_study("warp_drive"), nullptr);
+}
+
+TEST(SweepsReader, ReadsTypedColumnsByName) {
+  const std::string dir = temp_dir("typed");
+  write(dir + "/t.csv", csv(tcols(), {transfer_row({{"mechanism", "ce"}, {"message_bytes", "1024"}, {"gbps", "1.5"}}),
+                                      transfer_row({{"mechanism", "tma_bulk"}, {"message_bytes", "2048"},
+                                                    {"sms", "8"}, {"gbps", "300"}})}));
+  const CsvTable t = CsvTable::read(dir + "/t.csv",
+                                    {{"mechanism"}, {"message_bytes", ColumnType::integer}, {"gbps", ColumnType::number},
+                                     {"sms", ColumnType::integer}},
+                                    ReadOptions{"transfer", true});
+  ASSERT_EQ(t.rows(), 2u);
+  EXPECT_EQ(t.study(), "transfer");
+  EXPECT_EQ(t.machine().key(), "h200x2");
+  EXPECT_EQ(t.text(1, "mechanism"), "tma_bulk");
+  EXPECT_EQ(t.integer(1, "message_bytes"), 2048);
+  EXPECT_DOUBLE_EQ(t.number(0, "gbps"), 1.5);
+  EXPECT_TRUE(t.empty(0, "sms"));
+  EXPECT_EQ(t.integer(0, "sms", -1), -1);
+  EXPECT_EQ(t.line_of(1), 3u);
+  EXPECT_THROW(t.text(0, "pattern"), std::logic_error);  // not declared when read
+}
+
+TEST(SweepsReader, OlderFilesWithoutNewerColumnsStillRead) {
+  // results/h200x2/transfer.csv predates the `ranks` column.
+  const TransferData d = read_transfer(source_dir() + "/results/h200x2/transfer.csv");
+  EXPECT_EQ(d.total, 941u);
+  EXPECT_EQ(d.rows.size(), 937u);
+  EXPECT_EQ(d.skipped, 4u);
+  EXPECT_EQ(d.machine.key(), "h200x2");
+  EXPECT_EQ(d.git_commit, "d12113004164");
+}
+
+TEST(SweepsReader, BadNumberNamesFileLineAndField) {
+  const std::string dir = temp_dir("badnum");
+  write(dir + "/t.csv", csv(tcols(), {transfer_row({{"mechanism", "ce"}, {"message_bytes", "16"}, {"gbps", "1"}}),
+                                      transfer_row({{"mechanism", "ce"}, {"message_bytes", "32"}, {"gbps", "fast"}})}));
+  const size_t field = std::find(tcols().begin(), tcols().end(), "gbps") - tcols().begin() + 1;
+  const std::string e = error_of([&] { read_transfer(dir + "/t.csv"); });
+  EXPECT_NE(e.find(dir + "/t.csv:3:" + std::to_string(field) + ": column 'gbps': 'fast' is not a number"),
+            std::string::npos)
+      << e;
+  write(dir + "/u.csv", csv(tcols(), {transfer_row({{"mechanism", "ce"}, {"message_bytes", "16.5"}, {"gbps", "1"}})}));
+  EXPECT_NE(error_of([&] { read_transfer(dir + "/u.csv"); }).find("column 'message_bytes': '16.5' is not an integer"),
+            std::string::npos);
+}
+
+TEST(SweepsReader, MissingColumnIsNamed) {
+  const std::string dir = temp_dir("missing");
+  std::vector<std::string> cols;
+  for (const auto& c : tcols())
+    if (c != "gbps") cols.push_back(c);
+  write(dir + "/t.csv", csv(cols, {transfer_row({{"mechanism", "ce"}, {"message_bytes", "16"}})}));
+  const std::string e = error_of([&] { read_transfer(dir + "/t.csv"); });
+  EXPECT_NE(e.find(dir + "/t.csv:1: missing column 'gbps' (the transfer study declares it"), std::string::npos) << e;
+}
+
+TEST(SweepsReader, ForeignFilesAreRefused) {
+  // A sync CSV given to the transfer reader: refused at the first row's study column.
+  const std::string sync = fixture("sync_fixture.csv");
+  std::string e = error_of([&] { read_transfer(sync); });
+  EXPECT_NE(e.find(sync + ":2:1: column 'study': 'sync', expected 'transfer'"), std::string::npos) << e;
+  // A transfer CSV with a column the transfer study never declared.
+  const std::string dir = temp_dir("foreign");
+  std::vector<std::string> cols = tcols();
+  cols.push_back("level");
+  write(dir + "/t.csv", csv(cols, {transfer_row({{"mechanism", "ce"}, {"message_bytes", "16"}, {"gbps", "1"}})}));
+  e = error_of([&] { read_transfer(dir + "/t.csv"); });
+  EXPECT_NE(e.find(dir + "/t.csv:1:" + std::to_string(cols.size()) + ": column 'level': not a column of the transfer study"),
+            std::string::npos)
+      << e;
+  // Not a pkbench CSV at all.
+  write(dir + "/q.csv", "\"a\",b\n1,2\n");
+  EXPECT_NE(error_of([&] { read_transfer(dir + "/q.csv"); }).find(":1:1: quoted header field"), std::string::npos);
+  write(dir + "/e.csv", "");
+  EXPECT_NE(error_of([&] { read_transfer(dir + "/e.csv"); }).find("empty file"), std::string::npos);
+  EXPECT_NE(error_of([&] { read_transfer(dir + "/none.csv"); }).find("none.csv"), std::string::npos);
+}
+
+TEST(SweepsReader, RowsOfTwoMachinesOrGpuCountsAreRefused) {
+  const std::string dir = temp_dir("machines");
+  const auto field = [](const char* c) {
+    return std::to_string(std::find(tcols().begin(), tcols().end(), c) - tcols().begin() + 1);
+  };
+  write(dir + "/count.csv",
+        csv(tcols(), {transfer_row({{"mechanism", "ce"}, {"message_bytes", "16"}, {"gbps", "1"}}),
+                      transfer_row({{"mechanism", "ce"}, {"message_bytes", "32"}, {"gbps", "1"}, {"gpu_count", "4"}})}));
+  std::string e = error_of([&] { read_transfer(dir + "/count.csv"); });
+  EXPECT_NE(e.find(dir + "/count.csv:3:" + field("gpu_count") + ": column 'gpu_count': '4' but line 2 has '2'"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("two machines or GPU counts"), std::string::npos);
+  write(dir + "/name.csv",
+        csv(tcols(), {transfer_row({{"mechanism", "ce"}, {"message_bytes", "16"}, {"gbps", "1"}}),
+                      transfer_row({{"mechanism", "ce"}, {"message_bytes", "32"}, {"gbps", "1"},
+                                    {"gpu_name", "NVIDIA H100 80GB HBM3"}})}));
+  e = error_of([&] { read_transfer(dir + "/name.csv"); });
+  EXPECT_NE(e.find(":3:" + field("gpu_name") + ": column 'gpu_name'"), std::string::npos) << e;
+  write(dir + "/host.csv",
+        csv(tcols(), {transfer_row({{"mechanism", "ce"}, {"message_bytes", "16"}, {"gbps", "1"}}),
+                      transfer_row({{"mechanism", "ce"}, {"message_bytes", "32"}, {"gbps", "1"}, {"host", "node2"}})}));
+  EXPECT_NE(error_of([&] { read_transfer(dir + "/host.csv"); }).find("column 'host': 'node2' but line 2 has 'node1'"),
+            std::string::npos);
+}
+
+TEST(SweepsReader, FieldCountMismatchIsNamed) {
+  const std::string dir = temp_dir("fields");
+  std::string text = csv(tcols(), {transfer_row({{"mechanism", "ce"}, {"message_bytes", "16"}, {"gbps", "1"}})});
+  text += "transfer,fig2,ce\n";
+  write(dir + "/t.csv", text);
+  const std::string e = error_of([&] { read_transfer(dir + "/t.csv"); });
+  EXPECT_NE(e.find(dir + "/t.csv:3: 3 fields, the header has " + std::to_string(tcols().size())), std::string::npos) << e;
+}
+
+TEST(SweepsReader, SyncReaderUsesTheSameChecks) {
+  const SyncData d = read_sync(fixture("sync_fixture.csv"));
+  EXPECT_EQ(d.rows.size(), 9u);
+  EXPECT_EQ(d.machine.gpu_count, 2);
+  const std::string e = error_of([&] { read_sync(fixture("transfer_fixture.csv")); });
+  EXPECT_NE(e.find("'transfer', expected 'sync'"), std::string::npos) << e;
+}
+
+TEST(SweepsReader, PeekNamesTheStudy) {
+  EXPECT_EQ(peek_csv(fixture("sync_fixture.csv")).study, "sync");
+  EXPECT_EQ(peek_csv(fixture("collectives_fixture.csv")).study, "collectives");
+  EXPECT_EQ(machine_key("NVIDIA H100 80GB HBM3", 1), "h100x1");
+  EXPECT_EQ(machine_key("NVIDIA B200", 8), "b200x8");
+}

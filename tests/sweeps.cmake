@@ -1,0 +1,46 @@
+# Sweep-driver tests (tests/CMakeLists.txt includes every tests/*.cmake whose name is in
+# PKBENCH_STUDIES, or all of them): the reader, tuning tables, comparison and report on
+# fixtures and on the committed results; the generated tuning header compiled by a small
+# C++17 program; the scripts' plans and refusals. All CPU (label cpu).
+if(NOT TARGET pkbench_sweeps)
+  return()
+endif()
+target_sources(pkbench_cpu_tests PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/cpu/test_sweeps_reader.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cpu/test_sweeps_tuning.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cpu/test_sweeps_compare.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cpu/test_sweeps_report.cpp)
+target_compile_definitions(pkbench_cpu_tests PRIVATE PKBENCH_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+
+set(_pk_cli ${CMAKE_CURRENT_LIST_DIR}/cli)
+add_test(NAME sweeps_tuning_header COMMAND ${_pk_cli}/tuning_header.sh $<TARGET_FILE:pkbench_tune>
+  ${CMAKE_CXX_COMPILER} ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/tuning_header)
+add_test(NAME sweeps_compare_usage COMMAND ${_pk_cli}/expect_exit.sh 2 "is not a folder"
+  $<TARGET_FILE:pkbench_compare> /nonexistent ${CMAKE_SOURCE_DIR}/results/h200x2)
+add_test(NAME sweeps_compare_peer_modes COMMAND ${_pk_cli}/expect_exit.sh 0 "ce_batch/pull/bidir \\| 15 "
+  $<TARGET_FILE:pkbench_compare> ${CMAKE_SOURCE_DIR}/results/h200x2/peer-modes/single
+  ${CMAKE_SOURCE_DIR}/results/h200x2/peer-modes/ipc)
+add_test(NAME sweeps_tune_refuses_sync_csv COMMAND ${_pk_cli}/expect_exit.sh 2 "is a sync CSV"
+  $<TARGET_FILE:pkbench_tune> --out ${CMAKE_CURRENT_BINARY_DIR} ${CMAKE_CURRENT_LIST_DIR}/fixtures/sync_fixture.csv)
+add_test(NAME sweeps_summary_bad_elapsed COMMAND ${_pk_cli}/expect_exit.sh 2 "ELAPSED_SECONDS 'soon'"
+  $<TARGET_FILE:pkbench_transfer_summary> ${CMAKE_CURRENT_LIST_DIR}/fixtures/transfer_fixture.csv
+  ${CMAKE_CURRENT_BINARY_DIR} soon)
+add_test(NAME sweeps_summary_foreign_csv COMMAND ${_pk_cli}/expect_exit.sh 1 "sync_fixture.csv:2:1: column 'study'"
+  $<TARGET_FILE:pkbench_transfer_summary> ${CMAKE_CURRENT_LIST_DIR}/fixtures/sync_fixture.csv ${CMAKE_CURRENT_BINARY_DIR})
+add_test(NAME sweeps_report_usage COMMAND ${_pk_cli}/expect_exit.sh 2 "--other=/nonexistent: not a folder"
+  $<TARGET_FILE:pkbench_report> ${CMAKE_SOURCE_DIR}/results/h200x2 --other=/nonexistent)
+add_test(NAME sweeps_reproduce_plan COMMAND ${_pk_cli}/reproduce_plan.sh ${CMAKE_SOURCE_DIR})
+add_test(NAME sweeps_deps_plan COMMAND ${_pk_cli}/deps_plan.sh ${CMAKE_SOURCE_DIR})
+set_tests_properties(sweeps_tuning_header sweeps_compare_usage sweeps_compare_peer_modes sweeps_tune_refuses_sync_csv
+  sweeps_summary_bad_elapsed sweeps_summary_foreign_csv sweeps_report_usage sweeps_reproduce_plan sweeps_deps_plan
+  PROPERTIES LABELS cpu)
+# run.sh refuses bad arguments before it looks for a GPU or builds anything.
+add_test(NAME sweeps_run_quick_takes_no_arguments COMMAND ${_pk_cli}/expect_exit.sh 2 "--quick takes no other arguments"
+  ${CMAKE_SOURCE_DIR}/scripts/run.sh --quick transfer)
+add_test(NAME sweeps_run_unknown_study COMMAND ${_pk_cli}/expect_exit.sh 2 "unknown study 'warp_drive'"
+  ${CMAKE_SOURCE_DIR}/scripts/run.sh warp_drive)
+add_test(NAME sweeps_merge_refuses_two_studies COMMAND ${_pk_cli}/expect_exit.sh 1 "header differs|a sync CSV"
+  $<TARGET_FILE:pkbench_merge> ${CMAKE_CURRENT_BINARY_DIR}/merged.csv ${CMAKE_CURRENT_LIST_DIR}/fixtures/transfer_fixture.csv
+  ${CMAKE_CURRENT_LIST_DIR}/fixtures/sync_fixture.csv)
+set_tests_properties(sweeps_run_quick_takes_no_arguments sweeps_run_unknown_study sweeps_merge_refuses_two_studies
+  PROPERTIES LABELS cpu)
