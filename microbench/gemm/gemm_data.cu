@@ -77,7 +77,7 @@ float bf16_bits_to_float(uint16_t b) {
 
 std::string Comparison::describe() const {
   std::ostringstream os;
-  os << wrong << " of " << elems << " elements off by more than " << kElemTol << " x max(|ref|, rms); relative "
+  os << wrong << " of " << elems << " elements off by more than " << elem_tol << " x max(|ref|, rms); relative "
      << "Frobenius error " << fmt_num(rel_fro_err, 3) << " (limit " << kFroTol << "), max relative error "
      << fmt_num(max_rel_err, 3);
   return os.str();
@@ -88,7 +88,7 @@ void fill_bf16_uniform(void* dst, uint64_t elems, uint64_t seed, cudaStream_t s)
   PK_CUDA_CHECK_LAUNCH();
 }
 
-Comparison compare_bf16(const void* out, const void* ref, uint64_t elems) {
+Comparison compare_bf16(const void* out, const void* ref, uint64_t elems, double elem_tol) {
   Sums* d = nullptr;
   PK_CUDA_CHECK(cudaMalloc(&d, sizeof(Sums)));
   Sums h{};
@@ -99,7 +99,7 @@ Comparison compare_bf16(const void* out, const void* ref, uint64_t elems) {
     PK_CUDA_CHECK(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost));
     const double rms = std::sqrt(h.ref2 / double(elems));
     compare_kernel<<<1024, 256>>>(static_cast<const __nv_bfloat16*>(out), static_cast<const __nv_bfloat16*>(ref), elems,
-                                  static_cast<float>(rms), static_cast<float>(kElemTol), d);
+                                  static_cast<float>(rms), static_cast<float>(elem_tol), d);
     PK_CUDA_CHECK_LAUNCH();
     PK_CUDA_CHECK(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost));
   } catch (...) {
@@ -109,6 +109,7 @@ Comparison compare_bf16(const void* out, const void* ref, uint64_t elems) {
   PK_CUDA_CHECK(cudaFree(d));
   Comparison c;
   c.elems = elems;
+  c.elem_tol = elem_tol;
   c.ref_rms = std::sqrt(h.ref2 / double(elems));
   c.wrong = h.wrong;
   float worst;

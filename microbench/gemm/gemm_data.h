@@ -28,12 +28,14 @@ struct Comparison {
   uint64_t wrong = 0;       // elements over the per-element bound (NaN included)
   uint64_t elems = 0;
   double ref_rms = 0;
+  double elem_tol = kElemTol;  // the per-element bound used
   bool ok() const { return wrong == 0 && rel_fro_err <= kFroTol; }
   std::string describe() const;
 };
 
-// Synchronous (device work on the current device, then a copy back).
-Comparison compare_bf16(const void* out, const void* ref, uint64_t elems);
+// Synchronous (device work on the current device, then a copy back). elem_tol replaces
+// kElemTol in the per-element bound (0: bitwise equal values).
+Comparison compare_bf16(const void* out, const void* ref, uint64_t elems, double elem_tol = kElemTol);
 
 // Recomputes `samples` elements of C = A * B^T (row-major bf16, C[m,n]) in fp64 on the host
 // from the device inputs and compares C with them (same bound as compare_bf16, against

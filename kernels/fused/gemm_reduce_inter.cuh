@@ -1,0 +1,158 @@
+#pragma once
+// GEMM + reduce-scatter and GEMM + all-reduce, inter-SM overlap: compute blocks store their
+// partial tiles locally (the GEMM's own TMA store) and raise a flag per unit (half tile) in
+// the owner's memory; communicator blocks of the owner pull each unit from every GPU with TMA
+// as soon as all its flags are up, sum in fp32 and write the result:
+//   RS (reduce_to_all = 0): into the owner's output shard (a local store);
+//   AR (reduce_to_all = 1): into every GPU's output (the owner pushes its reduced rows), the
+//                           paper's Figure 21 with NVLink stores in place of the NVSwitch
+//                           multicast (multicast is never run on the shared machines).
+// Owners are row shards and the compute order is interleaved over them (fused_schedule.cuh),
+// so every GPU produces owner o's j-th unit at about the same moment and every owner's
+// communicator works from the start to the end of the kernel.
+//
+// Flags: unit slot (unit, src) in the owner's memory gets epoch e (st.release.sys) once the
+// unit's stores are complete: after cp.async.bulk.wait_group and fence.proxy.async.global.
+// The wait is deferred by one tile: when a consumer finishes tile t it waits only for the
+// stores of its previous tile (all but the newest BN / EPI_COLS bulk groups), so the warpgroup
+// never idles on its own stores; its last tile is waited for in full.
+// Partial buffers alternate by epoch parity: GPU g's kernel e + 2 cannot start before every
+// owner finished reading g's partials of launch e (an owner's launch e + 1 needs g's launch
+// e + 1 flags, and g's launch e + 1 follows its launch e), so no reader ever sees a partial
+// of a later launch and no handshake is needed for reuse.
+// AR only: each communicator block, after its last push, adds one to every GPU's done counter
+// (red.release.sys after bar.sync: cumulative over the block's stores) and waits for this
+// GPU's counter to hold every communicator block of every GPU, so the kernel ends with this
+// GPU's output complete.
+#include "fused_params.cuh"
+
+namespace pk::fused {
+
+struct ReduceInterOps : InterleavedOrder {
+  static constexpr int kBoxesPerTile = Cfg::BN / Cfg::EPI_COLS;  // bulk groups a consumer commits per tile
+  static constexpr int kRowBytes = Cfg::BN * 2;                  // one row of a unit
+  static constexpr int kThreads = Cfg::THREADS;
+  static constexpr int kStages = 2;
+
+  __device__ static bool before_tile_loads(const Params& p, TileCoord t) {
+    start_tile(p, index_of(p, t), -1);
+    return true;
+  }
+
+  __device__ static void store_box(const Params& p, TileCoord, int row, int col, uint32_t src) {
+    ptx::tensor_store_2d((block_epoch() & 1) ? &p.tmap_c_odd : &p.tmap_c, col, row, src);
+  }
+
+  __device__ static void signal_unit(const Params& p, TileCoord t, int half) {
+    const int o = shard_of(p, t.m);
+    ptx::st_release_sys(p.sync.flags.at[o] + unit_slot(t, half, tiles_n(p), p.rank, kMaxGpus), block_epoch());
+  }
+
+  __device__ static void after_tile_stored(const Params& p, TileCoord t, int consumer) {
+    const int idx = index_of(p, t);
+    if (idx >= p.compute_blocks) {  // the previous tile of this block: its stores are the older groups
+      ptx::bulk_wait_group<kBoxesPerTile>();
+      tma::fence_proxy_async_global();
+      signal_unit(p, tile(p, idx - p.compute_blocks), consumer);
+    }
+    if (is_last_tile(p, idx)) {
+      ptx::bulk_wait_group<0>();
+      tma::fence_proxy_async_global();
+      signal_unit(p, t, consumer);
+    }
+  }
+
+  // ---- communicator ----
+  // Shared memory: kStages stages x world sources x piece_rows rows of 512 B, then one
+  // mbarrier per stage. One thread issues the loads (after acquiring the unit's flags); all
+  // threads reduce a staged piece while the next one loads.
+  __device__ static void communicator(const Params& p, int block, int blocks, uint32_t smem) {
+    const int tid = static_cast<int>(threadIdx.x);
+    const int w = p.world, rows = p.piece_rows;
+    const uint32_t piece_bytes = static_cast<uint32_t>(rows) * kRowBytes;
+    const uint32_t bars = smem + kStages * w * piece_bytes;
+    if (tid == 0) {
+      begin_block_epoch(p.sync);
+      for (int s = 0; s < kStages; ++s) ptx::mbarrier_init(bars + 8 * s, 1);
+      ptx::fence_mbarrier_init();
+    }
+    __syncthreads();
+    const int e = block_epoch();
+    const int tn = tiles_n(p);
+    const int units = units_per_shard(tiles_m(p), tn, w);
+    const int pieces_per_unit = Cfg::WG_M / rows;
+    const int my_units = units > block ? (units - 1 - block) / blocks + 1 : 0;
+    const int pieces = my_units * pieces_per_unit;
+    const int64_t parity_off = (e & 1) ? int64_t(p.m) * p.n : 0;
+    __shared__ int failed;  // a wait timed out: every thread leaves the loop
+    if (tid == 0) failed = 0;
+
+    auto unit_of = [&](int piece) { return shard_unit(block + (piece / pieces_per_unit) * blocks, p.rank, tiles_m(p), tn, p.group_m, w); };
+    auto first_row = [&](const Unit& u, int piece) {
+      return u.tile.m * Cfg::BM + u.half * Cfg::WG_M + (piece % pieces_per_unit) * rows;
+    };
+    // Thread 0: acquire the unit's flags (first piece of a unit), then load the piece of
+    // every GPU's partial into stage piece % kStages, row by row (512-B bulk copies).
+    auto issue = [&](int piece) -> bool {
+      const Unit u = unit_of(piece);
+      if (piece % pieces_per_unit == 0) {
+        for (int q = 0; q < w; ++q)
+          if (!wait_flag_geq_sys(p.sync.flags.local() + unit_slot(u.tile, u.half, tn, q, kMaxGpus), e, p.deadline,
+                                 kWaitUnit | static_cast<unsigned long long>(q)))
+            return false;
+        tma::fence_proxy_async_global();  // generic acquire, then async-proxy reads of the data
+      }
+      const int s = piece % kStages;
+      const uint32_t bar = bars + 8 * s;
+      ptx::mbarrier_arrive_expect_tx(bar, piece_bytes * w);
+      const int64_t r0 = first_row(u, piece);
+      const int64_t c0 = int64_t(u.tile.n) * Cfg::BN;
+      for (int q = 0; q < w; ++q) {
+        const __nv_bfloat16* src = p.partial.at[q] + parity_off + r0 * p.n + c0;
+        const uint32_t dst = smem + (s * w + q) * piece_bytes;
+        for (int r = 0; r < rows; ++r) ptx::bulk_load(dst + r * kRowBytes, src + int64_t(r) * p.n, kRowBytes, bar);
+      }
+      return true;
+    };
+
+    if (tid == 0 && pieces > 0 && !issue(0)) failed = 1;
+    __syncthreads();
+    for (int piece = 0; piece < pieces && !failed; ++piece) {
+      if (tid == 0 && piece + 1 < pieces && !issue(piece + 1)) failed = 1;
+      const int s = piece % kStages;
+      if (!mbarrier_wait(bars + 8 * s, (piece / kStages) & 1, p.deadline)) failed = 1;
+      if (!failed) {
+        const Unit u = unit_of(piece);
+        const int64_t r0 = first_row(u, piece);
+        const int64_t c0 = int64_t(u.tile.n) * Cfg::BN;
+        const int vecs = rows * (kRowBytes / 16);
+        for (int v = tid; v < vecs; v += kThreads) {
+          float acc[8] = {};
+          for (int q = 0; q < w; ++q) {  // GPU order: one owner sums each element, so every GPU gets the same bits
+            const uint32_t a = smem + (s * w + q) * piece_bytes + v * 16;
+            uint4 x;
+            asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(x.x), "=r"(x.y), "=r"(x.z), "=r"(x.w) : "r"(a) : "memory");
+            add_bf16x8(acc, x);
+          }
+          const uint4 sum = pack_bf16x8(acc);
+          const int64_t row = r0 + v / (kRowBytes / 16), col = c0 + (v % (kRowBytes / 16)) * 8;
+          if (p.reduce_to_all) {
+            for (int k = 1; k <= w; ++k) st_v4(p.out.at[(p.rank + k) % w] + row * p.n + col, sum);
+          } else {
+            st_v4(p.out.local() + (row - int64_t(p.rank) * (p.m / w)) * p.n + col, sum);
+          }
+        }
+      }
+      __syncthreads();  // stage s is free again; `failed` is seen by all
+    }
+    if (p.reduce_to_all && !failed) {
+      if (tid == 0) {
+        for (int q = 0; q < w; ++q) ptx::red_release_sys_add(p.sync.done.at[q], 1);
+        wait_flag_geq_sys(p.sync.done.local(), e * w * blocks, p.deadline, kWaitDone);
+      }
+    }
+    if (tid == 0) end_block_epoch(p.sync, e);
+  }
+};
+
+}  // namespace pk::fused

@@ -1,0 +1,159 @@
+// pkbench_cost_model: the paper's cost model (section 3.1.1) with every ceiling read from
+// this machine's CSVs; predicted beside measured for every fused point, the K from which
+// GEMM+RS communication hides, and the predicted best SM split beside the measured one.
+//   pkbench_cost_model --fused FUSED_CSV --transfer TRANSFER_CSV --sync SYNC_CSV [--gemm GEMM_CSV]
+//                      [--out MODEL_CSV] [--splits SPLITS_CSV] [--allow-mixed-machines]
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "../harness/tidy_csv.h"
+#include "cost_model.h"
+#include "sweeps/cli_util.h"
+
+using namespace pk;
+using namespace pk::fused;
+using namespace pk::fused::model;
+
+namespace {
+
+const char* kUsage =
+    "usage: pkbench_cost_model --fused FUSED_CSV --transfer TRANSFER_CSV --sync SYNC_CSV [--gemm GEMM_CSV]\n"
+    "                          [--out MODEL_CSV] [--splits SPLITS_CSV] [--allow-mixed-machines]\n"
+    "  FUSED_CSV     pkbench_fused's CSV (its gemm_pk rows give the GEMM rate per shape)\n"
+    "  TRANSFER_CSV  pkbench_transfer's CSV (link rates: bidir, one_way, the fig3 SM sweep; HBM: local)\n"
+    "  SYNC_CSV      pkbench_sync's CSV (launch, inter-SM and cross-GPU flag latencies)\n"
+    "  GEMM_CSV      pkbench_gemm's CSV (the GEMM's rate against its SM count); without it the rate\n"
+    "                scales linearly with the SMs\n"
+    "  MODEL_CSV     every fused point: measured, predicted and each term\n"
+    "  SPLITS_CSV    per operator and shape, every inter-SM split measured: time, prediction, best\n"
+    "  The CSVs must come from one machine (the GPU name) unless --allow-mixed-machines.\n";
+
+std::string shape_key(const FusedPoint& p) { return op_name(p.op) + " " + p.shape.str() + " w" + std::to_string(p.world); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string fused_csv, transfer_csv, sync_csv, gemm_csv, out_csv, splits_csv;
+  bool mixed = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (sweeps::option(argc, argv, i, "--fused", &fused_csv) || sweeps::option(argc, argv, i, "--transfer", &transfer_csv) ||
+        sweeps::option(argc, argv, i, "--sync", &sync_csv) || sweeps::option(argc, argv, i, "--gemm", &gemm_csv) ||
+        sweeps::option(argc, argv, i, "--out", &out_csv) || sweeps::option(argc, argv, i, "--splits", &splits_csv))
+      continue;
+    if (a == "--allow-mixed-machines") {
+      mixed = true;
+      continue;
+    }
+    if (a == "-h" || a == "--help") {
+      std::printf("%s", kUsage);
+      return 0;
+    }
+    sweeps::usage_error(argv[0], "unknown argument '" + a + "'", kUsage);
+  }
+  if (fused_csv.empty()) sweeps::usage_error(argv[0], "--fused is required", kUsage);
+  if (transfer_csv.empty()) sweeps::usage_error(argv[0], "--transfer is required", kUsage);
+  if (sync_csv.empty()) sweeps::usage_error(argv[0], "--sync is required", kUsage);
+
+  Ceilings c;
+  std::vector<FusedPoint> pts;
+  try {
+    c = read_ceilings(gemm_csv, transfer_csv, sync_csv, fused_csv);
+    pts = read_fused_points(fused_csv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: error: %s\n", argv[0], e.what());
+    return 2;
+  }
+  std::set<std::string> gpus;
+  for (const auto& [file, gpu] : c.machines)
+    if (!gpu.empty()) gpus.insert(gpu);
+  if (gpus.size() > 1 && !mixed) {
+    std::string list;
+    for (const auto& [file, gpu] : c.machines) list += "\n  " + file + ": " + gpu;
+    std::fprintf(stderr, "%s: error: the CSVs come from different GPUs (--allow-mixed-machines to use them anyway):%s\n",
+                 argv[0], list.c_str());
+    return 2;
+  }
+
+  std::printf("== Ceilings (read from the CSVs)\n");
+  for (const auto& s : c.sources) std::printf("  %s\n", s.c_str());
+  if (c.mbarrier_ns > 0)
+    std::printf("  inter-SM / intra-SM sync: %.0f ns / %.0f ns (paper, H100: 832 / 64 ns)\n", c.sync_gpu_ns, c.mbarrier_ns);
+
+  // K from which GEMM+RS's per-tile communication hides behind its computation.
+  const double r_full = c.gemm_full_default;
+  const int world = pts.empty() ? 2 : pts.front().world;
+  std::printf("\n== When does communication hide? K >= sR/2B (s = 2 B, R = %.1f TFLOP/s: this GEMM at every SM)\n", r_full);
+  std::printf("  B = %.1f GB/s (one way):                  K >= %.0f\n", c.link_oneway_gbps, hide_k(r_full, c.link_oneway_gbps, 1));
+  std::printf("  B = %.1f GB/s (per direction, all send):  K >= %.0f\n", c.link_bidir_gbps, hide_k(r_full, c.link_bidir_gbps, 1));
+  std::printf("  only (w-1)/w of C leaves a GPU (w = %d):     K >= %.0f\n", world, hide_k(r_full, c.link_bidir_gbps, world));
+  std::printf("  (paper: K >= 2197 on H100 from the nominal 989 TFLOP/s and 450 GB/s)\n");
+
+  std::printf("\n== Predicted beside measured (us)\n");
+  std::printf("%-8s %-18s %-8s %4s %10s %10s %7s  %7s %9s %8s %9s %8s %7s  %s\n", "op", "shape", "sched", "comm",
+              "measured", "predicted", "err%", "launch", "comp", "mem", "comm", "non-ovl", "sync", "max term");
+  std::vector<std::string> cols = {"op", "m", "n", "k", "gpus", "impl", "comm_sms", "compute_sms", "measured_us",
+                                   "predicted_us", "error_pct", "launch_us", "comp_us", "mem_us", "comm_us",
+                                   "non_overlap_us", "sync_us", "dominant"};
+  TidyCsv model(out_csv.empty() ? "/dev/null" : out_csv, cols);
+  std::map<std::string, std::pair<int, int>> within;  // op -> (points within 15 %, points)
+  std::map<std::string, std::vector<std::pair<FusedPoint, Prediction>>> inter;
+  for (const FusedPoint& p : pts) {
+    const Prediction r = predict(c, p);
+    const double err = p.measured_us > 0 ? 100 * (r.total_us - p.measured_us) / p.measured_us : 0;
+    std::printf("%-8s %-18s %-8s %4d %10.1f %10.1f %+7.1f  %7.1f %9.1f %8.1f %9.1f %8.1f %7.1f  %s\n",
+                op_name(p.op).c_str(), p.shape.str().c_str(), p.schedule.c_str(), p.comm_sms, p.measured_us, r.total_us,
+                err, r.launch_us, r.comp_us, r.mem_us, r.comm_us, r.non_overlap_us, r.sync_us, r.dominant.c_str());
+    auto& w = within[op_name(p.op)];
+    w.second++;
+    if (std::fabs(err) <= 15) w.first++;
+    if (p.schedule == "inter_sm") inter[shape_key(p)].push_back({p, r});
+    model.append({{"op", op_name(p.op)}, {"m", std::to_string(p.shape.m)}, {"n", std::to_string(p.shape.n)},
+                  {"k", std::to_string(p.shape.k)}, {"gpus", std::to_string(p.world)}, {"impl", p.schedule},
+                  {"comm_sms", std::to_string(p.comm_sms)}, {"compute_sms", std::to_string(p.compute_sms)},
+                  {"measured_us", fmt_num(p.measured_us)}, {"predicted_us", fmt_num(r.total_us)},
+                  {"error_pct", fmt_num(err, 4)}, {"launch_us", fmt_num(r.launch_us)}, {"comp_us", fmt_num(r.comp_us)},
+                  {"mem_us", fmt_num(r.mem_us)}, {"comm_us", fmt_num(r.comm_us)},
+                  {"non_overlap_us", fmt_num(r.non_overlap_us)}, {"sync_us", fmt_num(r.sync_us)},
+                  {"dominant", r.dominant}});
+  }
+  for (const auto& [op, w] : within)
+    std::printf("  %s: %d of %d points predicted within 15 %%\n", op.c_str(), w.first, w.second);
+
+  std::printf("\n== The SM split (inter-SM): measured best beside predicted best\n");
+  TidyCsv splits(splits_csv.empty() ? "/dev/null" : splits_csv,
+                 {"op", "m", "n", "k", "gpus", "comm_sms", "measured_us", "predicted_us", "best_measured", "best_predicted"});
+  for (auto& [key, v] : inter) {
+    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first.comm_sms < b.first.comm_sms; });
+    std::vector<int> cand;
+    for (const auto& x : v) cand.push_back(x.first.comm_sms);
+    const auto best_m = std::min_element(v.begin(), v.end(), [](const auto& a, const auto& b) {
+      return a.first.measured_us < b.first.measured_us;
+    });
+    const int pred = predict_best_split(c, v.front().first, cand);
+    const int steps = std::abs(static_cast<int>(std::find(cand.begin(), cand.end(), pred) - cand.begin()) -
+                               static_cast<int>(best_m - v.begin()));
+    std::printf("  %-28s measured best %3d SMs (%.1f us), predicted %3d SMs: %d step%s apart%s\n", key.c_str(),
+                best_m->first.comm_sms, best_m->first.measured_us, pred, steps, steps == 1 ? "" : "s",
+                steps <= 1 ? "" : "  (MISSED)");
+    for (const auto& [p, r] : v)
+      splits.append({{"op", op_name(p.op)}, {"m", std::to_string(p.shape.m)}, {"n", std::to_string(p.shape.n)},
+                     {"k", std::to_string(p.shape.k)}, {"gpus", std::to_string(p.world)},
+                     {"comm_sms", std::to_string(p.comm_sms)}, {"measured_us", fmt_num(p.measured_us)},
+                     {"predicted_us", fmt_num(r.total_us)}, {"best_measured", p.comm_sms == best_m->first.comm_sms ? "1" : "0"},
+                     {"best_predicted", p.comm_sms == pred ? "1" : "0"}});
+  }
+  if (inter.empty()) std::printf("  (no inter_sm rows)\n");
+  try {
+    if (!out_csv.empty()) model.flush();
+    if (!splits_csv.empty()) splits.flush();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: error: %s\n", argv[0], e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,318 @@
+// pkbench_fused: fused compute + communication kernels (GEMM+RS, AG+GEMM, GEMM+AR) against
+// their baselines, per operator, local shape, schedule and knob (communication SMs, chunks),
+// in one process driving every GPU or one process per GPU (mpirun, --peer-mode=ipc|vmm).
+// One Google Benchmark per point; one tidy CSV row per point (schema: fused_columns()). Every
+// result is checked after timing against a cuBLASLt reference (itself checked against fp64
+// host dot products); a wrong result is an error row.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <map>
+#include <memory>
+
+#include "../harness/args.h"
+#include "../harness/cuda_check.h"
+#include "../harness/nvml.h"
+#include "../harness/stats.h"
+#include "../harness/study.h"
+#include "fused_context.h"
+
+namespace pk::fused {
+namespace {
+
+// A preset fills what the command line leaves out.
+struct Preset {
+  std::string name, help, ops, schedules, sizes, shapes;
+  std::map<std::string, std::string> knobs;  // knob name -> list (absent: each schedule's default)
+};
+
+const std::vector<Preset>& presets() {
+  static const std::vector<Preset> v = {
+      {"default", "every operator and schedule at the paper's N = 4096, 8192, 16384 (Figures 7-9), comm SMs 8..32",
+       "all", "all", "4096,8192,16384", "", {}},
+      {"smoke", "every operator and schedule once at N = 2048: a quick check that everything runs and verifies", "all",
+       "all", "2048", "", {{"comm_sms", "16"}, {"chunks", "2"}}},
+      {"fig5", "the SM split: inter_sm at comm SMs 2..32 step 2 beside the GEMM alone and the baseline (Figure 5)",
+       "all", "gemm_pk,gemm_cublas,coll_nccl,cublas_nccl,intra_sm,inter_sm", "4096,8192,16384", "",
+       {{"comm_sms", "2:32:+2"}}},
+      {"table3", "GEMM+RS at M = N = 16384 over K = 512 .. 8192 (Table 3: GEMM alone, fused, comm ratio)", "gemm_rs",
+       "gemm_pk,gemm_cublas,coll_nccl,cublas_nccl,intra_sm,inter_sm", "",
+       "16384x16384x512,16384x16384x1024,16384x16384x2048,16384x16384x4096,16384x16384x8192", {{"comm_sms", "16"}}},
+  };
+  return v;
+}
+
+const Preset& preset(const std::string& name) {
+  for (const Preset& p : presets())
+    if (p.name == name) return p;
+  throw ArgError("--preset: unknown preset '" + name + "'");
+}
+
+class FusedStudy {
+ public:
+  FusedStudy(PeerGroup& g, PointResults& r, const FusedOptions& o, const std::vector<Point>& points)
+      : ctx_(g, o, points), results_(r), opt_(o) {}
+
+  void run_point(benchmark::State& state, const Point& p) {
+    Row row = describe(p);
+    measure_point(state, row, [&] { measure(state, p, row); });
+    results_.put(p.name(), row);
+    idle_gap(opt_.timing.gap_ms);
+  }
+
+ private:
+  Row describe(const Point& p) const {
+    const int w = ctx_.world();
+    const Shape& s = p.shape;
+    const Schedule& sch = schedule(p.schedule);
+    Row r{{"study", "fused"},
+          {"op", op_name(p.op)},
+          {"impl", p.schedule},
+          {"overlap", overlap_of(sch)},
+          {"gpus", std::to_string(w)},
+          {"size_n", p.size_n ? std::to_string(p.size_n) : ""},
+          {"m", std::to_string(s.m)},
+          {"n", std::to_string(s.n)},
+          {"k", std::to_string(s.k)},
+          {"flops", fmt_num(s.flops())},
+          {"verified", "no"}};
+    for (const auto& [k, v] : p.knobs) r[k] = std::to_string(v);
+    const bool intra = p.schedule == "intra_sm";
+    const bool gemm_only = p.schedule == "gemm_pk" || p.schedule == "gemm_cublas";
+    r["comm_bytes"] = gemm_only ? "0" : fmt_num(intra ? intra_sm_bytes(p.op, s, w) : collective_bytes(p.op, s, w));
+    const double a = double(s.m) * s.k, b = double(s.n) * s.k, c = double(s.m) * s.n;
+    r["working_set_bytes"] = fmt_num(2 * (a + b + (p.op == Op::ag_gemm ? c : 2 * c)));
+    return r;
+  }
+
+  static std::string key(const Point& p) { return op_name(p.op) + "/" + p.shape.str(); }
+
+  double min_clock() {
+    double c = 1e9;
+    for (int g : ctx_.local_gpus())
+      if (auto mhz = nvml::sm_clock_mhz(ctx_.gpu(g).pci_bus_id)) c = std::min(c, double(*mhz));
+    c = ctx_.group.comm().min(c);
+    return c >= 1e9 ? 0 : c;
+  }
+
+  void measure(benchmark::State& state, const Point& p, Row& row) {
+    ctx_.ensure_shape(p.op, p.shape);
+    std::unique_ptr<Impl> impl = make_impl(p, ctx_);
+    row["compute_sms"] = impl->compute_sms ? std::to_string(impl->compute_sms) : "";
+    row["comm_blocks"] = std::to_string(impl->comm_blocks);
+    row["group_m"] = impl->group_m ? std::to_string(impl->group_m) : "";
+    row["tile_order"] = impl->tile_order;
+    row["algo"] = impl->algo;
+    ctx_.prepare_point(p);
+    // One operation outside the gate first: cuBLASLt and NCCL load kernels lazily at their
+    // first launch, and a load waits for an idle GPU, which never comes behind a spinning gate.
+    run_untimed(ctx_, *impl, 1);
+
+    std::vector<Flow> flows;
+    const auto& gpus = ctx_.local_gpus();
+    for (size_t i = 0; i < gpus.size(); ++i) {
+      // The first flow's callback queues the operation on every GPU of this process (an NCCL
+      // group must span them); each flow's events still time its own GPU's stream.
+      Impl* ip = impl.get();
+      Flow f{gpus[i], gpus[i], ctx_.stream(gpus[i]), i == 0 ? impl->enqueues_per_op() : 1,
+             i == 0 ? std::function<void(int)>([ip](int) { ip->enqueue(); }) : std::function<void(int)>([](int) {})};
+      flows.push_back(std::move(f));
+    }
+    FlowTimer timer(ctx_.group, std::move(flows), ctx_.world(), ctx_.gate, ctx_.status, opt_.timing);
+    row["sm_clock_mhz_start"] = fmt_num(min_clock());
+    row["sm_clock_mhz_max"] = std::to_string(ctx_.gpu(gpus.front()).sm_clock_max_mhz);
+    const int k = timer.calibrate();
+    std::vector<double> ms;
+    for (auto _ : state) {
+      const Sample smp = timer.sample();
+      state.SetIterationTime(smp.step_ms_per_op / 1e3);
+      ms.push_back(smp.step_ms_per_op);
+    }
+    row["sm_clock_mhz_end"] = fmt_num(min_clock());
+
+    // A wrong result is an error, never a number.
+    const gemm::Comparison cmp = verify_point(ctx_, p);
+    row["rel_fro_err"] = fmt_num(cmp.rel_fro_err, 4);
+    row["max_rel_err"] = fmt_num(cmp.max_rel_err, 4);
+    row["wrong"] = std::to_string(cmp.wrong);
+    row["elem_tol"] = fmt_num(cmp.elem_tol, 4);
+    if (!cmp.ok()) throw std::runtime_error("wrong result: " + cmp.describe());
+    row["verified"] = "yes";
+
+    const SampleStats st = summarize(ms);
+    const double us = st.median * 1e3;
+    row["iters_per_sample"] = std::to_string(k);
+    row["samples"] = std::to_string(st.n);
+    row["time_us_median"] = fmt_num(us);
+    row["time_us_min"] = fmt_num(st.min * 1e3);
+    row["time_us_max"] = fmt_num(st.max * 1e3);
+    row["cv"] = fmt_num(st.cv, 4);
+    const Kind kind = schedule(p.schedule).kind;
+    const bool coll_only = p.schedule == "coll_nccl" || p.schedule == "coll_pk";
+    if (!coll_only) {  // a collective alone does no GEMM
+      row["tflops"] = fmt_num(p.shape.flops() / (st.median * 1e9));
+      row["tflops_best"] = fmt_num(p.shape.flops() / (st.min * 1e9));
+      state.counters["TFLOP/s"] = p.shape.flops() / (st.median * 1e9);
+    }
+
+    // Ratios against what this run measured before (components and baselines run first).
+    auto& seen = times_[key(p)];
+    double& best = seen[p.schedule];
+    best = best > 0 ? std::min(best, us) : us;
+    auto at = [&](const char* s) { auto it = seen.find(s); return it == seen.end() ? 0.0 : it->second; };
+    if (const double lt = at("gemm_cublas"), nc = at("coll_nccl"); lt > 0 && nc > 0) row["comm_share"] = fmt_num(nc / (lt + nc), 4);
+    if (kind == Kind::component) return;  // the ratios below compare solutions of the fused problem
+    if (const double g = at("gemm_pk"); g > 0) {
+      row["gemm_us"] = fmt_num(g);
+      row["comm_ratio"] = fmt_num(std::max(0.0, (us - g) / us), 4);
+    }
+    std::string best_name;
+    double best_us = 0;
+    for (const char* b : {"cublas_nccl", "pk_then_coll", "cublas_nccl_overlap", "ce_overlap"}) {
+      const double t = at(b);
+      if (t <= 0) continue;
+      row[std::string("speedup_vs_") + b] = fmt_num(t / us, 4);
+      if (best_us == 0 || t < best_us) best_us = t, best_name = b;
+    }
+    if (best_us > 0) {
+      row["best_baseline"] = best_name;
+      row["speedup_vs_best_baseline"] = fmt_num(best_us / us, 4);
+      state.counters["x_best_base"] = best_us / us;
+    }
+  }
+
+  Context ctx_;
+  PointResults& results_;
+  FusedOptions opt_;
+  std::map<std::string, std::map<std::string, double>> times_;  // (op, shape) -> schedule -> best median us
+};
+
+}  // namespace
+}  // namespace pk::fused
+
+int main(int argc, char** argv) {
+  using namespace pk;
+  using namespace pk::fused;
+  FusedOptions opt;
+  opt.timing.samples = 10;
+  opt.timing.warmup_ms = 100;
+  opt.timing.target_sample_ms = 20;
+  opt.timing.gap_ms = 20;
+  std::string preset_name = "default", ops_arg, schedules_arg, sizes_arg, shapes_arg;
+  std::map<std::string, std::string> knob_args;
+  int world_hint = 0;
+  StudyMain study("pkbench_fused",
+                  "Fused GEMM + communication kernels (GEMM+RS, AG+GEMM, GEMM+AR): intra-SM vs inter-SM overlap, "
+                  "the SM split, and the baselines (cuBLASLt + NCCL, this suite's GEMM + collective, copy engine).",
+                  "fused.csv");
+  CLI::App& app = study.cli().app();
+  std::string pdesc, sdesc, odesc;
+  for (const auto& p : presets()) pdesc += "\n    " + p.name + ": " + p.help;
+  for (const auto& s : schedules()) sdesc += "\n    " + s.name + " (" + kind_name(s.kind) + "): " + s.summary;
+  for (Op op : all_ops()) odesc += "\n    " + op_name(op) + ": " + op_description(op);
+  app.add_option("--preset", preset_name, "what to run when the flags below are not given:" + pdesc)->capture_default_str();
+  app.add_option("--ops", ops_arg, "operators (comma list or all):" + odesc);
+  app.add_option("--schedules", schedules_arg, "schedules (comma list or all), run in this order per shape:" + sdesc);
+  app.add_option("--sizes", sizes_arg, "the paper's N (list or range): local shapes N x N/w x N (AG) or N x N x N/w (RS, AR)");
+  app.add_option("--shapes", shapes_arg, "explicit local shapes MxNxK for every operator (e.g. the K sweep of Table 3)");
+  for (const Knob* k : all_knobs())
+    app.add_option("--" + k->flag, knob_args[k->name],
+                   k->help + " [" + k->unit + ", " + std::to_string(k->lo) + ".." + std::to_string(k->hi) + "]");
+  app.add_option("--group-m", opt.group_m, "band height of the grouped tile order (0: each kernel's default)")
+      ->check(CLI::Range(0, 1 << 20))
+      ->capture_default_str();
+  app.add_option("--world", world_hint,
+                 "GPU count to plan for (--list on a machine without GPUs); when running it must equal the GPUs of the "
+                 "run (0: the run's)")
+      ->check(CLI::Range(0, kMaxGpus))
+      ->capture_default_str();
+  add_timing_flags(app, opt.timing);
+  app.add_option("--study-warmup-ms", opt.study_warmup_ms, "GEMMs run before the first point")
+      ->check(CLI::Range(0.0, 1e7))
+      ->capture_default_str();
+
+  if (int rc = study.begin(&argc, argv); rc >= 0) return rc;
+  GridSpec grid;
+  try {
+    const Preset& pre = preset(preset_name);
+    const auto pick = [](const std::string& given, const std::string& dflt) { return given.empty() ? dflt : given; };
+    std::vector<std::string> op_names_all;
+    for (Op op : all_ops()) op_names_all.push_back(op_name(op));
+    for (const auto& n : parse_name_list(pick(ops_arg, pre.ops), op_names_all, "operator (--ops)")) grid.ops.push_back(parse_op(n));
+    grid.schedules = parse_name_list(pick(schedules_arg, pre.schedules), schedule_names(), "schedule (--schedules)");
+    const std::string sizes = sizes_arg.empty() && shapes_arg.empty() ? pre.sizes : sizes_arg;
+    const std::string shapes = sizes_arg.empty() && shapes_arg.empty() ? pre.shapes : shapes_arg;
+    if (!sizes.empty()) {
+      try {
+        grid.sizes = parse_int_list(sizes, 0);
+      } catch (const ArgError& e) {
+        throw ArgError(std::string("--sizes: ") + e.what());
+      }
+    }
+    if (!shapes.empty()) grid.shapes = gemm::parse_shapes(shapes);
+    for (const Knob* k : all_knobs()) {
+      std::string v = knob_args[k->name];
+      if (v.empty() && pre.knobs.count(k->name)) v = pre.knobs.at(k->name);
+      if (!v.empty()) grid.knob_values[k->name] = parse_knob_list(*k, v);
+    }
+    // What needs no GPU is refused now: the tile, and the GPU count when --world names it.
+    build_points(grid, world_hint);
+    if (const std::string mc = keep_nccl_multicast_off(); !mc.empty()) throw ArgError(mc);
+  } catch (const ArgError& e) {
+    return study.bad_input(e.what());
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return kExitBadInput;
+
+  auto list = [](const std::vector<Point>& pts) {
+    for (const auto& p : pts) std::printf("%s\n", p.name().c_str());
+  };
+  if (study.list_only() && discover_topology().count() == 0) {
+    const int w = world_hint > 0 ? world_hint : 2;
+    std::fprintf(stderr, "note: no GPU here; points planned for %d GPUs (--world)\n", w);
+    try {
+      list(build_points(grid, w));
+    } catch (const ArgError& e) {
+      return study.bad_input(e.what());
+    }
+    return 0;
+  }
+  if (int rc = study.start(); rc >= 0) return rc;
+  PeerGroup& group = study.group();
+  std::vector<Point> points;
+  try {
+    if (world_hint > 0 && world_hint != group.size())
+      throw ArgError("--world=" + std::to_string(world_hint) + " but the run has " + std::to_string(group.size()) + " GPUs");
+    for (const GpuInfo& g : group.topology().gpus)
+      if (g.cc_major != 9)
+        throw ArgError("the fused kernels need Hopper GPUs (sm_90a); GPU" + std::to_string(g.ordinal) + " is " + g.name);
+    points = build_points(grid, group.size());
+  } catch (const ArgError& e) {
+    return study.bad_input(e.what());
+  }
+  if (study.list_only()) {
+    if (study.is_root()) list(points);
+    return 0;
+  }
+  if (!NcclComms::built()) study.note("note: this build has no NCCL: the NCCL schedules are skipped");
+  else study.note("NCCL " + NcclComms::version() + " (NCCL_NVLS_ENABLE=0)");
+  if (!nvml::available()) study.note("note: NVML unavailable (" + nvml::unavailable_reason() + "): no clock readings");
+  study.note(std::to_string(points.size()) + " points");
+  PointResults results;
+  std::unique_ptr<FusedStudy> st;
+  try {
+    st = std::make_unique<FusedStudy>(group, results, opt, points);
+  } catch (const std::exception& e) {
+    study.fatal(std::string("setup: ") + e.what());
+  }
+  for (const auto& p : points)
+    benchmark::RegisterBenchmark(p.name().c_str(), [&st, p](benchmark::State& s) { st->run_point(s, p); })
+        ->UseManualTime()
+        ->Iterations(opt.timing.samples)
+        ->Unit(benchmark::kMicrosecond);
+  const int rc = study.run(fused_columns(), results);
+  st.reset();  // collective teardown before the group goes
+  return rc;
+}

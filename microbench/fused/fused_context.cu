@@ -1,0 +1,223 @@
+#include "fused_context.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "../gemm/cublaslt_gemm.h"
+#include "../harness/cuda_check.h"
+
+namespace pk::fused {
+namespace {
+
+uint64_t seed_a(int gpu) { return 0xA0000ull + static_cast<uint64_t>(gpu); }
+uint64_t seed_b(int gpu) { return 0xB0000ull + static_cast<uint64_t>(gpu); }
+constexpr int kSpotSamples = 48;
+
+uint64_t out_elems(Op op, const Shape& s, int world) {
+  return uint64_t(op == Op::gemm_rs ? s.m / world : s.m) * uint64_t(s.n);
+}
+
+int64_t flag_words(Op op, const Shape& s) {
+  const int64_t tm = s.m / kTileM, tn = s.n / kTileN;
+  return op == Op::ag_gemm ? tm : tm * tn * kHalves * kMaxGpus;
+}
+
+bool is_gemm_component(const std::string& s) { return s == "gemm_pk" || s == "gemm_cublas"; }
+bool is_coll_component(const std::string& s) { return s == "coll_nccl" || s == "coll_pk"; }
+
+}  // namespace
+
+int fused_group_m(KernelKind k, int world, int requested) {
+  if (requested > 0) return requested;
+  return k == KernelKind::ag_pull ? Cfg::DEFAULT_GROUP_M : std::max(1, Cfg::DEFAULT_GROUP_M / world);
+}
+
+Context::Context(PeerGroup& g, const FusedOptions& o, const std::vector<Point>& points)
+    : group(g), topo(g.topology()), opt(o), gate(g), status(g), streams(g), nccl(g) {
+  const int w = world();
+  uint64_t a_bytes = 4096, partial_bytes = 4096, out_bytes = 4096;
+  int64_t flags = 0;
+  for (const Point& p : points) {
+    const Shape& s = p.shape;
+    a_bytes = std::max<uint64_t>(a_bytes, uint64_t(s.m) * s.k * 2);
+    if (p.op != Op::ag_gemm) partial_bytes = std::max<uint64_t>(partial_bytes, 2ull * s.m * s.n * 2);
+    out_bytes = std::max<uint64_t>(out_bytes, out_elems(p.op, s, w) * 2);
+    flags = std::max(flags, flag_words(p.op, s));
+  }
+  a_ = group.alloc(a_bytes, "fused A");
+  partial_ = group.alloc(partial_bytes, "fused partial C");
+  out_ = group.alloc(out_bytes, "fused output");
+  // Room for several instances' regions before the pool wraps (points run one at a time).
+  sync_ = group.alloc(uint64_t(std::max<int64_t>(4 * fused_sync_ints(flags), 1 << 20)) * 4, "fused signals");
+}
+
+Context::~Context() { release_shape(); }
+
+void Context::sync_local() {
+  for (int g : local_gpus()) {
+    group.set_device(g);
+    PK_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+}
+
+void Context::release_shape() {
+  for (auto& [g, d] : data_) {
+    group.set_device(g);
+    for (void* p : {static_cast<void*>(d.b), static_cast<void*>(d.ref), static_cast<void*>(d.partial_ref),
+                    static_cast<void*>(d.a_ref)})
+      if (p) cudaFree(p);
+  }
+  data_.clear();
+  have_shape_ = false;
+}
+
+void Context::ensure_shape(Op op, const Shape& s) {
+  if (have_shape_ && op == op_ && s == shape_) return;
+  collectively(group.comm(), [&] {
+    release_shape();
+    const int w = world();
+    const uint64_t ea = uint64_t(s.m) * s.k, eb = uint64_t(s.n) * s.k, ec = uint64_t(s.m) * s.n;
+    const uint64_t shard_a = ea / w;
+    for (int g : local_gpus()) {
+      group.set_device(g);
+      LocalData& d = data_[g];
+      PK_CUDA_CHECK(cudaMalloc(&d.b, eb * 2));
+      PK_CUDA_CHECK(cudaMalloc(&d.ref, ec * 2));
+      PK_CUDA_CHECK(cudaMemset(d.ref, gemm::kPoisonByte, ec * 2));
+      gemm::fill_bf16_uniform(d.b, eb, seed_b(g));
+      // The references: cuBLASLt with fp32 accumulation over everything the operator sums,
+      // from inputs regenerated here from every GPU's seed (no communication involved).
+      const bf16 *ra, *rb;
+      int rk;
+      bf16 *cat_a = nullptr, *cat_b = nullptr, *tmp = nullptr;
+      if (op == Op::ag_gemm) {
+        PK_CUDA_CHECK(cudaMalloc(&d.a_ref, ea * 2));
+        for (int q = 0; q < w; ++q) gemm::fill_bf16_uniform(d.a_ref + q * shard_a, shard_a, seed_a(q));
+        gemm::fill_bf16_uniform(a(g) + g * shard_a, shard_a, seed_a(g));
+        ra = d.a_ref;
+        rb = d.b;
+        rk = s.k;
+      } else {
+        gemm::fill_bf16_uniform(a(g), ea, seed_a(g));
+        PK_CUDA_CHECK(cudaMalloc(&d.partial_ref, ec * 2));
+        gemm::CublasLtGemm(s.m, s.n, s.k, 0).run(a(g), d.b, d.partial_ref, nullptr);
+        // sum_q A_q B_q^T = [A_0 .. A_w-1] [B_0 .. B_w-1]^T: one GEMM with K' = w K.
+        PK_CUDA_CHECK(cudaMalloc(&cat_a, ea * w * 2));
+        PK_CUDA_CHECK(cudaMalloc(&cat_b, eb * w * 2));
+        PK_CUDA_CHECK(cudaMalloc(&tmp, std::max(ea, eb) * 2));
+        for (int q = 0; q < w; ++q) {
+          gemm::fill_bf16_uniform(tmp, ea, seed_a(q));
+          PK_CUDA_CHECK(cudaMemcpy2D(cat_a + q * s.k, size_t(w) * s.k * 2, tmp, size_t(s.k) * 2, size_t(s.k) * 2, s.m,
+                                     cudaMemcpyDeviceToDevice));
+          gemm::fill_bf16_uniform(tmp, eb, seed_b(q));
+          PK_CUDA_CHECK(cudaMemcpy2D(cat_b + q * s.k, size_t(w) * s.k * 2, tmp, size_t(s.k) * 2, size_t(s.k) * 2, s.n,
+                                     cudaMemcpyDeviceToDevice));
+        }
+        ra = cat_a;
+        rb = cat_b;
+        rk = w * s.k;
+      }
+      gemm::CublasLtGemm ref_gemm(s.m, s.n, rk, 0);
+      ref_gemm.run(ra, rb, d.ref, nullptr);
+      PK_CUDA_CHECK(cudaDeviceSynchronize());
+      if (!warmed_up_) {  // clocks and power settle on real work before the first point
+        using clock = std::chrono::steady_clock;
+        const auto t0 = clock::now();
+        while (std::chrono::duration<double, std::milli>(clock::now() - t0).count() < opt.study_warmup_ms) {
+          for (int i = 0; i < 4; ++i) ref_gemm.run(ra, rb, d.ref, nullptr);
+          PK_CUDA_CHECK(cudaDeviceSynchronize());
+        }
+      }
+      d.ref_rms = gemm::compare_bf16(d.ref, d.ref, ec).ref_rms;
+      const gemm::Comparison spot =
+          gemm::spot_check_host(ra, rb, d.ref, s.m, s.n, rk, d.ref_rms, kSpotSamples, 0x5eed + uint64_t(g));
+      for (void* p : {static_cast<void*>(cat_a), static_cast<void*>(cat_b), static_cast<void*>(tmp)})
+        if (p) cudaFree(p);
+      if (!spot.ok())
+        throw std::runtime_error("GPU" + std::to_string(g) + ": the cuBLASLt reference of " + op_name(op) + " " +
+                                 s.str() + " failed the fp64 host check: " + spot.describe());
+      if (group.comm().rank() == 0 && g == local_gpus().front())
+        std::fprintf(stderr, "fused: %s %s, reference rms %.3g, fp64 spot check max rel err %.3g\n", op_name(op).c_str(),
+                     s.str().c_str(), d.ref_rms, spot.max_rel_err);
+    }
+    warmed_up_ = true;
+  });
+  op_ = op;
+  shape_ = s;
+  have_shape_ = true;
+}
+
+SyncRegion Context::new_sync(int64_t flags) {
+  const int64_t cap = static_cast<int64_t>(sync_.bytes() / 4);
+  SyncRegion r{sync_next_, fused_sync_ints(flags)};
+  if (r.ints > cap) throw std::logic_error("signal region of " + std::to_string(r.ints) + " ints exceeds the pool");
+  if (r.offset_ints + r.ints > cap) r.offset_ints = 0;  // earlier instances are done (points run one by one)
+  sync_next_ = r.offset_ints + r.ints;
+  collectively(group.comm(), [&] {
+    for (int g : local_gpus()) {
+      group.set_device(g);
+      PK_CUDA_CHECK(cudaMemset(sync_.local(g) + r.offset_ints * 4, 0, r.ints * 4));
+    }
+    sync_local();
+  });
+  group.barrier();  // every GPU's region is zero before any GPU's kernel signals into it
+  return r;
+}
+
+FusedSync Context::sync_table(const SyncRegion& r, int g) const {
+  FusedSync s{};
+  s.epochs = reinterpret_cast<int*>(sync_.local(g)) + r.offset_ints + sync_epochs_at();
+  s.slots = sync_.table<int>(g, (r.offset_ints + sync_slots_at()) * 4);
+  s.done = sync_.table<int>(g, (r.offset_ints + sync_done_at()) * 4);
+  s.flags = sync_.table<int>(g, (r.offset_ints + sync_flags_at()) * 4);
+  return s;
+}
+
+void Context::prepare_point(const Point& p) {
+  const Shape& s = shape_;
+  const int w = world();
+  const uint64_t ea = uint64_t(s.m) * s.k, ec = uint64_t(s.m) * s.n, shard_a = ea / w;
+  collectively(group.comm(), [&] {
+    for (int g : local_gpus()) {
+      group.set_device(g);
+      const LocalData& d = data_.at(g);
+      PK_CUDA_CHECK(cudaMemset(out(g), gemm::kPoisonByte, out_elems(op_, s, w) * 2));
+      if (op_ == Op::ag_gemm) {
+        if (is_gemm_component(p.schedule)) {
+          PK_CUDA_CHECK(cudaMemcpy(a(g), d.a_ref, ea * 2, cudaMemcpyDeviceToDevice));
+        } else {  // what a gather did not bring stays NaN
+          for (int q = 0; q < w; ++q)
+            if (q != g) PK_CUDA_CHECK(cudaMemset(a(g) + q * shard_a, gemm::kPoisonByte, shard_a * 2));
+        }
+      } else if (is_coll_component(p.schedule)) {
+        PK_CUDA_CHECK(cudaMemcpy(partial(g), d.partial_ref, ec * 2, cudaMemcpyDeviceToDevice));
+      } else {
+        PK_CUDA_CHECK(cudaMemset(partial(g), gemm::kPoisonByte, 2 * ec * 2));
+      }
+    }
+    sync_local();
+  });
+  group.barrier();
+}
+
+Expectation Context::expectation(const Point& p, int g) const {
+  const Shape& s = shape_;
+  const int w = world();
+  const LocalData& d = data_.at(g);
+  const uint64_t ec = uint64_t(s.m) * s.n;
+  if (op_ == Op::ag_gemm) {
+    if (is_coll_component(p.schedule))
+      return {a(g), d.a_ref, uint64_t(s.m) * s.k, 0.0, "gathered A against every GPU's generated shard (bitwise)"};
+    return {out(g), d.ref, ec, gemm::kElemTol, "C against cuBLASLt on the generated gathered A"};
+  }
+  if (is_gemm_component(p.schedule))
+    return {partial(g), d.partial_ref, ec, gemm::kElemTol, "partial C against cuBLASLt"};
+  const double tol = reduction_tolerance(w);
+  if (op_ == Op::gemm_rs)
+    return {out(g), d.ref + uint64_t(g) * (s.m / w) * s.n, ec / w, tol,
+            "C's row shard against cuBLASLt over the concatenated K of every GPU"};
+  return {out(g), d.ref, ec, tol, "C against cuBLASLt over the concatenated K of every GPU"};
+}
+
+}  // namespace pk::fused

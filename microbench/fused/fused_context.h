@@ -1,0 +1,230 @@
+#pragma once
+// The fused study's common harness: what every operator file plugs into.
+//   Context  the group, streams, gate, status words, NCCL communicators; the symmetric
+//            buffers (A, partial C, output, signals) sized once for the largest point; the
+//            inputs and references of the current (operator, shape) on every local GPU.
+//   Impl     one schedule of one operator at one point: enqueue() queues one operation on
+//            every GPU this process drives (the harness times it with pk::FlowTimer).
+// Included by .cu files only (it hands FusedParams around).
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../gemm/gemm_data.h"
+#include "../harness/cuda_check.h"
+#include "../harness/device_runtime.h"
+#include "../harness/timing.h"
+#include "fused_kernels.h"
+#include "fused_nccl.h"
+#include "fused_problem.h"
+
+namespace pk::fused {
+
+using bf16 = __nv_bfloat16;
+
+struct FusedOptions {
+  TimingOptions timing;
+  double study_warmup_ms = 300;
+  int group_m = 0;  // 0: each kernel's default (fused_kernel_group_m)
+};
+
+// The band height of the grouped order inside a shard: the GEMM's default, divided by the GPU
+// count for the interleaved orders (their tiles in flight come from every shard at once).
+int fused_group_m(KernelKind k, int world, int requested);
+
+// One kernel instance's zeroed region of the symmetric signal buffer.
+struct SyncRegion {
+  int64_t offset_ints = 0;
+  int64_t ints = 0;
+};
+
+// Per local GPU, the current shape's inputs and references (cudaMalloc; replaced per shape).
+struct LocalData {
+  bf16* b = nullptr;            // N x K, this GPU's
+  bf16* ref = nullptr;          // M x N reference of the whole operator (RS: compare the shard's rows)
+  bf16* partial_ref = nullptr;  // RS/AR: M x N, cuBLASLt's A_r * B_r^T (the GEMM components' reference)
+  bf16* a_ref = nullptr;        // AG: M x K, the gathered A (generated here from every GPU's seed)
+  double ref_rms = 0;
+};
+
+// Where a point's result is and what it must equal (on one GPU).
+struct Expectation {
+  const void* out;
+  const void* ref;
+  uint64_t elems;
+  double elem_tol;
+  std::string what;
+};
+
+class Context {
+ public:
+  // Collective: symmetric buffers sized for every point of the run.
+  Context(PeerGroup& g, const FusedOptions& o, const std::vector<Point>& points);
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  PeerGroup& group;
+  const Topology& topo;
+  FusedOptions opt;
+  Gate gate;
+  StatusBoard status;
+  StreamPool streams;
+  NcclComms nccl;
+
+  int world() const { return group.size(); }
+  const GpuInfo& gpu(int g) const { return topo.gpus.at(g); }
+  const std::vector<int>& local_gpus() const { return group.local_gpus(); }
+  cudaStream_t stream(int g, int i = 0) { return streams.get(g, i); }
+  Deadline deadline(int g) { return status.deadline(g, opt.timing.timeout_ms); }
+
+  // Collective: inputs, references (checked against fp64 host dot products) for a new
+  // (operator, shape); nothing when it is the current one. Throws when the reference fails.
+  void ensure_shape(Op op, const Shape& s);
+  Op op() const { return op_; }
+  const Shape& shape() const { return shape_; }
+  LocalData& data(int g) { return data_.at(g); }
+
+  // The symmetric buffers as seen from GPU g (this process drives it).
+  bf16* a(int g) const { return reinterpret_cast<bf16*>(a_.local(g)); }
+  bf16* partial(int g) const { return reinterpret_cast<bf16*>(partial_.local(g)); }
+  bf16* out(int g) const { return reinterpret_cast<bf16*>(out_.local(g)); }
+  PeerTable<bf16> a_table(int g) const { return a_.table<bf16>(g); }
+  PeerTable<bf16> partial_table(int g) const { return partial_.table<bf16>(g); }
+  PeerTable<bf16> out_table(int g) const { return out_.table<bf16>(g); }
+
+  // Collective: a fresh region of `flags` flag words (plus epochs, slots, counter), zeroed on
+  // every GPU before any kernel can use it.
+  SyncRegion new_sync(int64_t flags);
+  FusedSync sync_table(const SyncRegion& r, int g) const;
+
+  // Collective, before a point: RS/AR outputs poisoned; the GEMM components' input ready
+  // (the gathered A for AG); the collective components' input ready (cuBLASLt's partials);
+  // the peers' rows of A poisoned for every AG schedule that gathers them.
+  void prepare_point(const Point& p);
+  Expectation expectation(const Point& p, int g) const;
+
+  // Synchronises every local GPU (throws the first CUDA error).
+  void sync_local();
+
+ private:
+  void release_shape();
+  SymBuf a_, partial_, out_, sync_;
+  int64_t sync_next_ = 0;
+  Op op_ = Op::gemm_rs;
+  Shape shape_;
+  bool have_shape_ = false;
+  bool warmed_up_ = false;
+  std::map<int, LocalData> data_;
+};
+
+// One schedule of one operator at one point.
+class Impl {
+ public:
+  explicit Impl(Context& c) : ctx(c) {}
+  virtual ~Impl() = default;
+  // Queues one operation on every GPU this process drives, each on ctx.stream(g).
+  virtual void enqueue() = 0;
+  virtual int enqueues_per_op() const = 0;
+
+  Context& ctx;
+  // What the row reports.
+  int compute_sms = 0;
+  int comm_blocks = 0;
+  int group_m = 0;
+  std::string tile_order;
+  std::string algo;
+};
+
+// A sequence of steps queued on each GPU's stream in order; a step marked `nccl` is issued
+// for all local GPUs inside one NCCL group (one process driving several GPUs needs it).
+class StepsImpl : public Impl {
+ public:
+  struct Step {
+    bool nccl = false;
+    std::function<void(int gpu, cudaStream_t s)> fn;
+  };
+  using Impl::Impl;
+  void add(bool nccl, std::function<void(int, cudaStream_t)> fn) { steps_.push_back({nccl, std::move(fn)}); }
+  void enqueue() override;
+  int enqueues_per_op() const override { return static_cast<int>(steps_.size() * ctx.local_gpus().size()); }
+
+ private:
+  std::vector<Step> steps_;
+};
+
+// The GEMMs the baselines and components run: this suite's (every SM) or cuBLASLt (an SM
+// target, 0 = none), one per local GPU, C[rows, n] = A[rows, k] * B[n, k]^T at any row offset.
+class GemmRunners {
+ public:
+  GemmRunners(Context& c, bool cublas, int rows, int n, int k, int sm_target = 0);
+  ~GemmRunners();
+  void run(int g, const bf16* a, const bf16* b, bf16* c, cudaStream_t s);
+  const std::string& algo() const { return algo_; }
+  int sms() const { return sms_; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::string algo_;
+  int sms_ = 0;
+};
+
+// The pieces every operator file uses to build its schedules.
+// The parameters of kernel k for GPU g; blocks [0, compute_blocks) compute, later ones communicate.
+FusedParams fused_params(Context& c, int g, KernelKind k, const Point& p, const SyncRegion& sync, int compute_blocks);
+StandaloneParams standalone_params(Context& c, int g, CollKind kind, const SyncRegion& sync);
+// The SMs a fused point gives the GEMM and its communicator; SkipPoint when they do not fit.
+std::pair<int, int> sm_split(Context& c, const Point& p);
+
+// cuBLASLt and NCCL on two streams, chunk by chunk: the overlapped baseline. cuBLASLt gets
+// the SMs comm_sms leaves (CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET), NCCL comm_sms CTAs (maxCTAs).
+// The operator says which GEMM pieces (row offsets of `rows` rows into A and C) and which NCCL
+// calls make chunk j, and whether a chunk's collective precedes its GEMMs (all-gather: the
+// GEMMs of `independent` rows run first, waiting for nothing) or follows them.
+struct OverlapPlan {
+  int chunks = 1;
+  int rows = 0;
+  bool comm_first = false;
+  std::function<std::vector<int>(int g)> independent;
+  std::function<std::vector<int>(int j, int g)> pieces;
+  std::function<void(int j, int g, int ctas, cudaStream_t s)> comm;
+};
+std::unique_ptr<Impl> make_overlap(const Point& p, Context& c, const OverlapPlan& plan);
+// Collective: kernel `kind` made ready (one block per SM) on every local GPU, and its parameters.
+std::map<int, FusedParams> prepare_fused(Context& c, const Point& p, KernelKind kind, const SyncRegion& sync,
+                                         int compute_blocks, int comm_blocks);
+// A fused kernel on the split sm_split() gives, with a fresh signal region of `flags` words;
+// zero_output queues the output's zeroing before it (in the timed operation).
+std::unique_ptr<Impl> make_fused(const Point& p, Context& c, KernelKind kind, int64_t flags, bool zero_output,
+                                 const std::string& tile_order);
+// GEMM+RS and GEMM+AR on the fused reduction kernels (intra_sm / inter_sm).
+std::unique_ptr<Impl> make_fused_reduce(const Point& p, Context& c);
+
+// Each operator file (op_*.cu) builds the schedules that differ per operator: the overlapped
+// baselines and the fused kernels.
+std::unique_ptr<Impl> make_gemm_rs(const Point& p, Context& c);  // op_gemm_rs.cu
+std::unique_ptr<Impl> make_ag_gemm(const Point& p, Context& c);  // op_ag_gemm.cu
+std::unique_ptr<Impl> make_gemm_ar(const Point& p, Context& c);  // op_gemm_ar.cu
+// The components and the non-overlapped baselines, the same for every operator (fused_impl.cu).
+std::unique_ptr<Impl> make_common(const Point& p, Context& c);  // nullptr when the operator builds it
+std::unique_ptr<Impl> make_impl(const Point& p, Context& c);
+
+// Collective: `ops` operations back to back (no gate, untimed), then every local GPU
+// synchronised and its status words checked (DeviceFailure names a timed-out wait).
+void run_untimed(Context& c, Impl& impl, int ops);
+// Collective: every local GPU's result against its expectation (Context::expectation); the
+// worst comparison over every GPU of every rank, the same on every rank.
+gemm::Comparison verify_point(Context& c, const Point& p);
+
+// The collective of the operator alone, as NCCL or this suite runs it (used by the
+// components and the non-overlapped baselines).
+void enqueue_nccl_collective(Context& c, int g, int max_ctas, cudaStream_t s);
+void enqueue_pk_collective(Context& c, int g, const SyncRegion& sync, cudaStream_t s);
+
+}  // namespace pk::fused

@@ -1,0 +1,422 @@
+// The pieces every operator's schedules share: the kernel dispatch, the parameters of the
+// fused kernels and the standalone collective, the GEMM runners, and the schedules that are
+// the same for every operator (components, non-overlapped baselines).
+#include <map>
+#include <tuple>
+
+#include "../gemm/cublaslt_gemm.h"
+#include "../gemm/gemm_launch.cuh"
+#include "../gemm/pk_gemm.h"
+#include "../harness/cuda_check.h"
+#include "../harness/tensor_map_gemm.h"
+#include "fused_context.h"
+
+namespace pk::fused {
+
+void prepare_kernel(KernelKind k, int blocks, const GpuInfo& g) {
+  switch (k) {
+    case KernelKind::reduce_intra: return prepare_reduce_intra(blocks, g);
+    case KernelKind::reduce_inter: return prepare_reduce_inter(blocks, g);
+    case KernelKind::ag_pull: return prepare_ag_pull(blocks, g);
+    case KernelKind::ag_remote: return prepare_ag_remote(blocks, g);
+  }
+}
+
+void launch_kernel(KernelKind k, const FusedParams& p, int blocks, cudaStream_t s) {
+  switch (k) {
+    case KernelKind::reduce_intra: return launch_reduce_intra(p, blocks, s);
+    case KernelKind::reduce_inter: return launch_reduce_inter(p, blocks, s);
+    case KernelKind::ag_pull: return launch_ag_pull(p, blocks, s);
+    case KernelKind::ag_remote: return launch_ag_remote(p, blocks, s);
+  }
+}
+
+void launch_standalone(const StandaloneParams& p, int blocks, cudaStream_t s) {
+  standalone_collective_kernel<<<blocks, StandaloneConfig::kThreads, 0, s>>>(p);
+  PK_CUDA_CHECK_LAUNCH();
+}
+
+void StepsImpl::enqueue() {
+  for (const Step& st : steps_) {
+    if (st.nccl) ctx.nccl.group_start();
+    for (int g : ctx.local_gpus()) {
+      ctx.group.set_device(g);
+      st.fn(g, ctx.stream(g));
+    }
+    if (st.nccl) ctx.nccl.group_end();
+  }
+}
+
+// ---- GEMM runners ----
+struct GemmRunners::Impl {
+  Context* ctx;
+  bool cublas;
+  Shape shape;
+  std::map<int, std::unique_ptr<gemm::PkGemm>> pk;
+  std::map<int, std::unique_ptr<gemm::CublasLtGemm>> lt;
+  std::map<std::tuple<int, const void*, const void*, void*>, int> handles;  // pk: tensor maps encoded once
+};
+
+GemmRunners::GemmRunners(Context& c, bool cublas, int rows, int n, int k, int sm_target)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->ctx = &c;
+  impl_->cublas = cublas;
+  impl_->shape = Shape{rows, n, k};
+  for (int g : c.local_gpus()) {
+    c.group.set_device(g);
+    const GpuInfo& info = c.gpu(g);
+    if (cublas) {
+      impl_->lt[g] = std::make_unique<gemm::CublasLtGemm>(rows, n, k, sm_target >= info.sm_count ? 0 : sm_target);
+      algo_ = impl_->lt[g]->algo_description();
+      sms_ = sm_target > 0 ? sm_target : info.sm_count;
+    } else {
+      impl_->pk[g] = std::make_unique<gemm::PkGemm>("c1", info, info.sm_count);
+      sms_ = info.sm_count;
+    }
+  }
+}
+
+GemmRunners::~GemmRunners() = default;
+
+void GemmRunners::run(int g, const bf16* a, const bf16* b, bf16* c, cudaStream_t s) {
+  if (impl_->cublas) {
+    impl_->lt.at(g)->run(a, b, c, s);
+    return;
+  }
+  gemm::PkGemm& pk = *impl_->pk.at(g);
+  const auto key = std::make_tuple(g, static_cast<const void*>(a), static_cast<const void*>(b), static_cast<void*>(c));
+  auto it = impl_->handles.find(key);
+  if (it == impl_->handles.end())
+    it = impl_->handles.emplace(key, pk.add(a, b, c, impl_->shape, 0, nullptr, impl_->ctx->deadline(g))).first;
+  pk.launch(it->second, s);
+}
+
+// ---- parameters ----
+std::pair<int, int> sm_split(Context& c, const Point& p) {
+  const int sms = c.gpu(c.local_gpus().front()).sm_count;
+  if (sms > kMaxBlocks) throw SkipPoint("the fused kernels' signals are sized for at most " + std::to_string(kMaxBlocks) + " SMs");
+  if (p.schedule != "inter_sm") return {sms, 0};
+  const int comm = p.knob(knobs::comm_sms.name);
+  if (comm >= sms) throw SkipPoint("comm_sms=" + std::to_string(comm) + " leaves no SM of " + std::to_string(sms) + " to the GEMM");
+  return {sms - comm, comm};
+}
+
+namespace {
+// Rows of a unit staged per step of the inter-SM reduction: two stages of every GPU's rows
+// must fit the block's shared memory.
+int piece_rows(int world) {
+  int rows = Cfg::WG_M;
+  while (rows > 1 && 2u * world * rows * (Cfg::BN * 2) + 64 > Cfg::SMEM_BYTES - 1024) rows /= 2;
+  return rows;
+}
+}  // namespace
+
+FusedParams fused_params(Context& c, int g, KernelKind k, const Point& p, const SyncRegion& sync, int compute_blocks) {
+  const Shape& s = p.shape;
+  const int w = c.world();
+  const bool ag = p.op == Op::ag_gemm;
+  FusedParams fp{};
+  static_cast<gemm::GemmParams&>(fp) =
+      gemm::make_gemm_params<Cfg>(c.a(g), c.data(g).b, ag ? c.out(g) : c.partial(g), s.m, s.n, s.k, compute_blocks,
+                                  fused_group_m(k, w, c.opt.group_m), nullptr, c.deadline(g));
+  fp.sync = c.sync_table(sync, g);
+  fp.rank = g;
+  fp.world = w;
+  fp.reduce_to_all = p.op == Op::gemm_ar ? 1 : 0;
+  fp.order_first = k == KernelKind::ag_remote ? 0 : 1;
+  fp.rows_per_flag = 1;
+  fp.piece_rows = piece_rows(w);
+  const PeerTable<bf16> outs = c.out_table(g), as = c.a_table(g);
+  switch (k) {
+    case KernelKind::reduce_intra: {
+      const int rows = p.op == Op::gemm_rs ? s.m / w : s.m;
+      for (int q = 0; q < w; ++q)
+        fp.tmap_peer[q] = make_tensor_map_2d_bf16_sw128(outs.at[q], s.n, rows, uint64_t(s.n) * 2, Cfg::EPI_COLS, Cfg::WG_M);
+      break;
+    }
+    case KernelKind::reduce_inter:
+      fp.tmap_c_odd = make_tensor_map_2d_bf16_sw128(c.partial(g) + uint64_t(s.m) * s.n, s.n, s.m, uint64_t(s.n) * 2,
+                                                    Cfg::EPI_COLS, Cfg::WG_M);
+      fp.partial = c.partial_table(g);
+      fp.out = outs;
+      break;
+    case KernelKind::ag_pull:
+      fp.a = as;
+      break;
+    case KernelKind::ag_remote:
+      for (int q = 0; q < w; ++q)
+        fp.tmap_peer[q] = make_tensor_map_2d_bf16_sw128(as.at[q], s.k, s.m, uint64_t(s.k) * 2, Cfg::BK, Cfg::BM);
+      break;
+  }
+  return fp;
+}
+
+StandaloneParams standalone_params(Context& c, int g, CollKind kind, const SyncRegion& sync) {
+  const Shape& s = c.shape();
+  StandaloneParams p{};
+  p.sync = c.sync_table(sync, g);
+  p.src = kind == kCollAg ? c.a_table(g) : c.partial_table(g);
+  p.dst = kind == kCollAg ? c.a_table(g) : c.out_table(g);
+  p.row_elems = kind == kCollAg ? s.k : s.n;
+  p.rows = s.m;
+  p.kind = kind;
+  p.deadline = c.deadline(g);
+  return p;
+}
+
+// ---- the collective alone ----
+void enqueue_nccl_collective(Context& c, int g, int ctas, cudaStream_t s) {
+  const Shape& sh = c.shape();
+  const int w = c.world();
+  switch (c.op()) {
+    case Op::gemm_rs:
+      c.nccl.reduce_scatter(g, ctas, c.partial(g), c.out(g), size_t(sh.m / w) * sh.n, s);
+      break;
+    case Op::gemm_ar:
+      c.nccl.all_reduce(g, ctas, c.partial(g), c.out(g), size_t(sh.m) * sh.n, s);
+      break;
+    case Op::ag_gemm: {
+      const size_t shard = size_t(sh.m / w) * sh.k;
+      c.nccl.all_gather(g, ctas, c.a(g) + g * shard, c.a(g), shard, s);  // in place
+      break;
+    }
+  }
+}
+
+void enqueue_pk_collective(Context& c, int g, const SyncRegion& sync, cudaStream_t s) {
+  const CollKind kind = c.op() == Op::gemm_rs ? kCollRs : c.op() == Op::gemm_ar ? kCollAr : kCollAg;
+  launch_standalone(standalone_params(c, g, kind, sync), c.gpu(g).sm_count, s);
+}
+
+// ---- schedules common to every operator ----
+std::unique_ptr<Impl> make_common(const Point& p, Context& c) {
+  const std::string& n = p.schedule;
+  const bool ag = p.op == Op::ag_gemm;
+  const bool pk_gemm = n == "gemm_pk" || n == "pk_then_coll", lt_gemm = n == "gemm_cublas" || n == "cublas_nccl";
+  const bool pk_coll = n == "coll_pk" || n == "pk_then_coll", nccl_coll = n == "coll_nccl" || n == "cublas_nccl";
+  if (!pk_gemm && !lt_gemm && !pk_coll && !nccl_coll) return nullptr;
+  // Collective set-up first, on every rank alike; then what each rank builds for its GPUs.
+  if (nccl_coll) {
+    if (!NcclComms::built()) throw SkipPoint("this build has no NCCL");
+    c.nccl.ensure(0);
+  }
+  SyncRegion sync;
+  if (pk_coll) sync = c.new_sync(0);
+  std::shared_ptr<GemmRunners> gemm;
+  if (pk_gemm || lt_gemm)
+    collectively(c.group.comm(), [&] { gemm = std::make_shared<GemmRunners>(c, lt_gemm, p.shape.m, p.shape.n, p.shape.k); });
+
+  // The GEMM of the operator: RS/AR write the partial C, AG reads the gathered A.
+  auto gemm_step = [&c, gemm, ag](int g, cudaStream_t st) {
+    gemm->run(g, c.a(g), c.data(g).b, ag ? c.out(g) : c.partial(g), st);
+  };
+  auto coll_step = [&c, sync, pk_coll](int g, cudaStream_t st) {
+    if (pk_coll) enqueue_pk_collective(c, g, sync, st);
+    else enqueue_nccl_collective(c, g, 0, st);
+  };
+  auto impl = std::make_unique<StepsImpl>(c);
+  const bool coll = pk_coll || nccl_coll, gemm_too = pk_gemm || lt_gemm;
+  if (coll && ag) impl->add(nccl_coll, coll_step);  // all-gather, then the GEMM
+  if (gemm_too) impl->add(false, gemm_step);
+  if (coll && !ag) impl->add(nccl_coll, coll_step);  // the GEMM, then the reduction
+  if (gemm) {
+    impl->compute_sms = gemm->sms();
+    impl->algo = gemm->algo();
+    if (pk_gemm) impl->tile_order = "grouped";
+  }
+  return impl;
+}
+
+std::unique_ptr<Impl> make_impl(const Point& p, Context& c) {
+  // This suite's kernels address the peers' memory directly; NCCL and cuBLASLt do not need to.
+  const bool direct = p.schedule != "gemm_pk" && p.schedule != "gemm_cublas" && p.schedule.find("nccl") == std::string::npos;
+  if (direct)
+    for (int a = 0; a < c.world(); ++a)
+      for (int b = 0; b < c.world(); ++b)
+        if (!c.group.can_access(a, b))
+          throw SkipPoint("GPU" + std::to_string(a) + " cannot reach GPU" + std::to_string(b) + "'s memory");
+  if (auto i = make_common(p, c)) return i;
+  switch (p.op) {
+    case Op::gemm_rs: return make_gemm_rs(p, c);
+    case Op::ag_gemm: return make_ag_gemm(p, c);
+    case Op::gemm_ar: return make_gemm_ar(p, c);
+  }
+  return nullptr;
+}
+
+}  // namespace pk::fused
+
+namespace pk::fused {
+
+// ---- the fused kernels ----
+std::map<int, FusedParams> prepare_fused(Context& c, const Point& p, KernelKind kind, const SyncRegion& sync,
+                                         int compute_blocks, int comm_blocks) {
+  std::map<int, FusedParams> params;
+  collectively(c.group.comm(), [&] {
+    for (int g : c.local_gpus()) {
+      c.group.set_device(g);
+      prepare_kernel(kind, compute_blocks + comm_blocks, c.gpu(g));
+      params[g] = fused_params(c, g, kind, p, sync, compute_blocks);
+    }
+  });
+  return params;
+}
+
+std::unique_ptr<Impl> make_fused(const Point& p, Context& c, KernelKind kind, int64_t flags, bool zero_output,
+                                 const std::string& tile_order) {
+  const auto [compute, comm] = sm_split(c, p);
+  const SyncRegion sync = c.new_sync(flags);
+  auto params = std::make_shared<std::map<int, FusedParams>>(prepare_fused(c, p, kind, sync, compute, comm));
+  auto impl = std::make_unique<StepsImpl>(c);
+  if (zero_output) {  // the reduce-adds need a zeroed output: part of the timed operation
+    const uint64_t bytes = uint64_t(p.op == Op::gemm_rs ? p.shape.m / c.world() : p.shape.m) * p.shape.n * 2;
+    impl->add(false, [&c, bytes](int g, cudaStream_t st) { PK_CUDA_CHECK(cudaMemsetAsync(c.out(g), 0, bytes, st)); });
+  }
+  const int blocks = compute + comm;
+  impl->add(false, [params, kind, blocks](int g, cudaStream_t st) { launch_kernel(kind, params->at(g), blocks, st); });
+  impl->compute_sms = compute;
+  impl->comm_blocks = comm;
+  impl->group_m = params->begin()->second.group_m;
+  impl->tile_order = tile_order;
+  return impl;
+}
+
+std::unique_ptr<Impl> make_fused_reduce(const Point& p, Context& c) {
+  if (p.schedule == "inter_sm")
+    return make_fused(p, c, KernelKind::reduce_inter,
+                      int64_t(p.shape.m / kTileM) * (p.shape.n / kTileN) * kHalves * kMaxGpus, false, "interleaved");
+  return make_fused(p, c, KernelKind::reduce_intra, 0, true, p.op == Op::gemm_ar ? "grouped" : "interleaved");
+}
+
+// ---- cuBLASLt + NCCL on two streams ----
+namespace {
+class OverlapImpl : public Impl {
+ public:
+  OverlapImpl(Context& c, const Point& p, OverlapPlan plan) : Impl(c), plan_(std::move(plan)) {
+    ctas_ = p.knob(knobs::comm_sms.name);
+    const int sms = c.gpu(c.local_gpus().front()).sm_count;
+    if (ctas_ >= sms) throw SkipPoint("comm_sms=" + std::to_string(ctas_) + " leaves cuBLASLt no SM");
+    gemm_ = std::make_unique<GemmRunners>(c, true, plan_.rows, p.shape.n, p.shape.k, sms - ctas_);
+    compute_sms = sms - ctas_;
+    comm_blocks = ctas_;
+    algo = gemm_->algo();
+    for (int g : c.local_gpus()) {
+      c.group.set_device(g);
+      Events& e = events_[g];
+      e.chunk.resize(plan_.chunks);
+      for (cudaEvent_t* ev : {&e.fork, &e.join}) PK_CUDA_CHECK(cudaEventCreateWithFlags(ev, cudaEventDisableTiming));
+      for (auto& ev : e.chunk) PK_CUDA_CHECK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+    }
+  }
+  ~OverlapImpl() override {
+    for (auto& [g, e] : events_) {
+      ctx.group.set_device(g);
+      cudaEventDestroy(e.fork);
+      cudaEventDestroy(e.join);
+      for (auto ev : e.chunk) cudaEventDestroy(ev);
+    }
+  }
+  int enqueues_per_op() const override {
+    return static_cast<int>(ctx.local_gpus().size()) * (plan_.chunks * (ctx.world() + 3) + 4);
+  }
+
+  void enqueue() override {
+    const bool ag = ctx.op() == Op::ag_gemm;
+    auto gemm = [&](int g, int row) {
+      const int64_t k = ctx.shape().k, n = ctx.shape().n;
+      gemm_->run(g, ctx.a(g) + row * k, ctx.data(g).b, (ag ? ctx.out(g) : ctx.partial(g)) + row * n, ctx.stream(g, 0));
+    };
+    for (int g : ctx.local_gpus()) {  // the second stream starts behind the first (and its gate)
+      ctx.group.set_device(g);
+      PK_CUDA_CHECK(cudaEventRecord(events_[g].fork, ctx.stream(g, 0)));
+      PK_CUDA_CHECK(cudaStreamWaitEvent(ctx.stream(g, 1), events_[g].fork));
+      if (plan_.comm_first)
+        for (int row : plan_.independent(g)) gemm(g, row);
+    }
+    for (int j = 0; j < plan_.chunks; ++j) {
+      if (!plan_.comm_first)
+        for (int g : ctx.local_gpus()) {
+          ctx.group.set_device(g);
+          for (int row : plan_.pieces(j, g)) gemm(g, row);
+          PK_CUDA_CHECK(cudaEventRecord(events_[g].chunk[j], ctx.stream(g, 0)));
+          PK_CUDA_CHECK(cudaStreamWaitEvent(ctx.stream(g, 1), events_[g].chunk[j]));
+        }
+      ctx.nccl.group_start();
+      for (int g : ctx.local_gpus()) {
+        ctx.group.set_device(g);
+        plan_.comm(j, g, ctas_, ctx.stream(g, 1));
+      }
+      ctx.nccl.group_end();
+      if (plan_.comm_first)
+        for (int g : ctx.local_gpus()) {
+          ctx.group.set_device(g);
+          PK_CUDA_CHECK(cudaEventRecord(events_[g].chunk[j], ctx.stream(g, 1)));
+          PK_CUDA_CHECK(cudaStreamWaitEvent(ctx.stream(g, 0), events_[g].chunk[j]));
+          for (int row : plan_.pieces(j, g)) gemm(g, row);
+        }
+    }
+    for (int g : ctx.local_gpus()) {  // the first stream ends behind the second
+      ctx.group.set_device(g);
+      PK_CUDA_CHECK(cudaEventRecord(events_[g].join, ctx.stream(g, 1)));
+      PK_CUDA_CHECK(cudaStreamWaitEvent(ctx.stream(g, 0), events_[g].join));
+    }
+  }
+
+ private:
+  struct Events {
+    cudaEvent_t fork = nullptr, join = nullptr;
+    std::vector<cudaEvent_t> chunk;
+  };
+  OverlapPlan plan_;
+  int ctas_ = 0;
+  std::unique_ptr<GemmRunners> gemm_;
+  std::map<int, Events> events_;
+};
+}  // namespace
+
+std::unique_ptr<Impl> make_overlap(const Point& p, Context& c, const OverlapPlan& plan) {
+  if (!NcclComms::built()) throw SkipPoint("this build has no NCCL");
+  c.nccl.ensure(p.knob(knobs::comm_sms.name));  // collective: outside the per-rank part below
+  std::unique_ptr<Impl> impl;
+  collectively(c.group.comm(), [&] { impl = std::make_unique<OverlapImpl>(c, p, plan); });
+  return impl;
+}
+
+}  // namespace pk::fused
+
+namespace pk::fused {
+
+void run_untimed(Context& c, Impl& impl, int ops) {
+  collectively(c.group.comm(), [&] {
+    for (int i = 0; i < ops; ++i) impl.enqueue();
+    c.sync_local();
+    c.status.check(c.local_gpus());
+  });
+}
+
+gemm::Comparison verify_point(Context& c, const Point& p) {
+  gemm::Comparison worst;
+  collectively(c.group.comm(), [&] {
+    for (int g : c.local_gpus()) {
+      c.group.set_device(g);
+      const Expectation x = c.expectation(p, g);
+      const gemm::Comparison r = gemm::compare_bf16(x.out, x.ref, x.elems, x.elem_tol);
+      worst.wrong += r.wrong;
+      worst.elems += r.elems;
+      worst.rel_fro_err = std::max(worst.rel_fro_err, r.rel_fro_err);
+      worst.max_rel_err = std::max(worst.max_rel_err, r.max_rel_err);
+      worst.elem_tol = r.elem_tol;
+      worst.ref_rms = r.ref_rms;
+    }
+  });
+  Comm& comm = c.group.comm();
+  worst.rel_fro_err = comm.max(worst.rel_fro_err);
+  worst.max_rel_err = comm.max(worst.max_rel_err);
+  double v[2] = {double(worst.wrong), double(worst.elems)};
+  comm.allreduce_max(v, 2);  // a count per rank: the worst rank's
+  worst.wrong = static_cast<uint64_t>(v[0]);
+  worst.elems = static_cast<uint64_t>(v[1]);
+  return worst;
+}
+
+}  // namespace pk::fused

@@ -1,0 +1,147 @@
+#include "fused_nccl.h"
+
+#include <cstdlib>
+#include <stdexcept>
+#include <vector>
+
+#include "../harness/cuda_check.h"
+
+#ifdef PKBENCH_HAVE_NCCL
+#include <nccl.h>
+#endif
+
+namespace pk::fused {
+
+std::string keep_nccl_multicast_off() {
+  const char* v = std::getenv("NCCL_NVLS_ENABLE");
+  if (!v) {
+    setenv("NCCL_NVLS_ENABLE", "0", 1);
+    return "";
+  }
+  if (std::string(v) != "0")
+    return "NCCL_NVLS_ENABLE=" + std::string(v) + ": NVSwitch multicast is never run here; unset it or set it to 0";
+  return "";
+}
+
+#ifdef PKBENCH_HAVE_NCCL
+struct NcclComms::Set {
+  std::map<int, ncclComm_t> comms;  // group GPU -> communicator
+};
+#else
+struct NcclComms::Set {};
+#endif
+
+NcclComms::NcclComms(PeerGroup& g) : g_(g) {}
+
+#ifdef PKBENCH_HAVE_NCCL
+
+namespace {
+void check(ncclResult_t r, const char* what) {
+  if (r == ncclSuccess) return;
+  const char* last = ncclGetLastError(nullptr);
+  throw std::runtime_error(std::string(what) + ": " + ncclGetErrorString(r) + (last && *last ? std::string(" (") + last + ")" : ""));
+}
+#define PK_NCCL(expr) check((expr), #expr)
+}  // namespace
+
+bool NcclComms::built() { return true; }
+std::string NcclComms::version() {
+  int v = 0;
+  ncclGetVersion(&v);
+  return std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." + std::to_string(v % 100);
+}
+
+// Destroy alone, as nccl-tests does: it finalizes internally, and a blocking
+// ncclCommFinalize of one of several communicators driven by one thread would wait for the
+// others' finalize.
+NcclComms::~NcclComms() {
+  for (auto& [ctas, s] : sets_)
+    for (auto& [gpu, c] : s->comms) {
+      g_.set_device(gpu);
+      cudaDeviceSynchronize();
+      ncclCommDestroy(c);
+    }
+}
+
+void NcclComms::ensure(int max_ctas) {
+  if (sets_.count(max_ctas)) return;
+  Comm& comm = g_.comm();
+  ncclUniqueId id{};
+  std::string err;
+  if (comm.rank() == 0) {
+    const ncclResult_t r = ncclGetUniqueId(&id);
+    if (r != ncclSuccess) err = std::string("ncclGetUniqueId: ") + ncclGetErrorString(r);
+  }
+  err = comm.first_error(err);
+  if (!err.empty()) throw std::runtime_error(err);
+  comm.broadcast(&id, sizeof id, 0);
+  auto s = std::make_unique<Set>();
+  collectively(comm, [&] {
+    ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+    cfg.blocking = 1;
+    if (max_ctas > 0) {
+      cfg.minCTAs = 1;
+      cfg.maxCTAs = max_ctas;
+    }
+    const auto& gpus = g_.local_gpus();
+    if (gpus.size() > 1) PK_NCCL(ncclGroupStart());
+    for (int gpu : gpus) {
+      g_.set_device(gpu);
+      ncclComm_t c = nullptr;
+      PK_NCCL(ncclCommInitRankConfig(&c, g_.size(), id, gpu, &cfg));
+      s->comms[gpu] = c;
+    }
+    if (gpus.size() > 1) PK_NCCL(ncclGroupEnd());
+  });
+  sets_[max_ctas] = std::move(s);
+}
+
+NcclComms::Set& NcclComms::set(int max_ctas) {
+  auto it = sets_.find(max_ctas);
+  if (it == sets_.end()) throw std::logic_error("NCCL communicators for maxCTAs=" + std::to_string(max_ctas) + " not created");
+  return *it->second;
+}
+
+void NcclComms::reduce_scatter(int gpu, int ctas, const void* send, void* recv, size_t n, cudaStream_t s) {
+  PK_NCCL(ncclReduceScatter(send, recv, n, ncclBfloat16, ncclSum, set(ctas).comms.at(gpu), s));
+}
+void NcclComms::all_gather(int gpu, int ctas, const void* send, void* recv, size_t n, cudaStream_t s) {
+  PK_NCCL(ncclAllGather(send, recv, n, ncclBfloat16, set(ctas).comms.at(gpu), s));
+}
+void NcclComms::all_reduce(int gpu, int ctas, const void* send, void* recv, size_t n, cudaStream_t s) {
+  PK_NCCL(ncclAllReduce(send, recv, n, ncclBfloat16, ncclSum, set(ctas).comms.at(gpu), s));
+}
+void NcclComms::reduce(int gpu, int ctas, const void* send, void* recv, size_t n, int root, cudaStream_t s) {
+  PK_NCCL(ncclReduce(send, recv, n, ncclBfloat16, ncclSum, root, set(ctas).comms.at(gpu), s));
+}
+void NcclComms::broadcast(int gpu, int ctas, const void* send, void* recv, size_t n, int root, cudaStream_t s) {
+  PK_NCCL(ncclBroadcast(send, recv, n, ncclBfloat16, root, set(ctas).comms.at(gpu), s));
+}
+void NcclComms::group_start() {
+  if (g_.local_gpus().size() > 1) PK_NCCL(ncclGroupStart());
+}
+void NcclComms::group_end() {
+  if (g_.local_gpus().size() > 1) PK_NCCL(ncclGroupEnd());
+}
+
+#else  // no NCCL in this build: the NCCL schedules are skipped before any of this is called
+
+bool NcclComms::built() { return false; }
+std::string NcclComms::version() { return ""; }
+NcclComms::~NcclComms() = default;
+namespace {
+[[noreturn]] void unavailable() { throw SkipPoint("this build has no NCCL"); }
+}  // namespace
+void NcclComms::ensure(int) { unavailable(); }
+NcclComms::Set& NcclComms::set(int) { unavailable(); }
+void NcclComms::reduce_scatter(int, int, const void*, void*, size_t, cudaStream_t) { unavailable(); }
+void NcclComms::all_gather(int, int, const void*, void*, size_t, cudaStream_t) { unavailable(); }
+void NcclComms::all_reduce(int, int, const void*, void*, size_t, cudaStream_t) { unavailable(); }
+void NcclComms::reduce(int, int, const void*, void*, size_t, int, cudaStream_t) { unavailable(); }
+void NcclComms::broadcast(int, int, const void*, void*, size_t, int, cudaStream_t) { unavailable(); }
+void NcclComms::group_start() {}
+void NcclComms::group_end() {}
+
+#endif
+
+}  // namespace pk::fused

@@ -1,0 +1,129 @@
+#pragma once
+// Plain C++ side of the fused study (no GPU, CPU-tested): the three operators and their local
+// shapes, the checks that refuse a shape the kernels cannot run, the schedules and their
+// knobs declared once (the point grid, the point names and the CSV columns derive from the
+// declarations, like the transfer study's mechanisms), and the bytes each operator moves.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "../gemm/gemm_problem.h"
+
+namespace pk::fused {
+
+using gemm::Shape;
+
+// ---- operators ----
+enum class Op { gemm_rs, ag_gemm, gemm_ar };
+const std::vector<Op>& all_ops();
+std::string op_name(Op op);  // "gemm_rs", "ag_gemm", "gemm_ar"
+Op parse_op(const std::string& s);  // ArgError naming --ops
+std::string op_description(Op op);
+
+// The paper's local shapes (Figures 7-9) with 8 GPUs replaced by `world`:
+//   ag_gemm  N x N/world x N     (gathered A is N x N; B and C are column shards)
+//   gemm_rs  N x N x N/world     (K is sharded; C's rows are scattered)
+//   gemm_ar  N x N x N/world
+Shape paper_shape(Op op, int size_n, int world);
+
+// The fused kernels' tile (kernels/fused/fused_params.cuh: the GEMM's c1 configuration).
+inline constexpr int kTileM = 128, kTileN = 256, kTileK = 64;
+
+// Refuses, with ArgError naming `flag` and every reason, a local shape that is not whole
+// tiles or whose row shards (C's rows for RS/AR, A's for AG) are not whole tile rows per GPU.
+// world <= 0: the GPU count is not known yet; only the tile is checked.
+void check_shape(Op op, const Shape& s, int world, const std::string& flag);
+// The same for a paper size N (the derived shape, and N itself divisible by the GPU count;
+// with world <= 0, the shape N/1 is checked against the tile).
+void check_size(Op op, int size_n, int world, const std::string& flag);
+
+// Rows of the row shard each GPU owns: C's (RS, AR) or A's (AG).
+int shard_rows(Op op, const Shape& s, int world);
+
+// Bytes one GPU must send to (= receive from) its peers for the operator, the minimum any
+// schedule moves: RS (w-1)/w of C, AG (w-1)/w of A, AR 2 (w-1)/w of C (reduce-scatter +
+// all-gather); bf16 elements.
+double collective_bytes(Op op, const Shape& s, int world);
+// Bytes the intra-SM schedule sends per GPU: RS as the collective, AR every tile to every
+// peer ((w-1) C), AG every remote tile of A once per tile column of C.
+double intra_sm_bytes(Op op, const Shape& s, int world);
+
+// ---- knobs and schedules (declared once) ----
+struct Knob {
+  std::string name;  // CSV column and point-name key
+  std::string flag;  // command-line flag (without "--"), a list or range
+  std::string unit;
+  std::string help;
+  int lo = 1, hi = 1;  // allowed values
+};
+
+namespace knobs {
+extern const Knob comm_sms;  // SMs given to communication (inter-SM communicator blocks; NCCL's CTAs)
+extern const Knob chunks;    // pipeline chunks per row shard (overlapped baselines, copy engine)
+}  // namespace knobs
+
+struct KnobUse {
+  const Knob* knob;
+  std::string default_list;  // the values a point grid takes when the flag is not given
+};
+
+enum class Kind { component, baseline, fused };
+std::string kind_name(Kind k);
+struct Schedule;
+// The CSV's `overlap` column: intra_sm / inter_sm for the fused kernels, else "baseline" or
+// "component" (a GEMM or a collective alone: never a solution of the fused problem).
+std::string overlap_of(const Schedule& s);
+
+struct Schedule {
+  std::string name;
+  Kind kind;
+  std::string summary;
+  std::vector<Op> ops;  // operators it implements
+  std::vector<KnobUse> knobs;
+  bool needs_nccl = false;
+  bool supports(Op op) const;
+  bool has_knob(const std::string& name) const;
+};
+
+// In run order: components first, then baselines, then the fused kernels, so every ratio
+// column finds the rows it divides by.
+const std::vector<Schedule>& schedules();
+const Schedule& schedule(const std::string& name);  // ArgError if unknown
+std::vector<std::string> schedule_names();
+// Every knob of every schedule, first declaration first: the knob columns, flags, name order.
+const std::vector<const Knob*>& all_knobs();
+// Parses a knob's list (args.h grammar) and checks each value against lo..hi (ArgError
+// naming the flag).
+std::vector<int> parse_knob_list(const Knob& k, const std::string& list);
+
+// ---- points ----
+struct Point {
+  Op op = Op::gemm_rs;
+  std::string schedule;
+  Shape shape;
+  int size_n = 0;  // the paper's N this shape came from (0: given as MxNxK)
+  std::map<std::string, int> knobs;
+  int knob(const std::string& name, int missing = 0) const;
+  std::string name() const;  // "fused/gemm_rs/inter_sm/8192x8192x4096/comm_sms:16"
+};
+
+struct GridSpec {
+  std::vector<Op> ops;
+  std::vector<std::string> schedules;
+  std::vector<int> sizes;      // paper N values
+  std::vector<Shape> shapes;   // explicit local shapes (every operator)
+  std::map<std::string, std::vector<int>> knob_values;  // knob name -> values (from flags or defaults)
+};
+// For each operator, each shape (sizes first, then explicit shapes), every schedule in run
+// order that implements the operator, the knob product. Shapes are checked (ArgError);
+// world <= 0 checks the tile only (the paper shapes are then planned for one GPU).
+std::vector<Point> build_points(const GridSpec& g, int world);
+
+// The tidy CSV schema of pkbench_fused (knob columns from all_knobs(), metadata last).
+const std::vector<std::string>& fused_columns();
+
+// Per-element tolerance of a reduced output against the fp32-accumulated reference: bf16
+// rounding of each GPU's partial plus one rounding per add at the destination.
+double reduction_tolerance(int world);
+
+}  // namespace pk::fused

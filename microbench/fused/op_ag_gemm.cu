@@ -1,0 +1,150 @@
+// All-gather + GEMM: GPU g holds row shard g of A (rows [g M/w, (g+1) M/w) of its A buffer)
+// and its own B_g (a column shard of the weights); every GPU computes C = A_gathered * B_g^T.
+// The components and non-overlapped baselines are the common ones (fused_impl.cu); here the
+// overlapped NCCL baseline, the copy-engine schedule and the fused kernels.
+#include <cuda.h>
+
+#include "../harness/cuda_check.h"
+#include "../harness/driver_api.h"
+#include "fused_context.h"
+
+namespace pk::fused {
+namespace {
+
+// cuStreamWriteValue32 through the runtime's driver entry point (no libcuda link), like
+// microbench/harness/driver_api.cpp does for its table.
+using WriteValue32 = CUresult (*)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
+WriteValue32 write_value32() {
+  static const WriteValue32 fn = [] {
+    void* f = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    const cudaError_t e = cudaGetDriverEntryPointByVersion("cuStreamWriteValue32", &f, 12000, cudaEnableDefault, &q);
+    if (e != cudaSuccess || q != cudaDriverEntryPointSuccess || !f) {
+      cudaGetLastError();
+      throw CudaError(std::string("driver entry point cuStreamWriteValue32 is not available (") + cudaGetErrorString(e) + ")");
+    }
+    return reinterpret_cast<WriteValue32>(f);
+  }();
+  return fn;
+}
+
+// The copy engine pulls every chunk of every peer's shard (cudaMemcpyAsync on a second
+// stream) and, behind each copy, writes the chunk's flag (cuStreamWriteValue32 with its
+// default memory barrier); this suite's AG GEMM runs on every SM and waits per tile row for
+// its chunk's flag: AgPullOps with no communicator blocks and rows_per_flag = a chunk. The
+// flag value is the launch's epoch, counted here on the host: the kernel's device epochs
+// and this count both start at the instance's creation and grow once per operation.
+class CeOverlapImpl : public Impl {
+ public:
+  CeOverlapImpl(Context& c, const Point& p, const SyncRegion& sync, int chunk_tiles) : Impl(c), chunk_tiles_(chunk_tiles) {
+    const Shape& s = p.shape;
+    shard_tiles_ = s.m / kTileM / c.world();
+    chunks_ = shard_tiles_ / chunk_tiles;
+    sms_ = sm_split(c, p).first;
+    collectively(c.group.comm(), [] { write_value32(); });
+    params_ = prepare_fused(c, p, KernelKind::ag_pull, sync, sms_, 0);
+    collectively(c.group.comm(), [&] {
+      for (auto& [g, fp] : params_) {
+        c.group.set_device(g);
+        fp.rows_per_flag = chunk_tiles;
+        PerGpu& x = gpus_[g];
+        x.flags = fp.sync.flags.local();
+        PK_CUDA_CHECK(cudaEventCreateWithFlags(&x.fork, cudaEventDisableTiming));
+        PK_CUDA_CHECK(cudaEventCreateWithFlags(&x.join, cudaEventDisableTiming));
+      }
+    });
+    compute_sms = sms_;
+    group_m = params_.begin()->second.group_m;
+    tile_order = "shard_arrival";
+  }
+  ~CeOverlapImpl() override {
+    for (auto& [g, x] : gpus_) {
+      ctx.group.set_device(g);
+      cudaEventDestroy(x.fork);
+      cudaEventDestroy(x.join);
+    }
+  }
+  int enqueues_per_op() const override {
+    return static_cast<int>(ctx.local_gpus().size()) * (2 * (ctx.world() - 1) * chunks_ + 5);
+  }
+  void enqueue() override {
+    const int w = ctx.world();
+    const int64_t k = ctx.shape().k, rows = int64_t(chunk_tiles_) * kTileM;
+    for (int g : ctx.local_gpus()) {
+      ctx.group.set_device(g);
+      PerGpu& x = gpus_[g];
+      const cuuint32_t e = static_cast<cuuint32_t>(++x.epoch);
+      cudaStream_t s1 = ctx.stream(g, 0), s2 = ctx.stream(g, 1);
+      PK_CUDA_CHECK(cudaEventRecord(x.fork, s1));
+      PK_CUDA_CHECK(cudaStreamWaitEvent(s2, x.fork));
+      const PeerTable<bf16> a = ctx.a_table(g);
+      for (int d = 1; d < w; ++d) {  // the order the kernel consumes them: shard g+1, g+2, ...
+        const int s = (g + d) % w;
+        for (int j = 0; j < chunks_; ++j) {
+          const int64_t at = (int64_t(s) * shard_tiles_ + int64_t(j) * chunk_tiles_) * kTileM * k;
+          PK_CUDA_CHECK(cudaMemcpyAsync(ctx.a(g) + at, a.at[s] + at, rows * k * 2, cudaMemcpyDeviceToDevice, s2));
+          const int flag = (s * shard_tiles_ + j * chunk_tiles_) / chunk_tiles_;
+          PK_CU_CHECK(write_value32()(s2, reinterpret_cast<CUdeviceptr>(x.flags + flag), e, 0));
+        }
+      }
+      PK_CUDA_CHECK(cudaEventRecord(x.join, s2));
+      launch_kernel(KernelKind::ag_pull, params_.at(g), sms_, s1);
+      PK_CUDA_CHECK(cudaStreamWaitEvent(s1, x.join));
+    }
+  }
+
+ private:
+  struct PerGpu {
+    int* flags = nullptr;
+    int epoch = 0;
+    cudaEvent_t fork = nullptr, join = nullptr;
+  };
+  int chunk_tiles_, shard_tiles_ = 0, chunks_ = 0, sms_ = 0;
+  std::map<int, FusedParams> params_;
+  std::map<int, PerGpu> gpus_;
+};
+
+}  // namespace
+
+std::unique_ptr<Impl> make_ag_gemm(const Point& p, Context& c) {
+  if (p.schedule == "inter_sm") return make_fused(p, c, KernelKind::ag_pull, p.shape.m / kTileM, false, "shard_arrival");
+  if (p.schedule == "intra_sm") return make_fused(p, c, KernelKind::ag_remote, 0, false, "interleaved");
+  const int w = c.world(), shard = p.shape.m / w, chunks = p.knob(knobs::chunks.name);
+  if (p.schedule == "ce_overlap") {
+    const int shard_tiles = shard / kTileM;
+    if (shard_tiles % chunks)
+      throw SkipPoint("chunks=" + std::to_string(chunks) + " does not divide the shard's " + std::to_string(shard_tiles) + " tile rows");
+    const SyncRegion sync = c.new_sync(p.shape.m / kTileM);
+    return std::make_unique<CeOverlapImpl>(c, p, sync, shard_tiles / chunks);  // its set-up is collective
+  }
+  if (p.schedule != "cublas_nccl_overlap") throw std::logic_error("ag_gemm has no schedule " + p.schedule);
+  // Chunk j = the j-th block of rows of every shard: one ncclBroadcast per shard from its
+  // owner (an all-gather of the chunk, in place), then the GEMM pieces of the peers' rows;
+  // the local shard's pieces wait for nothing and run first.
+  if (shard % chunks) throw SkipPoint("chunks=" + std::to_string(chunks) + " does not divide the " + std::to_string(shard) + "-row shard");
+  const int rows = shard / chunks;
+  const int64_t k = p.shape.k;
+  OverlapPlan plan;
+  plan.chunks = chunks;
+  plan.rows = rows;
+  plan.comm_first = true;
+  plan.independent = [=](int g) {
+    std::vector<int> v;
+    for (int j = 0; j < chunks; ++j) v.push_back(g * shard + j * rows);
+    return v;
+  };
+  plan.pieces = [=](int j, int g) {
+    std::vector<int> v;
+    for (int d = 1; d < w; ++d) v.push_back(((g + d) % w) * shard + j * rows);
+    return v;
+  };
+  plan.comm = [&c, w, shard, rows, k](int j, int g, int ctas, cudaStream_t st) {
+    for (int s = 0; s < w; ++s) {
+      bf16* at = c.a(g) + (int64_t(s) * shard + int64_t(j) * rows) * k;
+      c.nccl.broadcast(g, ctas, at, at, size_t(rows) * k, s, st);
+    }
+  };
+  return make_overlap(p, c, plan);
+}
+
+}  // namespace pk::fused

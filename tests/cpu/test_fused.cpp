@@ -1,0 +1,360 @@
+// CPU tests of the fused study: the tile orders the fused kernels run (permutations with
+// exact inverses; every output tile and every unit owned exactly once; the counts the
+// completion counters expect), the operators' shapes and the refusals of shapes the kernels
+// cannot run, the schedule/knob declarations and the point grid, and the cost model's
+// arithmetic on fixture CSVs (tests/fixtures/fused_*.csv).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kernels/fused/fused_schedule.cuh"
+#include "microbench/fused/fused_problem.h"
+#include "microbench/harness/cuda_check.h"
+#ifdef PKBENCH_FUSED_MODEL
+#include "microbench/fused/cost_model.h"
+#endif
+
+using namespace pk;
+using namespace pk::fused;
+using gemm::TileCoord;
+
+namespace {
+
+struct Grid {
+  int tm, tn, g, shards;
+};
+const std::vector<Grid> kGrids = {{2, 1, 1, 2}, {4, 3, 2, 2}, {8, 5, 16, 2}, {16, 7, 3, 4}, {24, 2, 8, 8},
+                                  {64, 32, 8, 2}, {3, 4, 1, 3}, {8, 1, 5, 1}};
+
+template <class Order, class Inverse>
+void expect_permutation_with_inverse(const Grid& gr, Order order, Inverse inverse) {
+  std::vector<int> seen(gr.tm * gr.tn, 0);
+  for (int i = 0; i < gr.tm * gr.tn; ++i) {
+    const TileCoord t = order(i);
+    ASSERT_GE(t.m, 0);
+    ASSERT_LT(t.m, gr.tm);
+    ASSERT_GE(t.n, 0);
+    ASSERT_LT(t.n, gr.tn);
+    ++seen[t.m * gr.tn + t.n];
+    ASSERT_EQ(inverse(t), i) << "tile (" << t.m << "," << t.n << ")";
+  }
+  for (int v : seen) ASSERT_EQ(v, 1);
+}
+
+std::string trace(const Grid& g, int first) {
+  return std::to_string(g.tm) + "x" + std::to_string(g.tn) + " group " + std::to_string(g.g) + " shards " +
+         std::to_string(g.shards) + " first " + std::to_string(first);
+}
+
+}  // namespace
+
+TEST(FusedSchedule, GroupedIndexInvertsGroupedTile) {
+  for (const Grid& gr : kGrids) {
+    SCOPED_TRACE(trace(gr, 0));
+    expect_permutation_with_inverse(
+        gr, [&](int i) { return gemm::grouped_tile(i, gr.tm, gr.tn, gr.g); },
+        [&](TileCoord t) { return grouped_index(t, gr.tm, gr.tn, gr.g); });
+  }
+}
+
+TEST(FusedSchedule, InterleavedOrderIsAPermutationWithItsInverse) {
+  for (const Grid& gr : kGrids)
+    for (int first = 0; first < gr.shards + 2; ++first) {
+      SCOPED_TRACE(trace(gr, first));
+      expect_permutation_with_inverse(
+          gr, [&](int i) { return interleaved_tile(i, gr.tm, gr.tn, gr.g, gr.shards, first); },
+          [&](TileCoord t) { return interleaved_index(t, gr.tm, gr.tn, gr.g, gr.shards, first); });
+    }
+}
+
+TEST(FusedSchedule, InterleavedOrderCyclesOverTheOwners) {
+  // Index i belongs to shard (first + i) % shards: every owner is served in every window of
+  // `shards` consecutive tiles, and every GPU reaches owner o's j-th tile at index j*w + small.
+  const Grid gr{16, 5, 2, 4};
+  for (int first = 0; first < 4; ++first)
+    for (int i = 0; i < gr.tm * gr.tn; ++i) {
+      const TileCoord t = interleaved_tile(i, gr.tm, gr.tn, gr.g, gr.shards, first);
+      ASSERT_EQ(t.m / (gr.tm / gr.shards), (first + i) % gr.shards);
+    }
+}
+
+TEST(FusedSchedule, ShardArrivalOrderIsAPermutationWithItsInverse) {
+  for (const Grid& gr : kGrids)
+    for (int first = 0; first < gr.shards; ++first) {
+      SCOPED_TRACE(trace(gr, first));
+      expect_permutation_with_inverse(
+          gr, [&](int i) { return gemm::shard_arrival_tile(i, gr.tm, gr.tn, gr.g, gr.shards, first); },
+          [&](TileCoord t) { return shard_arrival_index(t, gr.tm, gr.tn, gr.g, gr.shards, first); });
+    }
+}
+
+TEST(FusedSchedule, EveryUnitOwnedExactlyOnceByItsRowOwner) {
+  // The inter-SM reductions: owner o's communicator blocks walk units 0 .. units_per_shard-1
+  // of shard o (block b takes b, b + B, ...): over all owners and blocks, every half tile of
+  // C exactly once, always in the owner's rows.
+  for (const Grid& gr : kGrids)
+    for (int blocks : {1, 3, 16, 200}) {
+      SCOPED_TRACE(trace(gr, 0) + " blocks " + std::to_string(blocks));
+      std::vector<int> seen(gr.tm * gr.tn * kHalves, 0);
+      for (int o = 0; o < gr.shards; ++o)
+        for (int b = 0; b < blocks; ++b)
+          for (int u = b; u < units_per_shard(gr.tm, gr.tn, gr.shards); u += blocks) {
+            const Unit x = shard_unit(u, o, gr.tm, gr.tn, gr.g, gr.shards);
+            ASSERT_EQ(x.tile.m / (gr.tm / gr.shards), o) << "a unit outside its owner's rows";
+            ++seen[(x.tile.m * gr.tn + x.tile.n) * kHalves + x.half];
+          }
+      for (int v : seen) ASSERT_EQ(v, 1);
+    }
+}
+
+TEST(FusedSchedule, UnitFlagSlotsAreDistinct) {
+  const Grid gr{8, 6, 4, 2};
+  std::set<int> slots;
+  for (int m = 0; m < gr.tm; ++m)
+    for (int n = 0; n < gr.tn; ++n)
+      for (int h = 0; h < kHalves; ++h)
+        for (int src = 0; src < 8; ++src) ASSERT_TRUE(slots.insert(unit_slot({m, n}, h, gr.tn, src, 8)).second);
+  EXPECT_EQ(*slots.rbegin(), gr.tm * gr.tn * kHalves * 8 - 1);
+}
+
+TEST(FusedSchedule, IntraSmCompletionCountsMatchTheTarget) {
+  // Each GPU's consumers add, per block, the tiles they sent to owner o; the owner waits for
+  // world x (tiles of its shard) per consumer. Summing the per-block counts must give that.
+  for (const Grid& gr : kGrids)
+    for (int blocks : {1, 5, 132, 500})
+      for (int rank = 0; rank < gr.shards; ++rank) {
+        const int tiles = gr.tm * gr.tn;
+        for (int o = 0; o < gr.shards; ++o) {
+          int sum = 0;
+          for (int b = 0; b < blocks; ++b) sum += interleaved_tiles_to_shard(b, blocks, tiles, gr.shards, rank + 1, o);
+          ASSERT_EQ(sum, tiles / gr.shards) << trace(gr, rank) << " blocks " << blocks << " owner " << o;
+        }
+      }
+}
+
+TEST(FusedSchedule, AllGatherCopiesEveryPeerRowOnceInConsumptionOrder) {
+  for (int shards : {2, 3, 4, 8})
+    for (int rank = 0; rank < shards; ++rank) {
+      const int tm = shards * 5;
+      std::vector<int> seen(tm, 0);
+      int prev_pos = -1;
+      for (int j = 0; j < ag_copy_rows(tm, shards); ++j) {
+        const int row = ag_copy_row(j, rank, tm, shards);
+        ++seen[row];
+        // The compute blocks consume shards rank, rank+1, ...: the copy list follows that order.
+        const int pos = ((row / 5 - rank) % shards + shards) % shards;
+        ASSERT_GE(pos, 1);
+        ASSERT_GE(pos, prev_pos);
+        prev_pos = pos;
+      }
+      for (int r = 0; r < tm; ++r) ASSERT_EQ(seen[r], r / 5 == rank ? 0 : 1) << "row " << r;
+    }
+}
+
+TEST(FusedSchedule, CopyEngineChunkFlagsMatchTheKernelsRowFlags) {
+  // The host writes flag s * chunks + j after chunk j of shard s; the kernel waits on
+  // flag tile_row / rows_per_flag for every tile row of that chunk.
+  for (int shard_tiles : {4, 12})
+    for (int chunk : {1, 2, 4})
+      for (int s = 0; s < 3; ++s)
+        for (int j = 0; j < shard_tiles / chunk; ++j)
+          for (int r = 0; r < chunk; ++r) {
+            const int tile_row = s * shard_tiles + j * chunk + r;
+            ASSERT_EQ(tile_row / chunk, (s * shard_tiles + j * chunk) / chunk);
+            ASSERT_EQ(tile_row / chunk, s * (shard_tiles / chunk) + j);
+          }
+}
+
+// ---- operators and shapes ----
+
+TEST(FusedProblem, PaperShapesReplaceEightByTheGpuCount) {
+  EXPECT_EQ(paper_shape(Op::ag_gemm, 8192, 2), (Shape{8192, 4096, 8192}));
+  EXPECT_EQ(paper_shape(Op::gemm_rs, 8192, 2), (Shape{8192, 8192, 4096}));
+  EXPECT_EQ(paper_shape(Op::gemm_ar, 16384, 8), (Shape{16384, 16384, 2048}));
+  EXPECT_EQ(shard_rows(Op::gemm_rs, Shape{8192, 8192, 4096}, 4), 2048);
+}
+
+TEST(FusedProblem, BytesEachOperatorMoves) {
+  const Shape s{4096, 2048, 1024};
+  EXPECT_DOUBLE_EQ(collective_bytes(Op::gemm_rs, s, 2), 0.5 * 4096 * 2048 * 2);
+  EXPECT_DOUBLE_EQ(collective_bytes(Op::ag_gemm, s, 4), 0.75 * 4096 * 1024 * 2);
+  EXPECT_DOUBLE_EQ(collective_bytes(Op::gemm_ar, s, 2), 2 * 0.5 * 4096 * 2048 * 2);
+  EXPECT_DOUBLE_EQ(intra_sm_bytes(Op::gemm_ar, s, 4), 3.0 * 4096 * 2048 * 2);
+  EXPECT_DOUBLE_EQ(intra_sm_bytes(Op::ag_gemm, s, 2), collective_bytes(Op::ag_gemm, s, 2) * (2048 / 256));
+}
+
+namespace {
+std::string refusal(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const ArgError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST(FusedProblem, ShapesNotWholeTilesAreRefusedWithEveryReason) {
+  const std::string e = refusal([] { check_shape(Op::gemm_rs, Shape{1000, 300, 100}, 2, "--shapes"); });
+  EXPECT_NE(e.find("--shapes: gemm_rs 1000x300x100"), std::string::npos) << e;
+  EXPECT_NE(e.find("M=1000 is not a multiple of the tile's 128 rows"), std::string::npos) << e;
+  EXPECT_NE(e.find("N=300 is not a multiple of the tile's 256 columns"), std::string::npos) << e;
+  EXPECT_NE(e.find("K=100 is not a multiple of the tile's K step 64"), std::string::npos) << e;
+  EXPECT_EQ(refusal([] { check_shape(Op::gemm_rs, Shape{256, 256, 64}, 2, "--shapes"); }), "");
+}
+
+TEST(FusedProblem, ShapesNotSplittingOverTheGpusAreRefused) {
+  const std::string e = refusal([] { check_shape(Op::ag_gemm, Shape{384, 256, 64}, 2, "--shapes"); });
+  EXPECT_NE(e.find("does not split into 2 row shards"), std::string::npos) << e;
+  EXPECT_NE(e.find("A's rows"), std::string::npos) << e;
+  // Unknown GPU count: only the tile is checked.
+  EXPECT_EQ(refusal([] { check_shape(Op::ag_gemm, Shape{384, 256, 64}, 0, "--shapes"); }), "");
+  const std::string n = refusal([] { check_size(Op::gemm_rs, 4096, 3, "--sizes"); });
+  EXPECT_NE(n.find("N=4096 is not divisible by the GPU count 3"), std::string::npos) << n;
+  EXPECT_EQ(refusal([] { check_size(Op::gemm_rs, 3072, 3, "--sizes"); }), "");
+  EXPECT_NE(refusal([] { check_size(Op::gemm_rs, 0, 2, "--sizes"); }), "");
+}
+
+TEST(FusedProblem, SchedulesDeclareTheirKnobsOnce) {
+  const auto& ks = all_knobs();
+  ASSERT_EQ(ks.size(), 2u);
+  EXPECT_EQ(ks[0]->name, "comm_sms");
+  EXPECT_TRUE(schedule("inter_sm").has_knob("comm_sms"));
+  EXPECT_FALSE(schedule("intra_sm").has_knob("comm_sms"));
+  EXPECT_TRUE(schedule("ce_overlap").supports(Op::ag_gemm));
+  EXPECT_FALSE(schedule("ce_overlap").supports(Op::gemm_rs));
+  EXPECT_NE(refusal([] { schedule("warp9"); }), "");
+  EXPECT_NE(refusal([] { parse_knob_list(knobs::comm_sms, "0"); }).find("--comm-sms=0"), std::string::npos);
+  EXPECT_EQ(parse_knob_list(knobs::comm_sms, "8:32:+8"), (std::vector<int>{8, 16, 24, 32}));
+  // Every knob is a CSV column.
+  const auto& cols = fused_columns();
+  for (const Knob* k : ks) EXPECT_NE(std::find(cols.begin(), cols.end(), k->name), cols.end()) << k->name;
+  // What the sweeps' fused tuning table reads (sweeps/fused_table.h).
+  for (const char* c : {"op", "overlap", "impl", "m", "n", "k", "gpus", "comm_sms", "time_us_median", "time_us_min",
+                        "time_us_max", "cv", "tflops", "status"})
+    EXPECT_NE(std::find(cols.begin(), cols.end(), c), cols.end()) << c;
+}
+
+TEST(FusedProblem, GridRunsComponentsAndBaselinesBeforeTheFusedKernels) {
+  GridSpec g;
+  g.ops = {Op::gemm_rs, Op::ag_gemm};
+  g.schedules = {"inter_sm", "intra_sm", "cublas_nccl", "gemm_pk", "ce_overlap"};  // any order given
+  g.sizes = {4096};
+  g.knob_values["comm_sms"] = {8, 16};
+  const auto pts = build_points(g, 2);
+  std::vector<std::string> rs;
+  for (const auto& p : pts)
+    if (p.op == Op::gemm_rs) rs.push_back(p.name());
+  EXPECT_EQ(rs, (std::vector<std::string>{"fused/gemm_rs/gemm_pk/4096x4096x2048", "fused/gemm_rs/cublas_nccl/4096x4096x2048",
+                                          "fused/gemm_rs/intra_sm/4096x4096x2048",
+                                          "fused/gemm_rs/inter_sm/4096x4096x2048/comm_sms:8",
+                                          "fused/gemm_rs/inter_sm/4096x4096x2048/comm_sms:16"}));
+  // ce_overlap exists for the all-gather only, with its default chunk list.
+  int ce = 0;
+  for (const auto& p : pts)
+    if (p.schedule == "ce_overlap") {
+      ++ce;
+      EXPECT_EQ(p.op, Op::ag_gemm);
+      EXPECT_EQ(p.knob("chunks"), 4);
+    }
+  EXPECT_EQ(ce, 1);
+  std::set<std::string> names;
+  for (const auto& p : pts) EXPECT_TRUE(names.insert(p.name()).second) << p.name();
+}
+
+TEST(FusedProblem, ReductionToleranceGrowsWithTheGpuCount) {
+  EXPECT_DOUBLE_EQ(reduction_tolerance(2), 1.0 / 64);
+  EXPECT_DOUBLE_EQ(reduction_tolerance(1), 1.0 / 64);
+  EXPECT_DOUBLE_EQ(reduction_tolerance(8), 4.0 / 64);
+}
+
+// ---- the cost model ----
+#ifdef PKBENCH_FUSED_MODEL
+namespace {
+const std::string kDir = PKBENCH_FIXTURE_DIR;
+model::Ceilings fixture_ceilings() {
+  return model::read_ceilings(kDir + "/fused_gemm.csv", kDir + "/fused_transfer.csv", kDir + "/fused_sync.csv",
+                              kDir + "/fused_points.csv");
+}
+}  // namespace
+
+TEST(FusedCostModel, CeilingsComeFromTheRightRows) {
+  const model::Ceilings c = fixture_ceilings();
+  EXPECT_DOUBLE_EQ(c.link_bidir_gbps, 300);   // tma_tile bidir; the failed reg row and the copy engine are not used
+  EXPECT_DOUBLE_EQ(c.link_oneway_gbps, 400);
+  EXPECT_DOUBLE_EQ(c.hbm_gbps, 3000);         // 2 x the best local copy (the copy engine's 1500)
+  ASSERT_EQ(c.link_by_sms.size(), 3u);        // TMA fig3: 8, 16, 32 SMs; the best direction per count
+  EXPECT_DOUBLE_EQ(c.link_by_sms[1].second, 200);
+  EXPECT_DOUBLE_EQ(c.launch_ns, 2000);
+  EXPECT_DOUBLE_EQ(c.sync_gpu_ns, 500);
+  EXPECT_DOUBLE_EQ(c.sync_sys_ns, 1000);
+  EXPECT_DOUBLE_EQ(c.mbarrier_ns, 60);
+  EXPECT_EQ(c.sm_count, 132);
+  // The fused CSV's gemm_pk row wins for its shape; the largest measured shape otherwise.
+  EXPECT_DOUBLE_EQ(c.gemm_tflops(Shape{4096, 4096, 2048}, 132), 600);
+  EXPECT_DOUBLE_EQ(c.gemm_tflops(Shape{4096, 2048, 4096}, 132), 700);
+  // gemm.csv's SM curve (c1 only): 100 SMs = 500/600 of the rate, 116 halfway to 132.
+  EXPECT_NEAR(c.gemm_tflops(Shape{4096, 4096, 2048}, 100), 500, 1e-9);
+  EXPECT_NEAR(c.gemm_tflops(Shape{4096, 4096, 2048}, 116), 550, 1e-9);
+}
+
+TEST(FusedCostModel, PredictionsAddTheTermsOfThePaperFormula) {
+  const model::Ceilings c = fixture_ceilings();
+  model::FusedPoint p;
+  p.op = Op::gemm_rs;
+  p.schedule = "intra_sm";
+  p.shape = Shape{4096, 4096, 2048};
+  p.world = 2;
+  p.compute_sms = 132;
+  const double mb = 4096.0 * 4096 * 2, ab = 4096.0 * 2048 * 2;
+  model::Prediction r = model::predict(c, p);
+  EXPECT_NEAR(r.comp_us, 2.0 * 4096 * 4096 * 2048 / 600e12 * 1e6, 1e-9);
+  EXPECT_NEAR(r.mem_us, (2 * ab + 2 * mb + mb / 2) / 3000e9 * 1e6, 1e-9);
+  EXPECT_NEAR(r.comm_us, 0.5 * mb / 300e9 * 1e6, 1e-9);
+  EXPECT_NEAR(r.non_overlap_us, (132 * 65536.0 * 0.5) / 300e9 * 1e6 + (mb / 2) / 3000e9 * 1e6, 1e-9);
+  EXPECT_NEAR(r.sync_us, 2.0, 1e-12);    // zeroed + done handshakes, 1000 ns each
+  EXPECT_NEAR(r.launch_us, 4.0, 1e-12);  // the zeroing and the kernel
+  EXPECT_EQ(r.dominant, "comp");
+  EXPECT_NEAR(r.total_us, r.launch_us + r.comp_us + r.non_overlap_us + r.sync_us, 1e-9);
+  EXPECT_NEAR(r.total_us, 140.54, 0.01);
+
+  p.schedule = "inter_sm";
+  p.comm_sms = 16;
+  p.compute_sms = 116;
+  r = model::predict(c, p);
+  EXPECT_NEAR(r.comp_us, 2.0 * 4096 * 4096 * 2048 / 550e12 * 1e6, 1e-9);
+  EXPECT_NEAR(r.comm_us, 0.5 * mb / 200e9 * 1e6, 1e-9);  // 16 SMs reach 200 GB/s
+  EXPECT_NEAR(r.sync_us, 1.5, 1e-12);                    // the owner's flag + one inter-SM hand-off
+  EXPECT_NEAR(r.total_us, 147.45, 0.01);
+  p.comm_sms = 8;
+  p.compute_sms = 124;
+  EXPECT_EQ(model::predict(c, p).dominant, "comm");  // 8 SMs: 100 GB/s
+}
+
+TEST(FusedCostModel, BestSplitAndWhenCommunicationHides) {
+  const model::Ceilings c = fixture_ceilings();
+  const auto pts = model::read_fused_points(kDir + "/fused_points.csv");
+  ASSERT_EQ(pts.size(), 6u);  // intra/inter rows with status ok only
+  model::FusedPoint rs = pts[1];
+  EXPECT_EQ(model::predict_best_split(c, rs, {8, 16, 32}), 16);
+  // The paper's numbers: s = 2, R = 989 TFLOP/s, B = 450 GB/s -> K >= 2197.
+  EXPECT_NEAR(model::hide_k(989, 450, 1), 2197.8, 0.1);
+  EXPECT_NEAR(model::hide_k(989, 450, 2), 2197.8 / 2, 0.1);
+  EXPECT_DOUBLE_EQ(model::interpolate({{8, 100}, {16, 200}}, 12), 150);
+  EXPECT_DOUBLE_EQ(model::interpolate({{8, 100}, {16, 200}}, 4), 50);
+  EXPECT_DOUBLE_EQ(model::interpolate({{8, 100}, {16, 200}}, 64), 200);
+}
+
+TEST(FusedCostModel, MissingCeilingsAreNamed) {
+  try {
+    model::read_ceilings("", kDir + "/fused_transfer.csv", kDir + "/fused_gemm.csv", "");
+    FAIL() << "a gemm CSV passed as the sync CSV was accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("fused_gemm.csv"), std::string::npos) << e.what();
+  }
+}
+#endif

@@ -1,0 +1,63 @@
+# Fused study tests (tests/CMakeLists.txt includes every tests/*.cmake).
+# CPU (label cpu): pkbench_fused_cpu_tests (tile orders and ownership, shapes and their
+# refusals, schedules/knobs/grid, the cost model on tests/fixtures/fused_*.csv) and the
+# binaries' argument checks (exit 2, the flag named, also without a GPU).
+# GPU (label gpu): pkbench_fused_gpu_tests alone (peer mode single) and under mpirun -np 2
+# (ipc, vmm); each test skips with the reason without 2 Hopper GPUs.
+if(TARGET pkbench_fused_schema)
+  add_executable(pkbench_fused_cpu_tests ${CMAKE_CURRENT_LIST_DIR}/cpu/test_fused.cpp)
+  target_link_libraries(pkbench_fused_cpu_tests PRIVATE pkbench_fused_schema GTest::gtest_main)
+  if(TARGET pkbench_fused_model)
+    target_link_libraries(pkbench_fused_cpu_tests PRIVATE pkbench_fused_model)
+    target_compile_definitions(pkbench_fused_cpu_tests PRIVATE PKBENCH_FUSED_MODEL)
+  endif()
+  target_compile_definitions(pkbench_fused_cpu_tests PRIVATE PKBENCH_FIXTURE_DIR="${CMAKE_CURRENT_LIST_DIR}/fixtures")
+  gtest_discover_tests(pkbench_fused_cpu_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS cpu)
+endif()
+
+if(TARGET pkbench_fused_core)
+  add_executable(pkbench_fused_gpu_tests ${CMAKE_CURRENT_LIST_DIR}/gpu/gpu_main.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/gpu/test_fused_gpu.cu)
+  target_link_libraries(pkbench_fused_gpu_tests PRIVATE pkbench_fused_core GTest::gtest)
+  gtest_discover_tests(pkbench_fused_gpu_tests DISCOVERY_MODE PRE_TEST
+    PROPERTIES LABELS gpu SKIP_REGULAR_EXPRESSION "SKIPPED" ENVIRONMENT "CUDA_MODULE_LOADING=EAGER;NCCL_NVLS_ENABLE=0")
+  if(PKBENCH_HAVE_MPI)
+    add_test(NAME fused_gpu_tests_ipc_vmm_2_ranks COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/mpi_gpu_tests.sh
+      $<TARGET_FILE:pkbench_fused_gpu_tests> ${PKBENCH_MPIRUN})
+    set_tests_properties(fused_gpu_tests_ipc_vmm_2_ranks PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 600)
+  endif()
+endif()
+
+set(_fused_expect ${CMAKE_CURRENT_LIST_DIR}/cli/expect_exit.sh)
+if(TARGET pkbench_fused)
+  set(_fused_bin $<TARGET_FILE:pkbench_fused>)
+  add_test(NAME fused_cli_shape_not_whole_tiles COMMAND ${_fused_expect} 2
+    "--shapes: gemm_rs 1000x256x64: M=1000 is not a multiple of the tile's 128 rows" ${_fused_bin} --shapes=1000x256x64)
+  add_test(NAME fused_cli_size_not_divisible_by_gpus COMMAND ${_fused_expect} 2
+    "--sizes: N=4096 is not divisible by the GPU count 3" ${_fused_bin} --list --world=3 --sizes=4096)
+  add_test(NAME fused_cli_shards_not_whole_tiles COMMAND ${_fused_expect} 2 "does not split into 2 row shards"
+    ${_fused_bin} --list --world=2 --ops=ag_gemm --shapes=384x256x64)
+  add_test(NAME fused_cli_knob_out_of_range COMMAND ${_fused_expect} 2 "--comm-sms=0" ${_fused_bin} --comm-sms=0)
+  add_test(NAME fused_cli_unknown_schedule COMMAND ${_fused_expect} 2 "warp9" ${_fused_bin} --schedules=warp9)
+  add_test(NAME fused_cli_unknown_flag COMMAND ${_fused_expect} 2 "bogus" ${_fused_bin} --bogus=1)
+  add_test(NAME fused_cli_list_or_no_gpu COMMAND ${_fused_expect} 0,3 "fused/gemm_rs/intra_sm/|no GPU"
+    ${_fused_bin} --list --preset=smoke)
+  add_test(NAME fused_cli_multicast_refused COMMAND ${CMAKE_COMMAND} -E env NCCL_NVLS_ENABLE=1
+    ${_fused_expect} 2 "NCCL_NVLS_ENABLE=1: NVSwitch multicast is never run" ${_fused_bin} --list)
+  set_tests_properties(fused_cli_shape_not_whole_tiles fused_cli_size_not_divisible_by_gpus
+    fused_cli_shards_not_whole_tiles fused_cli_knob_out_of_range fused_cli_unknown_schedule fused_cli_unknown_flag
+    fused_cli_list_or_no_gpu fused_cli_multicast_refused PROPERTIES LABELS cpu)
+endif()
+if(TARGET pkbench_cost_model)
+  set(_fx ${CMAKE_CURRENT_LIST_DIR}/fixtures)
+  add_test(NAME fused_cost_model_fixture COMMAND ${_fused_expect} 0 "measured best  16 SMs .* predicted  16 SMs"
+    $<TARGET_FILE:pkbench_cost_model> --fused ${_fx}/fused_points.csv --transfer ${_fx}/fused_transfer.csv
+    --sync ${_fx}/fused_sync.csv --gemm ${_fx}/fused_gemm.csv)
+  add_test(NAME fused_cost_model_needs_transfer COMMAND ${_fused_expect} 2 "--transfer is required"
+    $<TARGET_FILE:pkbench_cost_model> --fused ${_fx}/fused_points.csv --sync ${_fx}/fused_sync.csv)
+  add_test(NAME fused_cost_model_mixed_machines COMMAND ${_fused_expect} 2 "different GPUs"
+    $<TARGET_FILE:pkbench_cost_model> --fused ${_fx}/fused_points.csv --transfer ${_fx}/fused_transfer.csv
+    --sync ${CMAKE_SOURCE_DIR}/results/h200x2/sync.csv)
+  set_tests_properties(fused_cost_model_fixture fused_cost_model_needs_transfer fused_cost_model_mixed_machines
+    PROPERTIES LABELS cpu)
+endif()

@@ -1,0 +1,124 @@
+// The fused study's GPU tests, alone (peer mode single, one process driving 2 GPUs) and
+// under `mpirun -np 2` (peer modes ipc and vmm): every operator under every schedule -- the
+// fused kernels, the baselines, the components -- computes the right result on 2 GPUs,
+// three launches back to back (the device-side epochs count on; the inter-SM reductions
+// alternate their partial buffers), on odd multiples of the tile and on a grid with more
+// tiles than SMs (blocks with several tiles: the deferred per-tile flags); and a kernel
+// whose peer never starts ends in a timeout error instead of a hang.
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "gpu_test_util.h"
+#include "microbench/fused/fused_context.h"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/harness/device_runtime.h"
+
+using namespace pk;
+using namespace pk::fused;
+
+namespace {
+
+std::string hopper_pair(const PeerGroup& g) {
+  if (g.size() < 2) return "needs 2 GPUs (this run has " + std::to_string(g.size()) + ")";
+  for (const GpuInfo& i : g.topology().gpus)
+    if (i.cc_major != 9) return "the fused kernels need Hopper GPUs (sm_90a); GPU" + std::to_string(i.ordinal) + " is " + i.name;
+  for (int a = 0; a < 2; ++a)
+    if (!g.can_access(a, 1 - a)) return "GPU" + std::to_string(a) + " cannot reach its peer's memory";
+  return "";
+}
+
+}  // namespace
+
+class FusedGpu : public ::testing::TestWithParam<PeerMode> {};
+
+TEST_P(FusedGpu, EveryOperatorAndScheduleIsRightOnTwoGpus) {
+  PK_REQUIRE_GPU();
+  PeerGroup group(test_comm(), GetParam());
+  if (const std::string why = hopper_pair(group); !why.empty()) GTEST_SKIP() << why;
+  const int w = group.size();
+  GridSpec grid;
+  grid.ops = all_ops();
+  grid.schedules = schedule_names();
+  // Odd multiples of the tile (3 x 3 tiles per shard, K = 5 steps); then 512 tiles: more
+  // tiles than blocks.
+  grid.shapes = {Shape{w * 3 * 128, 3 * 256, 5 * 64}, Shape{4096, 4096, 256}};
+  grid.knob_values["comm_sms"] = {3, 16};
+  grid.knob_values["chunks"] = {3};
+  const std::vector<Point> points = build_points(grid, w);
+  FusedOptions opt;
+  opt.study_warmup_ms = 0;
+  opt.timing.timeout_ms = 2000;
+  Context ctx(group, opt, points);
+  int verified = 0, skipped = 0;
+  for (const Point& p : points) {
+    SCOPED_TRACE(p.name());
+    std::string err;
+    try {
+      ctx.ensure_shape(p.op, p.shape);
+      std::unique_ptr<Impl> impl = make_impl(p, ctx);
+      ctx.prepare_point(p);
+      run_untimed(ctx, *impl, 3);
+      const gemm::Comparison c = verify_point(ctx, p);
+      if (!c.ok()) err = "wrong result: " + c.describe();
+      else ++verified;
+    } catch (const SkipPoint& e) {
+      ++skipped;  // e.g. a build without NCCL, or chunks that do not divide a shard
+      std::printf("skipped %s: %s\n", p.name().c_str(), e.what());
+    } catch (const std::exception& e) {
+      err = e.what();
+    }
+    EXPECT_EQ(agreed(err), "");
+  }
+  EXPECT_GE(verified, 2 * 3 * 2) << "every operator's fused kernels at least";
+  std::printf("%d points verified, %d skipped\n", verified, skipped);
+}
+
+INSTANTIATE_TEST_SUITE_P(PeerModes, FusedGpu, ::testing::ValuesIn(test_modes()), mode_param_name);
+
+// GPU 0 runs GEMM+RS intra-SM alone: it waits for GPU 1's "output zeroed" signal, which never
+// comes, and must end with a timeout well within a second. Likewise the inter-SM kernel's
+// communicator, waiting for GPU 1's unit flags.
+TEST(FusedGpuPeers, MissingPeerEndsInATimeout) {
+  PK_REQUIRE_GPU();
+  PeerGroup group(test_comm(), test_modes().front());
+  if (const std::string why = hopper_pair(group); !why.empty()) GTEST_SKIP() << why;
+  for (const char* sched : {"intra_sm", "inter_sm"}) {
+    SCOPED_TRACE(sched);
+    Point p{Op::gemm_rs, sched, Shape{768, 768, 320}, 0, {}};
+    if (std::string(sched) == "inter_sm") p.knobs["comm_sms"] = 4;
+    FusedOptions opt;
+    opt.study_warmup_ms = 0;
+    opt.timing.timeout_ms = 200;
+    Context ctx(group, opt, {p});
+    ctx.ensure_shape(p.op, p.shape);
+    const bool inter = p.schedule == "inter_sm";
+    const SyncRegion sync = ctx.new_sync(inter ? 6 * 3 * kHalves * kMaxGpus : 0);
+    std::string err = "GPU0 is not driven here";
+    double ms = 0;
+    if (group.drives(0)) {
+      try {
+        group.set_device(0);
+        const auto [compute, comm] = sm_split(ctx, p);
+        const KernelKind kind = inter ? KernelKind::reduce_inter : KernelKind::reduce_intra;
+        prepare_kernel(kind, compute + comm, ctx.gpu(0));
+        const FusedParams fp = fused_params(ctx, 0, kind, p, sync, compute);
+        const auto t0 = std::chrono::steady_clock::now();
+        launch_kernel(kind, fp, compute + comm, nullptr);
+        PK_CUDA_CHECK(cudaDeviceSynchronize());
+        ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        ctx.status.check({0});
+        err = "no timeout reported";
+      } catch (const DeviceFailure& e) {
+        err = e.what();
+      } catch (const std::exception& e) {
+        err = std::string("unexpected: ") + e.what();
+      }
+    }
+    group.barrier();
+    if (group.drives(0)) {
+      EXPECT_NE(err.find("timeout"), std::string::npos) << err;
+      EXPECT_LT(ms, 1000);
+    }
+  }
+}
