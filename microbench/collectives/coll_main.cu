@@ -217,10 +217,7 @@ int main(int argc, char** argv) {
   if (want_nccl && !ctx->nccl) study.note("pkbench_collectives: built without NCCL: the NCCL baselines are skipped");
   Runner runner(*ctx, results);
   for (const auto& ps : points)
-    benchmark::RegisterBenchmark(ps.name().c_str(), [&runner, ps](benchmark::State& s) { runner.run(s, ps); })
-        ->UseManualTime()
-        ->Iterations(1)
-        ->Unit(benchmark::kMicrosecond);
+    pk::register_point(ps.name(), 1, [&runner, ps](benchmark::State& s) { runner.run(s, ps); });
   std::vector<std::string> columns = coll_columns();
   for (const auto& c : pk::metadata_columns()) columns.push_back(c);
   const int rc = study.run(columns, results);

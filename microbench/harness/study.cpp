@@ -111,6 +111,13 @@ int StudyMain::run(const std::vector<std::string>& columns, PointResults& result
   }
 }
 
+void register_point(const std::string& name, int iterations, std::function<void(benchmark::State&)> fn) {
+  benchmark::RegisterBenchmark(name.c_str(), std::move(fn))
+      ->UseManualTime()
+      ->Iterations(iterations)
+      ->Unit(benchmark::kMicrosecond);
+}
+
 void add_timing_flags(CLI::App& app, TimingOptions& t) {
   app.add_option("--samples", t.samples, "timed samples per point")->check(CLI::Range(1, 100000))->capture_default_str();
   app.add_option("--warmup-ms", t.warmup_ms, "warm-up per point")->check(CLI::Range(0.0, 1e6))->capture_default_str();

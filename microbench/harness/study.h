@@ -8,6 +8,7 @@
 //            reporter. A fatal error on any rank ends every rank with its message.
 #include <benchmark/benchmark.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -55,6 +56,10 @@ class StudyMain {
   std::unique_ptr<Comm> comm_;
   std::unique_ptr<PeerGroup> group_;
 };
+
+// Registers one point: manual time (the study sets each iteration's time from CUDA events),
+// exactly `iterations` iterations on every rank, microseconds on the console.
+void register_point(const std::string& name, int iterations, std::function<void(benchmark::State&)> fn);
 
 // The flags of the timing method every gated study shares (--samples, --warmup-ms,
 // --target-sample-ms, --gap-ms, --timeout-ms, --max-enqueued), with their checks.

@@ -141,11 +141,7 @@ int main(int argc, char** argv) {
     study.fatal(std::string("setup: ") + e.what());
   }
   for (const auto& v : variants)
-    benchmark::RegisterBenchmark(v.name().c_str(),
-                                 [&ctx, v, &results](benchmark::State& s) { run_variant(s, *ctx, v, results); })
-        ->UseManualTime()
-        ->Iterations(1)
-        ->Unit(benchmark::kMicrosecond);
+    register_point(v.name(), 1, [&ctx, v, &results](benchmark::State& s) { run_variant(s, *ctx, v, results); });
   const int rc = study.run(sync_columns(), results);
   ctx.reset();
   return rc;

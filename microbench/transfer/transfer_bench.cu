@@ -386,10 +386,7 @@ int main(int argc, char** argv) {
     study.fatal(std::string("setup: ") + e.what());
   }
   for (const auto& p : points) {
-    benchmark::RegisterBenchmark(p.name().c_str(), [&st, p](benchmark::State& s) { st->run_point(s, p); })
-        ->UseManualTime()
-        ->Iterations(opt.timing.samples)
-        ->Unit(benchmark::kMicrosecond);
+    register_point(p.name(), opt.timing.samples, [&st, p](benchmark::State& s) { st->run_point(s, p); });
   }
   try {
     st->warm_up();
