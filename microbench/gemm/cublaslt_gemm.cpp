@@ -26,11 +26,14 @@ struct CublasLtGemm::Impl {
   cublasLtMatmulDesc_t desc = nullptr;
   cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
   cublasLtMatmulAlgo_t algo{};
+  cublasLtMatmulPreference_t pref = nullptr;
+  int sm_target = 0;
   void* workspace = nullptr;
   size_t workspace_bytes = 0;
   int m = 0, n = 0;
 
   ~Impl() {
+    if (pref) cublasLtMatmulPreferenceDestroy(pref);
     if (workspace) cudaFree(workspace);
     if (lc) cublasLtMatrixLayoutDestroy(lc);
     if (lb) cublasLtMatrixLayoutDestroy(lb);
@@ -60,30 +63,73 @@ CublasLtGemm::CublasLtGemm(int m, int n, int k, int sm_count_target) : impl_(std
 
   PK_CUDA_CHECK(cudaMalloc(&I.workspace, kWorkspaceBytes));
   I.workspace_bytes = kWorkspaceBytes;
-  cublasLtMatmulPreference_t pref = nullptr;
-  check(cublasLtMatmulPreferenceCreate(&pref), "preference create");
-  check(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &I.workspace_bytes,
+  I.sm_target = sm_count_target;
+  check(cublasLtMatmulPreferenceCreate(&I.pref), "preference create");
+  check(cublasLtMatmulPreferenceSetAttribute(I.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &I.workspace_bytes,
                                              sizeof I.workspace_bytes),
         "preference workspace");
-  cublasLtMatmulHeuristicResult_t res{};
-  int found = 0;
-  cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(I.handle, I.desc, I.la, I.lb, I.lc, I.lc, pref, 1, &res, &found);
-  cublasLtMatmulPreferenceDestroy(pref);
-  check(st, "cublasLtMatmulAlgoGetHeuristic");
-  if (found < 1 || res.state != CUBLAS_STATUS_SUCCESS) throw CudaError("cuBLASLt: no algorithm for this GEMM");
-  I.algo = res.algo;
+  const auto algos = heuristic(1);
+  I.algo = algos.at(0);
+  algo_desc_ = describe(I.algo, "heuristic first");
+}
 
+std::vector<cublasLtMatmulAlgo_t> CublasLtGemm::heuristic(int n) const {
+  const Impl& I = *impl_;
+  std::vector<cublasLtMatmulHeuristicResult_t> res(n);
+  int found = 0;
+  check(cublasLtMatmulAlgoGetHeuristic(I.handle, I.desc, I.la, I.lb, I.lc, I.lc, I.pref, n, res.data(), &found),
+        "cublasLtMatmulAlgoGetHeuristic");
+  std::vector<cublasLtMatmulAlgo_t> out;
+  for (int i = 0; i < found; ++i)
+    if (res[i].state == CUBLAS_STATUS_SUCCESS) out.push_back(res[i].algo);
+  if (out.empty()) throw CudaError("cuBLASLt: no algorithm for this GEMM");
+  return out;
+}
+
+std::string CublasLtGemm::describe(const cublasLtMatmulAlgo_t& algo, const std::string& how) const {
   auto cfg = [&](cublasLtMatmulAlgoConfigAttributes_t a) {
     uint32_t v = 0;
     size_t written = 0;
-    if (cublasLtMatmulAlgoConfigGetAttribute(&I.algo, a, &v, sizeof v, &written) != CUBLAS_STATUS_SUCCESS) return -1;
+    if (cublasLtMatmulAlgoConfigGetAttribute(&algo, a, &v, sizeof v, &written) != CUBLAS_STATUS_SUCCESS) return -1;
     return int(v);
   };
-  algo_desc_ = "id=" + std::to_string(cfg(CUBLASLT_ALGO_CONFIG_ID)) + " tile=" +
-               std::to_string(cfg(CUBLASLT_ALGO_CONFIG_TILE_ID)) + " stages=" +
-               std::to_string(cfg(CUBLASLT_ALGO_CONFIG_STAGES_ID)) + " cluster=" +
-               std::to_string(cfg(CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID)) + " sm_target=" +
-               (sm_count_target > 0 ? std::to_string(sm_count_target) : std::string("all"));
+  return "id=" + std::to_string(cfg(CUBLASLT_ALGO_CONFIG_ID)) + " tile=" +
+         std::to_string(cfg(CUBLASLT_ALGO_CONFIG_TILE_ID)) + " stages=" +
+         std::to_string(cfg(CUBLASLT_ALGO_CONFIG_STAGES_ID)) + " cluster=" +
+         std::to_string(cfg(CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID)) + " sm_target=" +
+         (impl_->sm_target > 0 ? std::to_string(impl_->sm_target) : std::string("all")) + " (" + how + ")";
+}
+
+void CublasLtGemm::autotune(const void* a, const void* b, void* c, cudaStream_t stream, int candidates) {
+  Impl& I = *impl_;
+  const auto algos = heuristic(candidates);
+  cudaEvent_t t0, t1;
+  PK_CUDA_CHECK(cudaEventCreate(&t0));
+  PK_CUDA_CHECK(cudaEventCreate(&t1));
+  float best = -1;
+  size_t best_i = 0;
+  const float alpha = 1.0f, beta = 0.0f;
+  for (size_t i = 0; i < algos.size(); ++i) {
+    auto launch = [&] {
+      return cublasLtMatmul(I.handle, I.desc, &alpha, b, I.la, a, I.lb, &beta, c, I.lc, c, I.lc, &algos[i],
+                            I.workspace, I.workspace_bytes, stream);
+    };
+    if (launch() != CUBLAS_STATUS_SUCCESS) continue;  // an algorithm that cannot run here is not a candidate
+    for (int w = 0; w < 2; ++w) launch();
+    PK_CUDA_CHECK(cudaEventRecord(t0, stream));
+    for (int r = 0; r < 5; ++r) launch();
+    PK_CUDA_CHECK(cudaEventRecord(t1, stream));
+    PK_CUDA_CHECK(cudaEventSynchronize(t1));
+    float ms = 0;
+    PK_CUDA_CHECK(cudaEventElapsedTime(&ms, t0, t1));
+    if (best < 0 || ms < best) best = ms, best_i = i;
+  }
+  cudaEventDestroy(t0);
+  cudaEventDestroy(t1);
+  if (best < 0) throw CudaError("cuBLASLt: none of the heuristic's algorithms ran");
+  I.algo = algos[best_i];
+  algo_desc_ = describe(I.algo, "fastest of " + std::to_string(algos.size()) + " heuristic candidates: rank " +
+                                    std::to_string(best_i + 1));
 }
 
 CublasLtGemm::~CublasLtGemm() = default;

@@ -195,11 +195,13 @@ class GemmStudy {
       row["group_m"] = std::to_string(pk->group_m(handles[0]));
     } else {
       lt = std::make_unique<CublasLtGemm>(p.shape.m, p.shape.n, p.shape.k, p.sms >= g.sm_count ? 0 : p.sms);
+      // cuBLASLt at its best: the fastest of its heuristic's top candidates on these operands.
+      // This also launches the kernel once outside the start gate: cuBLASLt loads a kernel it
+      // has not run yet at its first launch, and that load waits for the GPU to go idle, which
+      // it never does behind the spinning gate kernel (seen as gate timeouts with an SM-count
+      // target).
+      lt->autotune(buf_.a[0], buf_.b[0], buf_.c[0], stream_);
       row["algo"] = lt->algo_description();
-      // One launch outside the start gate: cuBLASLt loads a kernel it has not run yet at its
-      // first launch, and that load waits for the GPU to go idle, which it never does
-      // behind the spinning gate kernel (seen as gate timeouts with an SM-count target).
-      lt->run(buf_.a[0], buf_.b[0], buf_.c[0], stream_);
       PK_CUDA_CHECK(cudaStreamSynchronize(stream_));
     }
     for (int i = 0; i < buf_.groups; ++i) PK_CUDA_CHECK(cudaMemset(buf_.c[i], kPoisonByte, ec * 2));
