@@ -4,6 +4,8 @@
 // accesses over it.
 #include <cstdint>
 
+#include "../ptx.cuh"
+
 namespace pk::ptx {  // extends kernels/ptx.cuh
 
 // Low-latency (LL) lines: 16 B = two 8-B elements {data32, flag32}. A vector access is, in
@@ -18,11 +20,8 @@ __device__ __forceinline__ void ld_volatile_v2_u64(const void* p, uint64_t& a, u
 }
 
 // TMA (async proxy) writes are complete for this thread after cp.async.bulk.wait_group 0;
-// before a generic-proxy release tells another GPU to read them, order them with a proxy
-// fence.
-__device__ __forceinline__ void fence_proxy_async_global() {
-  asm volatile("fence.proxy.async.global;" ::: "memory");
-}
+// before a generic-proxy release tells another GPU to read them, order them with
+// fence_proxy_async_global() (kernels/ptx.cuh).
 
 // 16-B global accesses (local or peer memory through a peer pointer). Plain C++ accesses,
 // not asm volatile: the compiler may then batch several loads of an unrolled loop before the

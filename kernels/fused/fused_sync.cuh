@@ -31,6 +31,9 @@
 #include "../peer_table.cuh"
 #include "../ptx.cuh"
 #include "../spin_wait.cuh"
+#ifdef __CUDACC__
+#include "../collectives/coll_types.cuh"  // bf16 element traits (device code)
+#endif
 
 namespace pk::fused {
 
@@ -104,34 +107,10 @@ __device__ __forceinline__ bool wait_geq_gpu(const int* flag, int target, const 
 }
 
 // ---- 16-byte vectors of bf16 (eight elements), summed in fp32 ----
-__device__ __forceinline__ uint4 ld_v4(const void* p) {
-  uint4 v;
-  asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(p)
-               : "memory");
-  return v;
-}
-__device__ __forceinline__ void st_v4(void* p, uint4 v) {
-  asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
-               : "memory");
-}
-__device__ __forceinline__ void add_bf16x8(float* acc, uint4 v) {
-  const __nv_bfloat162* h = reinterpret_cast<const __nv_bfloat162*>(&v);
-#pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    const float2 f = __bfloat1622float2(h[i]);
-    acc[2 * i] += f.x;
-    acc[2 * i + 1] += f.y;
-  }
-}
-__device__ __forceinline__ uint4 pack_bf16x8(const float* acc) {
-  uint4 v;
-  __nv_bfloat162* h = reinterpret_cast<__nv_bfloat162*>(&v);
-#pragma unroll
-  for (int i = 0; i < 4; ++i) h[i] = __floats2bfloat162_rn(acc[2 * i], acc[2 * i + 1]);
-  return v;
-}
+// Accesses: ptx::ld_global_v4 / st_global_v4 (kernels/ptx.cuh); sums: the collectives'
+// element traits (coll::add_vec, coll::Elem::pack), so both studies round alike.
+using coll::add_vec;
+using Bf16 = coll::Elem<__nv_bfloat16>;
 
 #endif  // __CUDACC__
 

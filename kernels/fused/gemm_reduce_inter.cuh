@@ -132,14 +132,14 @@ struct ReduceInterOps : InterleavedOrder {
             const uint32_t a = smem + (s * w + q) * piece_bytes + v * 16;
             uint4 x;
             asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(x.x), "=r"(x.y), "=r"(x.z), "=r"(x.w) : "r"(a) : "memory");
-            add_bf16x8(acc, x);
+            add_vec<__nv_bfloat16>(acc, x);
           }
-          const uint4 sum = pack_bf16x8(acc);
+          const uint4 sum = Bf16::pack(acc);
           const int64_t row = r0 + v / (kRowBytes / 16), col = c0 + (v % (kRowBytes / 16)) * 8;
           if (p.reduce_to_all) {
-            for (int k = 1; k <= w; ++k) st_v4(p.out.at[(p.rank + k) % w] + row * p.n + col, sum);
+            for (int k = 1; k <= w; ++k) ptx::st_global_v4(p.out.at[(p.rank + k) % w] + row * p.n + col, sum);
           } else {
-            st_v4(p.out.local() + (row - int64_t(p.rank) * (p.m / w)) * p.n + col, sum);
+            ptx::st_global_v4(p.out.local() + (row - int64_t(p.rank) * (p.m / w)) * p.n + col, sum);
           }
         }
       }

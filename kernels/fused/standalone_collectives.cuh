@@ -66,10 +66,10 @@ static __global__ void __launch_bounds__(StandaloneConfig::kThreads) standalone_
         uint4 x[U];
 #pragma unroll
         for (int u = 0; u < U; ++u)
-          if (v + u * stride < shard_vecs) x[u] = ld_v4(src + v + u * stride);
+          if (v + u * stride < shard_vecs) x[u] = ptx::ld_global_v4(src + v + u * stride);
 #pragma unroll
         for (int u = 0; u < U; ++u)
-          if (v + u * stride < shard_vecs) st_v4(dst + v + u * stride, x[u]);
+          if (v + u * stride < shard_vecs) ptx::st_global_v4(dst + v + u * stride, x[u]);
       }
     }
   } else {
@@ -83,14 +83,14 @@ static __global__ void __launch_bounds__(StandaloneConfig::kThreads) standalone_
         uint4 x[U];
 #pragma unroll
         for (int u = 0; u < U; ++u)
-          if (v + u * stride < n) x[u] = ld_v4(src + v + u * stride);
+          if (v + u * stride < n) x[u] = ptx::ld_global_v4(src + v + u * stride);
 #pragma unroll
         for (int u = 0; u < U; ++u)
-          if (v + u * stride < n) add_bf16x8(acc[u], x[u]);
+          if (v + u * stride < n) add_vec<__nv_bfloat16>(acc[u], x[u]);
       }
 #pragma unroll
       for (int u = 0; u < U; ++u)
-        if (v + u * stride < n) st_v4(dst + v + u * stride, pack_bf16x8(acc[u]));
+        if (v + u * stride < n) ptx::st_global_v4(dst + v + u * stride, Bf16::pack(acc[u]));
     }
     if (!detail::exchange(p, kSlotLeave, e, kWaitLeave)) return;
   }

@@ -5,6 +5,8 @@
 // One instruction per wrapper, each with a "memory" clobber.
 #include <cstdint>
 
+#include "../ptx.cuh"
+
 namespace pk::tma {
 
 // ---- clusters ----
@@ -57,11 +59,9 @@ __device__ __forceinline__ void tensor_reduce_add_2d(const void* tmap, int32_t c
 __device__ __forceinline__ void prefetch_tensormap(const void* tmap) {
   asm volatile("prefetch.tensormap [%0];" ::"l"(tmap) : "memory");
 }
-// Async-proxy writes to global memory (TMA stores / reduce-adds whose bulk group has
-// completed) ordered before the generic-proxy operations that follow (a flag store).
-__device__ __forceinline__ void fence_proxy_async_global() {
-  asm volatile("fence.proxy.async.global;" ::: "memory");
-}
+// Async-proxy writes to global memory ordered before the generic-proxy operations that
+// follow (a flag store): defined with the other proxy fences in kernels/ptx.cuh.
+using ::pk::ptx::fence_proxy_async_global;
 
 // ---- shared memory ----
 __device__ __forceinline__ void st_shared_b32(uint32_t addr, uint32_t v) {

@@ -8,6 +8,8 @@
 // any kernel.
 #include <cstdint>
 
+#include "../ptx.cuh"
+
 namespace pk::prim::ptx {
 
 __device__ __forceinline__ uint64_t ld_weak_u64(const uint64_t* p) {
@@ -16,14 +18,7 @@ __device__ __forceinline__ uint64_t ld_weak_u64(const uint64_t* p) {
   return v;
 }
 
-__device__ __forceinline__ uint4 ld_weak_v4(const uint4* p) {
-  uint4 v;
-  asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(p)
-               : "memory");
-  return v;
-}
+__device__ __forceinline__ uint4 ld_weak_v4(const uint4* p) { return ::pk::ptx::ld_global_v4(p); }
 
 }  // namespace pk::prim::ptx
 
@@ -41,10 +36,7 @@ __device__ __forceinline__ uint4 ld_global(const uint4* p) { return ld_weak_v4(p
 __device__ __forceinline__ void st_global(uint32_t* p, uint32_t v) {
   asm volatile("st.global.b32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
-__device__ __forceinline__ void st_global(uint4* p, uint4 v) {
-  asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
-               : "memory");
-}
+__device__ __forceinline__ void st_global(uint4* p, uint4 v) { ::pk::ptx::st_global_v4(p, v); }
 
 // Two 64-bit elements, volatile (relaxed at system scope). Each u64 element is single-copy
 // atomic (aligned): the LL protocol keeps a 4-B flag beside 4 B of data in every element.
