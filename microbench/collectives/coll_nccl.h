@@ -1,7 +1,7 @@
 #pragma once
 // NCCL baselines, measured the way nccl-tests measures them: one communicator per GPU
-// (ncclCommInitAll for one process driving every GPU, ncclCommInitRank with the unique id
-// broadcast over MPI otherwise), ordinary cudaMalloc buffers ("nccl") and ncclMemAlloc
+// (harness/nccl_comms.h: a unique id broadcast over pk::Comm, grouped initialisation when
+// one process drives every GPU, as ncclCommInitAll does), ordinary cudaMalloc buffers ("nccl") and ncclMemAlloc
 // buffers registered as symmetric windows ("nccl_sym", nccl-tests -R 2:
 // ncclCommWindowRegister(..., NCCL_WIN_COLL_SYMMETRIC)). The tensor-dimension cases add
 // the reshape copies a user of NCCL needs (coll_problem.h: nccl_reshape_plan).

@@ -8,18 +8,11 @@
 #include <string>
 
 #include "../harness/cuda_check.h"
+#include "../harness/nccl_comms.h"
 #include "coll_harness.h"
 #include "coll_nccl.h"
 
 namespace pk::coll {
-
-#define PK_NCCL_CHECK(expr)                                                                            \
-  do {                                                                                                 \
-    ncclResult_t r_ = (expr);                                                                          \
-    if (r_ != ncclSuccess)                                                                             \
-      throw std::runtime_error(std::string(#expr) + ": " + ncclGetErrorString(r_) + " (" +             \
-                               (ncclGetLastError(nullptr) ? ncclGetLastError(nullptr) : "") + ")");    \
-  } while (0)
 
 std::string nccl_log_path();
 
@@ -41,32 +34,7 @@ class NcclState {
     const auto& gpus = g.local_gpus();
     if (comm.size() > 1 && gpus.size() != 1)
       throw std::runtime_error("NCCL baselines under MPI need one GPU per process");
-    collectively(comm, [&] {
-      if (comm.size() == 1) {
-        std::vector<int> devs;
-        for (int gpu : gpus) devs.push_back(g.device_ordinal(gpu));
-        std::vector<ncclComm_t> cs(gpus.size());
-        PK_NCCL_CHECK(ncclCommInitAll(cs.data(), static_cast<int>(cs.size()), devs.data()));
-        for (size_t i = 0; i < gpus.size(); ++i) comms_[gpus[i]] = cs[i];
-      }
-    });
-    if (comm.size() > 1) {
-      ncclUniqueId id{};
-      std::string err;
-      if (comm.rank() == 0) {
-        const ncclResult_t r = ncclGetUniqueId(&id);
-        if (r != ncclSuccess) err = std::string("ncclGetUniqueId: ") + ncclGetErrorString(r);
-      }
-      err = comm.first_error(err);
-      if (!err.empty()) throw std::runtime_error(err);
-      comm.broadcast(&id, sizeof id, 0);
-      collectively(comm, [&] {
-        g.set_device(gpus[0]);
-        ncclComm_t c = nullptr;
-        PK_NCCL_CHECK(ncclCommInitRank(&c, comm.size(), id, comm.rank()));
-        comms_[gpus[0]] = c;
-      });
-    }
+    comms_ = make_nccl_comms(g);
     collectively(comm, [&] {
       for (int gpu : gpus) {
         g.set_device(gpu);

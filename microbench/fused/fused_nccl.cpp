@@ -7,7 +7,7 @@
 #include "../harness/cuda_check.h"
 
 #ifdef PKBENCH_HAVE_NCCL
-#include <nccl.h>
+#include "../harness/nccl_comms.h"
 #endif
 
 namespace pk::fused {
@@ -35,15 +35,6 @@ NcclComms::NcclComms(PeerGroup& g) : g_(g) {}
 
 #ifdef PKBENCH_HAVE_NCCL
 
-namespace {
-void check(ncclResult_t r, const char* what) {
-  if (r == ncclSuccess) return;
-  const char* last = ncclGetLastError(nullptr);
-  throw std::runtime_error(std::string(what) + ": " + ncclGetErrorString(r) + (last && *last ? std::string(" (") + last + ")" : ""));
-}
-#define PK_NCCL(expr) check((expr), #expr)
-}  // namespace
-
 bool NcclComms::built() { return true; }
 std::string NcclComms::version() {
   int v = 0;
@@ -65,34 +56,14 @@ NcclComms::~NcclComms() {
 
 void NcclComms::ensure(int max_ctas) {
   if (sets_.count(max_ctas)) return;
-  Comm& comm = g_.comm();
-  ncclUniqueId id{};
-  std::string err;
-  if (comm.rank() == 0) {
-    const ncclResult_t r = ncclGetUniqueId(&id);
-    if (r != ncclSuccess) err = std::string("ncclGetUniqueId: ") + ncclGetErrorString(r);
-  }
-  err = comm.first_error(err);
-  if (!err.empty()) throw std::runtime_error(err);
-  comm.broadcast(&id, sizeof id, 0);
   auto s = std::make_unique<Set>();
-  collectively(comm, [&] {
-    ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
-    cfg.blocking = 1;
-    if (max_ctas > 0) {
-      cfg.minCTAs = 1;
-      cfg.maxCTAs = max_ctas;
-    }
-    const auto& gpus = g_.local_gpus();
-    if (gpus.size() > 1) PK_NCCL(ncclGroupStart());
-    for (int gpu : gpus) {
-      g_.set_device(gpu);
-      ncclComm_t c = nullptr;
-      PK_NCCL(ncclCommInitRankConfig(&c, g_.size(), id, gpu, &cfg));
-      s->comms[gpu] = c;
-    }
-    if (gpus.size() > 1) PK_NCCL(ncclGroupEnd());
-  });
+  ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+  cfg.blocking = 1;
+  if (max_ctas > 0) {
+    cfg.minCTAs = 1;
+    cfg.maxCTAs = max_ctas;
+  }
+  s->comms = make_nccl_comms(g_, &cfg);
   sets_[max_ctas] = std::move(s);
 }
 
@@ -103,25 +74,25 @@ NcclComms::Set& NcclComms::set(int max_ctas) {
 }
 
 void NcclComms::reduce_scatter(int gpu, int ctas, const void* send, void* recv, size_t n, cudaStream_t s) {
-  PK_NCCL(ncclReduceScatter(send, recv, n, ncclBfloat16, ncclSum, set(ctas).comms.at(gpu), s));
+  PK_NCCL_CHECK(ncclReduceScatter(send, recv, n, ncclBfloat16, ncclSum, set(ctas).comms.at(gpu), s));
 }
 void NcclComms::all_gather(int gpu, int ctas, const void* send, void* recv, size_t n, cudaStream_t s) {
-  PK_NCCL(ncclAllGather(send, recv, n, ncclBfloat16, set(ctas).comms.at(gpu), s));
+  PK_NCCL_CHECK(ncclAllGather(send, recv, n, ncclBfloat16, set(ctas).comms.at(gpu), s));
 }
 void NcclComms::all_reduce(int gpu, int ctas, const void* send, void* recv, size_t n, cudaStream_t s) {
-  PK_NCCL(ncclAllReduce(send, recv, n, ncclBfloat16, ncclSum, set(ctas).comms.at(gpu), s));
+  PK_NCCL_CHECK(ncclAllReduce(send, recv, n, ncclBfloat16, ncclSum, set(ctas).comms.at(gpu), s));
 }
 void NcclComms::reduce(int gpu, int ctas, const void* send, void* recv, size_t n, int root, cudaStream_t s) {
-  PK_NCCL(ncclReduce(send, recv, n, ncclBfloat16, ncclSum, root, set(ctas).comms.at(gpu), s));
+  PK_NCCL_CHECK(ncclReduce(send, recv, n, ncclBfloat16, ncclSum, root, set(ctas).comms.at(gpu), s));
 }
 void NcclComms::broadcast(int gpu, int ctas, const void* send, void* recv, size_t n, int root, cudaStream_t s) {
-  PK_NCCL(ncclBroadcast(send, recv, n, ncclBfloat16, root, set(ctas).comms.at(gpu), s));
+  PK_NCCL_CHECK(ncclBroadcast(send, recv, n, ncclBfloat16, root, set(ctas).comms.at(gpu), s));
 }
 void NcclComms::group_start() {
-  if (g_.local_gpus().size() > 1) PK_NCCL(ncclGroupStart());
+  if (g_.local_gpus().size() > 1) PK_NCCL_CHECK(ncclGroupStart());
 }
 void NcclComms::group_end() {
-  if (g_.local_gpus().size() > 1) PK_NCCL(ncclGroupEnd());
+  if (g_.local_gpus().size() > 1) PK_NCCL_CHECK(ncclGroupEnd());
 }
 
 #else  // no NCCL in this build: the NCCL schedules are skipped before any of this is called

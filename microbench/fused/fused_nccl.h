@@ -1,10 +1,8 @@
 #pragma once
 // NCCL for the fused study's baselines, measured as NCCL is used: one communicator per GPU
-// (ncclCommInitRankConfig with a unique id broadcast over pk::Comm; grouped when one process
-// drives several GPUs), buffers as the caller gives them. A communicator set per CTA limit:
+// (harness/nccl_comms.h), buffers as the caller gives them. A communicator set per CTA limit:
 // the overlapped baseline gives NCCL comm_sms CTAs (ncclConfig_t::maxCTAs) and cuBLASLt the
-// rest. Written here because the collective study's NCCL state belongs to its own harness;
-// both follow nccl-tests' set-up. No nccl.h here: builds without NCCL get available() false.
+// rest. No nccl.h here: builds without NCCL get available() false.
 #include <cuda_runtime.h>
 
 #include <cstddef>

@@ -1,5 +1,5 @@
-// NCCL 2.28 device API: communicator from ncclGetUniqueId on rank 0 broadcast over pk::Comm
-// (one process per GPU) or ncclCommInitAll (one process), symmetric windows from
+// NCCL 2.28 device API: communicators from harness/nccl_comms.h (a unique id broadcast over
+// pk::Comm, grouped initialisation when one process drives every GPU), symmetric windows from
 // ncclMemAlloc + ncclCommWindowRegister(NCCL_WIN_COLL_SYMMETRIC), a device communicator with
 // one LSA barrier (ncclDevCommCreate), kernels that take the ncclDevComm and windows by value.
 #include <nccl.h>
@@ -9,19 +9,11 @@
 
 #include "../../kernels/primitives/nccl_style.cuh"
 #include "../harness/cuda_check.h"
+#include "../harness/nccl_comms.h"
 #include "measure.h"
 
 namespace pk::prim {
 namespace {
-
-[[noreturn]] void nccl_fail(ncclResult_t r, const char* what) {
-  throw std::runtime_error(std::string(what) + ": " + ncclGetErrorString(r) + " (" + ncclGetLastError(nullptr) + ")");
-}
-#define PK_NCCL_CHECK(expr)                        \
-  do {                                             \
-    ncclResult_t pk_r_ = (expr);                   \
-    if (pk_r_ != ncclSuccess) nccl_fail(pk_r_, #expr); \
-  } while (0)
 
 struct Window {
   uint64_t bytes = 0;
@@ -39,26 +31,7 @@ class NcclRuntime {
       throw std::runtime_error("libnccl is " + std::to_string(v) + " but the headers are " +
                                std::to_string(NCCL_VERSION_CODE) + ": the device API's structures may differ");
     PeerGroup& g = c.group();
-    if (c.comm().size() > 1) {
-      ncclUniqueId id{};
-      collectively(c.comm(), [&] {
-        if (c.comm().rank() == 0) PK_NCCL_CHECK(ncclGetUniqueId(&id));
-      });
-      c.comm().broadcast(&id, sizeof id, 0);
-      const int me = g.local_gpus().at(0);
-      collectively(c.comm(), [&] {
-        g.set_device(me);
-        ncclComm_t comm = nullptr;
-        PK_NCCL_CHECK(ncclCommInitRank(&comm, c.comm().size(), id, c.comm().rank()));
-        comms_[me] = comm;
-      });
-    } else {
-      std::vector<int> devs;
-      for (int gpu : g.local_gpus()) devs.push_back(g.device_ordinal(gpu));
-      std::vector<ncclComm_t> comms(devs.size());
-      PK_NCCL_CHECK(ncclCommInitAll(comms.data(), static_cast<int>(devs.size()), devs.data()));
-      for (size_t i = 0; i < devs.size(); ++i) comms_[g.local_gpus()[i]] = comms[i];
-    }
+    comms_ = make_nccl_comms(g);
     collectively(c.comm(), [&] {
 #ifdef NCCL_DEV_COMM_REQUIREMENTS_INITIALIZER
       ncclDevCommRequirements reqs = NCCL_DEV_COMM_REQUIREMENTS_INITIALIZER;
