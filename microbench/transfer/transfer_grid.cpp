@@ -154,7 +154,11 @@ void check_options(const GridOptions& o) {
   if (!o.mechanisms.empty()) mech_filter = parse_name_list(o.mechanisms, mechanism_names(), "mechanism");
   if (!o.directions.empty()) parse_name_list(o.directions, direction_names(), "direction");
   if (!o.patterns.empty()) parse_name_list(o.patterns, pattern_names(), "pattern");
-  if (!o.sizes.empty()) parse_size_list(o.sizes);
+  // Sizes every mechanism refuses (validate_common's rule), refused before any GPU is looked for.
+  if (!o.sizes.empty())
+    for (uint64_t m : parse_size_list(o.sizes))
+      if (m == 0 || m % 16) throw ArgError("--sizes: " + std::to_string(m) + " B is not a positive multiple of 16 B");
+  if (o.total_bytes % 16) throw ArgError("--total: " + std::to_string(o.total_bytes) + " B is not a multiple of 16 B");
   if (!o.gpus.empty()) parse_gpu_pair(o.gpus, "--gpus");
   if (!o.gpu_counts.empty()) parse_int_list(o.gpu_counts, 0);
   // A knob flag that no selected mechanism has would be silently ignored: refuse it.
