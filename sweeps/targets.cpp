@@ -68,6 +68,22 @@ TargetResult judge(const std::string& id, const std::string& measured, double va
   return TargetResult{id, measured, s.text(), s.holds(value) ? Verdict::met : Verdict::missed, ""};
 }
 
+// One table cell per mode after the first: its value over the first's (v[0]), "-" where a
+// mode lacks the row. True when every ratio is within `limit` of 1 (and none is missing).
+bool ratio_cells(std::ostream& os, const std::vector<double>& v, double limit) {
+  bool ok = true;
+  for (size_t i = 1; i < v.size(); ++i) {
+    if (std::isnan(v[i])) {
+      os << " - |";
+      ok = false;
+      continue;
+    }
+    const double q = v[i] / v[0];
+    ok &= std::fabs(q - 1) <= limit;
+    os << " " << num(q, 3) << " |";
+  }
+  return ok;
+}
 }  // namespace
 
 std::vector<TargetResult> transfer_targets(const TransferData& d, const std::vector<MechanismSummary>& s,
@@ -218,17 +234,9 @@ std::string peer_modes_markdown(const std::vector<ModeResults>& modes, std::vect
     for (const auto& m : modes) at.push_back(find_summary(m.summary, r.mechanism, r.direction, r.pattern));
     os << "| " << r.direction << " | " << r.pattern << " | " << r.mechanism << " |";
     for (const auto* x : at) os << " " << (x ? num(x->peak_gbps, 1) : "-") << " |";
-    bool ok = true;
-    for (size_t i = 1; i < at.size(); ++i) {
-      if (!at[i]) {
-        os << " - |";
-        ok = false;
-        continue;
-      }
-      const double q = at[i]->peak_gbps / r.peak_gbps;
-      ok &= std::fabs(q - 1) <= tlim;
-      os << " " << num(q, 3) << " |";
-    }
+    std::vector<double> v;
+    for (const auto* x : at) v.push_back(x ? x->peak_gbps : std::nan(""));
+    bool ok = ratio_cells(os, v, tlim);
     os << " ";
     for (size_t i = 0; i < at.size(); ++i) {
       os << (i ? " / " : "") << (at[i] && at[i]->min_sms_90 ? std::to_string(at[i]->min_sms_90) : "-");
@@ -255,17 +263,9 @@ std::string peer_modes_markdown(const std::vector<ModeResults>& modes, std::vect
     for (const auto& m : modes)
       at.push_back(find_sync(m.sync.rows, r.level, r.primitive, r.scope, r.semantics, r.placement, r.participants));
     for (const auto* x : at) os << " " << (x ? num(x->one_way_ns, 0) + " ns" : "-") << " |";
-    bool ok = true;
-    for (size_t i = 1; i < at.size(); ++i) {
-      if (!at[i]) {
-        os << " - |";
-        ok = false;
-        continue;
-      }
-      const double q = at[i]->one_way_ns / r.one_way_ns;
-      ok &= std::fabs(q - 1) <= slim;
-      os << " " << num(q, 3) << " |";
-    }
+    std::vector<double> v;
+    for (const auto* x : at) v.push_back(x ? x->one_way_ns : std::nan(""));
+    const bool ok = ratio_cells(os, v, slim);
     ++s_checked;
     if (!ok) {
       ++s_missed;
