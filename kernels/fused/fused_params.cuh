@@ -15,6 +15,9 @@ namespace pk::fused {
 using Cfg = gemm::Config128x256<4, 1>;
 static_assert(Cfg::CLUSTER_M == 1, "fused kernels take one tile per block (no cluster)");
 static_assert(Cfg::BM == kHalves * Cfg::WG_M, "a unit is one consumer warpgroup's half of a tile");
+// Inter-SM reduction: pieces in the communicator's ring (two loads in flight while one is
+// summed; 3 x world x piece_rows x 512 B must fit a block's shared memory).
+inline constexpr int kReduceStages = 3;
 
 struct FusedParams : gemm::GemmParams {
   FusedSync sync;
@@ -23,11 +26,12 @@ struct FusedParams : gemm::GemmParams {
   int reduce_to_all;     // GEMM+AR: every GPU gets the sum; GEMM+RS (0): only the rows' owner
   int order_first;       // interleaved order: index 0 belongs to shard (rank + order_first) % world
   int rows_per_flag;     // all-gather: tile rows per ready flag (1: communicator SMs; a chunk: copy engine)
-  int piece_rows;        // inter-SM reduction: rows of a unit staged per pipeline step
-  CUtensorMap tmap_peer[kMaxGpus];  // intra-SM: every GPU's output (RS/AR) or A (AG), addressed from here
+  int piece_rows;        // inter-SM reduction: rows of a unit staged per pipeline step (one TMA box)
+  // Intra-SM: every GPU's output (RS/AR) or A (AG), addressed from here. Inter-SM RS/AR: every
+  // GPU's partial buffer, both parities (2m rows), boxes of BN x piece_rows.
+  CUtensorMap tmap_peer[kMaxGpus];
+  CUtensorMap tmap_out[kMaxGpus];   // inter-SM RS: this GPU's output shard ([rank]); AR: every GPU's output
   CUtensorMap tmap_c_odd;           // inter-SM RS/AR: the partial buffer of odd epochs (tmap_c: even)
-  PeerTable<__nv_bfloat16> partial;  // inter-SM RS/AR: every GPU's partial C (even epochs; odd at + m * n)
-  PeerTable<__nv_bfloat16> out;      // inter-SM RS/AR: every GPU's output
   PeerTable<__nv_bfloat16> a;        // inter-SM AG: every GPU's A (M x K, its own shard in its rows)
 };
 

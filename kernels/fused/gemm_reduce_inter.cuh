@@ -2,7 +2,7 @@
 // GEMM + reduce-scatter and GEMM + all-reduce, inter-SM overlap: compute blocks store their
 // partial tiles locally (the GEMM's own TMA store) and raise a flag per unit (half tile) in
 // the owner's memory; communicator blocks of the owner pull each unit from every GPU with TMA
-// as soon as all its flags are up, sum in fp32 and write the result:
+// as soon as all its flags are up, sum in fp32 and store the result with TMA:
 //   RS (reduce_to_all = 0): into the owner's output shard (a local store);
 //   AR (reduce_to_all = 1): into every GPU's output (the owner pushes its reduced rows), the
 //                           paper's Figure 21 with NVLink stores in place of the NVSwitch
@@ -21,7 +21,8 @@
 // e + 1 flags, and g's launch e + 1 follows its launch e), so no reader ever sees a partial
 // of a later launch and no handshake is needed for reuse.
 // AR only: each communicator block, after its last push, adds one to every GPU's done counter
-// (red.release.sys after bar.sync: cumulative over the block's stores) and waits for this
+// (its thread 0 issued every store: cp.async.bulk.wait_group 0 and fence.proxy.async.global,
+// then red.release.sys) and waits for this
 // GPU's counter to hold every communicator block of every GPU, so the kernel ends with this
 // GPU's output complete.
 #include "fused_params.cuh"
@@ -32,7 +33,7 @@ struct ReduceInterOps : InterleavedOrder {
   static constexpr int kBoxesPerTile = Cfg::BN / Cfg::EPI_COLS;  // bulk groups a consumer commits per tile
   static constexpr int kRowBytes = Cfg::BN * 2;                  // one row of a unit
   static constexpr int kThreads = Cfg::THREADS;
-  static constexpr int kStages = 2;
+  static constexpr int kStages = kReduceStages;
 
   __device__ static bool before_tile_loads(const Params& p, TileCoord t) {
     start_tile(p, index_of(p, t), -1);
@@ -63,9 +64,12 @@ struct ReduceInterOps : InterleavedOrder {
   }
 
   // ---- communicator ----
-  // Shared memory: kStages stages x world sources x piece_rows rows of 512 B, then one
-  // mbarrier per stage. One thread issues the loads (after acquiring the unit's flags); all
-  // threads reduce a staged piece while the next one loads.
+  // Shared memory: kReduceStages stages x world sources x one box (piece_rows rows of 512 B,
+  // row-major), then one mbarrier per stage. Thread 0 acquires a unit's flags and loads a piece
+  // of every GPU's partial with one TMA box each (a box per row costs one TMA operation per
+  // 512 B, which measured ~3 GB/s per SM: the rate of operations, not of the link); all threads
+  // sum a staged piece into source 0's slot, which thread 0 then stores with one box per
+  // destination (RS: this GPU's shard; AR: every GPU).
   __device__ static void communicator(const Params& p, int block, int blocks, uint32_t smem) {
     const int tid = static_cast<int>(threadIdx.x);
     const int w = p.world, rows = p.piece_rows;
@@ -83,7 +87,7 @@ struct ReduceInterOps : InterleavedOrder {
     const int pieces_per_unit = Cfg::WG_M / rows;
     const int my_units = units > block ? (units - 1 - block) / blocks + 1 : 0;
     const int pieces = my_units * pieces_per_unit;
-    const int64_t parity_off = (e & 1) ? int64_t(p.m) * p.n : 0;
+    const int parity_rows = (e & 1) ? p.m : 0;
     __shared__ int failed;  // a wait timed out: every thread leaves the loop
     if (tid == 0) failed = 0;
 
@@ -91,8 +95,9 @@ struct ReduceInterOps : InterleavedOrder {
     auto first_row = [&](const Unit& u, int piece) {
       return u.tile.m * Cfg::BM + u.half * Cfg::WG_M + (piece % pieces_per_unit) * rows;
     };
-    // Thread 0: acquire the unit's flags (first piece of a unit), then load the piece of
-    // every GPU's partial into stage piece % kStages, row by row (512-B bulk copies).
+    auto stage_at = [&](int s, int q) { return smem + static_cast<uint32_t>(s * w + q) * piece_bytes; };
+    // Thread 0: acquire the unit's flags (first piece of a unit), then load the piece of every
+    // GPU's partial into stage piece % kStages.
     auto issue = [&](int piece) -> bool {
       const Unit u = unit_of(piece);
       if (piece % pieces_per_unit == 0) {
@@ -105,45 +110,55 @@ struct ReduceInterOps : InterleavedOrder {
       const int s = piece % kStages;
       const uint32_t bar = bars + 8 * s;
       ptx::mbarrier_arrive_expect_tx(bar, piece_bytes * w);
-      const int64_t r0 = first_row(u, piece);
-      const int64_t c0 = int64_t(u.tile.n) * Cfg::BN;
-      for (int q = 0; q < w; ++q) {
-        const __nv_bfloat16* src = p.partial.at[q] + parity_off + r0 * p.n + c0;
-        const uint32_t dst = smem + (s * w + q) * piece_bytes;
-        for (int r = 0; r < rows; ++r) ptx::bulk_load(dst + r * kRowBytes, src + int64_t(r) * p.n, kRowBytes, bar);
-      }
+      const int row = first_row(u, piece) + parity_rows, col = u.tile.n * Cfg::BN;
+      for (int q = 0; q < w; ++q) ptx::tensor_load_2d(stage_at(s, q), &p.tmap_peer[q], col, row, bar);
       return true;
     };
 
-    if (tid == 0 && pieces > 0 && !issue(0)) failed = 1;
+    if (tid == 0)
+      for (int piece = 0; piece < kStages - 1 && piece < pieces; ++piece)
+        if (!issue(piece)) failed = 1;
     __syncthreads();
     for (int piece = 0; piece < pieces && !failed; ++piece) {
-      if (tid == 0 && piece + 1 < pieces && !issue(piece + 1)) failed = 1;
       const int s = piece % kStages;
       if (!mbarrier_wait(bars + 8 * s, (piece / kStages) & 1, p.deadline)) failed = 1;
       if (!failed) {
-        const Unit u = unit_of(piece);
-        const int64_t r0 = first_row(u, piece);
-        const int64_t c0 = int64_t(u.tile.n) * Cfg::BN;
         const int vecs = rows * (kRowBytes / 16);
         for (int v = tid; v < vecs; v += kThreads) {
           float acc[8] = {};
           for (int q = 0; q < w; ++q) {  // GPU order: one owner sums each element, so every GPU gets the same bits
-            const uint32_t a = smem + (s * w + q) * piece_bytes + v * 16;
+            const uint32_t a = stage_at(s, q) + v * 16;
             uint4 x;
             asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(x.x), "=r"(x.y), "=r"(x.z), "=r"(x.w) : "r"(a) : "memory");
             add_vec<__nv_bfloat16>(acc, x);
           }
           const uint4 sum = Bf16::pack(acc);
-          const int64_t row = r0 + v / (kRowBytes / 16), col = c0 + (v % (kRowBytes / 16)) * 8;
-          if (p.reduce_to_all) {
-            for (int k = 1; k <= w; ++k) ptx::st_global_v4(p.out.at[(p.rank + k) % w] + row * p.n + col, sum);
-          } else {
-            ptx::st_global_v4(p.out.local() + (row - int64_t(p.rank) * (p.m / w)) * p.n + col, sum);
-          }
+          asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(stage_at(s, 0) + v * 16), "r"(sum.x), "r"(sum.y),
+                       "r"(sum.z), "r"(sum.w)
+                       : "memory");
+        }
+        ptx::fence_proxy_async_smem();  // generic writes of the sum, then the async proxy's store reads them
+      }
+      __syncthreads();  // the sum is complete; `failed` is seen by all
+      if (tid == 0 && !failed) {
+        const Unit u = unit_of(piece);
+        const int row = first_row(u, piece), col = u.tile.n * Cfg::BN;
+        if (p.reduce_to_all) {
+          for (int k = 1; k <= w; ++k) ptx::tensor_store_2d(&p.tmap_out[(p.rank + k) % w], col, row, stage_at(s, 0));
+        } else {
+          ptx::tensor_store_2d(&p.tmap_out[p.rank], col, row - p.rank * (p.m / w), stage_at(s, 0));
+        }
+        ptx::bulk_commit_group();
+        // The next piece to load reuses the stage of piece - 1, whose stores are the older group.
+        if (piece + kStages - 1 < pieces) {
+          ptx::bulk_wait_group_read<1>();
+          if (!issue(piece + kStages - 1)) failed = 1;
         }
       }
-      __syncthreads();  // stage s is free again; `failed` is seen by all
+    }
+    if (tid == 0) {
+      ptx::bulk_wait_group<0>();  // every store performed before the block ends or signals
+      tma::fence_proxy_async_global();
     }
     if (p.reduce_to_all && !failed) {
       if (tid == 0) {

@@ -29,7 +29,8 @@ std::string at(const CsvTable& t, size_t row) { return t.path() + ":" + std::to_
 
 bool device_initiated(std::string_view mechanism) { return mechanism.rfind("ce", 0) != 0; }
 
-constexpr double kTileBytes = 128.0 * 256 * 2;  // one output tile of the fused kernels, bf16
+constexpr double kTileM = 128, kTileN = 256;       // one output tile of the fused kernels
+constexpr double kTileBytes = kTileM * kTileN * 2;  // bf16
 
 }  // namespace
 
@@ -51,6 +52,23 @@ double Ceilings::gemm_tflops(const Shape& s, int sms) const {
     if (shape == s.str()) full = tf;
   const double frac = gemm_sm_fraction.empty() ? double(sms) / sm_count : interpolate(gemm_sm_fraction, sms);
   return full * frac;
+}
+
+namespace {
+double waves(double tiles, int sms) { return std::ceil(tiles / std::max(1, sms)); }
+double output_tiles(const Shape& s) { return std::ceil(s.m / kTileM) * std::ceil(s.n / kTileN); }
+}  // namespace
+
+double Ceilings::comp_us(const Shape& s, int sms) const {
+  const double t_full_us = s.flops() / (gemm_tflops(s, sm_count) * 1e12) * 1e6;
+  const double wave_us = t_full_us / waves(output_tiles(s), sm_count);
+  // A wave's time at `sms` against all SMs: the SM curve's rate ratio with its own shape's
+  // wave counts taken out (fewer SMs each get more of the memory system). Without a curve the
+  // rate per SM is constant, so a wave takes as long on any SM count.
+  double slow = 1;
+  if (!gemm_sm_fraction.empty())
+    slow = waves(gemm_sm_curve_tiles, sm_count) / waves(gemm_sm_curve_tiles, sms) / interpolate(gemm_sm_fraction, sms);
+  return waves(output_tiles(s), sms) * wave_us * slow;
 }
 
 Ceilings read_ceilings(const std::string& gemm_csv, const std::string& transfer_csv, const std::string& sync_csv,
@@ -163,6 +181,8 @@ Ceilings read_ceilings(const std::string& gemm_csv, const std::string& transfer_
     const auto& cv = curves[widest];
     const double top = cv.rbegin()->second;
     for (const auto& [sms, tf] : cv) c.gemm_sm_fraction.push_back({double(sms), tf / top});
+    const Shape ws = gemm::parse_shapes(widest).front();
+    c.gemm_sm_curve_tiles = output_tiles(ws);
     c.sources.push_back("GEMM SM-count curve: " + widest + ", " + std::to_string(cv.size()) + " SM counts (" + gemm_csv + ")");
   }
   if (full.empty()) throw std::runtime_error("no GEMM rate: give gemm.csv or a fused CSV with gemm_pk rows");
@@ -184,11 +204,11 @@ Prediction predict(const Ceilings& c, const FusedPoint& p) {
   const double m = p.shape.m, n = p.shape.n, k = p.shape.k;
   const double a = m * k * 2, b = n * k * 2, cc = m * n * 2;
   const int csms = p.compute_sms > 0 ? p.compute_sms : c.sm_count - p.comm_sms;
-  const double tiles = (m / 128) * (n / 256);
+  const double tiles = output_tiles(p.shape);
   const double wave = std::min(tiles, double(csms)) * kTileBytes;
   Prediction r;
-  // Compute on the GEMM's SMs.
-  r.comp_us = 2 * m * n * k / (c.gemm_tflops(p.shape, csms) * 1e12) * 1e6;
+  // Compute on the GEMM's SMs, in whole waves of tiles.
+  r.comp_us = c.comp_us(p.shape, csms);
   // HBM bytes, per schedule (see cost_model.h).
   double hbm = 0, comm = 0, tail = 0, zero = 0;
   switch (p.op) {

@@ -6,8 +6,11 @@
 //
 //   T_launch       back-to-back kernel launch (sync.csv: host/kernel_launch/back_to_back),
 //                  once per launch the schedule makes (intra-SM RS/AR: the zeroing + the kernel)
-//   T_comp         2MNK / R(compute SMs): R from this suite's GEMM (fused.csv gemm_pk rows at
-//                  every SM for the shape, else gemm.csv), scaled by gemm.csv's SM-count curve
+//   T_comp         2MNK / R(compute SMs) in whole waves: R from this suite's GEMM (fused.csv
+//                  gemm_pk rows at every SM for the shape, else gemm.csv), scaled by gemm.csv's
+//                  SM-count curve; ceil(tiles / compute SMs) waves of the all-SM wave time (a
+//                  term the paper's formula leaves out: the first H200x2 run measured 4096x2048
+//                  x4096 AG+GEMM 1.5x slower on 116-124 SMs, 3 waves of 256 tiles against 2)
 //   T_mem          HBM bytes / B_mem: A, B, C (+ the partial C written and read back by the
 //                  inter-SM reductions, + the zeroed output of the intra-SM ones); B_mem = twice
 //                  the best local copy rate of transfer.csv (a copy reads and writes each byte)
@@ -42,6 +45,7 @@ struct Ceilings {
   std::vector<std::pair<std::string, double>> gemm_full;  // shape -> TFLOP/s at all SMs
   double gemm_full_default = 0;                           // the largest shape's, for shapes not measured
   Curve gemm_sm_fraction;                                 // SMs -> fraction of the all-SM rate
+  double gemm_sm_curve_tiles = 0;                         // output tiles of the curve's shape
   int sm_count = 0;
   // Transfers (GB/s per direction).
   double link_bidir_gbps = 0;   // best device-initiated rate with both GPUs sending
@@ -56,6 +60,7 @@ struct Ceilings {
   std::vector<std::string> sources;  // one line per ceiling: the value and the row it came from
   std::vector<std::pair<std::string, std::string>> machines;  // file -> its rows' GPU name
   double gemm_tflops(const Shape& s, int sms) const;
+  double comp_us(const Shape& s, int sms) const;  // T_comp: whole waves of tiles on `sms` SMs
 };
 
 // Reads the ceilings. fused_csv may be "" (then gemm_csv must give the compute rates) and

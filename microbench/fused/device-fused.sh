@@ -9,7 +9,7 @@
 #   FUSED_SWEEP=short bash microbench/fused/device-fused.sh          # skip the full sweep
 #   FUSED_FULL_ARGS="--sizes=8192 --comm-sms=4:32:+4" bash microbench/fused/device-fused.sh
 # Environment: FUSED_SWEEP=short|full|both (default both), FUSED_FULL_ARGS (flags of the full
-# sweep; default: the default preset), FUSED_TIME_LIMIT (seconds for the whole script, default
+# sweep; default: the default preset; then Table 3 and Figure 5's presets), FUSED_TIME_LIMIT (seconds for the whole script, default
 # 540: steps that would not fit are left out and say so), FUSED_BUILD_DIR, FUSED_JOBS.
 # Needs CLI11 and the CSV parser in .deps/include (bash scripts/stage-deps.sh; carry .deps).
 set -uo pipefail
@@ -76,11 +76,12 @@ if [ "$sweep" = full ] || [ "$sweep" = both ]; then
   # shellcheck disable=SC2086
   run fused_full 300 "${mpi[@]}" "$bin" --peer-mode=ipc --samples=7 ${FUSED_FULL_ARGS:-} --csv="$work/fused.csv"
   run fused_table3 120 "${mpi[@]}" "$bin" --peer-mode=ipc --preset=table3 --samples=5 --csv="$work/fused_table3.csv"
+  run fused_fig5 200 "${mpi[@]}" "$bin" --peer-mode=ipc --preset=fig5 --samples=5 --csv="$work/fused_fig5.csv"
 fi
 
 # The cost model on what this machine measured: its GEMM and fused rows; link, HBM and
 # latency ceilings from the committed H200x2 transfer and sync studies (same machine kind).
-for f in fused fused_table3 fused_smoke_single; do
+for f in fused fused_table3 fused_fig5 fused_smoke_single; do
   [ -s "$work/$f.csv" ] || continue
   gemm=()
   [ -s "$work/gemm.csv" ] && gemm=(--gemm "$work/gemm.csv")
@@ -92,7 +93,7 @@ done
 stamp "done"
 
 tar czf "$out/fused-results.tgz" -C "$work" .
-for f in fused.csv fused_table3.csv fused_smoke_single.csv fused_model.txt steps.log; do
+for f in fused.csv fused_table3.csv fused_fig5.csv fused_model.txt steps.log; do
   [ -f "$work/$f" ] && cp "$work/$f" "$out/"
 done
 cat "$work"/gpu_tests_*.log 2>/dev/null | grep -E "^\[  (FAILED|PASSED) |tests? ran" > "$out/gpu_tests_summary.txt"
@@ -105,7 +106,7 @@ table() {
         $c["comm_ratio"], $c["speedup_vs_cublas_nccl"], $c["speedup_vs_best_baseline"], $c["status"],
         substr($c["error"], 1, 70) }' "$1"
 }
-for f in fused_smoke_single fused_smoke_vmm fused fused_table3; do
+for f in fused_smoke_single fused_smoke_vmm fused fused_table3 fused_fig5; do
   [ -s "$work/$f.csv" ] && { echo "== $f"; table "$work/$f.csv"; }
 done
 [ -s "$work/fused_model.txt" ] && sed -n '/When does/,$p' "$work/fused_model.txt" | head -60

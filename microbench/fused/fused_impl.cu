@@ -8,6 +8,7 @@
 #include "../gemm/gemm_launch.cuh"
 #include "../gemm/pk_gemm.h"
 #include "../harness/cuda_check.h"
+#include "../harness/tensor_map.h"
 #include "../harness/tensor_map_gemm.h"
 #include "fused_context.h"
 
@@ -102,11 +103,11 @@ std::pair<int, int> sm_split(Context& c, const Point& p) {
 }
 
 namespace {
-// Rows of a unit staged per step of the inter-SM reduction: two stages of every GPU's rows
-// must fit the block's shared memory.
+// Rows of a unit staged per step of the inter-SM reduction (one TMA box per GPU): the ring's
+// stages of every GPU's rows must fit the block's shared memory.
 int piece_rows(int world) {
   int rows = Cfg::WG_M;
-  while (rows > 1 && 2u * world * rows * (Cfg::BN * 2) + 64 > Cfg::SMEM_BYTES - 1024) rows /= 2;
+  while (rows > 1 && uint64_t(kReduceStages) * world * rows * (Cfg::BN * 2) + 64 > Cfg::SMEM_BYTES - 1024) rows /= 2;
   return rows;
 }
 }  // namespace
@@ -137,8 +138,16 @@ FusedParams fused_params(Context& c, int g, KernelKind k, const Point& p, const 
     case KernelKind::reduce_inter:
       fp.tmap_c_odd = make_tensor_map_2d_bf16_sw128(c.partial(g) + uint64_t(s.m) * s.n, s.n, s.m, uint64_t(s.n) * 2,
                                                     Cfg::EPI_COLS, Cfg::WG_M);
-      fp.partial = c.partial_table(g);
-      fp.out = outs;
+      {
+        const PeerTable<bf16> parts = c.partial_table(g);
+        const uint64_t pitch = uint64_t(s.n) * 2;
+        for (int q = 0; q < w; ++q) {
+          fp.tmap_peer[q] = make_tensor_map_2d_bf16(parts.at[q], s.n, 2 * uint64_t(s.m), pitch, Cfg::BN, fp.piece_rows);
+          if (p.op == Op::gemm_ar || q == g)
+            fp.tmap_out[q] = make_tensor_map_2d_bf16(outs.at[q], s.n, p.op == Op::gemm_ar ? s.m : s.m / w, pitch, Cfg::BN,
+                                                     fp.piece_rows);
+        }
+      }
       break;
     case KernelKind::ag_pull:
       fp.a = as;

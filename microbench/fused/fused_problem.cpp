@@ -139,7 +139,7 @@ const std::vector<Schedule>& schedules() {
       {"inter_sm", Kind::fused,
        "inter-SM overlap: comm_sms communicator blocks (RS/AR: pull flagged partial tiles and reduce; AG: TMA-copy "
        "the next shard) beside the GEMM on the rest",
-       all, {{&knobs::comm_sms, "8:32:+8"}}},
+       all, {{&knobs::comm_sms, "4,8,16,24,32"}}},
   };
   return v;
 }
@@ -253,8 +253,11 @@ const std::vector<std::string>& fused_columns() {
 }
 
 // Each GPU's partial is rounded to bf16 (at most 2^-9 of itself) and every add at the
-// destination rounds again; measured against max(|ref|, rms(ref)) that stays within the
-// GEMM's own 1/64 on 2 GPUs and grows with the number of terms beyond: 4 GPUs 1/32, 8 1/16.
-double reduction_tolerance(int world) { return gemm::kElemTol * std::max(1.0, world / 2.0); }
+// destination rounds again, against a reference rounded once. The first H200x2 run measured a
+// worst element of 0.0166 x max(|ref|, rms(ref)) on 2 GPUs (16 Mi elements, relative Frobenius
+// error 0.00286, the same bits from NCCL, our collective and every fused kernel): over the
+// GEMM's own 1/64. So twice the GEMM's tolerance per pair of terms: 2 GPUs 1/32, 4 1/16,
+// 8 1/8. A lost or doubled contribution is off by about |partial| ~ rms / sqrt(w): still caught.
+double reduction_tolerance(int world) { return gemm::kElemTol * std::max(2.0, double(world)); }
 
 }  // namespace pk::fused

@@ -37,6 +37,12 @@ CUtensorMap make_tensor_map_2d_u16(void* base, uint64_t cols, uint64_t rows, uin
                    CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE, "u16");
 }
 
+CUtensorMap make_tensor_map_2d_bf16(const void* base, uint64_t cols, uint64_t rows, uint64_t row_pitch_bytes,
+                                    uint32_t box_cols, uint32_t box_rows) {
+  return encode_2d(base, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, cols, rows, row_pitch_bytes, box_cols, box_rows,
+                   CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, "bf16, no swizzle");
+}
+
 CUtensorMap make_tensor_map_2d_bf16_sw128(const void* base, uint64_t cols, uint64_t rows, uint64_t row_pitch_bytes,
                                           uint32_t box_cols, uint32_t box_rows) {
   if (box_cols * 2 > 128) throw CudaError("128-B swizzle needs a box at most 64 bf16 wide");

@@ -267,9 +267,9 @@ TEST(FusedProblem, GridRunsComponentsAndBaselinesBeforeTheFusedKernels) {
 }
 
 TEST(FusedProblem, ReductionToleranceGrowsWithTheGpuCount) {
-  EXPECT_DOUBLE_EQ(reduction_tolerance(2), 1.0 / 64);
-  EXPECT_DOUBLE_EQ(reduction_tolerance(1), 1.0 / 64);
-  EXPECT_DOUBLE_EQ(reduction_tolerance(8), 4.0 / 64);
+  EXPECT_DOUBLE_EQ(reduction_tolerance(2), 1.0 / 32);
+  EXPECT_DOUBLE_EQ(reduction_tolerance(1), 1.0 / 32);
+  EXPECT_DOUBLE_EQ(reduction_tolerance(8), 1.0 / 8);
 }
 
 // ---- the cost model ----
