@@ -20,10 +20,10 @@
 // owner finished reading g's partials of launch e (an owner's launch e + 1 needs g's launch
 // e + 1 flags, and g's launch e + 1 follows its launch e), so no reader ever sees a partial
 // of a later launch and no handshake is needed for reuse.
-// AR only: each communicator block, after its last push, adds one to every GPU's done counter
-// (its thread 0 issued every store: cp.async.bulk.wait_group 0 and fence.proxy.async.global,
-// then red.release.sys) and waits for this
-// GPU's counter to hold every communicator block of every GPU, so the kernel ends with this
+// AR only: each communicator pipeline, after its last push, adds one to every GPU's done
+// counter (its lane 0 issued every store: cp.async.bulk.wait_group 0 and
+// fence.proxy.async.global, then red.release.sys) and waits for this
+// GPU's counter to hold every communicator pipeline of every GPU, so the kernel ends with this
 // GPU's output complete.
 #include "fused_params.cuh"
 
@@ -32,7 +32,8 @@ namespace pk::fused {
 struct ReduceInterOps : InterleavedOrder {
   static constexpr int kBoxesPerTile = Cfg::BN / Cfg::EPI_COLS;  // bulk groups a consumer commits per tile
   static constexpr int kRowBytes = Cfg::BN * 2;                  // one row of a unit
-  static constexpr int kThreads = Cfg::THREADS;
+  static constexpr int kPipes = kReducePipes;
+  static_assert(kPipes * 32 <= Cfg::THREADS, "a warp per pipeline");
   static constexpr int kStages = kReduceStages;
 
   __device__ static bool before_tile_loads(const Params& p, TileCoord t) {
@@ -64,39 +65,49 @@ struct ReduceInterOps : InterleavedOrder {
   }
 
   // ---- communicator ----
-  // Shared memory: kReduceStages stages x world sources x one box (piece_rows rows of 512 B,
-  // row-major), then one mbarrier per stage. Thread 0 acquires a unit's flags and loads a piece
-  // of every GPU's partial with one TMA box each (a box per row costs one TMA operation per
-  // 512 B, which measured ~3 GB/s per SM: the rate of operations, not of the link); all threads
-  // sum a staged piece into source 0's slot, which thread 0 then stores with one box per
+  // kPipes warps per block, each an independent pipeline over units block * kPipes + warp,
+  // + blocks * kPipes, ... (the transfer study's shape: four TMA pipelines per SM pulled
+  // ~50 GB/s; one block-wide pipeline measured ~9 GB/s per SM on the first H200x2 run). A
+  // warp's lane 0 acquires a unit's flags and loads each piece of every GPU's partial with one
+  // TMA box (piece_rows rows of 512 B, row-major) into its kStages-deep ring; the warp sums a
+  // staged piece into source 0's slot in fp32, and lane 0 stores it with one box per
   // destination (RS: this GPU's shard; AR: every GPU).
+  // Shared memory: kPipes rings of kStages x world boxes, then kPipes x kStages mbarriers.
   __device__ static void communicator(const Params& p, int block, int blocks, uint32_t smem) {
-    const int tid = static_cast<int>(threadIdx.x);
+    const int warp = static_cast<int>(threadIdx.x) / 32;
+    const uint32_t ring_bytes = static_cast<uint32_t>(kStages * p.world * p.piece_rows * kRowBytes);
+    if (threadIdx.x == 0) begin_block_epoch(p.sync);
+    __syncthreads();
+    const int e = block_epoch();
+    if (warp < kPipes)
+      pipeline(p, block * kPipes + warp, blocks * kPipes, e, smem + warp * ring_bytes,
+               smem + kPipes * ring_bytes + warp * kStages * 8);
+    __syncthreads();
+    if (threadIdx.x == 0) end_block_epoch(p.sync, e);
+  }
+
+  __device__ static void pipeline(const Params& p, int pipe, int pipes, int e, uint32_t ring, uint32_t bars) {
+    const int lane = static_cast<int>(threadIdx.x) % 32;
     const int w = p.world, rows = p.piece_rows;
     const uint32_t piece_bytes = static_cast<uint32_t>(rows) * kRowBytes;
-    const uint32_t bars = smem + kStages * w * piece_bytes;
-    if (tid == 0) {
-      begin_block_epoch(p.sync);
+    if (lane == 0) {
       for (int s = 0; s < kStages; ++s) ptx::mbarrier_init(bars + 8 * s, 1);
       ptx::fence_mbarrier_init();
     }
-    __syncthreads();
-    const int e = block_epoch();
+    __syncwarp();
     const int tn = tiles_n(p);
     const int units = units_per_shard(tiles_m(p), tn, w);
     const int pieces_per_unit = Cfg::WG_M / rows;
-    const int my_units = units > block ? (units - 1 - block) / blocks + 1 : 0;
+    const int my_units = units > pipe ? (units - 1 - pipe) / pipes + 1 : 0;
     const int pieces = my_units * pieces_per_unit;
     const int parity_rows = (e & 1) ? p.m : 0;
-    __shared__ int failed;  // a wait timed out: every thread leaves the loop
-    if (tid == 0) failed = 0;
 
-    auto unit_of = [&](int piece) { return shard_unit(block + (piece / pieces_per_unit) * blocks, p.rank, tiles_m(p), tn, p.group_m, w); };
+    auto unit_of = [&](int piece) { return shard_unit(pipe + (piece / pieces_per_unit) * pipes, p.rank, tiles_m(p), tn, p.group_m, w); };
     auto first_row = [&](const Unit& u, int piece) {
       return u.tile.m * Cfg::BM + u.half * Cfg::WG_M + (piece % pieces_per_unit) * rows;
     };
-    auto stage_at = [&](int s, int q) { return smem + static_cast<uint32_t>(s * w + q) * piece_bytes; };
-    // Thread 0: acquire the unit's flags (first piece of a unit), then load the piece of every
+    auto stage_at = [&](int s, int q) { return ring + static_cast<uint32_t>(s * w + q) * piece_bytes; };
+    // Lane 0: acquire the unit's flags (first piece of a unit), then load the piece of every
     // GPU's partial into stage piece % kStages.
     auto issue = [&](int piece) -> bool {
       const Unit u = unit_of(piece);
@@ -115,16 +126,16 @@ struct ReduceInterOps : InterleavedOrder {
       return true;
     };
 
-    if (tid == 0)
-      for (int piece = 0; piece < kStages - 1 && piece < pieces; ++piece)
-        if (!issue(piece)) failed = 1;
-    __syncthreads();
-    for (int piece = 0; piece < pieces && !failed; ++piece) {
+    bool ok = true;
+    if (lane == 0)
+      for (int piece = 0; ok && piece < kStages - 1 && piece < pieces; ++piece) ok = issue(piece);
+    ok = __shfl_sync(0xffffffffu, ok, 0);
+    for (int piece = 0; ok && piece < pieces; ++piece) {
       const int s = piece % kStages;
-      if (!mbarrier_wait(bars + 8 * s, (piece / kStages) & 1, p.deadline)) failed = 1;
-      if (!failed) {
+      if (!mbarrier_wait(bars + 8 * s, (piece / kStages) & 1, p.deadline)) ok = false;
+      if (__all_sync(0xffffffffu, ok)) {
         const int vecs = rows * (kRowBytes / 16);
-        for (int v = tid; v < vecs; v += kThreads) {
+        for (int v = lane; v < vecs; v += 32) {
           float acc[8] = {};
           for (int q = 0; q < w; ++q) {  // GPU order: one owner sums each element, so every GPU gets the same bits
             const uint32_t a = stage_at(s, q) + v * 16;
@@ -138,9 +149,11 @@ struct ReduceInterOps : InterleavedOrder {
                        : "memory");
         }
         ptx::fence_proxy_async_smem();  // generic writes of the sum, then the async proxy's store reads them
+      } else {
+        ok = false;
       }
-      __syncthreads();  // the sum is complete; `failed` is seen by all
-      if (tid == 0 && !failed) {
+      __syncwarp();
+      if (lane == 0 && ok) {
         const Unit u = unit_of(piece);
         const int row = first_row(u, piece), col = u.tile.n * Cfg::BN;
         if (p.reduce_to_all) {
@@ -152,21 +165,19 @@ struct ReduceInterOps : InterleavedOrder {
         // The next piece to load reuses the stage of piece - 1, whose stores are the older group.
         if (piece + kStages - 1 < pieces) {
           ptx::bulk_wait_group_read<1>();
-          if (!issue(piece + kStages - 1)) failed = 1;
+          ok = issue(piece + kStages - 1);
         }
       }
+      ok = __shfl_sync(0xffffffffu, ok, 0);
     }
-    if (tid == 0) {
+    if (lane == 0) {
       ptx::bulk_wait_group<0>();  // every store performed before the block ends or signals
       tma::fence_proxy_async_global();
-    }
-    if (p.reduce_to_all && !failed) {
-      if (tid == 0) {
+      if (p.reduce_to_all && ok) {
         for (int q = 0; q < w; ++q) ptx::red_release_sys_add(p.sync.done.at[q], 1);
-        wait_flag_geq_sys(p.sync.done.local(), e * w * blocks, p.deadline, kWaitDone);
+        wait_flag_geq_sys(p.sync.done.local(), e * w * pipes, p.deadline, kWaitDone);
       }
     }
-    if (tid == 0) end_block_epoch(p.sync, e);
   }
 };
 
