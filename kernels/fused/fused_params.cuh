@@ -15,9 +15,9 @@ namespace pk::fused {
 using Cfg = gemm::Config128x256<4, 1>;
 static_assert(Cfg::CLUSTER_M == 1, "fused kernels take one tile per block (no cluster)");
 static_assert(Cfg::BM == kHalves * Cfg::WG_M, "a unit is one consumer warpgroup's half of a tile");
-// Inter-SM reduction: pieces in each communicator pipeline's ring (kReducePipes x
-// kReduceStages x (world - 1) x piece_rows x 512 B must fit a block's shared memory).
-inline constexpr int kReduceStages = 6;
+// Inter-SM reduction: pieces in the communicator's ring (two loads in flight while one is
+// summed; 3 x world x piece_rows x 512 B must fit a block's shared memory).
+inline constexpr int kReduceStages = 3;
 inline constexpr int kReducePipes = 4;  // warps of a communicator block, each driving a ring
 // All-gather: bytes per bulk copy of the communicator (a tile row of A is BM x K x 2 bytes).
 inline constexpr uint32_t kAgChunkBytes = 16 * 1024;
@@ -32,10 +32,9 @@ struct FusedParams : gemm::GemmParams {
   int flag_adds;         // all-gather: what a ready flag gains per launch (chunks per row; copy engine: 1, a set)
   int piece_rows;        // inter-SM reduction: rows of a unit staged per pipeline step (one TMA box)
   // Intra-SM: every GPU's output (RS/AR) or A (AG), addressed from here. Inter-SM RS/AR: every
-  // peer's partial buffer, both parities (2m rows), boxes of BN x piece_rows.
+  // GPU's partial buffer, both parities (2m rows), boxes of BN x piece_rows.
   CUtensorMap tmap_peer[kMaxGpus];
   CUtensorMap tmap_out[kMaxGpus];   // inter-SM RS: this GPU's output shard ([rank]); AR: every GPU's output
-  const __nv_bfloat16* partial_local;  // inter-SM RS/AR: this GPU's partial C (even epochs; odd at + m * n)
   CUtensorMap tmap_c_odd;           // inter-SM RS/AR: the partial buffer of odd epochs (tmap_c: even)
   PeerTable<__nv_bfloat16> a;        // inter-SM AG: every GPU's A (M x K, its own shard in its rows)
 };

@@ -66,20 +66,16 @@ struct ReduceInterOps : InterleavedOrder {
 
   // ---- communicator ----
   // kPipes warps per block, each an independent pipeline over units block * kPipes + warp,
-  // + blocks * kPipes, ... A warp's lane 0 acquires a unit's flags and loads each piece of
-  // every peer's partial with one TMA box (piece_rows rows of 512 B, row-major) into its
-  // kStages-deep ring; the warp sums a staged piece and this GPU's own partial (read from
-  // global memory: shared memory holds only what crosses the link) into the first peer's slot
-  // in fp32, and lane 0 stores it with one box per destination (RS: this GPU's shard; AR:
-  // every GPU).
-  // Why this shape: a communicator SM's pull rate is the remote bytes it keeps in flight over
-  // the link's latency under load. On the first H200x2 runs one block-wide ring of 512-B row
-  // copies reached ~3 GB/s per SM (the TMA's operation rate), one ring of boxes ~9 GB/s, four
-  // rings that also staged the local partial ~10 GB/s (64 KiB of remote data in flight).
-  // Shared memory: kPipes rings of kStages x (world - 1) boxes, then kPipes x kStages mbarriers.
+  // + blocks * kPipes, ... (the transfer study's shape: four TMA pipelines per SM pulled
+  // ~50 GB/s; one block-wide pipeline measured ~9 GB/s per SM on the first H200x2 run). A
+  // warp's lane 0 acquires a unit's flags and loads each piece of every GPU's partial with one
+  // TMA box (piece_rows rows of 512 B, row-major) into its kStages-deep ring; the warp sums a
+  // staged piece into source 0's slot in fp32, and lane 0 stores it with one box per
+  // destination (RS: this GPU's shard; AR: every GPU).
+  // Shared memory: kPipes rings of kStages x world boxes, then kPipes x kStages mbarriers.
   __device__ static void communicator(const Params& p, int block, int blocks, uint32_t smem) {
     const int warp = static_cast<int>(threadIdx.x) / 32;
-    const uint32_t ring_bytes = static_cast<uint32_t>(kStages * (p.world - 1) * p.piece_rows * kRowBytes);
+    const uint32_t ring_bytes = static_cast<uint32_t>(kStages * p.world * p.piece_rows * kRowBytes);
     if (threadIdx.x == 0) begin_block_epoch(p.sync);
     __syncthreads();
     const int e = block_epoch();
@@ -110,12 +106,9 @@ struct ReduceInterOps : InterleavedOrder {
     auto first_row = [&](const Unit& u, int piece) {
       return u.tile.m * Cfg::BM + u.half * Cfg::WG_M + (piece % pieces_per_unit) * rows;
     };
-    // Stage s, peer q (q != rank) at slot (q - rank - 1) mod w.
-    auto stage_at = [&](int s, int q) { return ring + static_cast<uint32_t>(s * (w - 1) + (q - p.rank - 1 + w) % w) * piece_bytes; };
-    const __nv_bfloat16* own = p.partial_local + int64_t(parity_rows) * p.n;
-    // Lane 0: acquire the unit's flags (first piece of a unit; the other lanes read this GPU's
-    // partial after a __syncwarp, which orders them after the acquire), then load the piece of
-    // every peer's partial into stage piece % kStages.
+    auto stage_at = [&](int s, int q) { return ring + static_cast<uint32_t>(s * w + q) * piece_bytes; };
+    // Lane 0: acquire the unit's flags (first piece of a unit), then load the piece of every
+    // GPU's partial into stage piece % kStages.
     auto issue = [&](int piece) -> bool {
       const Unit u = unit_of(piece);
       if (piece % pieces_per_unit == 0) {
@@ -127,10 +120,9 @@ struct ReduceInterOps : InterleavedOrder {
       }
       const int s = piece % kStages;
       const uint32_t bar = bars + 8 * s;
-      ptx::mbarrier_arrive_expect_tx(bar, piece_bytes * (w - 1));
+      ptx::mbarrier_arrive_expect_tx(bar, piece_bytes * w);
       const int row = first_row(u, piece) + parity_rows, col = u.tile.n * Cfg::BN;
-      for (int q = 0; q < w; ++q)
-        if (q != p.rank) ptx::tensor_load_2d(stage_at(s, q), &p.tmap_peer[q], col, row, bar);
+      for (int q = 0; q < w; ++q) ptx::tensor_load_2d(stage_at(s, q), &p.tmap_peer[q], col, row, bar);
       return true;
     };
 
@@ -143,22 +135,16 @@ struct ReduceInterOps : InterleavedOrder {
       if (!mbarrier_wait(bars + 8 * s, (piece / kStages) & 1, p.deadline)) ok = false;
       if (__all_sync(0xffffffffu, ok)) {
         const int vecs = rows * (kRowBytes / 16);
-        const Unit u = unit_of(piece);
-        const int64_t r0 = first_row(u, piece), c0 = int64_t(u.tile.n) * Cfg::BN;
-        const uint32_t out_slot = stage_at(s, (p.rank + 1) % w);
         for (int v = lane; v < vecs; v += 32) {
           float acc[8] = {};
           for (int q = 0; q < w; ++q) {  // GPU order: one owner sums each element, so every GPU gets the same bits
+            const uint32_t a = stage_at(s, q) + v * 16;
             uint4 x;
-            if (q == p.rank) {
-              x = ptx::ld_global_v4(reinterpret_cast<const uint4*>(own + (r0 + v / (kRowBytes / 16)) * p.n + c0) + v % (kRowBytes / 16));
-            } else {
-              asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(x.x), "=r"(x.y), "=r"(x.z), "=r"(x.w) : "r"(stage_at(s, q) + v * 16) : "memory");
-            }
+            asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(x.x), "=r"(x.y), "=r"(x.z), "=r"(x.w) : "r"(a) : "memory");
             add_vec<__nv_bfloat16>(acc, x);
           }
           const uint4 sum = Bf16::pack(acc);
-          asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(out_slot + v * 16), "r"(sum.x), "r"(sum.y),
+          asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(stage_at(s, 0) + v * 16), "r"(sum.x), "r"(sum.y),
                        "r"(sum.z), "r"(sum.w)
                        : "memory");
         }
@@ -170,11 +156,10 @@ struct ReduceInterOps : InterleavedOrder {
       if (lane == 0 && ok) {
         const Unit u = unit_of(piece);
         const int row = first_row(u, piece), col = u.tile.n * Cfg::BN;
-        const uint32_t sum = stage_at(s, (p.rank + 1) % w);
         if (p.reduce_to_all) {
-          for (int k = 1; k <= w; ++k) ptx::tensor_store_2d(&p.tmap_out[(p.rank + k) % w], col, row, sum);
+          for (int k = 1; k <= w; ++k) ptx::tensor_store_2d(&p.tmap_out[(p.rank + k) % w], col, row, stage_at(s, 0));
         } else {
-          ptx::tensor_store_2d(&p.tmap_out[p.rank], col, row - p.rank * (p.m / w), sum);
+          ptx::tensor_store_2d(&p.tmap_out[p.rank], col, row - p.rank * (p.m / w), stage_at(s, 0));
         }
         ptx::bulk_commit_group();
         // The next piece to load reuses the stage of piece - 1, whose stores are the older group.

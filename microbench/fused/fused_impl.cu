@@ -103,11 +103,11 @@ std::pair<int, int> sm_split(Context& c, const Point& p) {
 }
 
 namespace {
-// Rows of a unit staged per step of the inter-SM reduction (one TMA box per peer): the
+// Rows of a unit staged per step of the inter-SM reduction (one TMA box per GPU): the
 // rings (one per warp pipeline) of every GPU's rows must fit the block's shared memory.
 int piece_rows(int world) {
   int rows = Cfg::WG_M;
-  const auto bytes = [&](int r) { return uint64_t(kReducePipes) * kReduceStages * (uint64_t(world - 1) * r * Cfg::BN * 2 + 8); };
+  const auto bytes = [&](int r) { return uint64_t(kReducePipes) * kReduceStages * (uint64_t(world) * r * Cfg::BN * 2 + 8); };
   while (rows > 1 && bytes(rows) > Cfg::SMEM_BYTES - 1024) rows /= 2;
   return rows;
 }
@@ -143,9 +143,8 @@ FusedParams fused_params(Context& c, int g, KernelKind k, const Point& p, const 
       {
         const PeerTable<bf16> parts = c.partial_table(g);
         const uint64_t pitch = uint64_t(s.n) * 2;
-        fp.partial_local = parts.local();
         for (int q = 0; q < w; ++q) {
-          if (q != g) fp.tmap_peer[q] = make_tensor_map_2d_bf16(parts.at[q], s.n, 2 * uint64_t(s.m), pitch, Cfg::BN, fp.piece_rows);
+          fp.tmap_peer[q] = make_tensor_map_2d_bf16(parts.at[q], s.n, 2 * uint64_t(s.m), pitch, Cfg::BN, fp.piece_rows);
           if (p.op == Op::gemm_ar || q == g)
             fp.tmap_out[q] = make_tensor_map_2d_bf16(outs.at[q], s.n, p.op == Op::gemm_ar ? s.m : s.m / w, pitch, Cfg::BN,
                                                      fp.piece_rows);
