@@ -7,13 +7,13 @@
 // block), tile rows (BM rows x K, contiguous) in the order the compute blocks consume them:
 // shard rank+1, rank+2, ...; each chunk whose store completed (wait_group +
 // fence.proxy.async.global) is added to its row's flag (red.release.gpu: only this GPU reads
-// it), which holds e x flag_adds (chunks per row) once launch e's row has landed. Compute
+// it), which holds e x chunks-per-row once launch e's row has landed. Compute
 // blocks take tiles in shard-arrival order (local shard first) and a producer waits for its
 // tile row's flag (acquire, then fence.proxy.async.global: the data is read by TMA).
 // The same ops with comm_blocks = 0 run the copy-engine schedule: the host queues
 // cudaMemcpyAsync of each chunk of rows_per_flag tile rows on a second stream followed by
-// cuStreamWriteValue32(flag, e) (a write with a memory barrier; flag_adds = 1); the kernel is
-// unchanged.
+// cuStreamWriteValue32(flag, e) (a write with a memory barrier: the flag holds e); the kernel
+// is unchanged and tells the two apart by its grid (no blocks beyond the compute blocks).
 //
 // AgRemoteOps, intra-SM: no copy at all; the loader reads remote A tiles directly with TMA
 // through a tensor map per GPU built over that GPU's A. A tile of A is re-read once per tile
@@ -29,7 +29,7 @@ namespace pk::fused {
 
 struct AgPullOps : gemm::GemmOps<Cfg> {
   using Params = FusedParams;
-  static constexpr uint32_t kChunk = kAgChunkBytes;
+  static constexpr uint32_t kChunk = 16 * 1024;   // bytes per bulk copy (a tile row of A is BM x K x 2 bytes)
   static constexpr int kPipes = 4;                // warps of a communicator block, each driving a ring
   static constexpr int kStages = 3;               // 4 x 3 x 16 KiB = 192 KiB of staging per block
   static_assert(kPipes * kStages * (kChunk + 8) <= Cfg::SMEM_BYTES - 1024, "staging fits the block's shared memory");
@@ -44,10 +44,17 @@ struct AgPullOps : gemm::GemmOps<Cfg> {
     return shard_arrival_index(t, tiles_m(p), tiles_n(p), p.group_m, p.world, p.rank);
   }
 
+  __device__ static int chunks_per_row(const Params& p) { return static_cast<int>(int64_t(Cfg::BM) * p.k * 2 / kChunk); }
+  // What a ready flag holds once launch e's rows landed: every chunk added (communicator
+  // blocks), or e itself (the copy engine's write; the grid has only compute blocks).
+  __device__ static int ready_value(const Params& p, int e) {
+    return static_cast<int>(gridDim.x) > p.compute_blocks ? e * chunks_per_row(p) : e;
+  }
+
   __device__ static bool before_tile_loads(const Params& p, TileCoord t) {
     const int e = start_tile(p, index_of(p, t), kSlotShardReady);
     if (shard_of(p, t.m) == p.rank) return true;
-    const bool ok = wait_flag_geq_sys(p.sync.flags.local() + t.m / p.rows_per_flag, e * p.flag_adds, p.deadline,
+    const bool ok = wait_flag_geq_sys(p.sync.flags.local() + t.m / p.rows_per_flag, ready_value(p, e), p.deadline,
                                       kWaitRow | static_cast<unsigned long long>(t.m));
     tma::fence_proxy_async_global();  // rows written through the async proxy (or the copy engine), read by TMA
     return ok;
@@ -81,7 +88,7 @@ struct AgPullOps : gemm::GemmOps<Cfg> {
     const int list = ag_copy_rows(tiles_m(p), p.world);
     const int64_t my_rows = list > block ? (list - 1 - block) / blocks + 1 : 0;
     const int64_t row_elems = int64_t(Cfg::BM) * p.k;
-    const int64_t per_row = row_elems * 2 / kChunk;
+    const int64_t per_row = chunks_per_row(p);
     const int64_t chunk_elems = kChunk / 2;
     const int64_t block_chunks = my_rows * per_row;
     const int64_t total = block_chunks > warp ? (block_chunks - 1 - warp) / kPipes + 1 : 0;

@@ -15,12 +15,18 @@ namespace pk::fused {
 using Cfg = gemm::Config128x256<4, 1>;
 static_assert(Cfg::CLUSTER_M == 1, "fused kernels take one tile per block (no cluster)");
 static_assert(Cfg::BM == kHalves * Cfg::WG_M, "a unit is one consumer warpgroup's half of a tile");
-// Inter-SM reduction: pieces in the communicator's ring (two loads in flight while one is
-// summed; 3 x world x piece_rows x 512 B must fit a block's shared memory).
+// Inter-SM reduction: kReducePipes warps per communicator block, each driving a ring of
+// kReduceStages pieces (two loads in flight while one is summed); a piece is one box of
+// piece_rows x BN bf16 per GPU. The host picks piece_rows so that the rings fit.
 inline constexpr int kReduceStages = 3;
-inline constexpr int kReducePipes = 4;  // warps of a communicator block, each driving a ring
-// All-gather: bytes per bulk copy of the communicator (a tile row of A is BM x K x 2 bytes).
-inline constexpr uint32_t kAgChunkBytes = 16 * 1024;
+inline constexpr int kReducePipes = 4;
+__host__ __device__ constexpr uint32_t reduce_ring_bytes(int world, int piece_rows) {
+  return static_cast<uint32_t>(kReduceStages * world * piece_rows * Cfg::BN * 2);
+}
+// The communicator's shared memory: the rings, then one mbarrier per stage of each.
+__host__ __device__ constexpr uint64_t reduce_comm_smem_bytes(int world, int piece_rows) {
+  return uint64_t(kReducePipes) * (reduce_ring_bytes(world, piece_rows) + 8 * kReduceStages);
+}
 
 struct FusedParams : gemm::GemmParams {
   FusedSync sync;
@@ -29,7 +35,6 @@ struct FusedParams : gemm::GemmParams {
   int reduce_to_all;     // GEMM+AR: every GPU gets the sum; GEMM+RS (0): only the rows' owner
   int order_first;       // interleaved order: index 0 belongs to shard (rank + order_first) % world
   int rows_per_flag;     // all-gather: tile rows per ready flag (1: communicator SMs; a chunk: copy engine)
-  int flag_adds;         // all-gather: what a ready flag gains per launch (chunks per row; copy engine: 1, a set)
   int piece_rows;        // inter-SM reduction: rows of a unit staged per pipeline step (one TMA box)
   // Intra-SM: every GPU's output (RS/AR) or A (AG), addressed from here. Inter-SM RS/AR: every
   // GPU's partial buffer, both parities (2m rows), boxes of BN x piece_rows.

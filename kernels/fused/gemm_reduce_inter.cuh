@@ -75,7 +75,7 @@ struct ReduceInterOps : InterleavedOrder {
   // Shared memory: kPipes rings of kStages x world boxes, then kPipes x kStages mbarriers.
   __device__ static void communicator(const Params& p, int block, int blocks, uint32_t smem) {
     const int warp = static_cast<int>(threadIdx.x) / 32;
-    const uint32_t ring_bytes = static_cast<uint32_t>(kStages * p.world * p.piece_rows * kRowBytes);
+    const uint32_t ring_bytes = reduce_ring_bytes(p.world, p.piece_rows);
     if (threadIdx.x == 0) begin_block_epoch(p.sync);
     __syncthreads();
     const int e = block_epoch();

@@ -29,8 +29,7 @@ std::string at(const CsvTable& t, size_t row) { return t.path() + ":" + std::to_
 
 bool device_initiated(std::string_view mechanism) { return mechanism.rfind("ce", 0) != 0; }
 
-constexpr double kTileM = 128, kTileN = 256;       // one output tile of the fused kernels
-constexpr double kTileBytes = kTileM * kTileN * 2;  // bf16
+constexpr double kTileBytes = double(kTileM) * kTileN * 2;  // one output tile of the fused kernels, bf16
 
 }  // namespace
 
@@ -56,7 +55,7 @@ double Ceilings::gemm_tflops(const Shape& s, int sms) const {
 
 namespace {
 double waves(double tiles, int sms) { return std::ceil(tiles / std::max(1, sms)); }
-double output_tiles(const Shape& s) { return std::ceil(s.m / kTileM) * std::ceil(s.n / kTileN); }
+double output_tiles(const Shape& s) { return std::ceil(double(s.m) / kTileM) * std::ceil(double(s.n) / kTileN); }
 }  // namespace
 
 double Ceilings::comp_us(const Shape& s, int sms) const {

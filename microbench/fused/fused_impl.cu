@@ -107,8 +107,7 @@ namespace {
 // rings (one per warp pipeline) of every GPU's rows must fit the block's shared memory.
 int piece_rows(int world) {
   int rows = Cfg::WG_M;
-  const auto bytes = [&](int r) { return uint64_t(kReducePipes) * kReduceStages * (uint64_t(world) * r * Cfg::BN * 2 + 8); };
-  while (rows > 1 && bytes(rows) > Cfg::SMEM_BYTES - 1024) rows /= 2;
+  while (rows > 1 && reduce_comm_smem_bytes(world, rows) > Cfg::SMEM_BYTES - 1024) rows /= 2;
   return rows;
 }
 }  // namespace
@@ -127,7 +126,6 @@ FusedParams fused_params(Context& c, int g, KernelKind k, const Point& p, const 
   fp.reduce_to_all = p.op == Op::gemm_ar ? 1 : 0;
   fp.order_first = k == KernelKind::ag_remote ? 0 : 1;
   fp.rows_per_flag = 1;
-  fp.flag_adds = int(int64_t(Cfg::BM) * s.k * 2 / kAgChunkBytes);
   fp.piece_rows = piece_rows(w);
   const PeerTable<bf16> outs = c.out_table(g), as = c.a_table(g);
   switch (k) {

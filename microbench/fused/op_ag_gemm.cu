@@ -47,7 +47,6 @@ class CeOverlapImpl : public Impl {
       for (auto& [g, fp] : params_) {
         c.group.set_device(g);
         fp.rows_per_flag = chunk_tiles;
-        fp.flag_adds = 1;  // the flag is set to the epoch, not added to
         PerGpu& x = gpus_[g];
         x.flags = fp.sync.flags.local();
         PK_CUDA_CHECK(cudaEventCreateWithFlags(&x.fork, cudaEventDisableTiming));

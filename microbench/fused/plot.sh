@@ -25,14 +25,15 @@ awk -F, -v out="$tmp" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 for f in "$tmp"/best_*.dat; do sort -n -o "$f" "$f"; done
 gpu=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c["gpu_name"] " x" $c["gpus"] ", commit " $c["git_commit"]; exit }' "$dir/fused.csv")
 
-# One figure: TFLOP/s against N for the schedules of OP present.
-tflops_fig() {  # OUT TITLE OP IMPLS...
-  local out=$1 title=$2 op=$3
-  shift 3
-  local plots="" i=0 im
-  for im in "$@"; do
-    [ -s "$tmp/best_${op}_${im}.dat" ] || continue
-    plots+="${plots:+, }'$tmp/best_${op}_${im}.dat' using 1:2 with linespoints lw 2 pt $((i + 4)) dt $((i % 5 + 1)) title '$im'"
+# One figure: TFLOP/s against N for every schedule of OP with rows in the CSV (the
+# collectives alone have no TFLOP/s and no rows here).
+tflops_fig() {  # OUT TITLE OP
+  local out=$1 title=$2 op=$3 plots="" i=0 f im
+  for f in "$tmp"/best_"${op}"_*.dat; do
+    [ -s "$f" ] || continue
+    im=${f##*/best_"${op}"_}
+    im=${im%.dat}
+    plots+="${plots:+, }'$f' using 1:2 with linespoints lw 2 pt $((i + 4)) dt $((i % 5 + 1)) title '$im'"
     i=$((i + 1))
   done
   [ -n "$plots" ] || return 0
@@ -51,12 +52,10 @@ plot $plots
 EOF
   echo "wrote $out"
 }
-tflops_fig "$dir/fig7_ag_gemm.png" "Figure 7: AG + GEMM, local N x N/w x N" ag_gemm \
-  cublas_nccl pk_then_coll cublas_nccl_overlap ce_overlap intra_sm inter_sm gemm_pk
-tflops_fig "$dir/fig8_gemm_rs.png" "Figure 8: GEMM + RS, local N x N x N/w" gemm_rs \
-  cublas_nccl pk_then_coll cublas_nccl_overlap intra_sm inter_sm gemm_pk
-tflops_fig "$dir/fig9_gemm_ar.png" "Figure 9: GEMM + AR, local N x N x N/w" gemm_ar \
-  cublas_nccl pk_then_coll cublas_nccl_overlap intra_sm inter_sm gemm_pk
+tflops_fig "$dir/fig7_ag_gemm.png" "Figure 7: AG + GEMM, local N x N/w x N" ag_gemm
+tflops_fig "$dir/fig8_gemm_rs.png" "Figure 8: GEMM + RS, local N x N x N/w" gemm_rs
+tflops_fig "$dir/fig9_gemm_ar.png" "Figure 9: GEMM + AR, local N x N x N/w" gemm_ar
+
 # Figure 4: intra- against inter-SM overlap, GEMM+RS (left) and GEMM+AR (right).
 if [ -s "$tmp/best_gemm_rs_intra_sm.dat" ]; then
   gnuplot <<EOF
