@@ -424,4 +424,17 @@ void Runner::measure(const PointSpec& ps, Row& row) {
   }
 }
 
+ImplList our_impls() {
+  ImplList v;
+  for (auto& l : {all_reduce_impls(), segment_impls(), segment_ll_impls(), segment_tma_impls()})
+    v.insert(v.end(), l.begin(), l.end());
+  return v;
+}
+ImplList baseline_impls() {
+  ImplList v = nccl_impls();
+  const ImplList s = nvshmem_impls();
+  v.insert(v.end(), s.begin(), s.end());
+  return v;
+}
+
 }  // namespace pk::coll

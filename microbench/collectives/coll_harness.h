@@ -119,8 +119,15 @@ using ImplList = std::vector<std::shared_ptr<Impl>>;
 // Each collective file adds its implementations (ours and the baselines) here.
 ImplList all_reduce_impls();
 ImplList segment_impls();  // all-gather, reduce-scatter, all-to-all and the tensor-dimension ones
+ImplList segment_ll_impls();   // the same (plain layouts) by the low-latency protocol: small messages
+ImplList segment_tma_impls();  // the same (plain layouts), warp-specialised bulk copies: large messages
 ImplList nccl_impls();     // NCCL plain and symmetric (empty without NCCL)
+ImplList nvshmem_impls();  // NVSHMEM's on-stream collectives (empty without NVSHMEM)
 ImplList multicast_impls();
+// Every implementation of ours (family "pk") and every baseline, in registration order: the
+// study and the GPU tests take these lists, so a new file is registered in one place.
+ImplList our_impls();
+ImplList baseline_impls();
 
 // Our kernels: input and output in the symmetric buffers, typed parameters per local GPU.
 class PkImpl : public Impl {

@@ -85,7 +85,7 @@ int main(int argc, char** argv) {
   if (int rc = study.begin(&argc, argv); rc >= 0) return rc;
 
   std::vector<std::shared_ptr<Impl>> all;
-  for (auto& v : {all_reduce_impls(), segment_impls(), nccl_impls()})
+  for (auto& v : {our_impls(), baseline_impls()})
     for (auto& i : v) all.push_back(i);
   if (cfg.allow_multicast)
     for (auto& i : multicast_impls()) all.push_back(i);

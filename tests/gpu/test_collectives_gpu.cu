@@ -61,7 +61,7 @@ TEST(CollectivesGpu, EveryImplementationIsCorrectForOddCountsBothDtypesBothModes
   if (!why.empty()) GTEST_SKIP() << why;
   Env env(2000);
   ImplList impls;
-  for (auto& v : {all_reduce_impls(), segment_impls(), nccl_impls()})
+  for (auto& v : {our_impls(), baseline_impls()})
     for (auto& i : v) impls.push_back(i);
   PointResults results;
   Runner runner(*env.ctx, results);
@@ -117,8 +117,7 @@ TEST(CollectivesGpu, RankThatNeverArrivesEndsWithTimeout) {
   const std::string why = need_two_gpus();
   if (!why.empty()) GTEST_SKIP() << why;
   Env env(100);  // 100 ms bound on every spin-wait
-  ImplList ours = all_reduce_impls();
-  for (auto& i : segment_impls()) ours.push_back(i);
+  ImplList ours = our_impls();
   for (auto& impl : ours)
     for (const auto& coll : collective_names()) {
       const Problem p = make_problem_count(coll, DType::bf16, 4096, 2, odd_dims());
