@@ -30,4 +30,19 @@ __device__ __forceinline__ void ld_volatile_v2_u64(const void* p, uint64_t& a, u
 __device__ __forceinline__ uint4 ld_v4(const void* p) { return *static_cast<const uint4*>(p); }
 __device__ __forceinline__ void st_v4(void* p, const uint4& v) { *static_cast<uint4*>(p) = v; }
 
+// Named barrier `id` of `threads` threads that also ANDs a predicate over them: the
+// barrier's ordering (as bar.sync) plus "did every thread succeed" in one instruction.
+__device__ __forceinline__ bool bar_red_and(uint32_t id, uint32_t threads, bool pred) {
+  uint32_t r;
+  asm volatile(
+      "{\n\t.reg .pred p, q;\n\t"
+      "setp.ne.u32 p, %1, 0;\n\t"
+      "bar.red.and.pred q, %2, %3, p;\n\t"
+      "selp.u32 %0, 1, 0, q;\n\t}"
+      : "=r"(r)
+      : "r"(static_cast<uint32_t>(pred)), "r"(id), "r"(threads)
+      : "memory");
+  return r != 0;
+}
+
 }  // namespace pk::ptx
