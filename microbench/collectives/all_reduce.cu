@@ -2,6 +2,7 @@
 // NCCL baselines come from coll_nccl_impl.cu; the harness times and checks them alike.
 #include "../../kernels/collectives/allreduce_ll.cuh"
 #include "../../kernels/collectives/allreduce_one_shot.cuh"
+#include "../../kernels/collectives/allreduce_staged.cuh"
 #include "../../kernels/collectives/allreduce_tma.cuh"
 #include "../../kernels/collectives/allreduce_two_shot.cuh"
 #include "../harness/cuda_check.h"
@@ -10,7 +11,15 @@
 namespace pk::coll {
 namespace {
 
-enum class ArAlgo { one_shot, two_shot_push, two_shot_pull, ll, two_shot_tma, two_shot_push_handshake };
+enum class ArAlgo {
+  one_shot,
+  two_shot_push,
+  two_shot_pull,
+  ll,
+  two_shot_tma,
+  two_shot_push_handshake,
+  two_shot_staged,  // ablation (d), and (b)+(d) with the handshake
+};
 
 struct ArAlgoInfo {
   ArAlgo algo;
@@ -19,6 +28,7 @@ struct ArAlgoInfo {
   uint64_t bytes_per_block;  // of the work one block's slice covers (see work_bytes)
   bool per_chunk;            // the blocks split one chunk (two-shot) rather than the vector
   bool slots;                // uses the two-shot landing slots
+  bool handshake = false;    // ablation (b): a two-way handshake before each phase
 };
 
 // Declared once: every other table derives from this one.
@@ -29,7 +39,11 @@ constexpr ArAlgoInfo kAlgos[] = {
     {ArAlgo::ll, "ll", LlConfig::kThreads, LlConfig::kLinesPerBlock * LlConfig::kLineBytes, false, false},
     {ArAlgo::two_shot_tma, "two_shot_tma", TmaConfig::kThreads, TmaConfig::kBytesPerBlock, true, true},
     {ArAlgo::two_shot_push_handshake, "two_shot_push_handshake", TwoShotConfig::kThreads,
-     TwoShotConfig::kBytesPerBlock, true, true},
+     TwoShotConfig::kBytesPerBlock, true, true, true},
+    {ArAlgo::two_shot_staged, "two_shot_push_staged", StagedConfig::kThreads, StagedConfig::kBytesPerBlock, true,
+     false},
+    {ArAlgo::two_shot_staged, "two_shot_push_handshake_staged", StagedConfig::kThreads, StagedConfig::kBytesPerBlock,
+     true, false, true},
 };
 
 // The LL protocol doubles the bytes on the wire: it serves small messages only.
@@ -51,6 +65,7 @@ const void* kernel_of(ArAlgo a) {
     case ArAlgo::two_shot_pull: return reinterpret_cast<const void*>(all_reduce_two_shot_pull_kernel<T>);
     case ArAlgo::ll: return reinterpret_cast<const void*>(all_reduce_ll_kernel<T>);
     case ArAlgo::two_shot_tma: return reinterpret_cast<const void*>(all_reduce_two_shot_tma_kernel<T>);
+    case ArAlgo::two_shot_staged: return reinterpret_cast<const void*>(all_reduce_two_shot_staged_kernel<T>);
     default: return reinterpret_cast<const void*>(all_reduce_two_shot_push_kernel<T>);
   }
 }
@@ -62,6 +77,7 @@ void launch(ArAlgo a, const CollParams<T>& p, int blocks, int threads, size_t sm
     case ArAlgo::two_shot_pull: all_reduce_two_shot_pull_kernel<T><<<blocks, threads, 0, s>>>(p); break;
     case ArAlgo::ll: all_reduce_ll_kernel<T><<<blocks, threads, 0, s>>>(p); break;
     case ArAlgo::two_shot_tma: all_reduce_two_shot_tma_kernel<T><<<blocks, threads, smem, s>>>(p); break;
+    case ArAlgo::two_shot_staged: all_reduce_two_shot_staged_kernel<T><<<blocks, threads, 0, s>>>(p); break;
     default: all_reduce_two_shot_push_kernel<T><<<blocks, threads, 0, s>>>(p); break;
   }
   PK_CUDA_CHECK_LAUNCH();
@@ -75,6 +91,8 @@ class AllReduceImpl final : public PkImpl {
   bool applies(const Problem& p) const override { return a_.algo != ArAlgo::ll || p.bytes <= kLlMaxBytes; }
   uint64_t scratch_bytes(const Problem& p) const override {
     if (a_.algo == ArAlgo::ll) return LlConfig::scratch_bytes(p.count, p.elem_bytes(), p.n);
+    if (a_.algo == ArAlgo::two_shot_staged)  // the FIFOs of the largest grid prepare() can choose
+      return StagedConfig::fifo_bytes(p.n, grid_for(p.bytes / p.n, a_.bytes_per_block, kMaxBlocks));
     return a_.slots ? static_cast<uint64_t>(p.n) * slot_elems(p) * p.elem_bytes() : 0;
   }
   void prepare(const Problem& p, Context& ctx) override {
@@ -87,11 +105,11 @@ class AllReduceImpl final : public PkImpl {
                           : a_.per_chunk       ? p.bytes / p.n
                                                : p.bytes;
     blocks_ = grid_for(work, a_.bytes_per_block, most);
-    build_params(ctx, p, p.count, slot_elems(p), a_.algo == ArAlgo::two_shot_push_handshake ? 1 : 0);
+    build_params(ctx, p, p.count, slot_elems(p), a_.handshake ? 1 : 0);
     if (a_.algo == ArAlgo::ll)  // stale lines of another point must not carry a valid epoch
       for (int gpu : ctx.group.local_gpus()) {
         ctx.group.set_device(gpu);
-        PK_CUDA_CHECK(cudaMemset(ctx.scratch.local(gpu), 0, scratch_bytes(p)));
+        PK_CUDA_CHECK(cudaMemsetAsync(ctx.scratch.local(gpu), 0, scratch_bytes(p), ctx.stream(gpu)));  // ordered before the harness's fills and launches
       }
   }
   void enqueue(int gpu, cudaStream_t s) override {
