@@ -1,11 +1,13 @@
 # Collective study tests (tests/CMakeLists.txt includes every tests/*.cmake).
 # CPU (label cpu): pkbench_collectives_cpu_tests (busbw factors, sizes and their refusals,
-# the reference, the layouts simulated on the host, the NCCL log parser, multicast rules)
+# the reference, the layouts simulated on the host, the LL line geometry, the NCCL log
+# parser, multicast rules)
 # and the binary's argument checks. GPU (label gpu): pkbench_collectives_gpu_tests (one
 # process, 2 GPUs) and the binary on odd counts, alone and under mpirun -np 2; without a
 # GPU they skip (the binary exits 3, which ctest counts as skipped).
 if(TARGET pkbench_coll_problem)
-  add_executable(pkbench_collectives_cpu_tests ${CMAKE_CURRENT_LIST_DIR}/cpu/test_collectives.cpp)
+  add_executable(pkbench_collectives_cpu_tests ${CMAKE_CURRENT_LIST_DIR}/cpu/test_collectives.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/cpu/test_collectives_ll.cpp)
   target_link_libraries(pkbench_collectives_cpu_tests PRIVATE pkbench_coll_problem GTest::gtest_main)
   gtest_discover_tests(pkbench_collectives_cpu_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS cpu)
 endif()
@@ -26,6 +28,11 @@ if(TARGET pkbench_collectives)
   add_test(NAME collectives_cli_list_or_no_gpu COMMAND ${_coll_expect} 0,3 "all_reduce/|no GPU" ${_coll_bin} --list)
   set_tests_properties(collectives_cli_bad_dtype collectives_cli_unknown_impl collectives_cli_bad_mode
     collectives_cli_list_or_no_gpu PROPERTIES LABELS cpu)
+  if(TARGET pkbench_nvshmem_runtime)  # built with NVSHMEM: the baseline is registered (its rows need mpirun)
+    add_test(NAME collectives_cli_list_nvshmem_or_no_gpu COMMAND ${_coll_expect} 0,3
+      "all_reduce/nvshmem/bf16/4096/eager|no GPU" ${_coll_bin} --list --impls=nvshmem --sizes=4K)
+    set_tests_properties(collectives_cli_list_nvshmem_or_no_gpu PROPERTIES LABELS cpu)
+  endif()
   # --allow-multicast is refused whenever the environment keeps multicast off, and the
   # refusal needs no GPU. Each variable alone refuses.
   foreach(_mc NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 TORCH_SYMM_MEM_DISABLE_MULTICAST=1)

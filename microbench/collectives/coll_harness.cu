@@ -135,7 +135,8 @@ const std::vector<std::string>& coll_columns() {
       "gpus", "processes", "launch_mode", "ops_per_graph", "config", "iters_per_sample", "samples",
       "time_us_median", "time_us_p10", "time_us_p90", "time_us_min", "algbw_gbps", "busbw_gbps", "busbw_factor",
       "time_us_nccltests", "busbw_gbps_nccltests", "wrong", "max_abs_err", "max_rel_err", "verified",
-      "speedup_vs_nccl", "speedup_vs_nccl_sym", "speedup_vs_best_nccl", "nccl_algo", "nccl_env", "status", "error"};
+      "speedup_vs_nccl", "speedup_vs_nccl_sym", "speedup_vs_best_nccl", "speedup_vs_nvshmem", "nccl_algo", "nccl_env",
+      "status", "error"};
   return c;
 }
 
@@ -267,8 +268,12 @@ void Runner::measure(const PointSpec& ps, Row& row) {
         PK_CUDA_CHECK(cudaStreamBeginCapture(ctx_.stream(gpu), cudaStreamCaptureModeThreadLocal));
       }
       std::string err;
+      bool skip = false;
       try {
         for (int i = 0; i < G; ++i) enqueue_all();
+      } catch (const SkipPoint& e) {
+        err = e.what();
+        skip = true;
       } catch (const std::exception& e) {
         err = e.what();
       }
@@ -279,6 +284,9 @@ void Runner::measure(const PointSpec& ps, Row& row) {
         if (g) graphs.graph[gpu] = g;
         if (err.empty() && end != cudaSuccess) err = std::string("graph capture: ") + cudaGetErrorString(end);
       }
+      if (!err.empty() && skip) throw SkipPoint(err);
+      if (!err.empty() && impl.capture_failure_skips())
+        throw SkipPoint(impl.name() + " could not be captured into a CUDA graph: " + err);
       if (!err.empty()) throw std::runtime_error(err);
       for (int gpu : gpus) {
         ctx_.group.set_device(gpu);
@@ -413,12 +421,12 @@ void Runner::measure(const PointSpec& ps, Row& row) {
   if (impl.baseline()) {
     base[impl.family()] = med;
   } else {
-    double best = 0;
-    for (const char* fam : {"nccl", "nccl_sym"}) {
+    double best = 0;  // NCCL's best (plain or symmetric); NVSHMEM has its own column only
+    for (const std::string fam : {"nccl", "nccl_sym", "nvshmem"}) {
       auto it = base.find(fam);
       if (it == base.end()) continue;
-      row[std::string("speedup_vs_") + fam] = fmt_num(it->second / med, 4);
-      best = best == 0 ? it->second : std::min(best, it->second);
+      row["speedup_vs_" + fam] = fmt_num(it->second / med, 4);
+      if (fam.rfind("nccl", 0) == 0) best = best == 0 ? it->second : std::min(best, it->second);
     }
     if (best > 0) row["speedup_vs_best_nccl"] = fmt_num(best / med, 4);
   }

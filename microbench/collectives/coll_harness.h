@@ -29,6 +29,7 @@
 #include "../harness/peer_group.h"
 #include "../harness/timing.h"
 #include "coll_nccl.h"
+#include "coll_nvshmem.h"
 #include "coll_problem.h"
 
 namespace pk::coll {
@@ -51,7 +52,7 @@ struct StudyConfig {
 };
 
 // What this process shares with every implementation: the group, the timing pieces, the
-// symmetric buffers (sized for the largest point) and NCCL's communicators.
+// symmetric buffers (sized for the largest point), NCCL's communicators and NVSHMEM.
 class Context {
  public:
   Context(PeerGroup& g, const StudyConfig& cfg, uint64_t in_bytes, uint64_t out_bytes, uint64_t scratch_bytes);
@@ -64,6 +65,9 @@ class Context {
   SymBuf in, out, scratch, sync;
   int sms = 0;  // multiprocessors per GPU (the fewest of any rank)
   NcclStatePtr nccl;  // built by the study when an NCCL baseline is selected
+  // Built by the study when an NVSHMEM point is selected and NVSHMEM can run (mpirun, one GPU
+  // per process); destroyed first (nvshmem_finalize before NCCL, the buffers and MPI).
+  NvshmemStatePtr nvshmem;
 
   cudaStream_t stream(int gpu) { return streams.get(gpu, 0); }
   // The signal table of `gpu` (flags symmetric, epochs local) with the run's timeout.
@@ -84,7 +88,7 @@ class Impl {
  public:
   virtual ~Impl() = default;
   virtual std::string name() const = 0;    // e.g. "two_shot_push", "nccl"
-  virtual std::string family() const = 0;  // "pk", "nccl", "nccl_sym", "multicast"
+  virtual std::string family() const = 0;  // "pk", "nccl", "nccl_sym", "nvshmem", "multicast"
   virtual bool baseline() const { return false; }
   virtual bool supports(int layout) const = 0;
   // false: no point is registered (e.g. the LL protocol above its size range).
@@ -108,6 +112,11 @@ class Impl {
   // The same for one collective inside a captured graph (NCCL's graphs hold more nodes
   // than its eager launches queue: 4 per collective was measured too many at 3 per graph).
   virtual int graph_enqueues_per_op() const { return enqueues_per_op(); }
+  // true: a CUDA-graph capture that fails (an error while enqueuing into the capture, or
+  // from cudaStreamEndCapture) after the eager collective of the same point succeeded makes
+  // the point skipped ("not capturable"), not an error. For library calls whose capture
+  // support is the library's business (NVSHMEM).
+  virtual bool capture_failure_skips() const { return false; }
   // Launch shape or library choice, for the CSV.
   virtual std::string config() const { return ""; }
   // After the first collective of a point: what NCCL chose (rank 0's log), else "".
@@ -122,7 +131,7 @@ ImplList segment_impls();  // all-gather, reduce-scatter, all-to-all and the ten
 ImplList segment_ll_impls();   // the same (plain layouts) by the low-latency protocol: small messages
 ImplList segment_tma_impls();  // the same (plain layouts), warp-specialised bulk copies: large messages
 ImplList nccl_impls();     // NCCL plain and symmetric (empty without NCCL)
-ImplList nvshmem_impls();  // NVSHMEM's on-stream collectives (empty without NVSHMEM)
+ImplList nvshmem_impls();  // NVSHMEM's on-stream collectives (coll_nvshmem.h; empty without NVSHMEM)
 ImplList multicast_impls();
 // Every implementation of ours (family "pk") and every baseline, in registration order: the
 // study and the GPU tests take these lists, so a new file is registered in one place.

@@ -1,8 +1,9 @@
 // pkbench_collectives: device-initiated collectives (kernels/collectives/) against NCCL
-// (ordinary and symmetric-window buffers), at every size, in back-to-back and CUDA-graph
-// launch modes, one tidy CSV row per (collective, implementation, size, dtype, mode).
-// Run alone (one process drives every GPU) or under mpirun (one process per GPU, the way
-// nccl-tests is normally run).
+// (ordinary and symmetric-window buffers) and NVSHMEM's on-stream collectives, at every
+// size, in back-to-back and CUDA-graph launch modes, one tidy CSV row per (collective,
+// implementation, size, dtype, mode). Run alone (one process drives every GPU) or under
+// mpirun (one process per GPU, the way nccl-tests and NVSHMEM's perftests are run; NVSHMEM
+// runs only so).
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -13,7 +14,6 @@
 #include "../harness/cuda_check.h"
 #include "../harness/metadata.h"
 #include "../harness/study.h"
-#include "../../kernels/collectives/push_segments.cuh"
 #include "coll_harness.h"
 #include "coll_nccl.h"
 
@@ -39,8 +39,8 @@ std::vector<std::string> split(const std::string& s) {
 int main(int argc, char** argv) {
   using namespace pk::coll;
   pk::StudyMain study("pkbench_collectives",
-                      "Device-initiated collectives against NCCL (plain and symmetric windows), every size, "
-                      "back-to-back and CUDA-graph launches",
+                      "Device-initiated collectives against NCCL (plain and symmetric windows) and NVSHMEM's "
+                      "on-stream collectives, every size, back-to-back and CUDA-graph launches",
                       "collectives.csv");
   auto& app = study.cli().app();
   StudyConfig cfg;
@@ -55,7 +55,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--impls", impls,
                  "comma list or all: one_shot, two_shot_push, two_shot_pull, ll, two_shot_tma, "
-                 "two_shot_push_handshake, push, nccl, nccl_sym (multimem with --allow-multicast)")
+                 "two_shot_push_handshake, push, nccl, nccl_sym, nvshmem (NVSHMEM builds; runs under mpirun only), "
+                 "multimem (with --allow-multicast)")
       ->capture_default_str();
   app.add_option("--dtypes", dtypes, "bf16, fp32")->capture_default_str();
   app.add_option("--sizes", sizes, "sizes in nccl-tests' sense for the plain collectives (e.g. 4K:1G)")
@@ -133,7 +134,7 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return pk::kExitBadInput;
   bool want_nccl = false;
-  for (auto& i : all) want_nccl |= i->baseline();
+  for (auto& i : all) want_nccl |= i->baseline() && i->family().rfind("nccl", 0) == 0;
   if (want_nccl && cfg.nccl_log) arm_nccl_tuning_log();  // before NCCL reads its environment
   if (int rc = study.start(); rc >= 0) return rc;
 
@@ -186,20 +187,19 @@ int main(int argc, char** argv) {
     return 0;
   }
 
-  // Buffers for the largest point of each kind.
+  // Buffers for the largest point of each kind: ours (symmetric, the PeerGroup's), NCCL's,
+  // NVSHMEM's (its symmetric heap).
   uint64_t in_b = 0, out_b = 0, scratch_b = 0;
-  NcclSizes nz;
+  NcclSizes nz, shz;
+  bool want_nvshmem = false;
   for (const auto& ps : points) {
     const Problem& p = ps.problem;
     const uint64_t e = p.elem_bytes();
-    if (ps.impl->baseline()) {
-      const ReshapePlan r = nccl_reshape_plan(p, SegConfig::kPieceBytes);
-      nz.user_in = std::max(nz.user_in, p.in_elems * e);
-      nz.user_out = std::max(nz.user_out, p.out_elems * e);
-      nz.send = std::max(nz.send, r.nccl_send_elems * e);
-      nz.recv = std::max(nz.recv, r.nccl_recv_elems * e);
-      if (r.before.n1) nz.reshape_send = std::max(nz.reshape_send, r.nccl_send_elems * e);
-      if (r.after.n1) nz.reshape_recv = std::max(nz.reshape_recv, r.nccl_recv_elems * e);
+    if (ps.impl->family() == "nvshmem") {
+      shz.add(p);
+      want_nvshmem = true;
+    } else if (ps.impl->baseline()) {
+      nz.add(p);
     } else {
       in_b = std::max(in_b, p.in_elems * e);
       out_b = std::max(out_b, p.out_elems * e);
@@ -215,12 +215,19 @@ int main(int argc, char** argv) {
     study.fatal(std::string("setting up the collectives: ") + e.what());
   }
   if (want_nccl && !ctx->nccl) study.note("pkbench_collectives: built without NCCL: the NCCL baselines are skipped");
+  if (want_nvshmem) {  // after the GPU check (study.start) and the group: one PE per process and GPU
+    pk::PeerGroup& g = study.group();
+    const std::string why =
+        nvshmem_process_reason(g.comm().is_mpi(), g.processes(), static_cast<int>(g.local_gpus().size()));
+    if (why.empty()) ctx->nvshmem = make_nvshmem_state(*ctx, shz);  // failures become the rows' skip reason
+    else study.note("pkbench_collectives: " + why + ": the NVSHMEM rows are skipped");
+  }
   Runner runner(*ctx, results);
   for (const auto& ps : points)
     pk::register_point(ps.name(), 1, [&runner, ps](benchmark::State& s) { runner.run(s, ps); });
   std::vector<std::string> columns = coll_columns();
   for (const auto& c : pk::metadata_columns()) columns.push_back(c);
   const int rc = study.run(columns, results);
-  ctx.reset();  // NCCL communicators and symmetric memory go before MPI_Finalize
+  ctx.reset();  // NVSHMEM (nvshmem_finalize), NCCL communicators and symmetric memory go before MPI_Finalize
   return rc;
 }

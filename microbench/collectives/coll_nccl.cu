@@ -1,10 +1,12 @@
 #include "coll_nccl.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <unistd.h>
 
+#include "../../kernels/collectives/push_segments.cuh"
 #include "coll_harness.h"
 
 #ifdef PKBENCH_HAVE_NCCL
@@ -15,6 +17,17 @@ namespace pk::coll {
 
 namespace {
 std::string g_log_path;
+}
+
+void NcclSizes::add(const Problem& p) {
+  const uint64_t e = p.elem_bytes();
+  const ReshapePlan r = nccl_reshape_plan(p, SegConfig::kPieceBytes);
+  user_in = std::max(user_in, p.in_elems * e);
+  user_out = std::max(user_out, p.out_elems * e);
+  send = std::max(send, r.nccl_send_elems * e);
+  recv = std::max(recv, r.nccl_recv_elems * e);
+  if (r.before.n1) reshape_send = std::max(reshape_send, r.nccl_send_elems * e);
+  if (r.after.n1) reshape_recv = std::max(reshape_recv, r.nccl_recv_elems * e);
 }
 
 std::string arm_nccl_tuning_log() {

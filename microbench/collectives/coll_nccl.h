@@ -12,11 +12,16 @@
 namespace pk::coll {
 
 class Context;
+struct Problem;
 
+// The buffers a library baseline needs for the largest of its points (the study sizes one
+// per library: NCCL's here, NVSHMEM's symmetric heap from user_in / user_out).
 struct NcclSizes {
-  uint64_t user_in = 0, user_out = 0;  // bytes: the largest input / output of any NCCL point
+  uint64_t user_in = 0, user_out = 0;  // bytes: the largest input / output of any point
   uint64_t send = 0, recv = 0;         // bytes: the largest buffers NCCL itself reads / writes
   uint64_t reshape_send = 0, reshape_recv = 0;  // bytes: NCCL's buffers behind a reshape copy
+  // Grows every size to hold `p` (nccl_reshape_plan for the tensor-dimension layouts).
+  void add(const Problem& p);
 };
 
 class NcclState;

@@ -23,7 +23,7 @@ el() { echo "$(( $(date +%s) - t0 ))s"; }
 cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release > "$O/build.log" 2>&1
 cmake --build $B --target pkbench_collectives pkbench_collectives_gpu_tests pkbench_collectives_cpu_tests -j32 \
   >> "$O/build.log" 2>&1 || { tail -40 "$O/build.log"; tar czf "${OUT:-/tmp}/coll.tgz" -C "$(dirname "$O")" coll; exit 1; }
-grep -E "pkbench: (MPI|NCCL|CLI11)" "$O/build.log"
+grep -E "pkbench: (MPI|NCCL|CLI11|NVSHMEM)" "$O/build.log"
 echo "build done $(el)"
 BIN=$B/microbench/collectives/pkbench_collectives
 MPI=(mpirun -np 2 --allow-run-as-root --oversubscribe -x NCCL_NVLS_ENABLE=0 -x NVSHMEM_DISABLE_NVLS=1
@@ -42,7 +42,7 @@ if [ "$what" = check ]; then
   timeout 60 "${MPI[@]}" $BIN "${SWEEP[@]}" --csv="$O/ar_mpi.csv" > "$O/ar_mpi.log" 2>&1; echo "sweep mpirun rc=$? $(el)"
   CSVS="$O/ar_mpi.csv $O/ar_single.csv"
 else
-  timeout 60 $B/tests/pkbench_collectives_gpu_tests > "$O/gpu_tests.log" 2>&1; echo "gpu tests rc=$? $(el)"
+  timeout 150 $B/tests/pkbench_collectives_gpu_tests > "$O/gpu_tests.log" 2>&1; echo "gpu tests rc=$? $(el)"
   grep -E "^\[  (FAILED|PASSED|SKIPPED) |Failure" "$O/gpu_tests.log" | head -8
   timeout 40 "${MPI[@]}" $BIN "${ODD[@]}" --csv="$O/odd_mpi.csv" > "$O/odd_mpi.log" 2>&1; echo "odd mpirun rc=$? $(el)"
   awk -F, 'NR>1 && $0 ~ /,error,/' "$O/odd_mpi.csv" | cut -c1-200 | head -5
@@ -50,12 +50,19 @@ else
   timeout "${COLL_TIMEOUT:-150}" "${MPI[@]}" $BIN --dtypes=bf16 --sizes=4K,16K,64K,256K,1M,4M,16M,64M,256M,1G \
     --tensor-sizes=64M --samples=7 --csv="$O/collectives_mpi.csv" "$@" > "$O/collectives_mpi.log" 2>&1
   echo "results mpirun rc=$? $(el)"
+  # fp32 on a coarser size grid; all-reduce with one process driving both GPUs.
+  timeout "${COLL_FP32_TIMEOUT:-120}" "${MPI[@]}" $BIN --dtypes=fp32 --sizes=4K,64K,1M,16M,256M,1G --tensor-sizes=64M \
+    --samples=5 --csv="$O/collectives_fp32_mpi.csv" "$@" > "$O/collectives_fp32_mpi.log" 2>&1
+  echo "fp32 mpirun rc=$? $(el)"
+  timeout 60 $BIN --collectives=all_reduce --dtypes=bf16 --sizes=4K,64K,1M,16M,256M,1G --samples=5 \
+    --csv="$O/all_reduce_single_process.csv" > "$O/all_reduce_single_process.log" 2>&1
+  echo "single process rc=$? $(el)"
   # NCCL through its network transport: simulated inter-node (our kernels need peer memory).
   NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 timeout 25 "${MPI[@]}" -x NCCL_P2P_DISABLE=1 -x NCCL_SHM_DISABLE=1 $BIN \
     --impls=nccl --collectives=all_reduce --dtypes=bf16 --sizes=4K,1M,64M,1G --modes=eager --samples=3 \
     --csv="$O/nccl_net_mpi.csv" > "$O/nccl_net_mpi.log" 2>&1
   echo "simulated inter-node rc=$? $(el)"
-  CSVS="$O/collectives_mpi.csv $O/nccl_net_mpi.csv"
+  CSVS="$O/collectives_mpi.csv $O/collectives_fp32_mpi.csv $O/all_reduce_single_process.csv $O/nccl_net_mpi.csv"
 fi
 tar czf "${OUT:-/tmp}/coll.tgz" -C "$(dirname "$O")" coll
 # Short table: per (collective, size, mode) the best NCCL and the best of ours.
@@ -66,7 +73,7 @@ for f in $CSVS; do
     $c["status"]!="ok"{bad[$c["collective"]" "$c["impl"]]=$c["status"]; next}
     {k=$c["collective"]" "$c["bytes"]" "$c["launch_mode"]; t=$c["time_us_median"]+0; if(!(k in seen)){seen[k]=1; keys[++nk]=k}
      if($c["family"] ~ /^nccl/){ if(!(k in bn) || t<bn[k]){bn[k]=t; bnn[k]=$c["family"]" "$c["nccl_algo"]} }
-     else { if(!(k in bo) || t<bo[k]){bo[k]=t; bon[k]=$c["impl"]; bw[k]=$c["busbw_gbps"]} } }
+     else if($c["family"]=="pk"){ if(!(k in bo) || t<bo[k]){bo[k]=t; bon[k]=$c["impl"]; bw[k]=$c["busbw_gbps"]} } }
     END{for(i=1;i<=nk;i++){k=keys[i]; printf "%-38s %9.2f %-28s %9.2f %-24s %5.2f %7s\n", k, bn[k], substr(bnn[k],1,28), bo[k], bon[k], (bo[k]>0&&bn[k]>0)?bn[k]/bo[k]:0, bw[k]}
         for(b in bad) print "not ok:", b, bad[b]}' "$f"
 done

@@ -1,4 +1,6 @@
-// See nvshmem_runtime.h. Compiled into the NVSHMEM style's relocatable-code library.
+// See nvshmem_runtime.h. Compiled into pkbench_nvshmem_runtime (relocatable device code: it
+// initialises through libnvshmem_device.a), which the primitives' NVSHMEM style and the
+// collectives' NVSHMEM baseline link.
 #include "nvshmem_runtime.h"
 
 #include <dlfcn.h>
@@ -35,9 +37,13 @@ std::string nvshmem_host_library_dir() {
 
 NvshmemRuntime::NvshmemRuntime(Comm& comm, bool single_node) : comm_(comm) {
   // Defaults only: whatever the user exported wins.
-  if (single_node) set_default_env("NVSHMEM_REMOTE_TRANSPORT", "none");
+  if (single_node) {
+    set_default_env("NVSHMEM_REMOTE_TRANSPORT", "none");
+    // The uid plugin is NCCL's socket code: on one node, the loopback interface.
+    set_default_env("NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME", "lo");
+  }
   set_default_env("NVSHMEM_DISABLE_NVLS", "1");       // never multicast on shared hosts
-  set_default_env("NVSHMEM_SYMMETRIC_SIZE", "3G");    // the study's heap: ~1.2 GiB
+  set_default_env("NVSHMEM_SYMMETRIC_SIZE", "3G");    // the primitives' heap: ~1.2 GiB (callers may set their own first)
   const std::string dir = nvshmem_host_library_dir();
   if (file_exists(dir + "/nvshmem_bootstrap_uid.so.3"))
     set_default_env("NVSHMEM_BOOTSTRAP_UID_PLUGIN", dir + "/nvshmem_bootstrap_uid.so.3");

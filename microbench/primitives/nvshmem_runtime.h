@@ -17,8 +17,10 @@ namespace pk::prim {
 class NvshmemRuntime {
  public:
   // Collective over `comm` (one PE per rank; the current CUDA device is this rank's GPU).
-  // single_node: also set NVSHMEM_REMOTE_TRANSPORT=none (unless set): P2P only, no network
-  // transport probing. Throws std::runtime_error (every rank) if initialisation fails.
+  // single_node: also set NVSHMEM_REMOTE_TRANSPORT=none (P2P only, no network transport
+  // probing) and NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=lo, unless set. Defaults (unless set):
+  // NVSHMEM_DISABLE_NVLS=1, NVSHMEM_SYMMETRIC_SIZE=3G. Throws std::runtime_error (every
+  // rank) if initialisation fails.
   NvshmemRuntime(Comm& comm, bool single_node);
   ~NvshmemRuntime();
   NvshmemRuntime(const NvshmemRuntime&) = delete;
