@@ -4,7 +4,9 @@
 # What is drawn comes from the CSV itself: the mechanisms, directions, patterns and message
 # sizes present (no typed lists), each mechanism with its own colour, dash and point in
 # every figure, the NVLink line rate and the copy engine's best as reference lines, and the
-# machine and commit in the titles.
+# machine and commit in the titles. The studies with figure scripts of their own are drawn by
+# them, in their subfolders: collectives/ (microbench/collectives/plot.sh: Figures 6, 15-17)
+# and fused/ (microbench/fused/plot.sh: Figures 4, 5, 7-9 and table3.md).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 dir=${1:?usage: scripts/plot.sh RESULTS_DIR}
@@ -107,6 +109,24 @@ if [ -f "$dir/sync.csv" ]; then
     done
     drew=1
   fi
+fi
+# The collectives study: collectives/collectives.csv (scripts/reproduce.sh merges its parts
+# there), else the largest collectives CSV of the subfolder (a study run may keep several).
+coll=""
+if [ -f "$dir/collectives/collectives.csv" ]; then
+  coll=$dir/collectives/collectives.csv
+elif [ -d "$dir/collectives" ]; then
+  coll=$(for f in "$dir"/collectives/*.csv; do
+    [ -f "$f" ] && [ "$(first "$f" study)" = collectives ] && echo "$(stat -c %s "$f") $f"
+  done | sort -n | tail -n1 | cut -d' ' -f2-)
+fi
+if [ -n "$coll" ]; then
+  if "$PKBENCH_ROOT/microbench/collectives/plot.sh" "$coll" "$dir/collectives" >&2; then drew=1
+  else echo "plot.sh: microbench/collectives/plot.sh $coll failed" >&2; fi
+fi
+if [ -f "$dir/fused/fused.csv" ]; then
+  if "$PKBENCH_ROOT/microbench/fused/plot.sh" "$dir/fused" >&2; then drew=1
+  else echo "plot.sh: microbench/fused/plot.sh $dir/fused failed" >&2; fi
 fi
 [ "$drew" = 1 ] || { echo "plot.sh: no CSV with a figure in $dir" >&2; exit 1; }
 ls "$dir"/*.png 2>/dev/null | sed 's/^/plot.sh: wrote /' >&2

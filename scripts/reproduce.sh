@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Reproduce the paper's figures and tables that this machine allows, one step at a time,
-# into results/<machine>/ (or $PKBENCH_OUT), then the summaries, tuning tables, figures and
-# REPORT.md from everything measured so far.
+# into results/<machine>/ (or $PKBENCH_OUT), then the summaries, tuning tables, cost model,
+# figures and REPORT.md from everything measured so far.
 #   scripts/reproduce.sh --list [--gpus=N]        # the plan: steps, estimated minutes, device calls
 #   scripts/reproduce.sh fig2 fig3                # those steps (a finished step is not rerun)
 #   scripts/reproduce.sh all                      # every step the hardware allows
@@ -10,33 +10,48 @@
 # than are present), --timeout=S (per step, default 540).
 # A step writes results/<machine>/parts/<study>.<step>.csv and a .done marker when its study
 # exited 0; a later call (another device call) skips it and merges every finished part into
-# the study's CSV. Steps that cannot run here are named with the reason and skipped:
-# multicast (never run on shared machines), more GPUs than present, a study not built yet.
+# the CSV its plan line names (transfer.csv, collectives/collectives.csv, fused/fused.csv, ...).
+# Steps that cannot run here are named with the reason and skipped: multicast (never run on
+# shared machines), more GPUs than present, a study not built yet.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 
 # ---- The plan, declared once: one line per step -------------------------------------------
-#   name | paper item | study | GPUs needed | est. seconds on H200x2 | study flags | needs
-# Estimates: the committed H200x2 runs (results/h200x2/peer-modes/single: 1025 transfer points
-# in 111 s, 0.11 s a point; collectives_mpi.csv: 350 points); fused: not written yet.
+#   name | paper item | study | GPUs needed | est. seconds on H200x2 | study flags | needs | CSV
+# flags: one study invocation, or several separated by ';' (one part each). needs: mpi (one
+# process per GPU under mpirun, --peer-mode=ipc), multicast (never run here), steps:A B (no
+# run of its own: the figure is drawn from steps A and B, which it stands for). CSV: where
+# the step's finished parts are merged, relative to the results folder.
+# Estimates (H200x2, wall time of the step including the process start):
+# - transfer: results/h200x2/peer-modes/single: 1025 points in 111 s, 0.11 s a point;
+# - collectives: the flags of results/h200x2/collectives/summary.md's grid (collectives_mpi.csv,
+#   350 points); microbench/collectives/NOTES.md: `device.sh results` took 116 s for the build,
+#   the GPU tests, an odd-count run, that grid and a 25-s NCCL-network run, so the grid took
+#   well under 60 s; per step here: its share of the points plus ~10 s of process start
+#   (mpirun, NCCL communicators, symmetric windows), rounded up;
+# - fused: results/h200x2/fused/steps.log: the default preset (120 points, all three
+#   operators) 38 s, Table 3 12 s, Figure 5 49 s, the GEMM SM sweep 5 s; one operator is
+#   a third of the points plus one more process start (~5 s).
 PLAN=$(cat <<'EOF'
-fig2|Figure 2: bandwidth vs message size, every mechanism, push/pull, one-way/bidir|transfer|2|50|--preset=fig2|
-fig3|Figure 3: bandwidth vs SMs at 2/16/64 KiB|transfer|2|40|--preset=fig3|
-table1|Table 1: per-mechanism peak, smallest message and fewest SMs (knob grid, mixed, local ceiling)|transfer|2|40|--preset=tune;--preset=mixed;--preset=local|
-sync|Sync numbers of Section 3.1.3 (64 ns mbarrier, 832 ns inter-SM) and cross-GPU signals|sync|1|30||
-scale|Fan-out / fan-in / all-pairs over 2, 4 and 8 GPUs (points above the GPU count are skipped)|transfer|2|20|--preset=scale|
-fig6|Figure 6: BF16 all-reduce against NCCL|collectives|2|120|--collectives=all_reduce --dtypes=bf16|mpi
-fig15|Figure 15: tensor-dimension all-gather against NCCL + reshape|collectives|2|40|--collectives=all_gather_cols --dtypes=bf16|mpi
-fig16|Figure 16: tensor-dimension reduce-scatter against NCCL + reshape|collectives|2|40|--collectives=reduce_scatter_cols --dtypes=bf16|mpi
-fig17|Figure 17: 4-D (B, S, H, D) all-to-all against NCCL + reshape|collectives|2|40|--collectives=all_to_all_4d --dtypes=bf16|mpi
-fig6nvls|Figure 6's NVSwitch in-network (multicast) all-reduce|collectives|2|0||multicast
-fig4|Figure 4: GEMM+RS intra-SM vs inter-SM overlap|fused|2|0||pending
-fig5|Figure 5: inter-SM SM split for AG+GEMM|fused|2|0||pending
-fig7|Figure 7: AG+GEMM against baselines|fused|2|0||pending
-fig8|Figure 8: GEMM+RS against baselines|fused|2|0||pending
-fig9|Figure 9: GEMM+AR against baselines|fused|2|0||pending
-table3|Table 3: GEMM vs GEMM+RS over K (communication hidden from K >= sR/2B)|fused|2|0||pending
-paper8|The paper's 8-GPU numbers (every figure at 8 GPUs)|transfer|8|0|--preset=scale --gpu-counts=8|
+fig2|Figure 2: bandwidth vs message size, every mechanism, push/pull, one-way/bidir|transfer|2|50|--preset=fig2||transfer.csv
+fig3|Figure 3: bandwidth vs SMs at 2/16/64 KiB|transfer|2|40|--preset=fig3||transfer.csv
+table1|Table 1: per-mechanism peak, smallest message and fewest SMs (knob grid, mixed, local ceiling)|transfer|2|40|--preset=tune;--preset=mixed;--preset=local||transfer.csv
+sync|Sync numbers of Section 3.1.3 (64 ns mbarrier, 832 ns inter-SM) and cross-GPU signals|sync|1|30|||sync.csv
+scale|Fan-out / fan-in / all-pairs over 2, 4 and 8 GPUs (points above the GPU count are skipped)|transfer|2|20|--preset=scale||transfer.csv
+fig6|Figure 6: BF16 all-reduce against NCCL, eager and graph, 4 KiB-1 GiB (and the design-overhead ablation)|collectives|2|40|--collectives=all_reduce --dtypes=bf16 --sizes=4K,16K,64K,256K,1M,4M,16M,64M,256M,1G --samples=7|mpi|collectives/collectives.csv
+fig6all|Figure 6's view of the other collectives: all-gather, reduce-scatter, all-to-all against NCCL|collectives|2|45|--collectives=all_gather,reduce_scatter,all_to_all --dtypes=bf16 --sizes=4K,16K,64K,256K,1M,4M,16M,64M,256M,1G --samples=7|mpi|collectives/collectives.csv
+fig15|Figure 15: tensor-dimension all-gather against NCCL + reshape|collectives|2|15|--collectives=all_gather_cols --dtypes=bf16 --tensor-sizes=64M --samples=7|mpi|collectives/collectives.csv
+fig16|Figure 16: tensor-dimension reduce-scatter against NCCL + reshape|collectives|2|15|--collectives=reduce_scatter_cols --dtypes=bf16 --tensor-sizes=64M --samples=7|mpi|collectives/collectives.csv
+fig17|Figure 17: 4-D (B, S, H, D) all-to-all against NCCL + reshape|collectives|2|15|--collectives=all_to_all_4d --dtypes=bf16 --tensor-sizes=64M --samples=7|mpi|collectives/collectives.csv
+fig6nvls|Figure 6's NVSwitch in-network (multicast) all-reduce|collectives|2|0||multicast|collectives/collectives.csv
+fig4|Figure 4: GEMM+RS and GEMM+AR, intra-SM vs inter-SM overlap (drawn from the rows of fig8 and fig9)|fused|2|0||steps:fig8 fig9|fused/fused.csv
+fig5|Figure 5: the SM split, inter-SM time against 2..32 communication SMs beside the baselines|fused|2|55|--preset=fig5 --samples=5|mpi|fused/fused_fig5.csv
+fig7|Figure 7: AG+GEMM against cuBLAS+NCCL, ours then ours, copy engine; N = 4096, 8192, 16384|fused|2|20|--ops=ag_gemm --samples=7|mpi|fused/fused.csv
+fig8|Figure 8: GEMM+RS against cuBLAS+NCCL and ours then ours; N = 4096, 8192, 16384|fused|2|18|--ops=gemm_rs --samples=7|mpi|fused/fused.csv
+fig9|Figure 9: GEMM+AR against cuBLAS+NCCL and ours then ours; N = 4096, 8192, 16384|fused|2|18|--ops=gemm_ar --samples=7|mpi|fused/fused.csv
+table3|Table 3: GEMM vs GEMM+RS over K (communication hidden from K >= sR/2B)|fused|2|15|--preset=table3 --samples=5|mpi|fused/fused_table3.csv
+model|Section 3.1.1 cost model: the GEMM's rate against its SM count (the model runs on the fused CSVs afterwards)|gemm|2|10|--impls=pkbench --shapes=8192x8192x4096 --sms=66,100,108,116,124,132 --samples=5 --study-warmup-ms=200||fused/gemm.csv
+paper8|The paper's 8-GPU numbers (every figure at 8 GPUs)|transfer|8|0|--preset=scale --gpu-counts=8||transfer.csv
 EOF
 )
 BUILD_S=60          # configure + build of the study binaries on a GPU machine (README: 12-19 s on 32 cores)
@@ -70,6 +85,14 @@ if [ "$list" = 0 ] && [ ${#names[@]} = 0 ]; then usage >&2; exit 2; fi
 [ ${#names[@]} = 0 ] && names=(all)
 printf '%s\n' "${names[@]}" | grep -qx all && names=($all_names)
 
+line_of() { printf '%s\n' "$PLAN" | awk -F'|' -v n="$1" '$1 == n'; }
+field() { cut -d'|' -f"$2" <<< "$1"; }  # plan line, field number (1 name .. 8 CSV)
+alias_of() {  # step -> the steps it stands for ("" for a step that runs something)
+  local needs
+  needs=$(field "$(line_of "$1")" 7)
+  [[ "$needs" == steps:* ]] && echo "${needs#steps:}"
+}
+
 present=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 present=${present:-0}
 if [ -n "$gpus" ] && [ "$dry" = 0 ] && [ "$list" = 0 ] && [ "$gpus" -gt "$present" ]; then
@@ -77,13 +100,14 @@ if [ -n "$gpus" ] && [ "$dry" = 0 ] && [ "$list" = 0 ] && [ "$gpus" -gt "$presen
   exit 2
 fi
 ngpus=${gpus:-$present}
+export PKBENCH_RANKS=${PKBENCH_RANKS:-$ngpus}  # mpirun -np for the one-process-per-GPU steps
 
 # Why a step cannot run here ("" if it can): the order of the checks is the order of the reasons.
 refusal() {  # step line
   local study need needs
-  IFS='|' read -r _ _ study need _ _ needs <<< "$1"
+  IFS='|' read -r _ _ study need _ _ needs _ <<< "$1"
   if [ "$needs" = multicast ]; then
-    echo "NVSwitch multicast is never run on shared machines (it can put a host's GPUs out of service; see DESIGN.md)"
+    echo "NVSwitch multicast is never run on shared machines (it can put a host's GPUs out of service; see README.md)"
     return
   fi
   if [ ! -f "$PKBENCH_ROOT/microbench/$study/CMakeLists.txt" ] && [ ! -f "$PKBENCH_ROOT/microbench/$study/${study}_bench.cu" ]; then
@@ -105,8 +129,6 @@ refusal() {  # step line
   echo ""
 }
 
-line_of() { printf '%s\n' "$PLAN" | awk -F'|' -v n="$1" '$1 == n'; }
-
 # ---- --list: the plan, grouped into device calls ---------------------------------------------
 if [ "$list" = 1 ]; then
   echo "plan for $ngpus GPU(s) (estimates on H200x2; one device call = at most ${CALL_S} s here):"
@@ -114,13 +136,15 @@ if [ "$list" = 1 ]; then
   runnable=()
   for n in "${names[@]}"; do
     l=$(line_of "$n")
-    IFS='|' read -r _ what study _ est _ _ <<< "$l"
+    IFS='|' read -r _ what study _ est _ _ _ <<< "$l"
     why=$(refusal "$l")
-    if [ -z "$why" ]; then
+    if [ -n "$why" ]; then
+      printf '  %-9s %-11s %6s  cannot: %s (%s)\n' "$n" "$study" "-" "$why" "$what"
+    elif [ -n "$(alias_of "$n")" ]; then
+      printf '  %-9s %-11s %6s  %s: runs %s\n' "$n" "$study" "=" "$what" "$(alias_of "$n")"
+    else
       printf '  %-9s %-11s %5ss  %s\n' "$n" "$study" "$est" "$what"
       runnable+=("$n:$est")
-    else
-      printf '  %-9s %-11s %6s  cannot: %s (%s)\n' "$n" "$study" "-" "$why" "$what"
     fi
   done
   # Greedy packing in plan order; the first call also builds.
@@ -135,7 +159,7 @@ if [ "$list" = 1 ]; then
     used=$((used + s)) steps="$steps $n"
   done
   [ -n "$steps" ] && echo "  device call $call (~$(( (used + 59) / 60 )) min): scripts/reproduce.sh$steps"
-  echo "  total: ${#runnable[@]} steps, ~$(( (total + BUILD_S + 59) / 60 )) min of GPU time with one build"
+  echo "  total: ${#runnable[@]} steps, ~$(( (total + BUILD_S + 59) / 60 )) min of GPU time with one build ($((total + BUILD_S)) s)"
   exit 0
 fi
 
@@ -153,6 +177,29 @@ run_cmd() {  # prints, then runs unless --dry-run
   printf '  $'; printf ' %q' "$@"; printf '\n'
   [ "$dry" = 1 ] || "$@"
 }
+run_to() {  # FILE CMD...: run_cmd with stdout into FILE
+  local file=$1
+  shift
+  printf '  $'; printf ' %q' "$@"; printf ' > %q\n' "$file"
+  [ "$dry" = 1 ] || "$@" > "$file"
+}
+
+# A step that stands for others (fig4: fig8 and fig9) is replaced by them, once each.
+expanded=()
+for n in "${names[@]}"; do
+  a=$(alias_of "$n")
+  if [ -n "$a" ] && [ -z "$(refusal "$(line_of "$n")")" ]; then
+    pk_log "$n: drawn from the rows of $a"
+    # shellcheck disable=SC2206  # the step names, split on purpose
+    expanded+=($a)
+  else
+    expanded+=("$n")
+  fi
+done
+names=()  # each once, in plan order
+for n in $all_names; do
+  printf '%s\n' "${expanded[@]}" | grep -qx -- "$n" && names+=("$n")
+done
 
 todo=() refused=0
 for n in "${names[@]}"; do
@@ -170,9 +217,10 @@ if [ ${#todo[@]} = 0 ]; then
   exit 3
 fi
 
-studies=$(for n in "${todo[@]}"; do line_of "$n" | cut -d'|' -f3; done | sort -u)
+studies=$(for n in "${todo[@]}"; do field "$(line_of "$n")" 3; done | sort -u)
 targets=()
 for s in $studies; do targets+=("pkbench_$s"); done
+printf '%s\n' $studies | grep -qx fused && targets+=(pkbench_cost_model)
 targets+=(pkbench_merge pkbench_transfer_summary pkbench_sync_summary pkbench_tune pkbench_report)
 pk_log "machine $machine ($ngpus GPUs), commit $PKBENCH_GIT_COMMIT, results in $out"
 if [ "$dry" = 0 ]; then
@@ -183,23 +231,34 @@ else
   echo "would build: ${targets[*]}"
 fi
 
+# The study binary: build/microbench/pkbench_<study> (transfer, sync) or, for a study with its
+# own CMakeLists.txt, build/microbench/<study>/pkbench_<study>.
+bin_of() {
+  local b=$PKBENCH_BUILD_DIR/microbench/pkbench_$1
+  [ -f "$PKBENCH_ROOT/microbench/$1/CMakeLists.txt" ] && b=$PKBENCH_BUILD_DIR/microbench/$1/pkbench_$1
+  echo "$b"
+}
+
 start=$(date +%s) done_n=0 status=0
+planned=()  # the CSVs this call writes parts of (a dry run derives from them as if they existed)
 for n in "${todo[@]}"; do
-  IFS='|' read -r _ what study need est flags needs <<< "$(line_of "$n")"
-  bin=$PKBENCH_BUILD_DIR/microbench/pkbench_$study
+  IFS='|' read -r _ what study need est flags needs csv <<< "$(line_of "$n")"
+  bin=$(bin_of "$study")
   if [ "$dry" = 0 ] && [ ! -x "$bin" ]; then
     pk_log "$n: cannot run here: pkbench_$study was not built (see the CMake output: a dependency is missing)"
     refused=$((refused + 1))
     continue
   fi
+  planned+=("$out/$csv")
   mode=single
   [ "$needs" = mpi ] && mode=ipc
   mapfile -t launcher < <(pk_launcher "$mode")
-  [ "$mode" = ipc ] && flags="$flags --peer-mode=ipc"
   IFS=';' read -ra invocations <<< "$flags"
+  [ ${#invocations[@]} = 0 ] && invocations=("")
   k=0
-  for inv in "${invocations[@]:-}"; do
+  for inv in "${invocations[@]}"; do
     k=$((k + 1))
+    [ "$mode" = ipc ] && inv="$inv --peer-mode=ipc"
     part=$parts/$study.$n.csv
     [ "${#invocations[@]}" -gt 1 ] && part=$parts/$study.$n.$k.csv
     if [ -f "$part.done" ] && [ "$force" = 0 ]; then
@@ -218,28 +277,79 @@ for n in "${todo[@]}"; do
 done
 
 # ---- merge the finished parts, then everything derived from them -----------------------------
+# From the repository's root with relative paths, so that what the tools record (the tuning
+# tables' sources, the cost model's ceilings) names no machine's layout.
+rp() { case "$1" in "$PKBENCH_ROOT"/*) echo "${1#"$PKBENCH_ROOT"/}" ;; *) echo "$1" ;; esac; }
+PKBENCH_BUILD_DIR=$(realpath -m "$PKBENCH_BUILD_DIR")
+cd "$PKBENCH_ROOT" || exit 1
+out=$(rp "$out")
+parts=$out/parts
+rel_planned=()
+for p in "${planned[@]:-}"; do [ -n "$p" ] && rel_planned+=("$(rp "$p")"); done
+planned=("${rel_planned[@]:-}")
+# have FILE: it exists, or (dry run) this call would write it.
+have() {
+  [ -f "$1" ] && return 0
+  [ "$dry" = 1 ] && printf '%s\n' "${planned[@]:-}" | grep -qx -- "$1"
+}
 tools=$PKBENCH_BUILD_DIR/sweeps
-for study in transfer sync collectives; do
+# Every CSV of the plan, from the finished parts of each step that merges into it.
+for dest in $(printf '%s\n' "$PLAN" | cut -d'|' -f8 | awk '!seen[$0]++'); do
   done_parts=()
-  for p in "$parts/$study".*.csv; do [ -f "$p.done" ] && done_parts+=("$p"); done
-  [ "$dry" = 1 ] && [ ${#done_parts[@]} = 0 ] && continue
+  while IFS='|' read -r n _ study _ _ _ _ csv; do
+    [ "$csv" = "$dest" ] || continue
+    for p in "$parts/$study.$n.csv" "$parts/$study.$n".[0-9]*.csv; do
+      [ -f "$p" ] || continue
+      if [ -f "$p.done" ] || { [ "$dry" = 1 ] && printf '%s\n' "${todo[@]}" | grep -qx -- "$n"; }; then done_parts+=("$p"); fi
+    done
+    # A dry run names the parts this call would write.
+    if [ "$dry" = 1 ] && printf '%s\n' "${todo[@]}" | grep -qx -- "$n" && ! printf '%s\n' "${done_parts[@]:-}" | grep -q "/$study\.$n\."; then
+      k=$(field "$(line_of "$n")" 6 | awk -F';' '{print NF}')
+      if [ "${k:-0}" -gt 1 ]; then
+        for i in $(seq 1 "$k"); do done_parts+=("$parts/$study.$n.$i.csv"); done
+      else
+        done_parts+=("$parts/$study.$n.csv")
+      fi
+    fi
+  done <<< "$PLAN"
   [ ${#done_parts[@]} = 0 ] && continue
-  dest=$out/$study.csv
-  [ "$study" = collectives ] && dest=$out/collectives/collectives.csv
-  run_cmd "$tools/pkbench_merge" "$dest" "${done_parts[@]}" || status=1
+  [ "$dry" = 1 ] || mkdir -p "$(dirname "$out/$dest")"
+  run_cmd "$tools/pkbench_merge" "$out/$dest" "${done_parts[@]}" || status=1
 done
-if [ -f "$out/transfer.csv" ] || [ "$dry" = 1 ]; then
+if have "$out/transfer.csv"; then
   run_cmd "$tools/pkbench_transfer_summary" "$out/transfer.csv" "$out" || status=1
 fi
-if [ -f "$out/sync.csv" ]; then run_cmd "$tools/pkbench_sync_summary" "$out/sync.csv" "$out" || status=1; fi
-if [ -f "$out/transfer.csv" ] || [ -f "$out/collectives/collectives.csv" ]; then
-  run_cmd "$tools/pkbench_tune" "$out" $( [ -f "$out/collectives/collectives.csv" ] && echo "$out/collectives/collectives.csv") --out "$out" || status=1
+if have "$out/sync.csv"; then run_cmd "$tools/pkbench_sync_summary" "$out/sync.csv" "$out" || status=1; fi
+# Tuning tables: transfer and collectives in the folder (one pkbench_tuning.h), the fused
+# table in fused/tuning/ (as results/h200x2/fused/tuning/ was made).
+tune_src=()
+have "$out/transfer.csv" && tune_src+=("$out/transfer.csv")
+have "$out/collectives/collectives.csv" && tune_src+=("$out/collectives/collectives.csv")
+if [ ${#tune_src[@]} -gt 0 ]; then
+  run_cmd "$tools/pkbench_tune" --out "$out" "${tune_src[@]}" || status=1
 fi
-if command -v gnuplot >/dev/null 2>&1; then
-  run_cmd "$PKBENCH_ROOT/scripts/plot.sh" "$out" || pk_log "figures not drawn"
-  if [ -f "$out/collectives/collectives.csv" ] && [ -x "$PKBENCH_ROOT/microbench/collectives/plot.sh" ]; then
-    run_cmd "$PKBENCH_ROOT/microbench/collectives/plot.sh" "$out/collectives/collectives.csv" "$out/collectives" || true
+fused=$out/fused
+if have "$fused/fused.csv"; then
+  [ "$dry" = 1 ] || mkdir -p "$fused/tuning"
+  run_cmd "$tools/pkbench_tune" --out "$fused/tuning" "$fused/fused.csv" || status=1
+fi
+# The cost model (Section 3.1.1) on every fused CSV, with this machine's link, HBM and latency
+# ceilings (transfer.csv, sync.csv) and the GEMM's rate against its SMs (fused/gemm.csv).
+model=$PKBENCH_BUILD_DIR/microbench/fused/pkbench_cost_model
+for f in fused fused_table3 fused_fig5; do
+  have "$fused/$f.csv" || continue
+  if ! have "$out/transfer.csv" || ! have "$out/sync.csv"; then
+    pk_log "cost model on $f.csv: not run (needs transfer.csv and sync.csv of this machine: steps fig2 and sync)"
+    continue
   fi
+  gemm=()
+  have "$fused/gemm.csv" && gemm=(--gemm "$fused/gemm.csv")
+  run_to "$fused/${f}_model.txt" "$model" --fused "$fused/$f.csv" --transfer "$out/transfer.csv" --sync "$out/sync.csv" \
+    "${gemm[@]}" --out "$fused/${f}_model.csv" --splits "$fused/${f}_splits.csv" || status=1
+done
+if command -v gnuplot >/dev/null 2>&1; then
+  # Every study's figures: scripts/plot.sh calls the collectives' and the fused study's own scripts.
+  run_cmd "$PKBENCH_ROOT/scripts/plot.sh" "$out" || pk_log "figures not drawn"
 else
   pk_log "gnuplot is not installed here: figures not drawn (scripts/plot.sh $out on a machine with gnuplot)"
 fi

@@ -100,6 +100,36 @@ CollectiveSpeedup best_speedup_over_nccl(const std::string& path, const std::str
   return out;
 }
 
+std::vector<CollectiveComparison> collective_comparisons(const std::string& path) {
+  const std::vector<CollRow> rows = read_rows(path, nullptr);
+  using Group = std::tuple<std::string, std::string, int64_t, std::string>;  // collective, dtype, gpus, mode
+  std::vector<Group> order;
+  std::map<Group, std::map<int64_t, std::pair<const CollRow*, const CollRow*>>> best;  // bytes -> pk, nccl
+  for (const auto& r : rows) {
+    if (!r.nccl() && r.family != "pk") continue;
+    const Group g{r.collective, r.dtype, r.gpus, r.launch_mode};
+    if (!best.count(g)) order.push_back(g);
+    auto& b = best[g][r.bytes];
+    const CollRow*& slot = r.nccl() ? b.second : b.first;
+    if (!slot || r.t < slot->t) slot = &r;
+  }
+  std::vector<CollectiveComparison> out;
+  for (const auto& g : order) {
+    CollectiveComparison c;
+    std::tie(c.collective, c.dtype, c.gpus, c.launch_mode) = g;
+    for (const auto& [bytes, b] : best[g]) {
+      if (!b.first || !b.second) continue;
+      const double s = b.second->t / b.first->t;
+      if (c.sizes == 0 || s > c.best) c.best = s, c.best_bytes = bytes, c.best_impl = b.first->impl;
+      if (c.sizes == 0 || s < c.worst) c.worst = s, c.worst_bytes = bytes, c.worst_impl = b.first->impl;
+      ++c.sizes;
+      c.faster += s > 1;
+    }
+    if (c.sizes) out.push_back(c);
+  }
+  return out;
+}
+
 TuningTable collectives_tuning(const std::string& path) {
   Machine machine;
   const std::vector<CollRow> rows = read_rows(path, &machine);

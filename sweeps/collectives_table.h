@@ -34,4 +34,17 @@ struct CollectiveSpeedup {
 CollectiveSpeedup best_speedup_over_nccl(const std::string& csv_path, const std::string& collective,
                                          const std::string& dtype);
 
+// Per collective, dtype, GPU count and launch mode (in the CSV's order): this suite's best
+// (family "pk") against NCCL's best at every size both measured; speedup = NCCL's median /
+// ours.
+struct CollectiveComparison {
+  std::string collective, dtype, launch_mode;
+  int64_t gpus = 0;
+  int sizes = 0, faster = 0;  // sizes compared; sizes where ours is faster
+  double best = 0, worst = 0;
+  int64_t best_bytes = 0, worst_bytes = 0;
+  std::string best_impl, worst_impl;
+};
+std::vector<CollectiveComparison> collective_comparisons(const std::string& csv_path);
+
 }  // namespace pk::sweeps

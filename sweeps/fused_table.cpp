@@ -156,4 +156,95 @@ TuningTable fused_tuning(const std::string& path) {
   return tt;
 }
 
+namespace {
+
+// The tuning table's columns and the ones the summaries read besides.
+std::vector<Field> summary_fields() {
+  using T = ColumnType;
+  std::vector<Field> f = fused_fields();
+  f.push_back({"size_n", T::integer, false});
+  f.push_back({"comm_share", T::number, false});
+  f.push_back({"comm_ratio", T::number, false});
+  f.push_back({"git_commit", T::text, false});
+  f.push_back({"peer_mode", T::text, false});
+  return f;
+}
+
+}  // namespace
+
+FusedSummary fused_summary(const std::string& path) {
+  ReadOptions o;
+  o.study = "fused";
+  const CsvTable t = CsvTable::read(path, summary_fields(), o);
+  FusedSummary s;
+  s.path = path;
+  s.rows = t.rows();
+  std::map<std::tuple<std::string, int64_t, int64_t, int64_t, int64_t>, size_t> index;
+  for (size_t i = 0; i < t.rows(); ++i) {
+    if (s.git_commit.empty()) s.git_commit = t.text(i, "git_commit");
+    if (s.peer_mode.empty()) s.peer_mode = t.text(i, "peer_mode");
+    if (t.text(i, "status") != "ok") continue;
+    ++s.ok;
+    const std::string op(t.text(i, "op"));
+    const int64_t m = t.integer(i, "m"), n = t.integer(i, "n"), k = t.integer(i, "k"), g = t.integer(i, "gpus");
+    auto [it, fresh] = index.emplace(std::make_tuple(op, g, m, n, k), s.shapes.size());
+    if (fresh) {
+      FusedShape sh;
+      sh.op = op;
+      sh.m = m, sh.n = n, sh.k = k, sh.gpus = g;
+      sh.size_n = t.integer(i, "size_n");
+      s.shapes.push_back(sh);
+    }
+    FusedShape& sh = s.shapes[it->second];
+    const std::string overlap(t.text(i, "overlap")), impl(t.text(i, "impl"));
+    const double us = t.number(i, "time_us_median");
+    if (impl == "cublas_nccl") {
+      if (sh.cublas_nccl_us <= 0 || us < sh.cublas_nccl_us) {
+        sh.cublas_nccl_us = us;
+        // The README's measure: its comm_ratio, (cuBLAS then NCCL - our GEMM alone) / cuBLAS then
+        // NCCL; else comm_share, NCCL alone / (cuBLASLt alone + NCCL alone).
+        if (!t.empty(i, "comm_ratio")) sh.comm_share = t.number(i, "comm_ratio");
+        else if (!t.empty(i, "comm_share")) sh.comm_share = t.number(i, "comm_share");
+      }
+    } else if (overlap == "baseline") {
+      if (sh.baseline_us <= 0 || us < sh.baseline_us) sh.baseline_us = us, sh.baseline_impl = impl;
+    } else if (overlap == "intra_sm") {
+      if (sh.intra_us <= 0 || us < sh.intra_us) sh.intra_us = us;
+    } else if (overlap == "inter_sm") {
+      if (sh.inter_us <= 0 || us < sh.inter_us) sh.inter_us = us, sh.inter_comm_sms = t.integer(i, "comm_sms");
+    }
+  }
+  return s;
+}
+
+std::vector<KSweepRow> fused_k_sweep(const std::string& path, const std::string& op) {
+  ReadOptions o;
+  o.study = "fused";
+  const CsvTable t = CsvTable::read(path, summary_fields(), o);
+  std::vector<KSweepRow> out;
+  std::map<std::tuple<int64_t, int64_t, int64_t>, size_t> index;
+  for (size_t i = 0; i < t.rows(); ++i) {
+    if (t.text(i, "status") != "ok" || t.text(i, "op") != op) continue;
+    const int64_t m = t.integer(i, "m"), n = t.integer(i, "n"), k = t.integer(i, "k");
+    auto [it, fresh] = index.emplace(std::make_tuple(m, n, k), out.size());
+    if (fresh) out.push_back(KSweepRow{m, n, k});
+    KSweepRow& r = out[it->second];
+    const std::string impl(t.text(i, "impl")), overlap(t.text(i, "overlap"));
+    const double us = t.number(i, "time_us_median");
+    const double ratio = t.empty(i, "comm_ratio") ? -1 : t.number(i, "comm_ratio");
+    auto keep = [&](double& slot) {
+      if (slot < 0 || us < slot) slot = us;
+    };
+    if (impl == "gemm_pk") keep(r.gemm_us);
+    else if (impl == "cublas_nccl") keep(r.cublas_nccl_us);
+    else if (overlap == "intra_sm" && (r.intra_us < 0 || us < r.intra_us)) r.intra_us = us, r.intra_ratio = ratio;
+    else if (overlap == "inter_sm" && (r.inter_us < 0 || us < r.inter_us))
+      r.inter_us = us, r.inter_ratio = ratio, r.inter_comm_sms = t.integer(i, "comm_sms");
+  }
+  std::sort(out.begin(), out.end(), [](const KSweepRow& a, const KSweepRow& b) {
+    return std::tie(a.m, a.n, a.k) < std::tie(b.m, b.n, b.k);
+  });
+  return out;
+}
+
 }  // namespace pk::sweeps

@@ -3,9 +3,8 @@
 // GEMM shape, intra-SM or inter-SM overlap, and for inter-SM the best number of
 // communication SMs, chosen with the measured noise in mind.
 //
-// Interface with the fused study (microbench/fused, not written yet): the table reads
-// these columns of its CSV (study "fused"); the study should declare them in its columns
-// function (and register it with one pk_sweeps_study line in sweeps/CMakeLists.txt):
+// Interface with the fused study (microbench/fused: fused_columns()): the table reads
+// these columns of its CSV (study "fused"):
 //   op          gemm_rs | ag_gemm | gemm_ar
 //   overlap     intra_sm | inter_sm | baseline (non-overlapped or library baselines) |
 //               component (a GEMM or a collective alone: ignored)
@@ -27,5 +26,46 @@ namespace pk::sweeps {
 
 const std::vector<Field>& fused_fields();
 TuningTable fused_tuning(const std::string& csv_path);
+
+// Figures 7-9 as numbers: per operator and shape of a fused CSV, cuBLAS then NCCL (the
+// paper's baseline, impl "cublas_nccl") and each schedule at its best knob setting, as
+// speedups over it (baseline median / schedule median). Also read when present: size_n
+// (the paper's N), comm_ratio and comm_share (the communication's share of cuBLAS then NCCL),
+// git_commit, peer_mode.
+struct FusedShape {
+  std::string op;
+  int64_t size_n = 0;  // 0: an explicit shape (--shapes)
+  int64_t m = 0, n = 0, k = 0, gpus = 0;
+  double cublas_nccl_us = 0;  // 0: not measured
+  // The communication's share of cuBLAS then NCCL, 0..1 (-1: not recorded): the cublas_nccl
+  // row's comm_ratio, (its median - our GEMM alone) / its median; else its comm_share, NCCL
+  // alone / (cuBLASLt alone + NCCL alone).
+  double comm_share = -1;
+  double intra_us = 0, inter_us = 0;  // best of each (0: not measured)
+  int64_t inter_comm_sms = 0;
+  std::string baseline_impl;  // fastest baseline other than cuBLAS then NCCL ("": none)
+  double baseline_us = 0;
+  double speedup(double us) const { return us > 0 && cublas_nccl_us > 0 ? cublas_nccl_us / us : 0; }
+  double best_fused_us() const { return intra_us > 0 && (inter_us <= 0 || intra_us <= inter_us) ? intra_us : inter_us; }
+  const char* best_fused() const { return best_fused_us() == intra_us ? "intra_sm" : "inter_sm"; }
+};
+struct FusedSummary {
+  std::string path, git_commit, peer_mode;
+  size_t rows = 0, ok = 0;
+  std::vector<FusedShape> shapes;  // in the CSV's order of first appearance
+};
+FusedSummary fused_summary(const std::string& csv_path);
+
+// Table 3 as numbers: per K of a GEMM+RS K sweep (fused_table3.csv), the medians (us) of
+// the GEMM alone (ours), cuBLAS then NCCL and both fused kernels, and the non-overlapped
+// communication share of each fused kernel (the comm_ratio column: (fused - GEMM alone) /
+// fused). Missing values are negative.
+struct KSweepRow {
+  int64_t m = 0, n = 0, k = 0;
+  double gemm_us = -1, cublas_nccl_us = -1, intra_us = -1, inter_us = -1;
+  double intra_ratio = -1, inter_ratio = -1;
+  int64_t inter_comm_sms = 0;
+};
+std::vector<KSweepRow> fused_k_sweep(const std::string& csv_path, const std::string& op = "gemm_rs");
 
 }  // namespace pk::sweeps

@@ -2,7 +2,7 @@
 // results/<machine>/REPORT.md: the environment, every figure, our numbers beside the
 // paper's claims and beside another committed machine, the tuning table, and every target
 // met or missed, all generated from the CSVs of the folder (and its subfolders gemm/,
-// peer-modes/<mode>/, scale/).
+// peer-modes/<mode>/, collectives/, fused/).
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +21,10 @@ struct ResultsFolder {
   std::vector<ModeResults> peer_modes;     // dir/peer-modes/<single|ipc|vmm>/
   std::vector<std::string> figures;        // PNG files, relative to dir
   std::string collectives_csv;             // dir/collectives.csv or the largest study CSV in dir/collectives/
+  std::optional<FusedSummary> fused;       // dir/fused/fused.csv (or dir/fused.csv)
+  std::vector<KSweepRow> fused_k_sweep;    // Table 3: fused_table3.csv beside it (empty if absent)
+  std::string fused_dir;                   // the folder holding fused.csv
+  std::vector<std::string> sub_figures;    // PNG files of collectives/ and fused/, relative to dir
   std::string environment;                 // environment.txt
   double transfer_elapsed_s = -1;          // the transfer study's wall time with the build, if recorded
   std::string elapsed_source;
@@ -35,7 +39,7 @@ struct ClaimRow {
 };
 std::vector<ClaimRow> paper_claims(const ResultsFolder& here, const ResultsFolder* other);
 
-// Every target over the folder: transfer, peer modes, GEMM.
+// Every target over the folder: transfer, peer modes, GEMM, fused.
 std::vector<TargetResult> all_targets(const ResultsFolder& f);
 
 // other: nullptr for none.

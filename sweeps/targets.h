@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "fused_table.h"
 #include "gemm_table.h"
 #include "sync_table.h"
 #include "transfer_table.h"
@@ -45,6 +46,13 @@ std::vector<TargetResult> transfer_targets(const TransferData& d, const std::vec
 // GEMM study (results/*/gemm/README.md): this suite's GEMM >= 0.90x cuBLASLt at 8192^3 on
 // the whole GPU, per variant; the other shapes as information.
 std::vector<TargetResult> gemm_targets(const GemmData& d);
+
+// Fused study (results/*/fused/README.md): the best fused kernel >= 1.25x cuBLAS then NCCL
+// where communication is >= 30 % of it, never more than 3 % slower than the best baseline
+// elsewhere; GEMM+RS communication hidden (<= 5 %) from K = 4096 (Table 3's K sweep, may be
+// empty).
+std::vector<TargetResult> fused_targets(const FusedSummary& f, const std::vector<KSweepRow>& k_sweep);
+std::string fused_op_text(const std::string& op);  // "gemm_rs" -> "GEMM+RS"
 
 // Peer modes: the same studies in several modes (the first is the reference).
 struct ModeResults {

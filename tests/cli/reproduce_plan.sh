@@ -21,7 +21,9 @@ check() {  # name expected_rc regex command...
 check "list for two GPUs" 0 'fig2 +transfer +50s' "$r" --list --gpus=2
 check "multicast is refused" 0 'fig6nvls .*cannot: NVSwitch multicast is never run on shared machines' "$r" --list --gpus=2
 check "8 GPUs on 2 is refused" 0 'paper8 .*cannot: needs 8 GPUs, 2 present' "$r" --list --gpus=2
-check "a study not built yet is refused" 0 "fig7 .*cannot: the fused study (is not built yet|has no reproduce command yet)" "$r" --list --gpus=2
+check "the fused steps are planned" 0 'fig7 +fused +[1-9][0-9]*s +Figure 7' "$r" --list --gpus=2
+check "fig4 stands for fig8 and fig9" 0 'fig4 +fused +=.*runs fig8 fig9' "$r" --list --gpus=2
+check "the cost model's GEMM sweep is planned" 0 'model +gemm +[1-9][0-9]*s' "$r" --list --gpus=2
 check "the plan fits device calls" 0 'device call 1 \(~[1-9] min\): scripts/reproduce.sh fig2 fig3 table1 sync' "$r" --list --gpus=2
 check "no GPU: everything refused" 0 'fig2 .*cannot: needs 2 GPUs, 0 present' "$r" --list --gpus=0
 check "one GPU: sync only" 0 'sync +sync +30s' "$r" --list --gpus=1
@@ -33,6 +35,31 @@ check "dry run prints the commands" 0 'pkbench_transfer --csv=.*/parts/transfer.
   "$r" --dry-run --gpus=2 fig2 fig6nvls
 check "dry run names the refusal" 0 'fig6nvls: cannot run here: NVSwitch multicast' "$r" --dry-run --gpus=2 fig2 fig6nvls
 check "table1 runs three presets" 0 'transfer.table1.3.csv --preset=local' "$r" --dry-run --gpus=2 table1
+# Every device call under 10 minutes, and the whole plan for two GPUs in 10 minutes of GPU time.
+plan=$("$r" --list --gpus=2 2>&1)
+calls=$(printf '%s\n' "$plan" | sed -n 's/.*device call [0-9]* (~\([0-9]*\) min).*/\1/p')
+total=$(printf '%s\n' "$plan" | sed -n 's/.*GPU time with one build (\([0-9]*\) s).*/\1/p')
+if [ -z "$calls" ] || [ -z "$total" ] || printf '%s\n' $calls | awk '$1 >= 10 { bad = 1 } END { exit !bad }' ||
+  [ "$total" -gt 600 ]; then
+  echo "FAILED the plan fits: device calls of ($calls) min, ${total:-?} s in all:"
+  printf '%s\n' "$plan" | sed 's/^/    /'
+  fail=1
+else
+  echo "ok the plan fits: device calls of $(echo $calls) min, $total s in all"
+fi
+# The fused steps: one process per GPU, the study's own binary, merged into the committed layout.
+check "fused steps run under mpirun" 0 'mpirun -np 2 .*/microbench/fused/pkbench_fused --csv=.*/parts/fused.fig7.csv --ops=ag_gemm .*--peer-mode=ipc' \
+  "$r" --dry-run --gpus=2 fig7
+check "fig4 runs fig8 and fig9" 0 'pkbench_merge .*/fused/fused.csv .*/parts/fused.fig8.csv .*/parts/fused.fig9.csv' \
+  "$r" --dry-run --gpus=2 fig4
+check "fig5 and table3 keep their CSVs" 0 'pkbench_merge .*/fused/fused_table3.csv .*/parts/fused.table3.csv' \
+  "$r" --dry-run --gpus=2 fig5 table3
+check "the fused tuning table" 0 'pkbench_tune --out .*/fused/tuning .*/fused/fused.csv' "$r" --dry-run --gpus=2 fig8
+check "the cost model on Table 3" 0 'pkbench_cost_model --fused .*/fused/fused_table3.csv --transfer .*/transfer.csv --sync .*/sync.csv --gemm .*/fused/gemm.csv .*> .*/fused/fused_table3_model.txt' \
+  "$r" --dry-run --gpus=2 fig2 sync table3 model
+check "the cost model needs transfer and sync" 0 'cost model on fused_table3.csv: not run' "$r" --dry-run --gpus=2 table3
+check "the figures" 0 '\$ .*/scripts/plot.sh ' "$r" --dry-run --gpus=2 fig8
+check "the report" 0 '\$ .*/scripts/report.sh ' "$r" --dry-run --gpus=2 fig8
 if ! nvidia-smi -L >/dev/null 2>&1; then
   check "a real run needs a GPU" 3 'no NVIDIA GPU' "$r" fig2
 fi
