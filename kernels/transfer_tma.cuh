@@ -59,12 +59,18 @@ struct TileAddressing {
   }
 };
 
+struct NoStoreHook {
+  __device__ void operator()(uint64_t) const {}
+};
+
 // One thread's pipeline over messages first, first+step, ... Before a stage is refilled the
 // store that last read it must have finished reading (wait_group.read); with depth >= 2 the
 // refill trails one store behind, so a load and a store are always in flight together.
-template <class Addr>
+// after_store(j) runs once the store of the j-th message (0-based, this thread's) is
+// committed as its own bulk group: a caller may wait for older groups there and signal.
+template <class Addr, class AfterStore = NoStoreHook>
 __device__ __forceinline__ bool tma_pipeline(const Addr& a, const TmaPipelineParams& p, uint64_t first, uint64_t step,
-                                             uint32_t bars, uint32_t stages) {
+                                             uint32_t bars, uint32_t stages, AfterStore after_store = {}) {
   if (first >= p.n_msgs) return true;
   const uint64_t n = (p.n_msgs - first + step - 1) / step;
   const uint32_t depth = p.depth;
@@ -86,6 +92,7 @@ __device__ __forceinline__ bool tma_pipeline(const Addr& a, const TmaPipelinePar
     }
     a.store(msg(j), stage(s));
     ptx::bulk_commit_group();
+    after_store(j);
     if (j >= lag && j - lag + depth < n) {
       if (lag) ptx::bulk_wait_group_read<1>();
       else ptx::bulk_wait_group_read<0>();
