@@ -147,11 +147,11 @@ __global__ void __launch_bounds__(SegTmaConfig::kThreads)
   bool ok = true;
   if (issuer) {
     if (leader) {
-      const uint64_t T = ts.hi - ts.lo, R = reduce ? SegTmaConfig::kRoundTiles : (T > 0 ? T : 1);
+      const uint64_t mine = ts.hi - ts.lo, R = reduce ? SegTmaConfig::kRoundTiles : (mine > 0 ? mine : 1);
       PeerTiles a{};
       a.t0 = ts.lo;
       a.round = R;
-      a.tiles = T;
+      a.tiles = mine;
       a.parts = n - 1;
       for (int k = 1; k < n; ++k) {
         const int r = (self + k) % n;
@@ -176,8 +176,8 @@ __global__ void __launch_bounds__(SegTmaConfig::kThreads)
           signal(signalled++);
         }
       };
-      if (T > 0) {
-        const transfer::TmaPipelineParams tp{T * (n - 1), SegTmaConfig::kTile, SegTmaConfig::kTile,
+      if (mine > 0) {
+        const transfer::TmaPipelineParams tp{mine * (n - 1), SegTmaConfig::kTile, SegTmaConfig::kTile,
                                              SegTmaConfig::kDepth, p.sync.deadline};
         ok = transfer::tma_pipeline(a, tp, 0, 1, bars, stages, after_store);  // ends with bulk_wait_group 0
       }
