@@ -22,33 +22,26 @@ source "$(dirname "$0")/lib.sh"
 # process per GPU under mpirun, --peer-mode=ipc), multicast (never run here), steps:A B (no
 # run of its own: the figure is drawn from steps A and B, which it stands for). CSV: where
 # the step's finished parts are merged, relative to the results folder.
-# Estimates (H200x2, wall time of the step including the process start):
-# - transfer: results/h200x2/peer-modes/single: 1025 points in 111 s, 0.11 s a point;
-# - collectives: the flags of results/h200x2/collectives/summary.md's grid (collectives_mpi.csv,
-#   350 points); microbench/collectives/NOTES.md: `device.sh results` took 116 s for the build,
-#   the GPU tests, an odd-count run, that grid and a 25-s NCCL-network run, so the grid took
-#   well under 60 s; per step here: its share of the points plus ~10 s of process start
-#   (mpirun, NCCL communicators, symmetric windows), rounded up;
-# - fused: results/h200x2/fused/steps.log: the default preset (120 points, all three
-#   operators) 38 s, Table 3 12 s, Figure 5 49 s, the GEMM SM sweep 5 s; one operator is
-#   a third of the points plus one more process start (~5 s).
+# Estimates (H200x2, wall time of the step including the process start): the step times of
+# the measured `reproduce.sh all` (results/h200x2/reproduce-58339564/README.md: 347 s in all,
+# build included), rounded up to 5 s.
 PLAN=$(cat <<'EOF'
-fig2|Figure 2: bandwidth vs message size, every mechanism, push/pull, one-way/bidir|transfer|2|50|--preset=fig2||transfer.csv
-fig3|Figure 3: bandwidth vs SMs at 2/16/64 KiB|transfer|2|40|--preset=fig3||transfer.csv
-table1|Table 1: per-mechanism peak, smallest message and fewest SMs (knob grid, mixed, local ceiling)|transfer|2|40|--preset=tune;--preset=mixed;--preset=local||transfer.csv
-sync|Sync numbers of Section 3.1.3 (64 ns mbarrier, 832 ns inter-SM) and cross-GPU signals|sync|1|30|||sync.csv
-scale|Fan-out / fan-in / all-pairs over 2, 4 and 8 GPUs (points above the GPU count are skipped)|transfer|2|20|--preset=scale||transfer.csv
-fig6|Figure 6: BF16 all-reduce against NCCL, eager and graph, 4 KiB-1 GiB (and the design-overhead ablation)|collectives|2|40|--collectives=all_reduce --dtypes=bf16 --sizes=4K,16K,64K,256K,1M,4M,16M,64M,256M,1G --samples=7|mpi|collectives/collectives.csv
-fig6all|Figure 6's view of the other collectives: all-gather, reduce-scatter, all-to-all against NCCL|collectives|2|45|--collectives=all_gather,reduce_scatter,all_to_all --dtypes=bf16 --sizes=4K,16K,64K,256K,1M,4M,16M,64M,256M,1G --samples=7|mpi|collectives/collectives.csv
-fig15|Figure 15: tensor-dimension all-gather against NCCL + reshape|collectives|2|15|--collectives=all_gather_cols --dtypes=bf16 --tensor-sizes=64M --samples=7|mpi|collectives/collectives.csv
-fig16|Figure 16: tensor-dimension reduce-scatter against NCCL + reshape|collectives|2|15|--collectives=reduce_scatter_cols --dtypes=bf16 --tensor-sizes=64M --samples=7|mpi|collectives/collectives.csv
-fig17|Figure 17: 4-D (B, S, H, D) all-to-all against NCCL + reshape|collectives|2|15|--collectives=all_to_all_4d --dtypes=bf16 --tensor-sizes=64M --samples=7|mpi|collectives/collectives.csv
+fig2|Figure 2: bandwidth vs message size, every mechanism, push/pull, one-way/bidir|transfer|2|30|--preset=fig2||transfer.csv
+fig3|Figure 3: bandwidth vs SMs at 2/16/64 KiB|transfer|2|25|--preset=fig3||transfer.csv
+table1|Table 1: per-mechanism peak, smallest message and fewest SMs (knob grid, mixed, local ceiling)|transfer|2|25|--preset=tune;--preset=mixed;--preset=local||transfer.csv
+sync|Sync numbers of Section 3.1.3 (64 ns mbarrier, 832 ns inter-SM) and cross-GPU signals|sync|1|5|||sync.csv
+scale|Fan-out / fan-in / all-pairs over 2, 4 and 8 GPUs (points above the GPU count are skipped)|transfer|2|5|--preset=scale||transfer.csv
+fig6|Figure 6: BF16 all-reduce against NCCL, eager and graph, 4 KiB-1 GiB (and the design-overhead ablation)|collectives|2|90|--collectives=all_reduce --dtypes=bf16 --sizes=4K,16K,64K,256K,1M,4M,16M,64M,256M,1G --samples=7|mpi|collectives/collectives.csv
+fig6all|Figure 6's view of the other collectives: all-gather, reduce-scatter, all-to-all against NCCL|collectives|2|50|--collectives=all_gather,reduce_scatter,all_to_all --dtypes=bf16 --sizes=4K,16K,64K,256K,1M,4M,16M,64M,256M,1G --samples=7|mpi|collectives/collectives.csv
+fig15|Figure 15: tensor-dimension all-gather against NCCL + reshape|collectives|2|5|--collectives=all_gather_cols --dtypes=bf16 --tensor-sizes=64M --samples=7|mpi|collectives/collectives.csv
+fig16|Figure 16: tensor-dimension reduce-scatter against NCCL + reshape|collectives|2|5|--collectives=reduce_scatter_cols --dtypes=bf16 --tensor-sizes=64M --samples=7|mpi|collectives/collectives.csv
+fig17|Figure 17: 4-D (B, S, H, D) all-to-all against NCCL + reshape|collectives|2|5|--collectives=all_to_all_4d --dtypes=bf16 --tensor-sizes=64M --samples=7|mpi|collectives/collectives.csv
 fig6nvls|Figure 6's NVSwitch in-network (multicast) all-reduce|collectives|2|0||multicast|collectives/collectives.csv
 fig4|Figure 4: GEMM+RS and GEMM+AR, intra-SM vs inter-SM overlap (drawn from the rows of fig8 and fig9)|fused|2|0||steps:fig8 fig9|fused/fused.csv
 fig5|Figure 5: the SM split, inter-SM time against 2..32 communication SMs beside the baselines|fused|2|55|--preset=fig5 --samples=5|mpi|fused/fused_fig5.csv
 fig7|Figure 7: AG+GEMM against cuBLAS+NCCL, ours then ours, copy engine; N = 4096, 8192, 16384|fused|2|20|--ops=ag_gemm --samples=7|mpi|fused/fused.csv
-fig8|Figure 8: GEMM+RS against cuBLAS+NCCL and ours then ours; N = 4096, 8192, 16384|fused|2|18|--ops=gemm_rs --samples=7|mpi|fused/fused.csv
-fig9|Figure 9: GEMM+AR against cuBLAS+NCCL and ours then ours; N = 4096, 8192, 16384|fused|2|18|--ops=gemm_ar --samples=7|mpi|fused/fused.csv
+fig8|Figure 8: GEMM+RS against cuBLAS+NCCL and ours then ours; N = 4096, 8192, 16384|fused|2|20|--ops=gemm_rs --samples=7|mpi|fused/fused.csv
+fig9|Figure 9: GEMM+AR against cuBLAS+NCCL and ours then ours; N = 4096, 8192, 16384|fused|2|20|--ops=gemm_ar --samples=7|mpi|fused/fused.csv
 table3|Table 3: GEMM vs GEMM+RS over K (communication hidden from K >= sR/2B)|fused|2|15|--preset=table3 --samples=5|mpi|fused/fused_table3.csv
 model|Section 3.1.1 cost model: the GEMM's rate against its SM count (the model runs on the fused CSVs afterwards)|gemm|2|10|--impls=pkbench --shapes=8192x8192x4096 --sms=66,100,108,116,124,132 --samples=5 --study-warmup-ms=200||fused/gemm.csv
 paper8|The paper's 8-GPU numbers (every figure at 8 GPUs)|transfer|8|0|--preset=scale --gpu-counts=8||transfer.csv
