@@ -61,8 +61,11 @@ std::string caption_of(const std::string& file) {
     return which + ": " + c + ", " + m[2].str() + " launches, time and bus bandwidth against size, ours beside NCCL";
   }
   if (std::regex_match(base, m, std::regex("ablation_(eager|graph)\\.png")))
-    return "Figure 6's design overheads (" + m[1].str() + "): all-reduce two-shot with one-way signals against the "
-           "two-way handshake, beside NCCL";
+    return "Figure 6's design overheads (" + m[1].str() + "): all-reduce two-shot with one-way signals and direct "
+           "writes against the two-way handshake, staging through a FIFO, and both, beside NCCL";
+  if (std::regex_match(base, m, std::regex("ablation_cost_(eager|graph)\\.png")))
+    return "Figure 6's design overheads (" + m[1].str() + "): each factor's cost, time over the one-way direct "
+           "two-shot's, against size";
   return base;
 }
 
