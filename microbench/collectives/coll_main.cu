@@ -53,10 +53,17 @@ int main(int argc, char** argv) {
                  "comma list or all: all_reduce, all_gather, reduce_scatter, all_to_all, all_gather_cols, "
                  "reduce_scatter_cols, all_to_all_4d")
       ->capture_default_str();
+  // The implementation names come from the registered lists (one name may serve several
+  // collectives, e.g. ll).
+  std::vector<std::shared_ptr<Impl>> all;
+  for (auto& v : {our_impls(), baseline_impls()})
+    for (auto& i : v) all.push_back(i);
+  std::string impl_names;
+  for (auto& i : all)
+    if (impl_names.find(" " + i->name() + ",") == std::string::npos) impl_names += " " + i->name() + ",";
   app.add_option("--impls", impls,
-                 "comma list or all: one_shot, two_shot_push, two_shot_pull, ll, two_shot_tma, "
-                 "two_shot_push_handshake, push, nccl, nccl_sym, nvshmem (NVSHMEM builds; runs under mpirun only), "
-                 "multimem (with --allow-multicast)")
+                 "comma list or all:" + impl_names +
+                     " multimem (with --allow-multicast); nvshmem runs under mpirun only")
       ->capture_default_str();
   app.add_option("--dtypes", dtypes, "bf16, fp32")->capture_default_str();
   app.add_option("--sizes", sizes, "sizes in nccl-tests' sense for the plain collectives (e.g. 4K:1G)")
@@ -85,9 +92,6 @@ int main(int argc, char** argv) {
                "TORCH_SYMM_MEM_DISABLE_MULTICAST=1 is set, or the device lacks multicast)");
   if (int rc = study.begin(&argc, argv); rc >= 0) return rc;
 
-  std::vector<std::shared_ptr<Impl>> all;
-  for (auto& v : {our_impls(), baseline_impls()})
-    for (auto& i : v) all.push_back(i);
   if (cfg.allow_multicast)
     for (auto& i : multicast_impls()) all.push_back(i);
   try {
