@@ -18,7 +18,7 @@ check() {  # name expected_rc regex command...
     echo "ok $name"
   fi
 }
-check "list for two GPUs" 0 'fig2 +transfer +50s' "$r" --list --gpus=2
+check "list for two GPUs" 0 'fig2 +transfer +[0-9]+s' "$r" --list --gpus=2
 check "multicast is refused" 0 'fig6nvls .*cannot: NVSwitch multicast is never run on shared machines' "$r" --list --gpus=2
 check "8 GPUs on 2 is refused" 0 'paper8 .*cannot: needs 8 GPUs, 2 present' "$r" --list --gpus=2
 check "the fused steps are planned" 0 'fig7 +fused +[1-9][0-9]*s +Figure 7' "$r" --list --gpus=2
@@ -26,7 +26,7 @@ check "fig4 stands for fig8 and fig9" 0 'fig4 +fused +=.*runs fig8 fig9' "$r" --
 check "the cost model's GEMM sweep is planned" 0 'model +gemm +[1-9][0-9]*s' "$r" --list --gpus=2
 check "the plan fits device calls" 0 'device call 1 \(~[1-9] min\): scripts/reproduce.sh fig2 fig3 table1 sync' "$r" --list --gpus=2
 check "no GPU: everything refused" 0 'fig2 .*cannot: needs 2 GPUs, 0 present' "$r" --list --gpus=0
-check "one GPU: sync only" 0 'sync +sync +30s' "$r" --list --gpus=1
+check "one GPU: sync only" 0 'sync +sync +[0-9]+s' "$r" --list --gpus=1
 check "unknown step" 2 "unknown step 'fig99'" "$r" fig99
 check "nothing asked" 2 'usage|steps:' "$r"
 check "bad --gpus" 2 '--gpus=two: not a GPU count' "$r" --gpus=two --list

@@ -30,8 +30,8 @@ TEST(SweepsReport, H200BesideH100) {
                         "## h200x2 beside h100x1", "## Transfer tuning table", "## Targets",
                         "= 0.941 | **missed** |", "90 % of its peak with 8 SMs | **met** |",
                         // The collectives and fused studies' subfolders (results/h200x2/{collectives,fused}/).
-                        "| collectives | `collectives/collectives_mpi.csv` | 350 (350 ok) |",
-                        "## Collectives (Figures 6, 15-17)", "| all_reduce | bf16 | 2 | graph | 10 | 10 | 1.94x (64 KiB, ll) |",
+                        "| collectives | `collectives/collectives_mpi.csv` | 542 (530 ok) |",
+                        "## Collectives (Figures 6, 15-17)", "| all_reduce | bf16 | 2 | graph | 10 | 10 | 2.00x (64 KiB, ll) |",
                         "![collectives/fig6_all_reduce_graph.png](collectives/fig6_all_reduce_graph.png)",
                         "## Fused GEMM + communication (Figures 4, 5, 7-9, Table 3)",
                         "| GEMM+RS | 4096 | 4096x4096x2048 | 45 % | **1.469** (intra_sm) | **1.469** | 1.179 (24) | intra_sm |",
