@@ -12,22 +12,25 @@
 // launch e ended), so it writes parity (e+1)&1 while this GPU may still read parity e&1.
 // Flags are compared for equality with the epoch: a stale line holds e-2 or 0.
 #include "coll_params.cuh"
+#include "ll_lines.cuh"
 
 namespace pk::coll {
 
-struct LlConfig {
+struct LlConfig : LlLines {
   static constexpr int kThreads = 512;
   static constexpr uint64_t kLinesPerBlock = 256;
-  static constexpr uint64_t kLineBytes = 16;
-  static constexpr uint64_t kPayloadPerLine = 8;
-  // Scratch bytes for `count` elements of `elem_bytes` on n ranks: 2 parities x n sources.
-  __host__ __device__ static constexpr uint64_t lines(uint64_t count, uint64_t elem_bytes) {
-    return (count * elem_bytes + kPayloadPerLine - 1) / kPayloadPerLine;
-  }
-  __host__ __device__ static constexpr uint64_t scratch_bytes(uint64_t count, uint64_t elem_bytes, int n) {
-    return 2ull * n * lines(count, elem_bytes) * kLineBytes;
-  }
 };
+
+// fp32 sums of one 8-B payload back to its element type, as the {lo, hi} words of a line.
+template <class T>
+__device__ __forceinline__ uint2 pack_payload(const float* acc) {
+  if constexpr (sizeof(T) == 2) {
+    const __nv_bfloat162 a = __floats2bfloat162_rn(acc[0], acc[1]), b = __floats2bfloat162_rn(acc[2], acc[3]);
+    return make_uint2(*reinterpret_cast<const uint32_t*>(&a), *reinterpret_cast<const uint32_t*>(&b));
+  } else {
+    return make_uint2(__float_as_uint(acc[0]), __float_as_uint(acc[1]));
+  }
+}
 
 template <class T>
 __device__ __forceinline__ void add_payload(float* acc, uint32_t lo, uint32_t hi) {
@@ -82,16 +85,7 @@ __global__ void __launch_bounds__(LlConfig::kThreads) all_reduce_ll_kernel(const
     }
     const uint64_t first = u * kPer;
     if (first + kPer <= p.count) {  // a whole payload: one 8-B store
-      uint2 r;
-      if constexpr (sizeof(T) == 2) {
-        const __nv_bfloat162 a = __floats2bfloat162_rn(acc[0], acc[1]), b = __floats2bfloat162_rn(acc[2], acc[3]);
-        r.x = *reinterpret_cast<const uint32_t*>(&a);
-        r.y = *reinterpret_cast<const uint32_t*>(&b);
-      } else {
-        r.x = __float_as_uint(acc[0]);
-        r.y = __float_as_uint(acc[1]);
-      }
-      reinterpret_cast<uint2*>(out)[u] = r;
+      reinterpret_cast<uint2*>(out)[u] = pack_payload<T>(acc);
     } else {
 #pragma unroll
       for (int i = 0; i < kPer; ++i)

@@ -60,6 +60,23 @@ __device__ __forceinline__ void add_vec(float* acc, const uint4& v) {
   for (int i = 0; i < Elem<T>::kPerVec; ++i) acc[i] += t[i];
 }
 
+// Vectors [0, nv) of src to dst by `threads` threads from `tid`, kCopyUnroll loads in flight
+// before the first store: dst may alias src as far as the compiler knows, so it would not
+// hoist a load above a store by itself (one load in flight is latency-bound over NVLink and
+// in HBM alike).
+constexpr int kCopyUnroll = 4;
+__device__ __forceinline__ void copy_vectors(uint4* dst, const uint4* src, uint64_t nv, uint32_t tid, uint32_t threads) {
+  uint64_t v = tid;
+  for (; v + (kCopyUnroll - 1) * uint64_t(threads) < nv; v += kCopyUnroll * uint64_t(threads)) {
+    uint4 x[kCopyUnroll];
+#pragma unroll
+    for (int u = 0; u < kCopyUnroll; ++u) x[u] = ptx::ld_v4(src + v + u * uint64_t(threads));
+#pragma unroll
+    for (int u = 0; u < kCopyUnroll; ++u) ptx::st_v4(dst + v + u * uint64_t(threads), x[u]);
+  }
+  for (; v < nv; v += threads) ptx::st_v4(dst + v, ptx::ld_v4(src + v));
+}
+
 // The work of one block over [0, items): a contiguous slice, equal for equal arguments on
 // every rank (the per-block signals pair block b of one rank with block b of another, so
 // both must agree on what block b moves).

@@ -37,19 +37,7 @@ template <class T>
 __device__ __forceinline__ void warp_copy(T* dst, const T* src, uint64_t elems, bool vec) {
   const uint32_t lane = threadIdx.x % 32;
   if (vec) {
-    // Four loads in flight before the first store: dst may alias src as far as the compiler
-    // knows, so it would not hoist the next load above a store by itself.
-    constexpr int V = Elem<T>::kPerVec;
-    const uint64_t nv = elems / V;
-    uint64_t v = lane;
-    for (; v + 96 < nv; v += 128) {
-      uint4 x[4];
-#pragma unroll
-      for (int u = 0; u < 4; ++u) x[u] = ptx::ld_v4(src + (v + 32 * u) * V);
-#pragma unroll
-      for (int u = 0; u < 4; ++u) ptx::st_v4(dst + (v + 32 * u) * V, x[u]);
-    }
-    for (; v < nv; v += 32) ptx::st_v4(dst + v * V, ptx::ld_v4(src + v * V));
+    copy_vectors(reinterpret_cast<uint4*>(dst), reinterpret_cast<const uint4*>(src), elems / Elem<T>::kPerVec, lane, 32);
   } else {
     for (uint64_t i = lane; i < elems; i += 32) dst[i] = src[i];
   }

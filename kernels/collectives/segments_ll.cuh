@@ -29,7 +29,7 @@
 // every rank, so all blocks everywhere share one epoch: a line may be read by another block
 // than the one that pushed it, which lets the two phases split the work differently.
 // Outputs and inputs are touched by their own GPU only: no cross-GPU hazard on them.
-#include "coll_reference.cuh"
+#include "ll_lines.cuh"
 
 #ifdef __CUDACC__
 #include <type_traits>
@@ -39,23 +39,9 @@
 
 namespace pk::coll {
 
-struct LlSegConfig {
+struct LlSegConfig : LlLines {
   static constexpr int kThreads = 512;
   static constexpr uint64_t kLinesPerBlock = 256;  // lines one block pushes (all peers counted)
-  static constexpr uint64_t kLineBytes = 16;
-  static constexpr uint64_t kPayloadPerLine = 8;
-  // Lines of one rank block of `count` elements of `elem_bytes`.
-  PK_COLL_HD static constexpr uint64_t lines(uint64_t count, uint64_t elem_bytes) {
-    return (count * elem_bytes + kPayloadPerLine - 1) / kPayloadPerLine;
-  }
-  // Every block is whole 8-B payloads: the 8-B access path.
-  PK_COLL_HD static constexpr bool whole_lines(uint64_t count, uint64_t elem_bytes) {
-    return count * elem_bytes % kPayloadPerLine == 0;
-  }
-  // Landing lines on one rank: 2 parities x n sources (the own slot unused) x one block.
-  PK_COLL_HD static constexpr uint64_t scratch_bytes(uint64_t count, uint64_t elem_bytes, int n) {
-    return 2ull * static_cast<uint64_t>(n) * lines(count, elem_bytes) * kLineBytes;
-  }
 };
 
 #ifdef __CUDACC__
@@ -86,14 +72,6 @@ struct LlPayload {
 #pragma unroll
     for (int i = 0; i < kPer; ++i)
       if (u * kPer + i < count) b[i] = static_cast<Bits>(w >> (i * kBits));
-  }
-  __device__ static uint2 pack(const float* acc) {
-    if constexpr (sizeof(T) == 2) {
-      const __nv_bfloat162 a = __floats2bfloat162_rn(acc[0], acc[1]), b = __floats2bfloat162_rn(acc[2], acc[3]);
-      return make_uint2(*reinterpret_cast<const uint32_t*>(&a), *reinterpret_cast<const uint32_t*>(&b));
-    } else {
-      return make_uint2(__float_as_uint(acc[0]), __float_as_uint(acc[1]));
-    }
   }
 };
 
@@ -151,7 +129,7 @@ __global__ void __launch_bounds__(LlSegConfig::kThreads)
         ok = poll((self + k) % n, u, q);
         add_payload<T>(acc, q.x, q.y);
       }
-      if (ok) P::store(out, u, count, whole, P::pack(acc));
+      if (ok) P::store(out, u, count, whole, pack_payload<T>(acc));
     }
   } else {
     const uint64_t items = static_cast<uint64_t>(n) * lines;

@@ -86,17 +86,6 @@ struct PeerTiles {
   }
 };
 
-// Whole 16-B vectors [lo, hi) (element offsets) by `threads` threads, four loads in flight
-// before the first store.
-template <class T, class Op>
-__device__ __forceinline__ void for_vectors(uint64_t lo, uint64_t hi, uint32_t tid, uint32_t threads, Op op) {
-  constexpr int V = Elem<T>::kPerVec;
-  const uint64_t n = (hi - lo) / V;
-  uint64_t v = tid;
-  for (; v + 3ull * threads < n; v += 4ull * threads) op(lo + v * V, threads * V);
-  for (; v < n; v += threads) op(lo + v * V, 0);
-}
-
 template <class T>
 __global__ void __launch_bounds__(SegTmaConfig::kThreads)
     segments_tma_kernel(const __grid_constant__ CollParams<T> p, const int kind) {
@@ -191,18 +180,8 @@ __global__ void __launch_bounds__(SegTmaConfig::kThreads)
     T* out = p.out.local() + static_cast<uint64_t>(self) * count;
     const T* src = src_for(self);
     const Slice mine = block_slice(aligned ? count / V : 0, blockIdx.x, gridDim.x);
-    for_vectors<T>(mine.lo * V, mine.hi * V, lt, SegTmaConfig::kLocalThreads, [&](uint64_t i, uint64_t step) {
-      if (step) {
-        const uint4 a = ptx::ld_v4(src + i), b = ptx::ld_v4(src + i + step), c = ptx::ld_v4(src + i + 2 * step),
-                    d = ptx::ld_v4(src + i + 3 * step);
-        ptx::st_v4(out + i, a);
-        ptx::st_v4(out + i + step, b);
-        ptx::st_v4(out + i + 2 * step, c);
-        ptx::st_v4(out + i + 3 * step, d);
-      } else {
-        ptx::st_v4(out + i, ptx::ld_v4(src + i));
-      }
-    });
+    copy_vectors(reinterpret_cast<uint4*>(out) + mine.lo, reinterpret_cast<const uint4*>(src) + mine.lo, mine.hi - mine.lo, lt,
+                 SegTmaConfig::kLocalThreads);
     const Slice rest = block_slice(count - (aligned ? count / V * V : 0), blockIdx.x, gridDim.x);
     const uint64_t rest0 = aligned ? count / V * V : 0;
     for (uint64_t i = rest0 + rest.lo + lt; i < rest0 + rest.hi; i += SegTmaConfig::kLocalThreads) out[i] = src[i];
@@ -211,24 +190,26 @@ __global__ void __launch_bounds__(SegTmaConfig::kThreads)
     const T* own = src_for(self);
     const T* slots = p.scratch.local() + par;
     T* out = p.out.local();
+    // Whole vectors of [lo, hi) (element offsets), kCopyUnroll of them per thread summed
+    // before the first store (as copy_vectors): one at a time the sum is latency-bound.
     auto sum_range = [&](uint64_t lo, uint64_t hi) {
-      for_vectors<T>(lo, hi, lt, SegTmaConfig::kLocalThreads, [&](uint64_t i, uint64_t step) {
-        // Every load of the (up to) four vectors before the first store (see for_vectors).
-        const int m = step ? 4 : 1;
-        float acc[4][V] = {};
+      constexpr uint32_t kT = SegTmaConfig::kLocalThreads;
+      const uint64_t nv = (hi - lo) / V;
+      for (uint64_t v0 = lt; v0 < nv; v0 += kCopyUnroll * uint64_t(kT)) {
+        float acc[kCopyUnroll][V] = {};
 #pragma unroll
-        for (int u = 0; u < 4; ++u)
-          if (u < m) {
-            const uint64_t x = i + u * step;
+        for (int u = 0; u < kCopyUnroll; ++u)
+          if (v0 + u * kT < nv) {
+            const uint64_t x = lo + (v0 + u * kT) * V;
             add_vec<T>(acc[u], ptx::ld_v4(own + x));
 #pragma unroll
             for (int k = 1; k < kMaxGpus; ++k)
               if (k < n) add_vec<T>(acc[u], ptx::ld_v4(slots + static_cast<uint64_t>((self + k) % n) * p.slot_elems + x));
           }
 #pragma unroll
-        for (int u = 0; u < 4; ++u)
-          if (u < m) ptx::st_v4(out + i + u * step, Elem<T>::pack(acc[u]));
-      });
+        for (int u = 0; u < kCopyUnroll; ++u)
+          if (v0 + u * kT < nv) ptx::st_v4(out + lo + (v0 + u * kT) * V, Elem<T>::pack(acc[u]));
+      }
     };
     for (uint64_t j = 0; j < rounds_or_one && ok; ++j) {
       const int seq = (e - 1) * static_cast<int>(rounds_or_one) + static_cast<int>(j) + 1;

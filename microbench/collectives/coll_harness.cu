@@ -285,8 +285,6 @@ void Runner::measure(const PointSpec& ps, Row& row) {
         if (err.empty() && end != cudaSuccess) err = std::string("graph capture: ") + cudaGetErrorString(end);
       }
       if (!err.empty() && skip) throw SkipPoint(err);
-      if (!err.empty() && impl.capture_failure_skips())
-        throw SkipPoint(impl.name() + " could not be captured into a CUDA graph: " + err);
       if (!err.empty()) throw std::runtime_error(err);
       for (int gpu : gpus) {
         ctx_.group.set_device(gpu);

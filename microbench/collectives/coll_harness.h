@@ -112,11 +112,6 @@ class Impl {
   // The same for one collective inside a captured graph (NCCL's graphs hold more nodes
   // than its eager launches queue: 4 per collective was measured too many at 3 per graph).
   virtual int graph_enqueues_per_op() const { return enqueues_per_op(); }
-  // true: a CUDA-graph capture that fails (an error while enqueuing into the capture, or
-  // from cudaStreamEndCapture) after the eager collective of the same point succeeded makes
-  // the point skipped ("not capturable"), not an error. For library calls whose capture
-  // support is the library's business (NVSHMEM).
-  virtual bool capture_failure_skips() const { return false; }
   // Launch shape or library choice, for the CSV.
   virtual std::string config() const { return ""; }
   // After the first collective of a point: what NCCL chose (rank 0's log), else "".
