@@ -35,6 +35,8 @@
 //    stored by the summing warps before the block's first bar.sync, so round 0's release
 //    publishes them too. No trailing barrier: the next launch's rounds need this rank's
 //    data of that launch.
+#include <type_traits>
+
 #include "../transfer_tma.cuh"
 #include "coll_params.cuh"
 
@@ -192,24 +194,27 @@ __global__ void __launch_bounds__(SegTmaConfig::kThreads)
     T* out = p.out.local();
     // Whole vectors of [lo, hi) (element offsets), kCopyUnroll of them per thread summed
     // before the first store (as copy_vectors): one at a time the sum is latency-bound.
-    auto sum_range = [&](uint64_t lo, uint64_t hi) {
-      constexpr uint32_t kT = SegTmaConfig::kLocalThreads;
-      const uint64_t nv = (hi - lo) / V;
-      for (uint64_t v0 = lt; v0 < nv; v0 += kCopyUnroll * uint64_t(kT)) {
-        float acc[kCopyUnroll][V] = {};
+    auto sum_vectors = [&](uint64_t lo, uint64_t v0, auto m) {
+      float acc[m.value][V] = {};
 #pragma unroll
-        for (int u = 0; u < kCopyUnroll; ++u)
-          if (v0 + u * kT < nv) {
-            const uint64_t x = lo + (v0 + u * kT) * V;
-            add_vec<T>(acc[u], ptx::ld_v4(own + x));
+      for (int u = 0; u < m.value; ++u) {
+        const uint64_t x = lo + (v0 + u * uint64_t(SegTmaConfig::kLocalThreads)) * V;
+        add_vec<T>(acc[u], ptx::ld_v4(own + x));
 #pragma unroll
-            for (int k = 1; k < kMaxGpus; ++k)
-              if (k < n) add_vec<T>(acc[u], ptx::ld_v4(slots + static_cast<uint64_t>((self + k) % n) * p.slot_elems + x));
-          }
-#pragma unroll
-        for (int u = 0; u < kCopyUnroll; ++u)
-          if (v0 + u * kT < nv) ptx::st_v4(out + lo + (v0 + u * kT) * V, Elem<T>::pack(acc[u]));
+        for (int k = 1; k < kMaxGpus; ++k)
+          if (k < n) add_vec<T>(acc[u], ptx::ld_v4(slots + static_cast<uint64_t>((self + k) % n) * p.slot_elems + x));
       }
+#pragma unroll
+      for (int u = 0; u < m.value; ++u)
+        ptx::st_v4(out + lo + (v0 + u * uint64_t(SegTmaConfig::kLocalThreads)) * V, Elem<T>::pack(acc[u]));
+    };
+    auto sum_range = [&](uint64_t lo, uint64_t hi) {
+      constexpr uint64_t kT = SegTmaConfig::kLocalThreads;
+      const uint64_t nv = (hi - lo) / V;
+      uint64_t v = lt;
+      for (; v + (kCopyUnroll - 1) * kT < nv; v += kCopyUnroll * kT)
+        sum_vectors(lo, v, std::integral_constant<int, kCopyUnroll>{});
+      for (; v < nv; v += kT) sum_vectors(lo, v, std::integral_constant<int, 1>{});
     };
     for (uint64_t j = 0; j < rounds_or_one && ok; ++j) {
       const int seq = (e - 1) * static_cast<int>(rounds_or_one) + static_cast<int>(j) + 1;
