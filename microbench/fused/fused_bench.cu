@@ -1,9 +1,10 @@
 // pkbench_fused: fused compute + communication kernels (GEMM+RS, AG+GEMM, GEMM+AR) against
 // their baselines, per operator, local shape, schedule and knob (communication SMs, chunks),
 // in one process driving every GPU or one process per GPU (mpirun, --peer-mode=ipc|vmm).
-// One Google Benchmark per point; one tidy CSV row per point (schema: fused_columns()). Every
-// result is checked after timing against a cuBLASLt reference (itself checked against fp64
-// host dot products); a wrong result is an error row.
+// One Google Benchmark per point; one tidy CSV row per point (schema: fused_columns()). After
+// timing, one more run of the timed operation on fresh inputs (a new seed) into re-poisoned
+// outputs is checked against a cuBLASLt reference (itself checked against fp64 host dot
+// products); a wrong result is an error row.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -132,8 +133,9 @@ class FusedStudy {
     }
     row["sm_clock_mhz_end"] = fmt_num(min_clock());
 
-    // A wrong result is an error, never a number.
-    const gemm::Comparison cmp = verify_point(ctx_, p);
+    // A wrong result is an error, never a number: one more run of the same operation on new
+    // inputs into re-poisoned outputs is checked.
+    const gemm::Comparison cmp = verify_fresh_run(ctx_, *impl, p);
     row["rel_fro_err"] = fmt_num(cmp.rel_fro_err, 4);
     row["max_rel_err"] = fmt_num(cmp.max_rel_err, 4);
     row["wrong"] = std::to_string(cmp.wrong);

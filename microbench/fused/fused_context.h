@@ -84,8 +84,13 @@ class Context {
   Deadline deadline(int g) { return status.deadline(g, opt.timing.timeout_ms); }
 
   // Collective: inputs, references (checked against fp64 host dot products) for a new
-  // (operator, shape); nothing when it is the current one. Throws when the reference fails.
+  // (operator, shape); nothing when it is the current one with the timed inputs. Throws when
+  // the reference fails.
   void ensure_shape(Op op, const Shape& s);
+  // Collective: the current shape's inputs and references regenerated in place from a seed
+  // never used before (the final check: an operation that wrote nothing after its warm-up,
+  // or wrote a stale result, cannot match). The next ensure_shape restores the timed inputs.
+  void fresh_inputs();
   Op op() const { return op_; }
   const Shape& shape() const { return shape_; }
   LocalData& data(int g) { return data_.at(g); }
@@ -114,12 +119,16 @@ class Context {
 
  private:
   void release_shape();
+  void use_inputs(Op op, const Shape& s, uint64_t generation);
+  void generate(Op op, const Shape& s, uint64_t generation);  // per local GPU, no collective
   SymBuf a_, partial_, out_, sync_;
   int64_t sync_next_ = 0;
   Op op_ = Op::gemm_rs;
   Shape shape_;
   bool have_shape_ = false;
   bool warmed_up_ = false;
+  uint64_t generation_ = 0;          // the inputs' seed generation (0: the timed inputs)
+  uint64_t fresh_generations_ = 0;   // generations handed out by fresh_inputs()
   std::map<int, LocalData> data_;
 };
 
@@ -221,6 +230,11 @@ void run_untimed(Context& c, Impl& impl, int ops);
 // Collective: every local GPU's result against its expectation (Context::expectation); the
 // worst comparison over every GPU of every rank, the same on every rank.
 gemm::Comparison verify_point(Context& c, const Point& p);
+// Collective, after the timed samples: the final verified run of the exact timed
+// configuration. New inputs (Context::fresh_inputs), outputs re-poisoned (prepare_point),
+// one operation of `impl`, then verify_point. Checking only what the timed runs left behind
+// would pass an operation that wrote the right answer during warm-up and nothing afterwards.
+gemm::Comparison verify_fresh_run(Context& c, Impl& impl, const Point& p);
 
 // The collective of the operator alone, as NCCL or this suite runs it (used by the
 // components and the non-overlapped baselines).

@@ -403,6 +403,13 @@ void run_untimed(Context& c, Impl& impl, int ops) {
   });
 }
 
+gemm::Comparison verify_fresh_run(Context& c, Impl& impl, const Point& p) {
+  c.fresh_inputs();
+  c.prepare_point(p);
+  run_untimed(c, impl, 1);
+  return verify_point(c, p);
+}
+
 gemm::Comparison verify_point(Context& c, const Point& p) {
   gemm::Comparison worst;
   collectively(c.group.comm(), [&] {

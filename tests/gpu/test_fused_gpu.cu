@@ -3,8 +3,9 @@
 // fused kernels, the baselines, the components -- computes the right result on 2 GPUs,
 // three launches back to back (the device-side epochs count on; the inter-SM reductions
 // alternate their partial buffers), on odd multiples of the tile and on a grid with more
-// tiles than SMs (blocks with several tiles: the deferred per-tile flags); and a kernel
-// whose peer never starts ends in a timeout error instead of a hang.
+// tiles than SMs (blocks with several tiles: the deferred per-tile flags); a kernel whose
+// peer never starts ends in a timeout error instead of a hang; and the study's final check
+// catches an operation that writes only on its first launch (one GPU: the GEMM components).
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -121,4 +122,80 @@ TEST(FusedGpuPeers, MissingPeerEndsInATimeout) {
       EXPECT_LT(ms, 1000);
     }
   }
+}
+
+namespace {
+// Deliberately broken: the wrapped operation runs on the first launch only, so every later
+// launch leaves the output as it was. Registered here only, never in the study.
+class FirstLaunchOnly : public Impl {
+ public:
+  explicit FirstLaunchOnly(std::unique_ptr<Impl> real) : Impl(real->ctx), real_(std::move(real)) {}
+  void enqueue() override {
+    if (launched_) return;
+    real_->enqueue();
+    launched_ = true;
+  }
+  int enqueues_per_op() const override { return real_->enqueues_per_op(); }
+
+ private:
+  std::unique_ptr<Impl> real_;
+  bool launched_ = false;
+};
+}  // namespace
+
+// The study's final check (verify_fresh_run: new inputs, re-poisoned outputs, one more run)
+// passes every real operation and catches one that wrote the right answer on its first
+// launch and nothing afterwards, which the check of what the runs left behind passes. On one
+// GPU the components run (the GEMMs); on two, also the fused kernels and the NCCL baselines.
+TEST(FusedGpuCheck, AnOperationWritingOnlyOnItsFirstLaunchIsCaught) {
+  PK_REQUIRE_GPU();
+  PeerGroup group(test_comm(), test_modes().front());
+  for (const GpuInfo& i : group.topology().gpus)
+    if (i.cc_major != 9) GTEST_SKIP() << "the fused kernels need Hopper GPUs (sm_90a); GPU" << i.ordinal << " is " << i.name;
+  const int w = group.size();
+  const bool pair = hopper_pair(group).empty();
+  GridSpec grid;
+  grid.ops = all_ops();
+  grid.schedules = {"gemm_pk", "gemm_cublas"};
+  if (pair)
+    for (const char* s : {"intra_sm", "inter_sm", "cublas_nccl", "cublas_nccl_overlap"}) grid.schedules.push_back(s);
+  grid.shapes = {Shape{w * 3 * 128, 3 * 256, 5 * 64}};
+  grid.knob_values["comm_sms"] = {8};
+  grid.knob_values["chunks"] = {3};
+  const std::vector<Point> points = build_points(grid, w);
+  FusedOptions opt;
+  opt.study_warmup_ms = 0;
+  opt.timing.timeout_ms = 2000;
+  Context ctx(group, opt, points);
+  int caught = 0;
+  for (const Point& p : points) {
+    SCOPED_TRACE(p.name());
+    std::string err;
+    try {
+      ctx.ensure_shape(p.op, p.shape);
+      {  // the real operation passes the final check on new inputs
+        std::unique_ptr<Impl> real = make_impl(p, ctx);
+        ctx.prepare_point(p);
+        run_untimed(ctx, *real, 2);
+        const gemm::Comparison c = verify_fresh_run(ctx, *real, p);
+        if (!c.ok()) err = "the real operation failed the final check: " + c.describe();
+      }
+      ctx.ensure_shape(p.op, p.shape);  // back to the timed inputs
+      FirstLaunchOnly broken(make_impl(p, ctx));
+      ctx.prepare_point(p);
+      run_untimed(ctx, broken, 3);  // warm-up and timed runs: only the first wrote
+      const gemm::Comparison stale = verify_point(ctx, p);
+      if (err.empty() && !stale.ok()) err = "the broken operation's first launch was wrong: " + stale.describe();
+      const gemm::Comparison fresh = verify_fresh_run(ctx, broken, p);
+      if (err.empty() && fresh.ok()) err = "the broken operation passed the final check";
+      if (err.empty()) ++caught;
+    } catch (const SkipPoint& e) {
+      std::printf("skipped %s: %s\n", p.name().c_str(), e.what());
+    } catch (const std::exception& e) {
+      err = e.what();
+    }
+    EXPECT_EQ(agreed(err), "");
+  }
+  EXPECT_GE(caught, 2 * 3) << "both GEMM components of every operator at least";
+  std::printf("%d broken operations caught\n", caught);
 }
