@@ -13,8 +13,11 @@
 //   nccl-tests  the same collective timed the way nccl-tests times it (barrier, host clock
 //             around `iters` back-to-back launches or one graph launch, stream sync,
 //             average over ranks), so a reader can check a figure with all_reduce_perf;
-//   check     every output element against the fp64 reference, after timing; a wrong
-//             result makes the point an error row with no timing in it.
+//   check     after timing, the timed configuration once more (the same graph, or the same
+//             eager calls) on new inputs (another seed) into re-poisoned outputs, then every
+//             output element against the fp64 reference: an implementation that wrote
+//             during warm-up and nothing since fails; a wrong result makes the point an
+//             error row with no timing in it.
 #include <cuda_runtime.h>
 
 #include <map>

@@ -5,6 +5,8 @@
 // one-process-per-GPU runs are the CLI tests in tests/collectives.cmake (mpirun -np 2).
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "gpu_test_util.h"
 #include "microbench/collectives/coll_harness.h"
 #include "microbench/harness/cuda_check.h"
@@ -93,6 +95,79 @@ TEST(CollectivesGpu, EveryImplementationIsCorrectForOddCountsBothDtypesBothModes
           }
   }
   EXPECT_GT(checked, 100);
+}
+
+namespace {
+
+__global__ void do_nothing_kernel() {}
+
+// Right on its first launch per GPU, a no-op afterwards: what an implementation that worked
+// during warm-up and then stopped writing looks like to the harness. Registered only in this
+// test binary, never in the study's lists.
+class FirstLaunchOnly final : public Impl {
+ public:
+  explicit FirstLaunchOnly(std::shared_ptr<Impl> real) : real_(std::move(real)) {}
+  std::string name() const override { return "first_launch_only"; }
+  std::string family() const override { return "pk"; }
+  bool supports(int layout) const override { return real_->supports(layout); }
+  uint64_t scratch_bytes(const Problem& p) const override { return real_->scratch_bytes(p); }
+  void prepare(const Problem& p, Context& ctx) override {
+    real_->prepare(p, ctx);
+    launches_.clear();
+  }
+  void* input(int gpu) override { return real_->input(gpu); }
+  void* output(int gpu) override { return real_->output(gpu); }
+  void group_begin() override { real_->group_begin(); }
+  void group_end() override { real_->group_end(); }
+  void enqueue(int gpu, cudaStream_t s) override {
+    if (launches_[gpu]++ == 0) {
+      real_->enqueue(gpu, s);
+    } else {
+      do_nothing_kernel<<<1, 1, 0, s>>>();
+      PK_CUDA_CHECK_LAUNCH();
+    }
+  }
+
+ private:
+  std::shared_ptr<Impl> real_;
+  std::map<int, int> launches_;
+};
+
+std::shared_ptr<Impl> impl_named(const std::string& name) {
+  for (auto& i : our_impls())
+    if (i->name() == name) return i;
+  return nullptr;
+}
+
+}  // namespace
+
+// Runs on any number of GPUs (one_shot is a copy on one): the broken implementation is an
+// error row in both launch modes, and the implementation it wraps passes the same points.
+TEST(CollectivesGpu, ImplementationThatWritesOnlyOnItsFirstLaunchIsCaught) {
+  const std::string why = no_gpu_reason();
+  if (!why.empty()) GTEST_SKIP() << why;
+  Env env(2000);
+  PointResults results;
+  Runner runner(*env.ctx, results);
+  auto real = impl_named("one_shot");
+  ASSERT_TRUE(real);
+  auto broken = std::make_shared<FirstLaunchOnly>(real);
+  const Problem p = make_problem_count("all_reduce", DType::bf16, 65537, env.group->size(), {});
+  for (LaunchMode m : {LaunchMode::eager, LaunchMode::graph}) {
+    Row good;
+    EXPECT_NO_THROW(runner.measure({p, m, real}, good)) << launch_mode_name(m);
+    EXPECT_EQ(good["verified"], "yes") << launch_mode_name(m);
+    Row row;
+    try {
+      runner.measure({p, m, broken}, row);
+      ADD_FAILURE() << launch_mode_name(m) << ": a first-launch-only implementation passed verification";
+    } catch (const SkipPoint& e) {
+      ADD_FAILURE() << launch_mode_name(m) << ": skipped: " << e.what();
+    } catch (const std::exception& e) {
+      EXPECT_NE(std::string(e.what()).find("wrong output elements"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(row["verified"], "no") << launch_mode_name(m);
+  }
 }
 
 TEST(CollectivesGpu, GraphReplaysStayCorrectAcrossManyLaunches) {
