@@ -76,9 +76,7 @@ Gate::Gate(PeerGroup& g) : g_(g) {
       // Highest priority, its own stream: the opener must not queue behind gated work.
       int lo = 0, hi = 0;
       PK_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&lo, &hi));
-      cudaStream_t s;
-      PK_CUDA_CHECK(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, hi));
-      opener_streams_[gpu] = s;
+      opener_streams_[gpu] = g_.create_stream(gpu, hi);
     }
   });
   if (g_.drives(0)) opener_ = 0;
@@ -133,10 +131,9 @@ cudaStream_t StreamPool::get(int gpu, int index) {
   if (it != streams_.end()) return it->second;
   int prev = 0;
   PK_CUDA_CHECK(cudaGetDevice(&prev));
-  g_.set_device(gpu);
-  cudaStream_t s;
-  PK_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  PK_CUDA_CHECK(cudaSetDevice(prev));
+  cudaStream_t s = g_.create_stream(gpu);
+  // A virtual rank's stream leaves the current context alone; a real GPU's switched device.
+  if (!g_.is_virtual()) PK_CUDA_CHECK(cudaSetDevice(prev));
   streams_[key] = s;
   return s;
 }

@@ -44,6 +44,23 @@ const Api& api() {
   return a;
 }
 
+const GreenApi& green_api() {
+  static const GreenApi a = [] {
+    GreenApi x{};
+    load(&x.cuDeviceGetDevResource, "cuDeviceGetDevResource", 12040);
+    load(&x.cuDevSmResourceSplitByCount, "cuDevSmResourceSplitByCount", 12040);
+    load(&x.cuDevResourceGenerateDesc, "cuDevResourceGenerateDesc", 12040);
+    load(&x.cuGreenCtxCreate, "cuGreenCtxCreate", 12040);
+    load(&x.cuGreenCtxDestroy, "cuGreenCtxDestroy", 12040);
+    load(&x.cuCtxFromGreenCtx, "cuCtxFromGreenCtx", 12040);
+    load(&x.cuGreenCtxStreamCreate, "cuGreenCtxStreamCreate", 12040);
+    load(&x.cuCtxSetCurrent, "cuCtxSetCurrent", 12000);
+    load(&x.cuCtxGetCurrent, "cuCtxGetCurrent", 12000);
+    return x;
+  }();
+  return a;
+}
+
 void check(CUresult r, const char* call) {
   if (r == CUDA_SUCCESS) return;
   const char* msg = nullptr;

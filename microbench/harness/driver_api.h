@@ -27,6 +27,23 @@ struct Api {
 
 const Api& api();
 
+// Green contexts (CUDA 12.4+ drivers): loaded apart from api() so that an older driver
+// still runs every other peer mode.
+struct GreenApi {
+  CUresult (*cuDeviceGetDevResource)(CUdevice, CUdevResource*, CUdevResourceType);
+  CUresult (*cuDevSmResourceSplitByCount)(CUdevResource*, unsigned int*, const CUdevResource*, CUdevResource*,
+                                          unsigned int, unsigned int);
+  CUresult (*cuDevResourceGenerateDesc)(CUdevResourceDesc*, CUdevResource*, unsigned int);
+  CUresult (*cuGreenCtxCreate)(CUgreenCtx*, CUdevResourceDesc, CUdevice, unsigned int);
+  CUresult (*cuGreenCtxDestroy)(CUgreenCtx);
+  CUresult (*cuCtxFromGreenCtx)(CUcontext*, CUgreenCtx);
+  CUresult (*cuGreenCtxStreamCreate)(CUstream*, CUgreenCtx, unsigned int, int);
+  CUresult (*cuCtxSetCurrent)(CUcontext);
+  CUresult (*cuCtxGetCurrent)(CUcontext*);
+};
+
+const GreenApi& green_api();
+
 // Throws CudaError "<call>: <driver message>" unless r is CUDA_SUCCESS.
 void check(CUresult r, const char* call);
 

@@ -52,6 +52,9 @@ Row metadata_row(const Topology& topo, const std::string& peer_mode, int ranks) 
   return r;
 }
 
-Row metadata_row(const PeerGroup& g) { return metadata_row(g.topology(), g.mode_name(), g.processes()); }
+// Virtual ranks share one process: the ranks column counts the ranks, not the processes.
+Row metadata_row(const PeerGroup& g) {
+  return metadata_row(g.topology(), g.mode_name(), g.is_virtual() ? g.size() : g.processes());
+}
 
 }  // namespace pk

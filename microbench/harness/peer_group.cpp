@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 
 #include "cuda_check.h"
@@ -16,7 +17,7 @@ namespace pk {
 // ---------------------------------------------------------------- modes and small helpers
 
 const std::vector<std::string>& peer_mode_names() {
-  static const std::vector<std::string> v = {"single", "ipc", "vmm"};
+  static const std::vector<std::string> v = {"single", "ipc", "vmm", "virtual"};
   return v;
 }
 
@@ -24,7 +25,8 @@ PeerMode parse_peer_mode(const std::string& s) {
   if (s == "single") return PeerMode::single;
   if (s == "ipc") return PeerMode::ipc;
   if (s == "vmm") return PeerMode::vmm;
-  throw ArgError("--peer-mode: unknown mode '" + s + "' (known: single, ipc, vmm)");
+  if (s == "virtual") return PeerMode::virt;
+  throw ArgError("--peer-mode: unknown mode '" + s + "' (known: single, ipc, vmm, virtual)");
 }
 
 std::string peer_mode_name(PeerMode m) { return peer_mode_names().at(static_cast<int>(m)); }
@@ -35,9 +37,45 @@ void check_peer_mode(PeerMode m, const Comm& comm) {
   if (m == PeerMode::single && comm.size() > 1)
     throw ArgError("--peer-mode=single drives every GPU from one process, but this run has " +
                    std::to_string(comm.size()) + " processes: use --peer-mode=ipc or vmm under mpirun");
+  if (m == PeerMode::virt && comm.size() > 1)
+    throw ArgError("--peer-mode=virtual runs every rank in one process on one GPU, but this run has " +
+                   std::to_string(comm.size()) + " processes: start it without mpirun");
+  if (m == PeerMode::virt) return;
   if (m != PeerMode::single && !comm.is_mpi())
     throw ArgError("--peer-mode=" + peer_mode_name(m) +
                    " needs one process per GPU: start it with mpirun -np <GPUs> (as root add --allow-run-as-root)");
+}
+
+int default_virtual_ranks() {
+  const char* v = std::getenv("PKBENCH_VIRTUAL_RANKS");
+  if (!v || !*v) return 2;
+  char* end = nullptr;
+  const long n = std::strtol(v, &end, 10);
+  if (*end || n < 2 || n > kMaxGpus)
+    throw ArgError("PKBENCH_VIRTUAL_RANKS='" + std::string(v) + "': need 2 to " + std::to_string(kMaxGpus));
+  return static_cast<int>(n);
+}
+
+void check_virtual_ranks(PeerMode m, int ranks) {
+  if (m == PeerMode::virt) {
+    if (ranks < 2 || ranks > kMaxGpus)
+      throw ArgError("--ranks: --peer-mode=virtual needs 2 to " + std::to_string(kMaxGpus) + " ranks, got " +
+                     std::to_string(ranks));
+  } else if (ranks != 0) {
+    throw ArgError("--ranks: only --peer-mode=virtual takes a rank count (other modes have one rank per GPU)");
+  }
+}
+
+VirtualPlan plan_virtual_ranks(int ranks, int device_sms, int min_partition_sms, int alignment_sms) {
+  if (ranks < 2 || ranks > kMaxGpus) throw ArgError("--ranks: " + std::to_string(ranks) + " is not in 2.." + std::to_string(kMaxGpus));
+  const int align = std::max(1, alignment_sms), floor_sms = std::max({1, min_partition_sms, align});
+  int per = device_sms / ranks;
+  per -= per % align;
+  if (per < floor_sms)
+    throw ArgError("--ranks: " + std::to_string(ranks) + " virtual ranks need " + std::to_string(ranks) + " x " +
+                   std::to_string(floor_sms) + " SMs (the green-context minimum), but the GPU has " +
+                   std::to_string(device_sms));
+  return VirtualPlan{ranks, per, device_sms - per * ranks};
 }
 
 uint64_t round_up_to_granularity(uint64_t bytes, uint64_t g) {
@@ -217,6 +255,39 @@ class SingleBackend final : public SymmetricBackend {
   std::vector<std::pair<int, void*>> allocs_;
 };
 
+// Virtual ranks: rank r's copy is its own cudaMalloc on the one GPU, and every rank reaches
+// every copy directly (one address space).
+class VirtualBackend final : public SymmetricBackend {
+ public:
+  explicit VirtualBackend(const PeerGroup& g) : g_(g) {}
+  ~VirtualBackend() override {
+    cudaDeviceSynchronize();
+    for (void* p : allocs_) cudaFree(p);
+  }
+  SymBuf alloc(uint64_t bytes, const std::string& what) override {
+    const int n = g_.size();
+    std::array<char*, kMaxGpus> row{};
+    for (int r = 0; r < n; ++r) {
+      void* p = nullptr;
+      const cudaError_t e = cudaMalloc(&p, bytes);
+      if (e != cudaSuccess) {
+        cudaGetLastError();
+        throw CudaError("cudaMalloc of " + std::to_string(bytes) + " B for " + what + " of virtual rank " +
+                        std::to_string(r) + ": " + cudaGetErrorString(e));
+      }
+      allocs_.push_back(p);
+      row[r] = static_cast<char*>(p);
+    }
+    SymBuf b(bytes, n);
+    for (int from = 0; from < n; ++from) b.set_row(from, row);
+    return b;
+  }
+
+ private:
+  const PeerGroup& g_;
+  std::vector<void*> allocs_;
+};
+
 class IpcBackend final : public SymmetricBackend {
  public:
   explicit IpcBackend(PeerGroup& g) : g_(g) {}
@@ -390,8 +461,85 @@ class VmmBackend final : public SymmetricBackend {
 
 // ---------------------------------------------------------------- the group
 
-PeerGroup::PeerGroup(Comm& comm, PeerMode mode) : comm_(comm), mode_(mode) {
+// ---------------------------------------------------------------- virtual ranks
+
+struct PeerGroup::GreenRanks {
+  std::vector<CUgreenCtx> green;
+  std::vector<CUcontext> ctx;  // the green contexts as CUcontexts (cuCtxFromGreenCtx)
+  ~GreenRanks() {
+    for (CUgreenCtx g : green) driver::green_api().cuGreenCtxDestroy(g);
+  }
+};
+
+namespace {
+
+// Splits GPU 0's SMs into `ranks` equal green contexts; returns each share's SM count.
+std::vector<int> make_green_ranks(int ranks, std::vector<CUgreenCtx>* green, std::vector<CUcontext>* ctx) {
+  const auto& d = driver::api();
+  const auto& ga = driver::green_api();
+  PK_CUDA_CHECK(cudaSetDevice(0));
+  PK_CUDA_CHECK(cudaFree(nullptr));  // the primary context first: green contexts retain it
+  CUdevice dev = 0;
+  PK_CU_CHECK(d.cuDeviceGet(&dev, 0));
+  CUdevResource all{};
+  PK_CU_CHECK(ga.cuDeviceGetDevResource(dev, &all, CU_DEV_RESOURCE_TYPE_SM));
+  const VirtualPlan plan = plan_virtual_ranks(ranks, static_cast<int>(all.sm.smCount),
+                                              static_cast<int>(all.sm.minSmPartitionSize),
+                                              static_cast<int>(all.sm.smCoscheduledAlignment));
+  std::vector<CUdevResource> groups(ranks);
+  unsigned got = static_cast<unsigned>(ranks);
+  CUdevResource rest{};
+  PK_CU_CHECK(ga.cuDevSmResourceSplitByCount(groups.data(), &got, &all, &rest, 0,
+                                             static_cast<unsigned>(plan.sms_per_rank)));
+  if (got < static_cast<unsigned>(ranks))
+    throw ArgError("--ranks: the driver split " + std::to_string(all.sm.smCount) + " SMs into only " +
+                   std::to_string(got) + " groups of " + std::to_string(plan.sms_per_rank));
+  std::vector<int> sms;
+  for (int r = 0; r < ranks; ++r) {
+    CUdevResourceDesc desc = nullptr;
+    PK_CU_CHECK(ga.cuDevResourceGenerateDesc(&desc, &groups[r], 1));
+    CUgreenCtx g = nullptr;
+    PK_CU_CHECK(ga.cuGreenCtxCreate(&g, desc, dev, CU_GREEN_CTX_DEFAULT_STREAM));
+    green->push_back(g);
+    CUcontext c = nullptr;
+    PK_CU_CHECK(ga.cuCtxFromGreenCtx(&c, g));
+    ctx->push_back(c);
+    sms.push_back(static_cast<int>(groups[r].sm.smCount));
+  }
+  return sms;
+}
+
+}  // namespace
+
+PeerGroup::PeerGroup(Comm& comm, PeerMode mode, int virtual_ranks) : comm_(comm), mode_(mode) {
   check_peer_mode(mode, comm);
+  if (mode == PeerMode::virt && virtual_ranks == 0) virtual_ranks = default_virtual_ranks();
+  check_virtual_ranks(mode, virtual_ranks);
+  if (mode == PeerMode::virt) {
+    Topology phys = discover_topology();
+    if (phys.count() == 0) throw std::runtime_error("no GPU: " + phys.no_gpu_reason);
+    green_ = std::make_unique<GreenRanks>();
+    const std::vector<int> sms = make_green_ranks(virtual_ranks, &green_->green, &green_->ctx);
+    topo_ = phys;
+    topo_.gpus.clear();
+    for (int r = 0; r < virtual_ranks; ++r) {
+      GpuInfo gi = phys.gpus.at(0);
+      gi.ordinal = r;
+      gi.sm_count = sms[r];
+      gi.host = "";
+      // Peers are the same GPU: no NVLink between them, and no line rate to quote.
+      gi.nvlink_active_links = 0;
+      gi.nvlink_link_gbps = 0;
+      topo_.gpus.push_back(gi);
+      local_.push_back(r);
+      owner_.push_back(0);
+      ordinal_.push_back(0);
+    }
+    topo_.peer_access.assign(virtual_ranks, std::vector<bool>(virtual_ranks, true));
+    backend_ = std::make_unique<VirtualBackend>(*this);
+    set_device(0);
+    return;
+  }
   if (mode == PeerMode::single) {
     topo_ = discover_topology();
     if (topo_.count() == 0) throw std::runtime_error("no GPU: " + topo_.no_gpu_reason);
@@ -440,7 +588,13 @@ PeerGroup::PeerGroup(Comm& comm, PeerMode mode) : comm_(comm), mode_(mode) {
   else backend_ = std::make_unique<VmmBackend>(*this);
 }
 
-PeerGroup::~PeerGroup() { backend_.reset(); }
+PeerGroup::~PeerGroup() {
+  backend_.reset();
+  if (green_) {
+    cudaSetDevice(0);  // the primary context current again before the green ones go
+    green_.reset();
+  }
+}
 
 bool PeerGroup::drives(int gpu) const { return std::find(local_.begin(), local_.end(), gpu) != local_.end(); }
 
@@ -456,7 +610,30 @@ int PeerGroup::device_ordinal(int gpu) const {
   return ordinal_[gpu];
 }
 
-void PeerGroup::set_device(int gpu) const { PK_CUDA_CHECK(cudaSetDevice(device_ordinal(gpu))); }
+void PeerGroup::set_device(int gpu) const {
+  PK_CUDA_CHECK(cudaSetDevice(device_ordinal(gpu)));
+  // A virtual rank's green context current: what the runtime creates or launches on the
+  // default stream from here on runs on that rank's SMs (memory is the primary context's).
+  if (green_) PK_CU_CHECK(driver::green_api().cuCtxSetCurrent(green_->ctx.at(gpu)));
+}
+
+cudaStream_t PeerGroup::create_stream(int gpu, int priority) const {
+  cudaStream_t s = nullptr;
+  if (green_) {
+    CUstream cs = nullptr;
+    PK_CU_CHECK(driver::green_api().cuGreenCtxStreamCreate(&cs, green_->green.at(gpu), CU_STREAM_NON_BLOCKING, priority));
+    return reinterpret_cast<cudaStream_t>(cs);
+  }
+  set_device(gpu);
+  PK_CUDA_CHECK(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, priority));
+  return s;
+}
+
+std::string PeerGroup::library_skip_reason(const std::string& library) const {
+  if (mode_ == PeerMode::virt)
+    return library + " needs one GPU per rank (it refuses two ranks on one device): not run with --peer-mode=virtual";
+  return "";
+}
 
 SymBuf PeerGroup::alloc(uint64_t bytes, const std::string& what) { return backend_->alloc(bytes, what); }
 

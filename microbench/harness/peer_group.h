@@ -9,6 +9,11 @@
 //   vmm:    one process per GPU; cuMemCreate with POSIX file-descriptor handles, the
 //           descriptors passed over a Unix socket (SCM_RIGHTS) to the node's other ranks,
 //           imported, mapped and made accessible by each importer.
+//   virtual: N ranks on one GPU, one process: rank r is a green context holding an equal
+//           share of the GPU's SMs, with its own streams; each rank's copy of a symmetric
+//           buffer is a separate allocation. Kernels get the same tables as on real peers,
+//           so every multi-rank kernel runs, verifies and can be sanitised on one GPU. Its
+//           bandwidths are HBM's, never NVLink's.
 // GPU numbers are group ranks: the CUDA ordinal in single mode, the MPI rank otherwise.
 // Studies never call cudaSetDevice themselves: set_device(gpu) maps a group GPU to this
 // process's device.
@@ -20,14 +25,16 @@
 #include <string>
 #include <vector>
 
+#include <cuda_runtime.h>
+
 #include "../../kernels/peer_table.cuh"
 #include "comm.h"
 #include "topology.h"
 
 namespace pk {
 
-enum class PeerMode { single, ipc, vmm };
-const std::vector<std::string>& peer_mode_names();  // single, ipc, vmm
+enum class PeerMode { single, ipc, vmm, virt };
+const std::vector<std::string>& peer_mode_names();  // single, ipc, vmm, virtual
 PeerMode parse_peer_mode(const std::string& s);     // ArgError naming --peer-mode
 std::string peer_mode_name(PeerMode m);
 // The mode a run gets when --peer-mode is not given: single alone, ipc under mpirun.
@@ -35,6 +42,21 @@ PeerMode default_peer_mode(bool under_mpi);
 // ArgError when the mode cannot run with this many processes (single under mpirun -np >1,
 // ipc/vmm without mpirun).
 void check_peer_mode(PeerMode m, const Comm& comm);
+// ArgError unless --ranks suits the mode: 2..kMaxGpus with virtual, absent (0) otherwise.
+void check_virtual_ranks(PeerMode m, int ranks);
+// Virtual ranks when none are named: $PKBENCH_VIRTUAL_RANKS (the GPU tests run once per
+// count through it), else 2.
+int default_virtual_ranks();
+
+// How N virtual ranks share one GPU's SMs: every rank gets the same share, a multiple of the
+// split's alignment and at least its minimum partition; the rest stays idle. ArgError when
+// the GPU is too small for N shares.
+struct VirtualPlan {
+  int ranks = 0;
+  int sms_per_rank = 0;
+  int idle_sms = 0;
+};
+VirtualPlan plan_virtual_ranks(int ranks, int device_sms, int min_partition_sms, int alignment_sms);
 
 // Sizes of VMM allocations: a multiple of the allocation granularity (typically 2 MiB).
 uint64_t round_up_to_granularity(uint64_t bytes, uint64_t granularity);
@@ -80,7 +102,8 @@ class PeerGroup {
   // Collective: discovers the group's GPUs (every rank's, gathered under MPI), picks this
   // process's device(s), and readies the back end. Throws ArgError for a mode that cannot
   // run here and std::runtime_error when a GPU or peer cannot be set up.
-  PeerGroup(Comm& comm, PeerMode mode);
+  // virtual_ranks: with PeerMode::virt, the rank count (0: default_virtual_ranks()).
+  PeerGroup(Comm& comm, PeerMode mode, int virtual_ranks = 0);
   ~PeerGroup();
   PeerGroup(const PeerGroup&) = delete;
   PeerGroup& operator=(const PeerGroup&) = delete;
@@ -97,6 +120,16 @@ class PeerGroup {
   int device_ordinal(int gpu) const;    // CUDA ordinal in this process (gpu driven here)
   void set_device(int gpu) const;       // cudaSetDevice(device_ordinal(gpu))
   bool can_access(int from, int owner) const { return topo_.can_access(from, owner); }
+  bool is_virtual() const { return mode_ == PeerMode::virt; }
+  // The SMs kernels of `gpu` may fill: the whole GPU, or a virtual rank's share. Grids of
+  // spin-waiting kernels come from here, never from cudaDeviceProp.
+  int sm_budget(int gpu) const { return topo_.gpus.at(gpu).sm_count; }
+  // A non-blocking stream of `gpu` (driven here) whose kernels run on that GPU's SMs (a
+  // virtual rank's green context); priority as in cudaStreamCreateWithPriority.
+  cudaStream_t create_stream(int gpu, int priority = 0) const;
+  // Why an outside library that needs one device per rank (NCCL, NVSHMEM) cannot run in
+  // this group; "" when it can.
+  std::string library_skip_reason(const std::string& library) const;
 
   // Collective (every process, same size, same order): a symmetric buffer of `bytes` on
   // every GPU. `what` names it in errors.
@@ -111,6 +144,8 @@ class PeerGroup {
   std::vector<int> owner_;     // owner_[gpu] = rank
   std::vector<int> ordinal_;   // ordinal_[gpu] = CUDA ordinal in its own process
   std::unique_ptr<SymmetricBackend> backend_;
+  struct GreenRanks;
+  std::unique_ptr<GreenRanks> green_;  // virtual mode: one green context per rank
 };
 
 // Serialises this process's view of its GPU(s) and builds the group topology from every

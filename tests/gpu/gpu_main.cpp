@@ -2,6 +2,7 @@
 // the worst rank's), one process otherwise.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <memory>
 
 #include "gpu_test_util.h"
@@ -15,6 +16,8 @@ pk::Comm& test_comm() { return *g_comm; }
 
 int main(int argc, char** argv) {
   pk::init_cuda_environment();
+  // Virtual ranks: each rank's streams on hardware queues of their own (see StudyMain).
+  setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", /*overwrite=*/0);
   ::testing::InitGoogleTest(&argc, argv);
   g_comm = pk::make_comm(&argc, &argv);
   int rc = RUN_ALL_TESTS();

@@ -31,10 +31,12 @@ inline std::string no_gpu_reason() {
 // The communicator of this test process (gpu_main.cpp).
 pk::Comm& test_comm();
 
-// single alone; ipc and vmm under an MPI launcher.
+// single and virtual alone (virtual: $PKBENCH_VIRTUAL_RANKS ranks on GPU0, so one GPU runs
+// every multi-rank test; ctest runs the binary once per count); ipc and vmm under an MPI
+// launcher.
 inline std::vector<pk::PeerMode> test_modes() {
   if (pk::launched_under_mpi()) return {pk::PeerMode::ipc, pk::PeerMode::vmm};
-  return {pk::PeerMode::single};
+  return {pk::PeerMode::single, pk::PeerMode::virt};
 }
 
 inline std::string mode_param_name(const ::testing::TestParamInfo<pk::PeerMode>& i) {
