@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 #include <sstream>
+#include <stdexcept>
 #include <vector>
 
 #include "../../kernels/pattern.cuh"
@@ -147,6 +148,25 @@ Comparison spot_check_host(const void* a, const void* b, const void* c, int m, i
   r.ref_rms = c_rms;
   r.rel_fro_err = e2 > 0 ? std::sqrt(d2 / e2) : std::numeric_limits<double>::infinity();
   return r;
+}
+
+Comparison check_fresh_run(int m, int n, int k, void* a, void* b, void* c, void* ref, uint64_t seed,
+                           const std::function<void()>& reference, const std::function<void()>& run) {
+  const uint64_t ec = uint64_t(m) * n;
+  fill_bf16_uniform(a, uint64_t(m) * k, seed);
+  fill_bf16_uniform(b, uint64_t(n) * k, seed ^ 0xB0B0B0B0ull);
+  PK_CUDA_CHECK(cudaMemset(c, kPoisonByte, ec * 2));
+  PK_CUDA_CHECK(cudaMemset(ref, kPoisonByte, ec * 2));
+  PK_CUDA_CHECK(cudaDeviceSynchronize());  // `run` may use a stream that does not wait for these
+  reference();
+  run();
+  PK_CUDA_CHECK(cudaDeviceSynchronize());
+  const Comparison self = compare_bf16(ref, ref, ec);  // rms of the reference
+  const Comparison spot = spot_check_host(a, b, ref, m, n, k, self.ref_rms, 32, seed);
+  if (!spot.ok() || self.wrong)
+    throw std::runtime_error("the reference on fresh inputs failed the fp64 host check: " +
+                             (spot.ok() ? self : spot).describe());
+  return compare_bf16(c, ref, ec);
 }
 
 }  // namespace pk::gemm

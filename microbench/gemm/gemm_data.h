@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 namespace pk::gemm {
@@ -42,5 +43,13 @@ Comparison compare_bf16(const void* out, const void* ref, uint64_t elems, double
 // rms(C) given). Deterministic sample positions (seeded). Synchronous.
 Comparison spot_check_host(const void* a, const void* b, const void* c, int m, int n, int k, double c_rms,
                            int samples, uint64_t seed);
+
+// The final check of a timed configuration. A check of what the timed runs left behind passes
+// an operation that wrote the right answer during warm-up and nothing afterwards; this one
+// refills A (m x k) and B (n x k) from `seed`, poisons C and REF, runs `reference` (writes REF
+// from A and B; checked against fp64 host dot products) and `run` (one operation of the exact
+// timed configuration, writing C from A and B), and compares C with REF. Synchronous.
+Comparison check_fresh_run(int m, int n, int k, void* a, void* b, void* c, void* ref, uint64_t seed,
+                           const std::function<void()>& reference, const std::function<void()>& run);
 
 }  // namespace pk::gemm

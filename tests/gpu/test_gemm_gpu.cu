@@ -1,9 +1,11 @@
 // The suite's GEMM computes C = A * B^T right: against cuBLASLt on every element and
 // against fp64 host dot products on sampled ones, on odd multiples of the tile, with fewer
 // blocks than tiles, more blocks than tiles, idle communicator blocks, one K block, and a
-// grouped order whose last band is short. Every block runs on its own SM (%smid).
+// grouped order whose last band is short. Every block runs on its own SM (%smid). The final
+// check on fresh inputs catches an operation that writes only on its first launch.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <memory>
 #include <set>
 #include <vector>
@@ -113,5 +115,48 @@ TEST_F(GemmGpu, ClusterCommunicatorBlocks) { run({"c2", {4 * 256, 3 * 256, 5 * 6
 // Many tiles per block, a band height that leaves a short last band.
 TEST_F(GemmGpu, LargerProblemShortLastBand) { run({"c1", {2560, 2048, 1024}, 0, 0, 3}); }
 TEST_F(GemmGpu, ClusterLargerProblemShortLastBand) { run({"c2", {2560, 2048, 1024}, 0, 0, 3}); }
+
+// The study's final check (check_fresh_run: new inputs, poisoned output, one more run)
+// passes the real GEMMs and catches one that wrote the right answer on its first launch and
+// nothing afterwards, which the check of what the runs left behind passes. The broken
+// wrapper is registered here only, never in the study.
+TEST_F(GemmGpu, AnOperationWritingOnlyOnItsFirstLaunchIsCaught) {
+  const GpuInfo& g = group_->topology().gpus[0];
+  const Shape s{3 * 128, 5 * 256, 7 * 64};
+  const uint64_t ec = uint64_t(s.m) * s.n;
+  void *a, *b, *out, *ref;
+  PK_CUDA_CHECK(cudaMalloc(&a, uint64_t(s.m) * s.k * 2));
+  PK_CUDA_CHECK(cudaMalloc(&b, uint64_t(s.n) * s.k * 2));
+  PK_CUDA_CHECK(cudaMalloc(&out, ec * 2));
+  PK_CUDA_CHECK(cudaMalloc(&ref, ec * 2));
+  CublasLtGemm lt_ref(s.m, s.n, s.k, 0);
+  auto reference = [&] { lt_ref.run(a, b, ref, nullptr); };
+  PkGemm pk(std::string("c1"), g, g.sm_count);
+  const int h = pk.add(a, b, out, s, 0, nullptr, status_->deadline(0, 2000));
+  CublasLtGemm lt(s.m, s.n, s.k, 0);
+  const std::vector<std::pair<std::string, std::function<void()>>> impls = {
+      {"pkbench c1", [&] { pk.launch(h, nullptr); }}, {"cuBLASLt", [&] { lt.run(a, b, out, nullptr); }}};
+  uint64_t seed = 1;
+  for (const auto& impl : impls) {
+    SCOPED_TRACE(impl.first);
+    const std::function<void()>& real = impl.second;
+    const Comparison ok = check_fresh_run(s.m, s.n, s.k, a, b, out, ref, seed++, reference, real);
+    EXPECT_TRUE(ok.ok()) << "the real operation failed the final check: " << ok.describe();
+
+    bool launched = false;
+    auto broken = [&] {
+      if (!launched) real();
+      launched = true;
+    };
+    for (int i = 0; i < 3; ++i) broken();  // warm-up and timed runs: only the first wrote
+    PK_CUDA_CHECK(cudaDeviceSynchronize());
+    const Comparison stale = compare_bf16(out, ref, ec);
+    EXPECT_TRUE(stale.ok()) << "the broken operation's first launch was wrong: " << stale.describe();
+    const Comparison fresh = check_fresh_run(s.m, s.n, s.k, a, b, out, ref, seed++, reference, broken);
+    EXPECT_FALSE(fresh.ok()) << "the broken operation passed the final check";
+  }
+  EXPECT_NO_THROW(status_->check({0}));
+  for (void* p : {a, b, out, ref}) cudaFree(p);
+}
 
 }  // namespace
