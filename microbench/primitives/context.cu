@@ -175,7 +175,8 @@ unsigned Context::collect_mismatches(int gpu) {
   return static_cast<unsigned>(comm().max(static_cast<double>(m)));
 }
 
-double Context::bandwidth(int gpu, uint64_t bytes, const std::function<void(cudaStream_t)>& enqueue, int* ops) {
+double Context::bandwidth(int gpu, uint64_t bytes, const std::function<void(cudaStream_t)>& enqueue, int* ops,
+                          const std::function<void()>& before_last) {
   TimingOptions t;
   t.samples = opt_.bw_samples;
   t.warmup_ms = 5;
@@ -194,7 +195,10 @@ double Context::bandwidth(int gpu, uint64_t bytes, const std::function<void(cuda
   FlowTimer timer(group_, flows, 1, gate_, status_, t);
   timer.calibrate();
   std::vector<double> ms;
-  for (int s = 0; s < t.samples; ++s) ms.push_back(timer.sample().step_ms_per_op);
+  for (int s = 0; s < t.samples; ++s) {
+    if (s == t.samples - 1) before_last();
+    ms.push_back(timer.sample().step_ms_per_op);
+  }
   if (ops) *ops = timer.iters_per_sample();
   idle_gap(t.gap_ms);
   const double med = summarize(ms).median;

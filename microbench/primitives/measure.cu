@@ -7,6 +7,7 @@
 namespace pk::prim {
 namespace {
 constexpr uint64_t kBulkSeed = 0x5EED0002;
+constexpr uint64_t kBulkSeedLast = 0x5EED0003;  // the last (checked) sample's source
 }
 
 uint64_t put_buffer_bytes(const Context& c) {
@@ -44,7 +45,11 @@ Row measure_put(Context& c, const Spec& s, void* src_on_a, void* dst_on_b, const
     r["ops_per_sample"] = std::to_string(shape.calls);
   } else {
     int ops = 0;
-    const double gbps = c.bandwidth(a, bytes, [&](cudaStream_t st) { launch(st, grid, block, shape, false); }, &ops);
+    // Register-valued puts make their values from kPutSeed: the input stays, the output is
+    // re-poisoned before the last sample, the one checked.
+    const double gbps = c.bandwidth(
+        a, bytes, [&](cudaStream_t st) { launch(st, grid, block, shape, false); }, &ops,
+        [&] { c.poison(b, dst_on_b, bytes); });
     r["value"] = fmt_num(gbps);
     r["gbps"] = fmt_num(gbps);
     r["samples"] = std::to_string(c.opt().bw_samples);
@@ -145,8 +150,12 @@ Row measure_bulk(Context& c, const Spec& s, void* src_on_a, void* dst_on_b,
         enqueue(st, n_msgs);
         ++passes;
       },
-      &ops);
-  c.check(b, dst_on_b, pass, kBulkSeed, "bulk put destination");
+      &ops,
+      [&] {  // the last sample, the one checked, copies a new source into a re-poisoned destination
+        c.fill(a, src_on_a, pass, kBulkSeedLast);
+        c.poison(b, dst_on_b, pass);
+      });
+  c.check(b, dst_on_b, pass, kBulkSeedLast, "bulk put destination");
   Row r;
   if (signal) {
     passes = std::stoll(c.comm().broadcast_string(std::to_string(passes), c.group().owner_rank(a)));

@@ -98,8 +98,11 @@ class Context {
   unsigned collect_mismatches(int gpu);
   // Bandwidth of back-to-back enqueue(stream) calls on `gpu`, each moving `bytes`
   // (FlowTimer: gated, events, MPI_MAX over ranks). Returns GB/s of the median sample;
-  // *ops = operations per sample.
-  double bandwidth(int gpu, uint64_t bytes, const std::function<void(cudaStream_t)>& enqueue, int* ops);
+  // *ops = operations per sample. before_last (collective) runs before the last sample: the
+  // caller re-poisons what the passes write (and changes their input where it can), so the
+  // check after it sees the last sample's work, not what the warm-up left behind.
+  double bandwidth(int gpu, uint64_t bytes, const std::function<void(cudaStream_t)>& enqueue, int* ops,
+                   const std::function<void()>& before_last);
   // Every rank gets root_rank's row.
   Row share(const Row& r, int root_rank);
 
