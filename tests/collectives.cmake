@@ -1,13 +1,13 @@
 # Collective study tests (tests/CMakeLists.txt includes every tests/*.cmake).
 # CPU (label cpu): pkbench_collectives_cpu_tests (busbw factors, sizes and their refusals,
-# the reference, the layouts simulated on the host, the LL line geometry, the NCCL log
-# parser, multicast rules)
+# the reference, the layouts simulated on the host, the LL line geometry, the NCCL
+# configurations, nccl-tests' timing method on a fake clock, multicast rules)
 # and the binary's argument checks. GPU (label gpu): pkbench_collectives_gpu_tests (one
 # process, 2 GPUs) and the binary on odd counts, alone and under mpirun -np 2; without a
 # GPU they skip (the binary exits 3, which ctest counts as skipped).
 if(TARGET pkbench_coll_problem)
   add_executable(pkbench_collectives_cpu_tests ${CMAKE_CURRENT_LIST_DIR}/cpu/test_collectives.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/cpu/test_collectives_ll.cpp)
+    ${CMAKE_CURRENT_LIST_DIR}/cpu/test_collectives_ll.cpp ${CMAKE_CURRENT_LIST_DIR}/cpu/test_nccltests_method.cpp)
   target_link_libraries(pkbench_collectives_cpu_tests PRIVATE pkbench_coll_problem GTest::gtest_main)
   gtest_discover_tests(pkbench_collectives_cpu_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS cpu)
 endif()
@@ -26,8 +26,13 @@ if(TARGET pkbench_collectives)
   add_test(NAME collectives_cli_unknown_impl COMMAND ${_coll_expect} 2 "unknown implementation" ${_coll_bin} --impls=ring9)
   add_test(NAME collectives_cli_bad_mode COMMAND ${_coll_expect} 2 "unknown launch mode" ${_coll_bin} --modes=lazy)
   add_test(NAME collectives_cli_list_or_no_gpu COMMAND ${_coll_expect} 0,3 "all_reduce/|no GPU" ${_coll_bin} --list)
+  add_test(NAME collectives_cli_unknown_nccl_config COMMAND ${_coll_expect} 2 "--nccl-configs: unknown configuration"
+    ${_coll_bin} --nccl-configs=default,LL/NVLS)
+  add_test(NAME collectives_cli_impl_outside_nccl_configs COMMAND ${_coll_expect} 2 "not in --nccl-configs"
+    ${_coll_bin} --impls=nccl_ll_ring --nccl-configs=default,symmetric)
   set_tests_properties(collectives_cli_bad_dtype collectives_cli_unknown_impl collectives_cli_bad_mode
-    collectives_cli_list_or_no_gpu PROPERTIES LABELS cpu)
+    collectives_cli_list_or_no_gpu collectives_cli_unknown_nccl_config collectives_cli_impl_outside_nccl_configs
+    PROPERTIES LABELS cpu)
   if(TARGET pkbench_nvshmem_runtime)  # built with NVSHMEM: the baseline is registered (its rows need mpirun)
     add_test(NAME collectives_cli_list_nvshmem_or_no_gpu COMMAND ${_coll_expect} 0,3
       "all_reduce/nvshmem/bf16/4096/eager|no GPU" ${_coll_bin} --list --impls=nvshmem --sizes=4K)
@@ -46,7 +51,7 @@ if(TARGET pkbench_collectives)
   # Odd element counts for every collective, both dtypes and launch modes, checked after
   # timing (a wrong element makes the run exit 1).
   set(_coll_odd --counts=1,1001,65537 --tensor-counts=3 --tensor-cols=1001 --a2a-shape=2,4,33
-    --samples=2 --warmup-ms=1 --gap-ms=0 --graph-ops=3 --nccltests-iters=2)
+    --samples=2 --warmup-ms=1 --gap-ms=0 --ops-per-sample=3 --nccltests-iters=2)
   add_test(NAME collectives_gpu_single_process COMMAND ${_coll_bin} ${_coll_odd} --csv=${CMAKE_CURRENT_BINARY_DIR}/coll_single.csv)
   set_tests_properties(collectives_gpu_single_process PROPERTIES LABELS gpu SKIP_RETURN_CODE 3
     ENVIRONMENT "CUDA_MODULE_LOADING=EAGER;NCCL_NVLS_ENABLE=0")

@@ -10,6 +10,7 @@
 
 #include "../harness/cuda_check.h"
 #include "../harness/stats.h"
+#include "nccltests_method.h"
 
 namespace pk::coll {
 
@@ -132,11 +133,11 @@ std::string PointSpec::name() const {
 const std::vector<std::string>& coll_columns() {
   static const std::vector<std::string> c = {
       "study", "collective", "impl", "family", "dtype", "bytes", "count", "in_elems_per_rank", "out_elems_per_rank",
-      "gpus", "processes", "launch_mode", "ops_per_graph", "config", "iters_per_sample", "samples",
+      "gpus", "processes", "launch_mode", "ops_per_graph", "config", "nccl_config", "iters_per_sample", "samples",
       "time_us_median", "time_us_p10", "time_us_p90", "time_us_min", "algbw_gbps", "busbw_gbps", "busbw_factor",
-      "time_us_nccltests", "busbw_gbps_nccltests", "wrong", "max_abs_err", "max_rel_err", "verified",
-      "speedup_vs_nccl", "speedup_vs_nccl_sym", "speedup_vs_best_nccl", "speedup_vs_nvshmem", "nccl_algo", "nccl_env",
-      "status", "error"};
+      "time_us_nccltests", "busbw_gbps_nccltests", "nccltests_iters", "ref_tool", "ref_time_us", "ref_ratio", "wrong",
+      "max_abs_err", "max_rel_err", "verified", "speedup_vs_nccl", "speedup_vs_nccl_sym", "speedup_vs_best_nccl",
+      "speedup_vs_nvshmem", "nccl_env", "status", "error"};
   return c;
 }
 
@@ -148,21 +149,18 @@ double bits_to_double(unsigned long long b) {
   return d;
 }
 
-// Collectives captured into one graph: up to cfg.graph_ops, fewer for large messages so a
-// graph launch stays near a few hundred milliseconds at most.
-int graph_ops_for(uint64_t bytes, int most) {
-  const uint64_t budget = 256ull << 20;
-  return static_cast<int>(std::clamp<uint64_t>(budget / std::max<uint64_t>(bytes, 1), 1, std::max(1, most)));
-}
-
 std::string nccl_env() {
   auto on = [](const char* v) {
     const char* e = std::getenv(v);
     return e && std::string(e) == "1";
   };
-  if (on("NCCL_P2P_DISABLE") && on("NCCL_SHM_DISABLE")) return "net (simulated inter-node: NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1)";
-  if (on("NCCL_P2P_DISABLE")) return "NCCL_P2P_DISABLE=1";
-  return "default";
+  std::string env = "default";
+  if (on("NCCL_P2P_DISABLE") && on("NCCL_SHM_DISABLE")) env = "net (simulated inter-node: NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1)";
+  else if (on("NCCL_P2P_DISABLE")) env = "NCCL_P2P_DISABLE=1";
+  // The user's own forcing applies to every communicator this run did not force itself.
+  for (const char* v : {"NCCL_PROTO", "NCCL_ALGO"})
+    if (const char* e = std::getenv(v)) env += std::string(" ") + v + "=" + e;
+  return env;
 }
 
 // Destroys captured graphs when the point ends, however it ends.
@@ -184,6 +182,11 @@ struct Graphs {
 
 }  // namespace
 
+int ops_per_sample(uint64_t bytes, int most) {
+  const uint64_t budget = 256ull << 20;
+  return static_cast<int>(std::clamp<uint64_t>(budget / std::max<uint64_t>(bytes, 1), 1, std::max(1, most)));
+}
+
 void Runner::run(benchmark::State& state, const PointSpec& ps) {
   const Problem& p = ps.problem;
   Row row{{"study", "collectives"},
@@ -199,6 +202,7 @@ void Runner::run(benchmark::State& state, const PointSpec& ps) {
           {"processes", std::to_string(ctx_.group.processes())},
           {"launch_mode", launch_mode_name(ps.mode)},
           {"busbw_factor", fmt_num(p.factor())},
+          {"nccl_config", ps.impl->nccl_config()},
           {"nccl_env", ps.impl->family().rfind("nccl", 0) == 0 ? nccl_env() : ""}};
   for (auto _ : state) {
     measure_point(state, row, [&] { measure(ps, row); });
@@ -252,49 +256,77 @@ void Runner::measure(const PointSpec& ps, Row& row) {
     ctx_.status.check(gpus);
   };
 
-  // One untimed collective: a broken implementation fails here, and NCCL logs its choice.
+  // One untimed collective: a broken implementation fails here, before any timing.
   collectively(comm, [&] {
     enqueue_all();
     sync_all();
   });
-  row["nccl_algo"] = impl.library_choice(p, ctx_);
 
+  // Graph capture in three steps (nccl-tests' method times between them). Errors are kept,
+  // not thrown, until every stream has left capture mode.
+  auto guarded = [&](std::string& err, bool& skip, const std::function<void()>& fn) {
+    if (!err.empty()) return;
+    try {
+      fn();
+    } catch (const SkipPoint& e) {
+      err = e.what();
+      skip = true;
+    } catch (const std::exception& e) {
+      err = e.what();
+    }
+  };
+  auto begin_capture = [&](std::string& err) {
+    for (int gpu : gpus) {
+      ctx_.group.set_device(gpu);
+      const cudaError_t begin = cudaStreamBeginCapture(ctx_.stream(gpu), cudaStreamCaptureModeThreadLocal);
+      if (err.empty() && begin != cudaSuccess) err = std::string("graph capture: ") + cudaGetErrorString(begin);
+    }
+  };
+  auto end_capture = [&](Graphs& into, std::string& err) {
+    for (int gpu : gpus) {
+      ctx_.group.set_device(gpu);
+      cudaGraph_t g = nullptr;
+      const cudaError_t end = cudaStreamEndCapture(ctx_.stream(gpu), &g);
+      if (g) into.graph[gpu] = g;
+      if (err.empty() && end != cudaSuccess) err = std::string("graph capture: ") + cudaGetErrorString(end);
+    }
+    for (int gpu : gpus) {
+      if (!err.empty()) break;
+      ctx_.group.set_device(gpu);
+      cudaGraphExec_t e = nullptr;
+      const cudaError_t inst = cudaGraphInstantiate(&e, into.graph[gpu], 0);
+      if (inst != cudaSuccess) err = std::string("cudaGraphInstantiate: ") + cudaGetErrorString(inst);
+      else into.exec[gpu] = e;
+    }
+  };
+  auto capture = [&](Graphs& into, int count, std::string& err, bool& skip) {
+    begin_capture(err);
+    guarded(err, skip, [&] {
+      for (int i = 0; i < count; ++i) enqueue_all();
+    });
+    end_capture(into, err);
+  };
+  auto launch = [&](Graphs& from) {
+    for (int gpu : gpus) {
+      ctx_.group.set_device(gpu);
+      PK_CUDA_CHECK(cudaGraphLaunch(from.exec.at(gpu), ctx_.stream(gpu)));
+    }
+  };
+
+  // The same count for every implementation: eager, C launches per sample; graph, one
+  // launch of a graph of C.
+  const int C = ops_per_sample(p.bytes, ctx_.cfg.ops_per_sample);
   Graphs graphs{ctx_.group, {}, {}};
-  const int G = graph ? graph_ops_for(p.bytes, ctx_.cfg.graph_ops) : 1;
   if (graph) {
     collectively(comm, [&] {
-      for (int gpu : gpus) {
-        ctx_.group.set_device(gpu);
-        PK_CUDA_CHECK(cudaStreamBeginCapture(ctx_.stream(gpu), cudaStreamCaptureModeThreadLocal));
-      }
       std::string err;
       bool skip = false;
-      try {
-        for (int i = 0; i < G; ++i) enqueue_all();
-      } catch (const SkipPoint& e) {
-        err = e.what();
-        skip = true;
-      } catch (const std::exception& e) {
-        err = e.what();
-      }
-      for (int gpu : gpus) {
-        ctx_.group.set_device(gpu);
-        cudaGraph_t g = nullptr;
-        const cudaError_t end = cudaStreamEndCapture(ctx_.stream(gpu), &g);
-        if (g) graphs.graph[gpu] = g;
-        if (err.empty() && end != cudaSuccess) err = std::string("graph capture: ") + cudaGetErrorString(end);
-      }
+      capture(graphs, C, err, skip);
       if (!err.empty() && skip) throw SkipPoint(err);
       if (!err.empty()) throw std::runtime_error(err);
-      for (int gpu : gpus) {
-        ctx_.group.set_device(gpu);
-        cudaGraphExec_t e = nullptr;
-        PK_CUDA_CHECK(cudaGraphInstantiate(&e, graphs.graph[gpu], 0));
-        graphs.exec[gpu] = e;
-      }
     });
   }
-  row["ops_per_graph"] = graph ? std::to_string(G) : "";
+  row["ops_per_graph"] = graph ? std::to_string(C) : "";
 
   std::vector<Flow> flows;
   for (size_t i = 0; i < gpus.size(); ++i) {
@@ -303,9 +335,7 @@ void Runner::measure(const PointSpec& ps, Row& row) {
     f.index = gpu;
     f.gpu = gpu;
     f.stream = ctx_.stream(gpu);
-    // A graph launch occupies the launch queue like the calls it holds: bound what waits
-    // behind the gate by that, or the queue fills and the host blocks while the gate is shut.
-    f.enqueues_per_op = graph ? G * impl.graph_enqueues_per_op() : impl.enqueues_per_op();
+    f.enqueues_per_op = graph ? 1 : impl.enqueues_per_op();
     if (graph) {
       cudaGraphExec_t e = graphs.exec[gpu];
       cudaStream_t s = f.stream;
@@ -322,42 +352,45 @@ void Runner::measure(const PointSpec& ps, Row& row) {
     flows.push_back(std::move(f));
   }
   std::vector<double> us;
-  int iters = 0;
   {
-    FlowTimer timer(ctx_.group, flows, ctx_.group.size(), ctx_.gate, ctx_.status, ctx_.cfg.timing);
-    iters = timer.calibrate();
-    for (int i = 0; i < ctx_.cfg.timing.samples; ++i) us.push_back(timer.sample().step_ms_per_op * 1e3 / G);
+    TimingOptions opt = ctx_.cfg.timing;
+    opt.fixed_iters_per_sample = graph ? 1 : C;
+    FlowTimer timer(ctx_.group, flows, ctx_.group.size(), ctx_.gate, ctx_.status, opt);
+    timer.calibrate();
+    const int per_graph = graph ? C : 1;
+    for (int i = 0; i < ctx_.cfg.timing.samples; ++i) us.push_back(timer.sample().step_ms_per_op * 1e3 / per_graph);
   }
 
-  // nccl-tests' method: barrier, host clock around back-to-back launches, stream sync,
-  // the average over ranks.
-  double nt_us = 0;
-  comm.barrier();
-  collectively(comm, [&] {
-    const int want = std::max(1, ctx_.cfg.nccltests_iters);
-    const int launches = graph ? (want + G - 1) / G : want;
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int l = 0; l < launches; ++l) {
-      if (graph) {
-        for (int gpu : gpus) {
-          ctx_.group.set_device(gpu);
-          PK_CUDA_CHECK(cudaGraphLaunch(graphs.exec[gpu], ctx_.stream(gpu)));
-        }
-      } else {
-        enqueue_all();
-      }
-    }
-    sync_all();
-    nt_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() /
-            (static_cast<double>(launches) * G);
-  });
-  {
+  // nccl-tests' method (nccltests_method.h): its own graph of `iters` collectives in graph
+  // mode, launched once (-G 1).
+  const int nt_iters = std::max(1, ctx_.cfg.nccltests_iters);
+  Graphs nt_graphs{ctx_.group, {}, {}};
+  std::string nt_err;
+  bool nt_skip = false;
+  NcclTestsSteps steps;
+  steps.barrier = [&] { comm.barrier(); };
+  steps.start = [&](int) { guarded(nt_err, nt_skip, enqueue_all); };
+  steps.complete = [&] { sync_all(); };
+  steps.begin_capture = [&] { begin_capture(nt_err); };
+  steps.end_capture = [&] {
+    end_capture(nt_graphs, nt_err);
+    nt_err = comm.first_error(nt_err);  // a rank that failed still meets the barrier that follows
+  };
+  steps.launch_graph = [&] {
+    if (nt_err.empty()) launch(nt_graphs);
+  };
+  steps.average = [&](double mine) {
     std::vector<double> all(comm.size());
-    comm.allgather(&nt_us, all.data(), sizeof(double));
+    comm.allgather(&mine, all.data(), sizeof(double));
     double sum = 0;
     for (double v : all) sum += v;
-    nt_us = sum / comm.size();
-  }
+    return sum / comm.size();
+  };
+  double nt_us = 0;
+  collectively(comm, [&] { nt_us = nccltests_time_us(steady_host_clock(), nt_iters, graph ? 1 : 0, steps); });
+  nt_err = comm.first_error(nt_err);  // eager: a failed call is one rank's until here
+  if (!nt_err.empty() && nt_skip) throw SkipPoint(nt_err);
+  if (!nt_err.empty()) throw std::runtime_error(nt_err);
 
   // The verified run: the exact timed configuration (the same graph, or the same eager
   // calls) once more on fresh inputs (a new seed) into freshly poisoned outputs, so an
@@ -374,14 +407,8 @@ void Runner::measure(const PointSpec& ps, Row& row) {
   });
   comm.barrier();  // no rank's verified run reads a peer's input before the peer refilled it
   collectively(comm, [&] {
-    if (graph) {
-      for (int gpu : gpus) {
-        ctx_.group.set_device(gpu);
-        PK_CUDA_CHECK(cudaGraphLaunch(graphs.exec[gpu], ctx_.stream(gpu)));
-      }
-    } else {
-      enqueue_all();
-    }
+    if (graph) launch(graphs);
+    else enqueue_all();
     sync_all();
   });
   double wrong = 0, max_abs = 0, max_rel = 0, first_gpu = -1, first_idx = 0;
@@ -426,7 +453,7 @@ void Runner::measure(const PointSpec& ps, Row& row) {
   }
 
   const double med = quantile(us, 0.5);
-  row["iters_per_sample"] = std::to_string(iters * G);
+  row["iters_per_sample"] = std::to_string(C);
   row["samples"] = std::to_string(us.size());
   row["time_us_median"] = fmt_num(med);
   row["time_us_p10"] = fmt_num(quantile(us, 0.1));
@@ -436,19 +463,20 @@ void Runner::measure(const PointSpec& ps, Row& row) {
   row["busbw_gbps"] = fmt_num(p.algbw_gbps(med * 1e-6) * p.factor());
   row["time_us_nccltests"] = fmt_num(nt_us);
   row["busbw_gbps_nccltests"] = fmt_num(p.algbw_gbps(nt_us * 1e-6) * p.factor());
+  row["nccltests_iters"] = std::to_string(nt_iters);
 
   const std::string key = p.coll + "/" + dtype_name(p.dtype) + "/" + std::to_string(p.bytes) + "/" +
                           launch_mode_name(ps.mode);
   auto& base = baseline_us_[key];
+  // Device-time view (the gated medians); the headline speedups are the sweeps' own, from
+  // time_us_nccltests.
   if (impl.baseline()) {
-    base[impl.family()] = med;
+    base[impl.name()] = med;
   } else {
-    double best = 0;  // NCCL's best (plain or symmetric); NVSHMEM has its own column only
-    for (const std::string fam : {"nccl", "nccl_sym", "nvshmem"}) {
-      auto it = base.find(fam);
-      if (it == base.end()) continue;
-      row["speedup_vs_" + fam] = fmt_num(it->second / med, 4);
-      if (fam.rfind("nccl", 0) == 0) best = best == 0 ? it->second : std::min(best, it->second);
+    double best = 0;  // the best NCCL configuration; NVSHMEM has its own column only
+    for (const auto& [name, t] : base) {
+      if (name == "nccl" || name == "nccl_sym" || name == "nvshmem") row["speedup_vs_" + name] = fmt_num(t / med, 4);
+      if (name.rfind("nccl", 0) == 0) best = best == 0 ? t : std::min(best, t);
     }
     if (best > 0) row["speedup_vs_best_nccl"] = fmt_num(best / med, 4);
   }

@@ -6,13 +6,16 @@
 // Per point (collective, implementation, size, dtype, launch mode), on every rank alike:
 //   prepare   implementation setup; inputs filled with the random pattern
 //             (coll_reference.cuh), outputs poisoned (NaN), signals zeroed;
-//   time      pk::FlowTimer: one flow per local GPU whose enqueue launches the collective
-//             (graph mode: cudaGraphLaunch of a captured graph of G collectives), all
-//             streams behind the start gate, a step = the slowest GPU of every rank
-//             (MPI_MAX); median / p10 / p90 over the samples;
-//   nccl-tests  the same collective timed the way nccl-tests times it (barrier, host clock
-//             around `iters` back-to-back launches or one graph launch, stream sync,
-//             average over ranks), so a reader can check a figure with all_reduce_perf;
+//   time      pk::FlowTimer: one flow per local GPU, all streams behind the start gate, a
+//             step = the slowest GPU of every rank (MPI_MAX); median / p10 / p90 over the
+//             samples. Every implementation, ours and the baselines, runs the same number
+//             of collectives per sample, ops_per_sample(bytes): eager, that many launches;
+//             graph, one launch of a graph holding that many. The device-time view
+//             (time_us_*).
+//   nccl-tests  the same collective timed as nccl-tests times it (nccltests_method.h):
+//             barrier, host clock around `iters` back-to-back calls or one launch of a
+//             graph of `iters` (-G 1), stream sync, average over ranks; a reader can check
+//             it with all_reduce_perf (time_us_nccltests, the headline);
 //   check     after timing, the timed configuration once more (the same graph, or the same
 //             eager calls) on new inputs (another seed) into re-poisoned outputs, then every
 //             output element against the fp64 reference: an implementation that wrote
@@ -47,10 +50,10 @@ struct StudyConfig {
   std::vector<LaunchMode> modes;
   TensorDims dims;
   TimingOptions timing;
-  int graph_ops = 20;        // most collectives captured in one graph (fewer for large sizes)
+  int ops_per_sample = 100;  // most collectives per timed sample (fewer for large sizes)
   int nccltests_iters = 20;  // nccl-tests' -n
   uint64_t seed = 0x5eed;
-  bool nccl_log = true;
+  std::vector<NcclConfig> nccl_configs = ::pk::coll::nccl_configs();  // the NCCL baselines' communicators
   bool allow_multicast = false;
 };
 
@@ -110,15 +113,12 @@ class Impl {
   // several GPUs).
   virtual void group_begin() {}
   virtual void group_end() {}
-  // CUDA calls one collective queues (NCCL: several): bounds what waits behind the gate.
+  // CUDA calls one eager collective queues (NCCL: several): what waits behind the gate.
   virtual int enqueues_per_op() const { return 1; }
-  // The same for one collective inside a captured graph (NCCL's graphs hold more nodes
-  // than its eager launches queue: 4 per collective was measured too many at 3 per graph).
-  virtual int graph_enqueues_per_op() const { return enqueues_per_op(); }
-  // Launch shape or library choice, for the CSV.
+  // Launch shape or library version, for the CSV.
   virtual std::string config() const { return ""; }
-  // After the first collective of a point: what NCCL chose (rank 0's log), else "".
-  virtual std::string library_choice(const Problem&, Context&) { return ""; }
+  // The nccl_config column (NcclConfig::label) of an NCCL baseline; "" for the others.
+  virtual std::string nccl_config() const { return ""; }
 };
 
 using ImplList = std::vector<std::shared_ptr<Impl>>;
@@ -128,7 +128,7 @@ ImplList all_reduce_impls();
 ImplList segment_impls();  // all-gather, reduce-scatter, all-to-all and the tensor-dimension ones
 ImplList segment_ll_impls();   // the same (plain layouts) by the low-latency protocol: small messages
 ImplList segment_tma_impls();  // the same (plain layouts), warp-specialised bulk copies: large messages
-ImplList nccl_impls();     // NCCL plain and symmetric (empty without NCCL)
+ImplList nccl_impls();     // one per NCCL configuration (coll_problem.h; empty without NCCL)
 ImplList nvshmem_impls();  // NVSHMEM's on-stream collectives (coll_nvshmem.h; empty without NVSHMEM)
 ImplList multicast_impls();
 // Every implementation of ours (family "pk") and every baseline, in registration order: the
@@ -176,6 +176,10 @@ struct PointSpec {
 // The columns of collectives.csv (metadata appended by the study).
 const std::vector<std::string>& coll_columns();
 
+// Collectives per timed sample at `bytes`, the same for every implementation: up to `most`,
+// fewer for large messages so that a sample stays near 256 MiB of traffic per rank.
+int ops_per_sample(uint64_t bytes, int most);
+
 class Runner {
  public:
   Runner(Context& ctx, PointResults& results) : ctx_(ctx), results_(results) {}
@@ -187,7 +191,7 @@ class Runner {
  private:
   Context& ctx_;
   PointResults& results_;
-  // Baseline medians (us) per (collective, dtype, bytes, mode) and family, for the ratios.
+  // Baseline medians (us) per (collective, dtype, bytes, mode) and implementation name.
   std::map<std::string, std::map<std::string, double>> baseline_us_;
 };
 

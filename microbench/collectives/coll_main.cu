@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
   std::string colls = "all", impls = "all", dtypes = "bf16,fp32", sizes = "4K:1G", tsizes = "8M,64M,256M",
               modes = "eager,graph", a2a = "1,32,128";
   std::string counts, tcounts;
-  bool no_log = false;
+  std::string nccl_cfgs = "all";
   app.add_option("--collectives", colls,
                  "comma list or all: all_reduce, all_gather, reduce_scatter, all_to_all, all_gather_cols, "
                  "reduce_scatter_cols, all_to_all_4d")
@@ -83,10 +83,21 @@ int main(int argc, char** argv) {
   app.add_option("--warmup-ms", cfg.timing.warmup_ms, "warm-up per point")->check(CLI::Range(0.0, 1e5))->capture_default_str();
   app.add_option("--timeout-ms", cfg.timing.timeout_ms, "bound of every spin-wait")->check(CLI::Range(1.0, 1e6))->capture_default_str();
   app.add_option("--gap-ms", cfg.timing.gap_ms, "idle time between points")->check(CLI::Range(0.0, 1e5))->capture_default_str();
-  app.add_option("--graph-ops", cfg.graph_ops, "most collectives captured in one CUDA graph")->check(CLI::Range(1, 1000))->capture_default_str();
+  app.add_option("--ops-per-sample", cfg.ops_per_sample,
+                 "most collectives per timed sample, the same for every implementation (fewer for large sizes; graph "
+                 "mode captures them into one graph)")
+      ->check(CLI::Range(1, 128))
+      ->capture_default_str();
   app.add_option("--nccltests-iters", cfg.nccltests_iters, "nccl-tests' -n for the nccl-tests-style time")->check(CLI::Range(1, 100000))->capture_default_str();
   app.add_option("--seed", cfg.seed, "input pattern seed")->capture_default_str();
-  app.add_flag("--no-nccl-log", no_log, "do not record NCCL's algorithm/protocol choice (NCCL_DEBUG_SUBSYS=TUNING)");
+  {
+    std::string names;
+    for (const auto& c : nccl_configs()) names += (names.empty() ? "" : ", ") + c.name;
+    app.add_option("--nccl-configs", nccl_cfgs,
+                   "NCCL baselines, one communicator each, comma list or all: " + names +
+                       " (PROTO/ALGO: NCCL_PROTO and NCCL_ALGO forced; where NCCL has them)")
+        ->capture_default_str();
+  }
   app.add_flag("--allow-multicast", cfg.allow_multicast,
                "register the NVSwitch multicast variants (refused when NCCL_NVLS_ENABLE=0, NVSHMEM_DISABLE_NVLS=1 or "
                "TORCH_SYMM_MEM_DISABLE_MULTICAST=1 is set, or the device lacks multicast)");
@@ -95,7 +106,18 @@ int main(int argc, char** argv) {
   if (cfg.allow_multicast)
     for (auto& i : multicast_impls()) all.push_back(i);
   try {
-    cfg.nccl_log = !no_log;
+    cfg.nccl_configs = parse_nccl_configs(nccl_cfgs);
+    {  // NCCL baselines of configurations not asked for are not registered
+      std::set<std::string> keep;
+      for (const auto& c : cfg.nccl_configs) keep.insert(c.impl_name());
+      std::vector<std::shared_ptr<Impl>> v;
+      for (auto& i : all)
+        if (i->nccl_config().empty() || keep.count(i->name())) v.push_back(i);
+        else if (impls != "all" && ("," + impls + ",").find("," + i->name() + ",") != std::string::npos)
+          throw pk::ArgError("--impls=" + i->name() + ": its NCCL configuration (" + i->nccl_config() +
+                             ") is not in --nccl-configs=" + nccl_cfgs);
+      all = v;
+    }
     cfg.collectives = colls == "all" ? collective_names() : split(colls);
     for (const auto& c : cfg.collectives) layout_of(c);
     for (const auto& d : split(dtypes)) cfg.dtypes.push_back(parse_dtype(d));
@@ -139,7 +161,6 @@ int main(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return pk::kExitBadInput;
   bool want_nccl = false;
   for (auto& i : all) want_nccl |= i->baseline() && i->family().rfind("nccl", 0) == 0;
-  if (want_nccl && cfg.nccl_log) arm_nccl_tuning_log();  // before NCCL reads its environment
   if (int rc = study.start(); rc >= 0) return rc;
 
   const int n = study.group().size();
@@ -214,7 +235,7 @@ int main(int argc, char** argv) {
   std::unique_ptr<Context> ctx;
   try {
     ctx = std::make_unique<Context>(study.group(), cfg, in_b, out_b, scratch_b);
-    if (want_nccl) ctx->nccl = make_nccl_state(*ctx, nz);
+    if (want_nccl) ctx->nccl = make_nccl_state(*ctx, nz, cfg.nccl_configs);
   } catch (const std::exception& e) {
     study.fatal(std::string("setting up the collectives: ") + e.what());
   }

@@ -2,9 +2,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
-#include <unistd.h>
 
 #include "../../kernels/collectives/push_segments.cuh"
 #include "coll_harness.h"
@@ -14,10 +11,6 @@
 #endif
 
 namespace pk::coll {
-
-namespace {
-std::string g_log_path;
-}
 
 void NcclSizes::add(const Problem& p) {
   const uint64_t e = p.elem_bytes();
@@ -30,23 +23,10 @@ void NcclSizes::add(const Problem& p) {
   if (r.after.n1) reshape_recv = std::max(reshape_recv, r.nccl_recv_elems * e);
 }
 
-std::string arm_nccl_tuning_log() {
-#ifdef PKBENCH_HAVE_NCCL
-  if (std::getenv("NCCL_DEBUG")) return "";  // the user's own logging wins
-  g_log_path = "/tmp/pkbench_nccl_tuning." + std::to_string(getpid()) + ".log";
-  setenv("NCCL_DEBUG", "INFO", 1);
-  setenv("NCCL_DEBUG_SUBSYS", "TUNING", 1);
-  setenv("NCCL_DEBUG_FILE", g_log_path.c_str(), 1);
-  return g_log_path;
-#else
-  return "";
-#endif
-}
-
 #ifndef PKBENCH_HAVE_NCCL
 
 class NcclState {};
-NcclStatePtr make_nccl_state(Context&, const NcclSizes&) { return nullptr; }
+NcclStatePtr make_nccl_state(Context&, const NcclSizes&, const std::vector<NcclConfig>&) { return nullptr; }
 void NcclStateDeleter::operator()(NcclState* s) const { delete s; }
 bool built_with_nccl() { return false; }
 std::string nccl_version_string() { return ""; }
@@ -55,14 +35,15 @@ ImplList nccl_impls() { return {}; }
 #else
 
 bool built_with_nccl() { return true; }
-std::string nccl_log_path() { return g_log_path; }
 std::string nccl_version_string() {
   int v = 0;
   if (ncclGetVersion(&v) != ncclSuccess) return "NCCL ?";
   return "NCCL " + std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." + std::to_string(v % 100);
 }
 
-NcclStatePtr make_nccl_state(Context& ctx, const NcclSizes& sizes) { return NcclStatePtr(new NcclState(ctx, sizes)); }
+NcclStatePtr make_nccl_state(Context& ctx, const NcclSizes& sizes, const std::vector<NcclConfig>& configs) {
+  return NcclStatePtr(new NcclState(ctx, sizes, configs));
+}
 void NcclStateDeleter::operator()(NcclState* s) const { delete s; }
 
 // Defined in coll_nccl_impl.cu (it launches the reshape kernels).

@@ -1,5 +1,6 @@
 #pragma once
-// NCCL baselines, measured the way nccl-tests measures them: one communicator per GPU
+// NCCL baselines, measured the way nccl-tests measures them: one communicator per GPU and
+// configuration (coll_problem.h: NcclConfig)
 // (harness/nccl_comms.h: a unique id broadcast over pk::Comm, grouped initialisation when
 // one process drives every GPU, as ncclCommInitAll does), ordinary cudaMalloc buffers ("nccl") and ncclMemAlloc
 // buffers registered as symmetric windows ("nccl_sym", nccl-tests -R 2:
@@ -8,6 +9,9 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
+
+#include "coll_problem.h"
 
 namespace pk::coll {
 
@@ -29,13 +33,10 @@ struct NcclStateDeleter {
   void operator()(NcclState* s) const;
 };
 using NcclStatePtr = std::unique_ptr<NcclState, NcclStateDeleter>;
-// Collective. nullptr when this build has no NCCL.
-NcclStatePtr make_nccl_state(Context& ctx, const NcclSizes& sizes);
-
-// Before any NCCL call: ask NCCL to log its algorithm/protocol choice per collective
-// (NCCL_DEBUG=INFO, NCCL_DEBUG_SUBSYS=TUNING) into a file this process reads back, unless
-// the user set NCCL_DEBUG. Returns the file ("" when not logging).
-std::string arm_nccl_tuning_log();
+// Collective: the default communicators, the symmetric windows and one communicator per
+// forced configuration in `configs`. nullptr when this build has no NCCL.
+NcclStatePtr make_nccl_state(Context& ctx, const NcclSizes& sizes,
+                             const std::vector<NcclConfig>& configs = nccl_configs());
 
 bool built_with_nccl();
 std::string nccl_version_string();

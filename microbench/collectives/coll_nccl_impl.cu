@@ -1,5 +1,7 @@
-// NCCL baselines: "nccl" (cudaMalloc buffers) and "nccl_sym" (ncclMemAlloc buffers in
-// symmetric windows), each plus the reshape copies the tensor-dimension layouts need.
+// NCCL baselines, one per configuration (coll_problem.h: NcclConfig): "nccl" (NCCL's
+// default on cudaMalloc buffers), "nccl_sym" (ncclMemAlloc buffers in symmetric windows) and
+// "nccl_<proto>_<algo>" (a communicator created with NCCL_PROTO / NCCL_ALGO forced), each
+// plus the reshape copies the tensor-dimension layouts need.
 #include "coll_nccl_state.h"
 #include "../../kernels/collectives/local_permute.cuh"
 
@@ -23,21 +25,18 @@ void launch_permute(const void* src, void* dst, const SegLayout& L, int n, DType
 
 class NcclImpl final : public Impl {
  public:
-  explicit NcclImpl(bool sym) : sym_(sym) {}
-  std::string name() const override { return sym_ ? "nccl_sym" : "nccl"; }
-  std::string family() const override { return name(); }
+  explicit NcclImpl(NcclConfig c) : c_(std::move(c)), sym_(c_.symmetric) {}
+  std::string name() const override { return c_.impl_name(); }
+  std::string family() const override { return sym_ ? "nccl_sym" : "nccl"; }
   bool baseline() const override { return true; }
   bool supports(int) const override { return true; }
+  bool applies(const Problem& p) const override { return nccl_config_refusal(c_, p.layout).empty(); }
   int enqueues_per_op() const override { return 4; }
-  // Measured: with 42 launches of a 3-collective NCCL graph behind the gate the host blocked
-  // in cudaGraphLaunch until the gate timed out (small sizes, --target-sample-ms 2); with 6
-  // launches of 20-collective graphs it did not. 16 per collective keeps k <= 10 at G = 3.
-  // (Chosen after the last GPU run: not yet measured.)
-  int graph_enqueues_per_op() const override { return 16; }
+  std::string nccl_config() const override { return c_.label(); }
 
   std::string unavailable(const Problem& p, Context& ctx) const override {
     if (!ctx.nccl) return "NCCL baselines not set up in this run";
-    if (sym_ && !ctx.nccl->sym_error().empty()) return "symmetric windows unavailable: " + ctx.nccl->sym_error();
+    if (const std::string why = ctx.nccl->config_error(c_); !why.empty()) return why;
     // Measured on H200x2 with NCCL 2.28.3 (single process and mpirun): all-gather and
     // reduce-scatter through symmetric windows return wrong data when one rank's block is not
     // a multiple of 16 B (e.g. 1001 bf16). nccl-tests never meets it: it rounds blocks down
@@ -91,7 +90,7 @@ class NcclImpl final : public Impl {
   void enqueue(int gpu, cudaStream_t s) override {
     const Ptrs& q = ptrs_.at(gpu);
     launch_permute(q.in, q.send, plan_.before, p_.n, p_.dtype, s);
-    ncclComm_t c = ctx_->nccl->comm(gpu);
+    ncclComm_t c = ctx_->nccl->comm(c_, gpu);
     const ncclDataType_t t = nccl_type(p_.dtype);
     switch (p_.layout) {
       case kAllReduce: PK_NCCL_CHECK(ncclAllReduce(q.send, q.recv, plan_.nccl_count, t, ncclSum, c, s)); break;
@@ -117,17 +116,11 @@ class NcclImpl final : public Impl {
     return c;
   }
 
-  std::string library_choice(const Problem& p, Context& ctx) override {
-    std::string choice = parse_nccl_tuning(ctx.nccl->new_log(), nccl_func_name(p.layout),
-                                           plan_.nccl_count * p.elem_bytes());
-    if (choice.empty() && ctx.group.comm().rank() == 0 && !nccl_log_path().empty()) choice = "not logged";
-    return ctx.group.comm().broadcast_string(choice, 0);
-  }
-
  private:
   struct Ptrs {
     void *in = nullptr, *out = nullptr, *send = nullptr, *recv = nullptr;
   };
+  NcclConfig c_;
   bool sym_;
   Context* ctx_ = nullptr;
   Problem p_;
@@ -138,6 +131,10 @@ class NcclImpl final : public Impl {
 
 }  // namespace
 
-ImplList make_nccl_impls() { return {std::make_shared<NcclImpl>(false), std::make_shared<NcclImpl>(true)}; }
+ImplList make_nccl_impls() {
+  ImplList v;
+  for (const NcclConfig& c : nccl_configs()) v.push_back(std::make_shared<NcclImpl>(c));
+  return v;
+}
 
 }  // namespace pk::coll

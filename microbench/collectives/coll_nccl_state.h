@@ -3,8 +3,10 @@
 // implementations in coll_nccl_impl.cu use them). Only built with NCCL.
 #include <nccl.h>
 
-#include <fstream>
+#include <cstdlib>
 #include <map>
+#include <optional>
+#include <vector>
 #include <string>
 
 #include "../harness/cuda_check.h"
@@ -13,8 +15,6 @@
 #include "coll_nccl.h"
 
 namespace pk::coll {
-
-std::string nccl_log_path();
 
 struct NcclBufs {
   void* user_in = nullptr;
@@ -28,13 +28,24 @@ struct NcclBufs {
 
 class NcclState {
  public:
-  NcclState(Context& ctx, const NcclSizes& sz) : ctx_(ctx), sizes_(sz) {
+  NcclState(Context& ctx, const NcclSizes& sz, const std::vector<NcclConfig>& configs) : ctx_(ctx), sizes_(sz) {
     PeerGroup& g = ctx.group;
     Comm& comm = g.comm();
     const auto& gpus = g.local_gpus();
     if (comm.size() > 1 && gpus.size() != 1)
       throw std::runtime_error("NCCL baselines under MPI need one GPU per process");
     comms_ = make_nccl_comms(g);
+    // One communicator per forced configuration, NCCL_PROTO / NCCL_ALGO set around its
+    // creation only (NCCL reads them then); a failure disables that configuration alone.
+    for (const NcclConfig& c : configs) {
+      if (c.proto.empty()) continue;
+      try {
+        ForcedEnv env({{"NCCL_PROTO", c.proto}, {"NCCL_ALGO", c.algo}});
+        forced_[c.name] = make_nccl_comms(g);
+      } catch (const std::exception& e) {
+        forced_error_[c.name] = e.what();
+      }
+    }
     collectively(comm, [&] {
       for (int gpu : gpus) {
         g.set_device(gpu);
@@ -103,40 +114,62 @@ class NcclState {
       ncclCommFinalize(c);
       ncclCommDestroy(c);
     }
+    for (auto& [name, m] : forced_)
+      for (auto& [gpu, c] : m) {
+        g.set_device(gpu);
+        ncclCommFinalize(c);
+        ncclCommDestroy(c);
+      }
   }
 
-  ncclComm_t comm(int gpu) { return comms_.at(gpu); }
+  // The communicator of configuration `c` on `gpu` (default and symmetric share one).
+  ncclComm_t comm(const NcclConfig& c, int gpu) {
+    return c.proto.empty() ? comms_.at(gpu) : forced_.at(c.name).at(gpu);
+  }
+  // "" when configuration `c` has its communicators, else why not.
+  std::string config_error(const NcclConfig& c) const {
+    if (c.symmetric && !sym_error_.empty()) return "symmetric windows unavailable: " + sym_error_;
+    if (c.proto.empty()) return "";
+    if (auto it = forced_error_.find(c.name); it != forced_error_.end())
+      return "communicator with NCCL_PROTO=" + c.proto + " NCCL_ALGO=" + c.algo + " failed: " + it->second;
+    if (!forced_.count(c.name)) return "configuration " + c.name + " was not set up in this run";
+    return "";
+  }
   NcclBufs& bufs(int gpu) { return bufs_.at(gpu); }
   const NcclSizes& sizes() const { return sizes_; }
-  const std::string& sym_error() const { return sym_error_; }
   bool grouped() const { return comms_.size() > 1; }  // one process drives several GPUs
-
-  // Rank 0: the log written since the last call; every rank gets rank 0's text back.
-  std::string new_log() {
-    std::string text;
-    if (ctx_.group.comm().rank() == 0 && !nccl_log_path().empty()) {
-      std::ifstream f(nccl_log_path(), std::ios::binary);
-      if (f) {
-        f.seekg(0, std::ios::end);
-        const std::streamoff end = f.tellg();
-        if (end > log_offset_) {
-          f.seekg(log_offset_);
-          text.resize(static_cast<size_t>(end - log_offset_));
-          f.read(text.data(), static_cast<std::streamsize>(text.size()));
-          log_offset_ = end;
-        }
-      }
-    }
-    return text;
-  }
 
  private:
   Context& ctx_;
   NcclSizes sizes_;
   std::map<int, ncclComm_t> comms_;
   std::map<int, NcclBufs> bufs_;
+  std::map<std::string, std::map<int, ncclComm_t>> forced_;  // by NcclConfig::name
+  std::map<std::string, std::string> forced_error_;
   std::string sym_error_;
-  std::streamoff log_offset_ = 0;
+
+  // Sets environment variables for its lifetime and restores what was there before.
+  class ForcedEnv {
+   public:
+    explicit ForcedEnv(const std::vector<std::pair<std::string, std::string>>& vars) {
+      for (const auto& [k, v] : vars) {
+        const char* old = std::getenv(k.c_str());
+        saved_.push_back({k, old ? std::optional<std::string>(old) : std::nullopt});
+        setenv(k.c_str(), v.c_str(), 1);
+      }
+    }
+    ~ForcedEnv() {
+      for (const auto& [k, old] : saved_) {
+        if (old) setenv(k.c_str(), old->c_str(), 1);
+        else unsetenv(k.c_str());
+      }
+    }
+    ForcedEnv(const ForcedEnv&) = delete;
+    ForcedEnv& operator=(const ForcedEnv&) = delete;
+
+   private:
+    std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+  };
 };
 
 }  // namespace pk::coll

@@ -1,6 +1,7 @@
 #include "coll_problem.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <sstream>
 
@@ -245,32 +246,62 @@ std::string nccl_func_name(int layout) {
   }
 }
 
-std::string parse_nccl_tuning(const std::string& log, const std::string& func, uint64_t bytes) {
-  const std::string key = func + ": " + std::to_string(bytes) + " Bytes -> ";
-  std::string found;
-  std::istringstream in(log);
-  std::string line;
-  while (std::getline(in, line)) {
-    const size_t at = line.find(key);
-    if (at == std::string::npos) continue;
-    std::string rest = line.substr(at + key.size());
-    // "Algo RING proto LL channel{Lo..Hi}={0..1}" -> "RING/LL ch0..1"; other shapes verbatim.
-    std::istringstream w(rest);
-    std::string a, algo, p, proto, ch;
-    if ((w >> a >> algo >> p >> proto) && a == "Algo" && p == "proto") {
-      found = algo + "/" + proto;
-      if (w >> ch) {
-        const size_t eq = ch.find("={");
-        if (eq != std::string::npos && ch.back() == '}') found += " ch" + ch.substr(eq + 2, ch.size() - eq - 3);
+const std::vector<NcclConfig>& nccl_configs() {
+  // NCCL's protocols x the two algorithms a user forces on one node (NVLS and CollNet need
+  // multicast or a network plugin; PAT serves one GPU per node).
+  static const std::vector<NcclConfig> v = [] {
+    std::vector<NcclConfig> c = {{"default", "", "", false}, {"symmetric", "", "", true}};
+    for (const char* proto : {"LL", "LL128", "Simple"})
+      for (const char* algo : {"Ring", "Tree"}) c.push_back({std::string(proto) + "/" + algo, proto, algo, false});
+    return c;
+  }();
+  return v;
+}
+
+std::string NcclConfig::impl_name() const {
+  if (name == "default") return "nccl";
+  if (symmetric) return "nccl_sym";
+  std::string n = "nccl_" + proto + "_" + algo;
+  for (char& ch : n) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return n;
+}
+
+std::string NcclConfig::label() const {
+  if (proto.empty()) return name;
+  return "proto=" + proto + ",algo=" + algo;
+}
+
+std::vector<NcclConfig> parse_nccl_configs(const std::string& list) {
+  const auto& known = nccl_configs();
+  if (list == "all") return known;
+  std::vector<NcclConfig> out;
+  size_t a = 0;
+  while (a <= list.size()) {
+    const size_t b = list.find(',', a);
+    const std::string t = list.substr(a, b == std::string::npos ? std::string::npos : b - a);
+    if (!t.empty()) {
+      auto it = std::find_if(known.begin(), known.end(), [&](const NcclConfig& c) { return c.name == t; });
+      if (it == known.end()) {
+        std::string names;
+        for (const auto& c : known) names += (names.empty() ? "" : ", ") + c.name;
+        throw ArgError("--nccl-configs: unknown configuration '" + t + "' (all, " + names + ")");
       }
-    } else {
-      while (!rest.empty() && (rest.back() == '\r' || rest.back() == ' ')) rest.pop_back();
-      found = rest;
+      if (std::none_of(out.begin(), out.end(), [&](const NcclConfig& c) { return c.name == t; })) out.push_back(*it);
     }
+    if (b == std::string::npos) break;
+    a = b + 1;
   }
-  for (char& c : found)
-    if (c == ',' || c == '"') c = ';';
-  return found;
+  if (out.empty()) throw ArgError("--nccl-configs: empty list");
+  return out;
+}
+
+std::string nccl_config_refusal(const NcclConfig& c, int layout) {
+  if (c.algo.empty()) return "";
+  const std::string f = nccl_func_name(layout);
+  if (f == "AlltoAll")
+    return "NCCL runs all-to-all as point-to-point sends, which NCCL_ALGO and NCCL_PROTO do not select";
+  if (c.algo == "Tree" && f != "AllReduce") return "NCCL has no Tree algorithm for " + f;
+  return "";
 }
 
 std::string multicast_refusal(bool allow_flag, int device_supports,

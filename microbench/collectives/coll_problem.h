@@ -2,7 +2,7 @@
 // The collective study's plain C++ core (the CPU tests build it): element types, the
 // collectives and their layouts, byte size -> element counts (the nccl-tests convention),
 // bus-bandwidth factors, the segment layouts of the direct and the NCCL-plus-reshape
-// paths, the NCCL tuning-log parser and the multicast refusal rules.
+// paths, the NCCL configurations and the multicast refusal rules.
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -84,11 +84,23 @@ ReshapePlan nccl_reshape_plan(const Problem& p, uint64_t piece_bytes);
 // Quantile q in [0,1] with linear interpolation (p10, p90 of the samples).
 double quantile(std::vector<double> v, double q);
 
-// The algorithm and protocol NCCL logged for `func` ("AllReduce") at `bytes` in an
-// NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING log, e.g. "RING/LL channels 0..1"; the last
-// match wins; "" when none.
-std::string parse_nccl_tuning(const std::string& log, const std::string& func, uint64_t bytes);
 std::string nccl_func_name(int layout);  // AllReduce, AllGather, ReduceScatter, AlltoAll
+
+// The NCCL configurations a user would try, each a baseline of its own: NCCL's default, the
+// symmetric window (ncclCommWindowRegister, nccl-tests -R 2), and NCCL_PROTO x NCCL_ALGO
+// forced for one communicator (NCCL reads both when a communicator is created).
+struct NcclConfig {
+  std::string name;         // as --nccl-configs names it: default, symmetric, LL/Ring, ...
+  std::string proto, algo;  // NCCL_PROTO, NCCL_ALGO; empty: NCCL chooses
+  bool symmetric = false;
+  std::string impl_name() const;  // nccl, nccl_sym, nccl_ll_ring, ...
+  std::string label() const;      // the nccl_config column: default, symmetric, proto=LL,algo=Ring
+};
+const std::vector<NcclConfig>& nccl_configs();  // every one, in report order
+// "all" or a comma list of names; ArgError naming --nccl-configs for an unknown one.
+std::vector<NcclConfig> parse_nccl_configs(const std::string& list);
+// "" when NCCL takes the configuration for this layout's function, else why not (a skipped row).
+std::string nccl_config_refusal(const NcclConfig& c, int layout);
 
 // NVSwitch multicast refusal rules (DESIGN.md): "" when allowed, else why not. getenv is
 // injectable for the tests. device_supports: 1 yes, 0 no, -1 not known (refused).

@@ -29,7 +29,7 @@ BIN=$B/microbench/collectives/pkbench_collectives
 MPI=(mpirun -np 2 --allow-run-as-root --oversubscribe -x NCCL_NVLS_ENABLE=0 -x NVSHMEM_DISABLE_NVLS=1
      -x TORCH_SYMM_MEM_DISABLE_MULTICAST=1 -x CUDA_MODULE_LOADING=EAGER)
 ODD=(--counts=1,1001,65537 --tensor-counts=3 --tensor-cols=1001 --a2a-shape=2,4,33 --samples=2 --warmup-ms=1
-     --gap-ms=0 --graph-ops=3 --nccltests-iters=2 --no-nccl-log)
+     --gap-ms=0 --ops-per-sample=3 --nccltests-iters=2)
 $B/tests/pkbench_collectives_cpu_tests > "$O/cpu_tests.log" 2>&1; echo "cpu tests rc=$? $(el)"
 if [ "$what" = check ]; then
   timeout 120 $B/tests/pkbench_collectives_gpu_tests > "$O/gpu_tests.log" 2>&1; echo "gpu tests rc=$? $(el)"

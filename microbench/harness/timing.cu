@@ -104,6 +104,14 @@ int FlowTimer::calibrate() {
   int max_k = opt_.max_iters_per_sample;
   for (const Flow& f : flows_) max_k = std::min(max_k, std::max(1, opt_.max_enqueued / std::max(1, f.enqueues_per_op)));
   max_k = static_cast<int>(group_.comm().min(max_k));
+  if (opt_.fixed_iters_per_sample > 0) {
+    if (opt_.fixed_iters_per_sample > max_k)  // max_k is every process's minimum: all refuse alike
+      throw std::runtime_error("a sample of " + std::to_string(opt_.fixed_iters_per_sample) +
+                               " operations would queue more than " + std::to_string(opt_.max_enqueued) +
+                               " calls behind the start gate");
+    iters_ = opt_.fixed_iters_per_sample;
+    return iters_;
+  }
   int k = per_op > 0 ? static_cast<int>(std::ceil(opt_.target_sample_ms / per_op)) : max_k;
   iters_ = std::clamp(k, 1, std::max(1, max_k));
   return iters_;

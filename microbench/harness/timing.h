@@ -19,6 +19,10 @@ struct TimingOptions {
   double warmup_ms = 20;         // per point, after the study-wide warm-up
   double target_sample_ms = 2;   // a sample batches enough operations to last this long
   int max_iters_per_sample = 1000;
+  // > 0: every sample runs exactly this many operations, whatever they cost (so that
+  // alternatives compared at one point run the same count); calibrate() then only warms up,
+  // and refuses a count the launch queue cannot hold behind the gate.
+  int fixed_iters_per_sample = 0;
   int max_enqueued = 512;        // calls queued behind one gate (the launch queue is finite)
   double gap_ms = 10;            // idle between points
   double timeout_ms = 2000;      // any spin-wait, the start gate included

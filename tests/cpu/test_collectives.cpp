@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 #include <vector>
 
 #include "microbench/collectives/coll_problem.h"
@@ -285,18 +286,43 @@ TEST(CollStats, Quantiles) {
   EXPECT_DOUBLE_EQ(quantile({}, 0.5), 0);
 }
 
-TEST(CollNcclLog, ParsesTuningLines) {
-  const std::string log =
-      "host:1:1 [0] NCCL INFO AllReduce: 4096 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..1}\n"
-      "host:1:1 [0] NCCL INFO AllGather: 4096 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..3}\n"
-      "host:1:1 [0] NCCL INFO AllReduce: 8388608 Bytes -> Algo RING proto LL128 channel{Lo..Hi}={0..15}\n"
-      "host:1:1 [0] NCCL INFO AllReduce: 4096 Bytes -> Algo TREE proto LL channel{Lo..Hi}={0..0}\n"
-      "host:1:1 [0] NCCL INFO ReduceScatter: 64 Bytes -> something else, new\n";
-  EXPECT_EQ(parse_nccl_tuning(log, "AllReduce", 4096), "TREE/LL ch0..0");  // the last match
-  EXPECT_EQ(parse_nccl_tuning(log, "AllReduce", 8388608), "RING/LL128 ch0..15");
-  EXPECT_EQ(parse_nccl_tuning(log, "AllGather", 4096), "RING/SIMPLE ch0..3");
-  EXPECT_EQ(parse_nccl_tuning(log, "ReduceScatter", 64), "something else; new");  // CSV-safe
-  EXPECT_EQ(parse_nccl_tuning(log, "AlltoAll", 4096), "");
+TEST(CollNcclConfigs, NamesParsingAndRefusals) {
+  const auto& all = nccl_configs();
+  ASSERT_EQ(all.size(), 8u);  // default, symmetric, {LL, LL128, Simple} x {Ring, Tree}
+  std::set<std::string> impls, labels;
+  for (const auto& c : all) {
+    impls.insert(c.impl_name());
+    labels.insert(c.label());
+  }
+  EXPECT_EQ(impls.size(), all.size());
+  EXPECT_EQ(labels.size(), all.size());
+  EXPECT_TRUE(impls.count("nccl") && impls.count("nccl_sym") && impls.count("nccl_ll128_tree"));
+  EXPECT_TRUE(labels.count("default") && labels.count("symmetric") && labels.count("proto=Simple,algo=Ring"));
+
+  EXPECT_EQ(parse_nccl_configs("all").size(), all.size());
+  const auto two = parse_nccl_configs("LL/Ring,default,LL/Ring");
+  ASSERT_EQ(two.size(), 2u);  // repeats once
+  EXPECT_EQ(two[0].proto, "LL");
+  EXPECT_EQ(two[0].algo, "Ring");
+  EXPECT_EQ(two[1].name, "default");
+  for (const char* bad : {"LL/NVLS", "ll/ring", "fast", ","}) {
+    try {
+      parse_nccl_configs(bad);
+      ADD_FAILURE() << bad << " accepted";
+    } catch (const pk::ArgError& e) {
+      EXPECT_NE(std::string(e.what()).find("--nccl-configs"), std::string::npos) << e.what();
+    }
+  }
+
+  auto by = [&](const std::string& n) { return parse_nccl_configs(n)[0]; };
+  EXPECT_EQ(nccl_config_refusal(by("LL/Tree"), kAllReduce), "");
+  EXPECT_NE(nccl_config_refusal(by("LL/Tree"), kAllGather), "");
+  EXPECT_NE(nccl_config_refusal(by("Simple/Tree"), kReduceScatterCols), "");
+  EXPECT_EQ(nccl_config_refusal(by("LL128/Ring"), kReduceScatter), "");
+  EXPECT_NE(nccl_config_refusal(by("LL/Ring"), kAllToAll), "");
+  EXPECT_NE(nccl_config_refusal(by("LL/Ring"), kAllToAll4d), "");
+  EXPECT_EQ(nccl_config_refusal(by("default"), kAllToAll), "");
+  EXPECT_EQ(nccl_config_refusal(by("symmetric"), kAllToAll4d), "");
   EXPECT_EQ(nccl_func_name(kAllGatherCols), "AllGather");
   EXPECT_EQ(nccl_func_name(kAllToAll4d), "AlltoAll");
 }

@@ -37,7 +37,7 @@ struct Env {
     cfg.timing.target_sample_ms = 0.2;
     cfg.timing.gap_ms = 0;
     cfg.timing.timeout_ms = timeout_ms;
-    cfg.graph_ops = 3;
+    cfg.ops_per_sample = 3;
     cfg.nccltests_iters = 2;
     const uint64_t big = 64ull << 20;
     ctx = std::make_unique<Context>(*group, cfg, big, big, 4 * big);
@@ -174,9 +174,8 @@ TEST(CollectivesGpu, GraphReplaysStayCorrectAcrossManyLaunches) {
   const std::string why = need_two_gpus();
   if (!why.empty()) GTEST_SKIP() << why;
   Env env(2000);
-  env.cfg.graph_ops = 20;
-  env.cfg.timing.samples = 5;
-  env.cfg.timing.target_sample_ms = 2;  // hundreds of replays: the epochs keep counting
+  env.cfg.ops_per_sample = 100;
+  env.cfg.timing.samples = 5;  // hundreds of replays: the epochs keep counting
   PointResults results;
   Runner runner(*env.ctx, results);
   for (auto& impl : all_reduce_impls()) {
