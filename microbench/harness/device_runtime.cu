@@ -9,6 +9,10 @@
 
 namespace pk {
 
+StatusBoard::StatusBoard(const PeerGroup& g) : g_(g) {
+  for (int gpu : g_.local_gpus()) on(gpu);
+}
+
 StatusBoard::~StatusBoard() {
   for (auto& [gpu, p] : words_) {
     g_.set_device(gpu);

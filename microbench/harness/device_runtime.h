@@ -22,7 +22,9 @@ struct DeviceFailure : std::runtime_error {
 
 class StatusBoard {
  public:
-  explicit StatusBoard(const PeerGroup& g) : g_(g) {}
+  // Allocates every local GPU's word now: a first use during a measurement would synchronise
+  // the device while other ranks' gated kernels spin (one GPU under virtual ranks).
+  explicit StatusBoard(const PeerGroup& g);
   ~StatusBoard();
   StatusBoard(const StatusBoard&) = delete;
   StatusBoard& operator=(const StatusBoard&) = delete;

@@ -47,13 +47,13 @@ const Api& api() {
 const GreenApi& green_api() {
   static const GreenApi a = [] {
     GreenApi x{};
-    load(&x.cuDeviceGetDevResource, "cuDeviceGetDevResource", 12040);
-    load(&x.cuDevSmResourceSplitByCount, "cuDevSmResourceSplitByCount", 12040);
-    load(&x.cuDevResourceGenerateDesc, "cuDevResourceGenerateDesc", 12040);
-    load(&x.cuGreenCtxCreate, "cuGreenCtxCreate", 12040);
-    load(&x.cuGreenCtxDestroy, "cuGreenCtxDestroy", 12040);
-    load(&x.cuCtxFromGreenCtx, "cuCtxFromGreenCtx", 12040);
-    load(&x.cuGreenCtxStreamCreate, "cuGreenCtxStreamCreate", 12040);
+    load(&x.cuDeviceGetDevResource, "cuDeviceGetDevResource", 12050);
+    load(&x.cuDevSmResourceSplitByCount, "cuDevSmResourceSplitByCount", 12050);
+    load(&x.cuDevResourceGenerateDesc, "cuDevResourceGenerateDesc", 12050);
+    load(&x.cuGreenCtxCreate, "cuGreenCtxCreate", 12050);
+    load(&x.cuGreenCtxDestroy, "cuGreenCtxDestroy", 12050);
+    load(&x.cuCtxFromGreenCtx, "cuCtxFromGreenCtx", 12050);
+    load(&x.cuGreenCtxStreamCreate, "cuGreenCtxStreamCreate", 12050);
     load(&x.cuCtxSetCurrent, "cuCtxSetCurrent", 12000);
     load(&x.cuCtxGetCurrent, "cuCtxGetCurrent", 12000);
     return x;

@@ -27,7 +27,7 @@ struct Api {
 
 const Api& api();
 
-// Green contexts (CUDA 12.4+ drivers): loaded apart from api() so that an older driver
+// Green contexts (CUDA 12.5+ drivers: cuGreenCtxStreamCreate): loaded apart from api() so that an older driver
 // still runs every other peer mode.
 struct GreenApi {
   CUresult (*cuDeviceGetDevResource)(CUdevice, CUdevResource*, CUdevResourceType);

@@ -10,6 +10,7 @@
 #include "microbench/harness/args.h"
 #include "microbench/harness/cuda_check.h"
 #include "microbench/harness/metadata.h"
+#include "microbench/harness/peer_group.h"
 #include "microbench/harness/sm_pinning.h"
 #include "microbench/harness/stats.h"
 #include "microbench/harness/tidy_csv.h"
@@ -146,4 +147,53 @@ TEST(SmPinning, PadsSharedMemorySoOnlyTheRequestedBlocksFit) {
   EXPECT_EQ(pinned_smem_bytes(200000, 1, per_sm, reserved, optin), 200064u);
   EXPECT_THROW(pinned_smem_bytes(150000, 2, per_sm, reserved, optin), ArgError);
   EXPECT_THROW(pinned_smem_bytes(240000, 1, per_sm, reserved, optin), ArgError);
+}
+
+// Virtual ranks on a fake device: every rank the same SM share, aligned to the split's
+// granularity, at least its minimum; the rest idle; too many ranks refused (--ranks named).
+TEST(VirtualRanks, EqualAlignedSharesOfTheDevice) {
+  // H100 SXM: 132 SMs, green-context partitions of 8 SMs minimum, multiples of 8.
+  const std::pair<int, int> h100[] = {{2, 64}, {3, 40}, {4, 32}, {8, 16}};
+  for (auto [ranks, share] : h100) {
+    const pk::VirtualPlan p = pk::plan_virtual_ranks(ranks, 132, 8, 8);
+    EXPECT_EQ(p.sms_per_rank, share) << ranks << " ranks";
+    EXPECT_EQ(p.idle_sms, 132 - ranks * share);
+    EXPECT_EQ(p.sms_per_rank % 8, 0);
+  }
+  EXPECT_EQ(pk::plan_virtual_ranks(2, 16, 8, 8).sms_per_rank, 8);
+  EXPECT_EQ(pk::plan_virtual_ranks(3, 30, 2, 2).sms_per_rank, 10);  // a finer-grained GPU
+  try {
+    pk::plan_virtual_ranks(8, 40, 8, 8);
+    FAIL() << "8 ranks of 8 SMs do not fit in 40";
+  } catch (const pk::ArgError& e) {
+    EXPECT_NE(std::string(e.what()).find("--ranks"), std::string::npos);
+  }
+  EXPECT_THROW(pk::plan_virtual_ranks(1, 132, 8, 8), pk::ArgError);
+  EXPECT_THROW(pk::plan_virtual_ranks(9, 132, 8, 8), pk::ArgError);
+}
+
+TEST(VirtualRanks, RankCountBelongsToVirtualModeOnly) {
+  EXPECT_NO_THROW(pk::check_virtual_ranks(pk::PeerMode::virt, 2));
+  EXPECT_NO_THROW(pk::check_virtual_ranks(pk::PeerMode::virt, 8));
+  EXPECT_THROW(pk::check_virtual_ranks(pk::PeerMode::virt, 9), pk::ArgError);
+  EXPECT_THROW(pk::check_virtual_ranks(pk::PeerMode::single, 3), pk::ArgError);
+  EXPECT_NO_THROW(pk::check_virtual_ranks(pk::PeerMode::ipc, 0));
+  EXPECT_EQ(pk::parse_peer_mode("virtual"), pk::PeerMode::virt);
+  EXPECT_EQ(pk::peer_mode_name(pk::PeerMode::virt), "virtual");
+}
+
+// Rank -> buffers: every virtual rank's table reaches every rank's own copy (one address
+// space), and the table of rank r says self = r.
+TEST(VirtualRanks, EveryRankReachesEveryCopy) {
+  pk::SymBuf b(4096, 3);
+  std::array<char*, pk::kMaxGpus> row{};
+  char fake[3][16];
+  for (int r = 0; r < 3; ++r) row[r] = fake[r];
+  for (int r = 0; r < 3; ++r) b.set_row(r, row);
+  for (int from = 0; from < 3; ++from) {
+    const auto t = b.table<char>(from);
+    EXPECT_EQ(t.self, from);
+    EXPECT_EQ(t.size, 3);
+    for (int owner = 0; owner < 3; ++owner) EXPECT_EQ(b.at(from, owner), fake[owner]);
+  }
 }
