@@ -4,6 +4,8 @@
 #   deps_plan.sh SOURCE_DIR
 set -uo pipefail
 root=$1
+# The caller's own settings must not change the plan under test.
+unset PKBENCH_NO_INSTALL PKBENCH_DEPS_AS_ROOT PKBENCH_DEPS_DRY_RUN PKBENCH_DEPS_ROOTS
 fail=0
 plan() {  # as_root -> output
   PKBENCH_DEPS_ROOTS=/nonexistent PKBENCH_DEPS_DRY_RUN=1 PKBENCH_DEPS_AS_ROOT=$1 \
@@ -20,7 +22,19 @@ as_root=$(plan 1)
 if command -v apt-get >/dev/null 2>&1; then
   expect "root: apt installs" "$as_root" 'installing as root: apt-get install -y --no-install-recommends .*libbenchmark-dev libgtest-dev libcli11-dev nlohmann-json3-dev'
 fi
-# Where everything is present nothing is said and nothing is done.
-here=$(PKBENCH_DEPS_DRY_RUN=1 bash -c "source '$root/scripts/lib.sh'; pk_ensure_deps && echo fine" 2>&1)
-expect "this machine" "$here" 'fine'
+# Where everything is present nothing is said and nothing is done: a pretend machine with
+# every command and header of PK_DEPS (this machine may lack optional ones, e.g. gnuplot).
+full=$(mktemp -d)
+trap 'rm -rf "$full"' EXIT
+mkdir -p "$full/bin" "$full/include" "$full/cuda/bin"
+while IFS='|' read -r _ how _ _ _; do
+  case "$how" in
+    cmd:*) printf '#!/bin/sh\nexit 0\n' > "$full/bin/${how#cmd:}"; chmod +x "$full/bin/${how#cmd:}" ;;
+    hdr:*) mkdir -p "$(dirname "$full/include/${how#hdr:}")"; : > "$full/include/${how#hdr:}" ;;
+  esac
+done < <(bash -c "source '$root/scripts/lib.sh'; printf '%s\n' \"\$PK_DEPS\"")
+printf '#!/bin/sh\nexit 0\n' > "$full/cuda/bin/nvcc"; chmod +x "$full/cuda/bin/nvcc"
+here=$(PATH="$full/bin:$PATH" CUDA_HOME="$full/cuda" PKBENCH_DEPS_ROOTS="$full/include" PKBENCH_DEPS_DRY_RUN=1 \
+  bash -c "source '$root/scripts/lib.sh'; pk_ensure_deps && echo fine" 2>&1)
+expect "a machine with everything" "$here" '^fine$'
 exit $fail

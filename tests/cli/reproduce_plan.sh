@@ -58,7 +58,8 @@ check "the fused tuning table" 0 'pkbench_tune --out .*/fused/tuning .*/fused/fu
 check "the cost model on Table 3" 0 'pkbench_cost_model --fused .*/fused/fused_table3.csv --transfer .*/transfer.csv --sync .*/sync.csv --gemm .*/fused/gemm.csv .*> .*/fused/fused_table3_model.txt' \
   "$r" --dry-run --gpus=2 fig2 sync table3 model
 check "the cost model needs transfer and sync" 0 'cost model on fused_table3.csv: not run' "$r" --dry-run --gpus=2 table3
-check "the figures" 0 '\$ .*/scripts/plot.sh ' "$r" --dry-run --gpus=2 fig8
+# Figures where gnuplot is installed; a plain note where it is not (the GPU machines).
+check "the figures" 0 '(\$ .*/scripts/plot.sh )|(gnuplot is not installed here: figures not drawn)' "$r" --dry-run --gpus=2 fig8
 check "the report" 0 '\$ .*/scripts/report.sh ' "$r" --dry-run --gpus=2 fig8
 if ! nvidia-smi -L >/dev/null 2>&1; then
   check "a real run needs a GPU" 3 'no NVIDIA GPU' "$r" fig2
