@@ -6,10 +6,13 @@
 // only source folder):
 //   <table>_tuning.csv, <table>_tuning.json (with nlohmann-json), and pkbench_tuning.h
 // (constexpr rows + lookup_<table>(machine, ..., bytes)).
+// A CSV with rows from virtual ranks (peer_mode "virtual": N ranks on one GPU measure HBM,
+// not NVLink) is refused, exit 2: such rows are never tuning input.
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -30,6 +33,17 @@ static const char* kUsage =
 namespace {
 
 std::string study_of(const std::string& csv) { return peek_csv(csv).study; }
+
+// The peer modes of a CSV's rows ("" where the column is absent: older CSVs).
+std::set<std::string> peer_modes_of(const std::string& csv) {
+  ReadOptions o;
+  o.one_machine = false;
+  const CsvTable t = CsvTable::read(csv, {{"peer_mode", ColumnType::text, false}}, o);
+  std::set<std::string> out;
+  for (size_t i = 0; i < t.rows(); ++i)
+    if (!t.empty(i, "peer_mode")) out.insert(std::string(t.text(i, "peer_mode")));
+  return out;
+}
 
 TuningTable table_of(const std::string& study, const std::string& csv) {
   if (study == "transfer") return transfer_tuning(read_transfer(csv));
@@ -94,9 +108,20 @@ int main(int argc, char** argv) {
       return 1;
     }
     std::map<std::string, std::vector<TuningTable>> by_name;
+    std::vector<std::set<std::string>> modes;
     for (const auto& [study, csv] : csvs) {
+      modes.push_back(peer_modes_of(csv));
+      if (modes.back().count("virtual"))
+        usage_error(argv[0],
+                    "'" + csv + "' holds rows from virtual ranks (peer_mode virtual: several ranks on one GPU measure "
+                    "HBM, not NVLink): never tuning input",
+                    kUsage);
+    }
+    for (size_t c = 0; c < csvs.size(); ++c) {
+      const auto& [study, csv] = csvs[c];
       const auto t0 = std::chrono::steady_clock::now();
       TuningTable t = table_of(study, csv);
+      t.peer_modes.assign(modes[c].begin(), modes[c].end());
       const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       std::fprintf(stderr, "pkbench_tune: %s: %zu %s tuning rows (%.2f s)\n", csv.c_str(), t.rows.size(),
                    study.c_str(), s);

@@ -3,15 +3,21 @@
 // matches exactly (machine first) and, optionally, a size bucket [from, to]. Each study's
 // table builder (transfer, collectives, fused) fills one; the writers turn any of them into
 //   - CSV (plain values, one header line),
-//   - JSON (nlohmann-json: {"table", "doc", "keys", "bucket", "columns": [...], "rows": [{...}]}),
+//   - JSON (nlohmann-json: {"schema", "schema_version", "table", "doc", "keys", "bucket", "sources",
+//     "peer_modes", "machines", "columns": [...], "rows": [{...}]}; tuning/schema/ has its JSON Schema),
 //   - a C++ header: a struct per table, `inline constexpr` rows, and
 //     lookup_<table>(keys..., bytes) returning the row of the largest bucket starting at or
 //     below `bytes` (the smallest bucket for sizes below every bucket), nullptr when no row
-//     has those keys. C++17 or later, no dependencies.
+//     has those keys; plus kGeneratedSchemaVersion, visit_fields() per row struct and
+//     for_each_table(), through which pkbench/tuning.h (Tuner::load_compiled) reads the rows.
+//     C++17 or later, no dependencies.
+// The schema version is pkbench::tuning::kSchemaVersion (tuning/include/pkbench/tuning.h).
 #include <cstdint>
 #include <string>
 #include <variant>
 #include <vector>
+
+#include "pkbench/tuning.h"
 
 namespace pk::sweeps {
 
@@ -34,6 +40,7 @@ struct TuningTable {
   std::string from_column, to_column;  // the size bucket (integers), or "" for none
   std::vector<std::vector<Cell>> rows;
   std::vector<std::string> sources;  // the CSVs it was built from
+  std::vector<std::string> peer_modes;  // of the rows it was built from (never "virtual": see tune_main.cpp)
 
   int column(const std::string& name) const;  // index; std::logic_error if absent
   const Cell& at(size_t row, const std::string& column) const { return rows.at(row).at(this->column(column)); }
@@ -46,6 +53,10 @@ bool json_available();  // built with nlohmann-json
 std::string table_json(const TuningTable& t);  // std::runtime_error when !json_available()
 // One header for several tables (the machines of every table included).
 std::string tables_header(const std::vector<TuningTable>& tables, const std::string& generated_by);
+
+// The table as pkbench/tuning.h holds it (what load_json would make of table_json(t)),
+// schema version pkbench::tuning::kSchemaVersion: for answering from a table in memory.
+pkbench::tuning::Table api_table(const TuningTable& t);
 
 // Reads a table written by table_csv back (the tests compare a header's lookups with it):
 // every column as text.

@@ -1,0 +1,671 @@
+#pragma once
+// pkbench::tuning: the measured tuning tables as answers for a program's own shapes.
+// Header-only C++17, no dependencies. Installed by `cmake --install` (find_package(pkbench
+// CONFIG), target pkbench::tuning).
+//
+//   pkbench::tuning::Tuner t("h200x2");                  // the machine this program runs on
+//   t.load_json_file("transfer_tuning.json");            // tables written by pkbench_tune
+//   // or, with the generated header included: t.load_compiled();
+//   auto tr = t.choose_transfer(3 << 20, "push", 1, 32); // bytes, direction, peers, SM budget
+//   auto co = t.choose_collective("all_reduce", 3 << 20, "bf16", 2);
+//   auto sp = t.choose_split("gemm_rs", 6144, 3072, 6144, 2);
+//   if (tr.ok()) use(tr.mechanism, tr.sms, tr.threads, ...);  // tr.basis, tr.from say why
+//
+// Refusals (a pkbench::tuning::Error at load time): a table whose schema_version is not
+// kSchemaVersion; a table with no rows for the machine the rows are taken from (the Tuner's
+// machine, or Options::accept_machine when the caller explicitly accepts another machine's
+// measurements); a table made from virtual-rank rows (peer_mode "virtual": those measure HBM,
+// not NVLink, and are never tuning input).
+//
+// The rule for a point that was not measured (every lookup, stated once here):
+//   - Points: the measured sizes of the keys' rows (transfer: each bucket's sizes_measured;
+//     collectives: each bucket's chosen `bytes`; fused: each row's m, n, k). A bucket's row
+//     answers for every size measured in it.
+//   - measured: the request is a measured point; the answer is its row.
+//   - interpolated: the request lies between measured points (sizes: strictly between the
+//     smallest and the largest; shapes: every dimension within the measured range). Sizes:
+//     the neighbours are the nearest measured size below and above; when their rows choose
+//     the same configuration that is the answer; otherwise the neighbour nearer on a log2
+//     scale, at equal distance the one with fewer SMs (the tables' own tiebreak). Shapes: the
+//     measured shape nearest in (log2 m, log2 n, log2 k), Euclidean; equal distance: fewer
+//     communication SMs. `from` names the rows used.
+//   - outside the measured range: refused, unless Options::extrapolate, which answers the
+//     nearest edge's row with basis `predicted` (flagged in `why`).
+//   - Estimates (estimate_us) are log-linear between the neighbours' measured times (sizes)
+//     or the nearest shape's time scaled by m*n*k (shapes); they are not measurements.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace pkbench::tuning {
+
+// The tables' schema version this API reads: pkbench_tune writes it into every JSON table
+// ("schema_version") and generated header (kGeneratedSchemaVersion). Bumped when a column a
+// lookup reads changes meaning or name.
+inline constexpr int kSchemaVersion = 1;
+
+struct Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// The machine key pkbench uses for results/<machine>: GPU model x GPU count, "h200x2".
+inline std::string machine_key(std::string gpu_name, int gpu_count) {
+  if (gpu_name.rfind("NVIDIA ", 0) == 0) gpu_name = gpu_name.substr(7);
+  gpu_name = gpu_name.substr(0, gpu_name.find(' '));
+  std::string k;
+  for (char c : gpu_name)
+    if (std::isalnum(static_cast<unsigned char>(c))) k += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return (k.empty() ? std::string("unknown") : k) + "x" + std::to_string(gpu_count);
+}
+
+// One cell of a table row.
+struct Value {
+  enum Kind { null, text, integer, number, boolean } kind = null;
+  std::string s;
+  long long i = 0;
+  double d = 0;
+  bool b = false;
+  double num() const { return kind == integer ? static_cast<double>(i) : kind == number ? d : kind == boolean ? b : 0; }
+  long long integ() const { return kind == integer ? i : kind == number ? static_cast<long long>(d) : 0; }
+  std::string str() const { return kind == text ? s : kind == integer ? std::to_string(i) : kind == number ? std::to_string(d) : ""; }
+};
+
+struct Row {
+  std::map<std::string, Value, std::less<>> cells;
+  const Value& at(std::string_view c) const {
+    static const Value none;
+    auto it = cells.find(c);
+    return it == cells.end() ? none : it->second;
+  }
+  std::string text(std::string_view c) const { return at(c).str(); }
+  long long integer(std::string_view c) const { return at(c).integ(); }
+  double number(std::string_view c) const { return at(c).num(); }
+};
+
+struct Table {
+  std::string name, origin;  // "transfer" | "collectives" | "fused"; the file or "compiled"
+  int schema_version = 0;
+  std::vector<Row> rows;
+};
+
+enum class Basis { measured, interpolated, predicted, refused };
+inline const char* to_string(Basis b) {
+  switch (b) {
+    case Basis::measured: return "measured";
+    case Basis::interpolated: return "interpolated";
+    case Basis::predicted: return "predicted";
+    case Basis::refused: return "refused";
+  }
+  return "";
+}
+
+// What every answer says: how it was obtained, why, and from which rows (their `source`
+// cells: the study CSV's file and line).
+struct Answer {
+  Basis basis = Basis::refused;
+  std::string why;
+  std::vector<std::string> from;
+  double estimate_us = 0;  // measured: the row's time; otherwise the estimate (0: none)
+  bool ok() const { return basis != Basis::refused; }
+};
+
+struct TransferChoice : Answer {
+  std::string mechanism, pattern, choice;  // choice: "any" (copy engine allowed) or "device"
+  int sms = 0, threads = 0, blocks_per_sm = 0, pipeline_depth = 0, vec_bytes = 0, unroll = 0;  // 0: no such knob
+  double gbps = 0;  // the chosen row's measured median
+};
+
+struct CollectiveChoice : Answer {
+  std::string impl, family, config, launch_mode;
+  // From `sms` / `threads` columns when the table has them; else parsed from the free-text
+  // `config` ("132 blocks x 512 threads 16B": one block per SM); 0 for NCCL and NVSHMEM rows
+  // (the library picks its own grid).
+  int sms = 0, threads = 0;
+  double time_us = 0, speedup_vs_nccl = 0;  // the chosen row's measured median and speedup
+};
+
+struct SplitChoice : Answer {
+  std::string overlap, impl;  // intra_sm | inter_sm
+  int comm_sms = 0;
+  double time_us = 0;  // the chosen row's measured median
+};
+
+struct Options {
+  // Use the rows of this machine instead of the Tuner's own ("" = refuse other machines).
+  std::string accept_machine;
+  // Answer outside the measured range from the nearest edge (basis predicted).
+  bool extrapolate = false;
+};
+
+namespace detail {
+
+// Just enough JSON for the tables pkbench_tune writes (objects, arrays, strings, numbers,
+// true/false/null).
+struct Json {
+  enum Kind { null, boolean, number, string, array, object } kind = null;
+  bool b = false;
+  double d = 0;
+  bool integral = false;
+  long long i = 0;
+  std::string s;
+  std::vector<Json> a;
+  std::vector<std::pair<std::string, Json>> o;
+  const Json* get(std::string_view k) const {
+    for (const auto& [key, v] : o)
+      if (key == k) return &v;
+    return nullptr;
+  }
+};
+
+class JsonParser {
+ public:
+  JsonParser(std::string_view text, std::string where) : t_(text), where_(std::move(where)) {}
+  Json parse() {
+    Json v = value();
+    ws();
+    if (p_ != t_.size()) fail("trailing characters");
+    return v;
+  }
+
+ private:
+  std::string_view t_;
+  std::string where_;
+  size_t p_ = 0;
+  [[noreturn]] void fail(const std::string& m) const {
+    throw Error(where_ + ": JSON at offset " + std::to_string(p_) + ": " + m);
+  }
+  void ws() {
+    while (p_ < t_.size() && std::isspace(static_cast<unsigned char>(t_[p_]))) ++p_;
+  }
+  bool lit(std::string_view w) {
+    if (t_.substr(p_, w.size()) != w) return false;
+    p_ += w.size();
+    return true;
+  }
+  std::string str() {
+    if (t_[p_] != '"') fail("expected a string");
+    ++p_;
+    std::string out;
+    while (p_ < t_.size() && t_[p_] != '"') {
+      char c = t_[p_++];
+      if (c != '\\') {
+        out += c;
+        continue;
+      }
+      if (p_ >= t_.size()) fail("bad escape");
+      c = t_[p_++];
+      switch (c) {
+        case 'n': out += '\n'; break;
+        case 't': out += '\t'; break;
+        case 'r': out += '\r'; break;
+        case 'b': out += '\b'; break;
+        case 'f': out += '\f'; break;
+        case 'u': {
+          if (p_ + 4 > t_.size()) fail("bad \\u escape");
+          const unsigned cp = static_cast<unsigned>(std::strtoul(std::string(t_.substr(p_, 4)).c_str(), nullptr, 16));
+          p_ += 4;
+          if (cp < 0x80) out += static_cast<char>(cp);
+          else if (cp < 0x800) out += static_cast<char>(0xC0 | (cp >> 6)), out += static_cast<char>(0x80 | (cp & 0x3F));
+          else
+            out += static_cast<char>(0xE0 | (cp >> 12)), out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F)),
+                out += static_cast<char>(0x80 | (cp & 0x3F));
+          break;
+        }
+        default: out += c;  // " \ /
+      }
+    }
+    if (p_ >= t_.size()) fail("unterminated string");
+    ++p_;
+    return out;
+  }
+  Json value() {
+    ws();
+    if (p_ >= t_.size()) fail("unexpected end");
+    Json v;
+    const char c = t_[p_];
+    if (c == '{') {
+      v.kind = Json::object;
+      ++p_;
+      ws();
+      if (p_ < t_.size() && t_[p_] == '}') return ++p_, v;
+      for (;;) {
+        ws();
+        std::string k = str();
+        ws();
+        if (p_ >= t_.size() || t_[p_] != ':') fail("expected ':'");
+        ++p_;
+        v.o.emplace_back(std::move(k), value());
+        ws();
+        if (p_ < t_.size() && t_[p_] == ',') { ++p_; continue; }
+        if (p_ < t_.size() && t_[p_] == '}') return ++p_, v;
+        fail("expected ',' or '}'");
+      }
+    }
+    if (c == '[') {
+      v.kind = Json::array;
+      ++p_;
+      ws();
+      if (p_ < t_.size() && t_[p_] == ']') return ++p_, v;
+      for (;;) {
+        v.a.push_back(value());
+        ws();
+        if (p_ < t_.size() && t_[p_] == ',') { ++p_; continue; }
+        if (p_ < t_.size() && t_[p_] == ']') return ++p_, v;
+        fail("expected ',' or ']'");
+      }
+    }
+    if (c == '"') {
+      v.kind = Json::string;
+      v.s = str();
+      return v;
+    }
+    if (lit("true")) return v.kind = Json::boolean, v.b = true, v;
+    if (lit("false")) return v.kind = Json::boolean, v;
+    if (lit("null")) return v;
+    const size_t start = p_;
+    while (p_ < t_.size() && (std::isdigit(static_cast<unsigned char>(t_[p_])) || std::string_view("+-.eE").find(t_[p_]) != std::string_view::npos)) ++p_;
+    if (p_ == start) fail("unexpected character");
+    const std::string num(t_.substr(start, p_ - start));
+    v.kind = Json::number;
+    v.d = std::strtod(num.c_str(), nullptr);
+    v.integral = num.find_first_of(".eE") == std::string::npos;
+    if (v.integral) v.i = std::strtoll(num.c_str(), nullptr, 10);
+    return v;
+  }
+};
+
+inline double log2d(double x) { return std::log2(x > 0 ? x : 1); }
+
+// "132 blocks x 512 threads 16B" -> 132, 512. Anything else (NCCL, NVSHMEM): 0, 0.
+inline void parse_grid(const std::string& config, int* sms, int* threads) {
+  *sms = *threads = 0;
+  std::istringstream is(config);
+  long long a = 0, b = 0;
+  std::string w1, x, w2;
+  if (is >> a >> w1 >> x >> b >> w2 && w1 == "blocks" && x == "x" && w2 == "threads") {
+    *sms = static_cast<int>(a);
+    *threads = static_cast<int>(b);
+  }
+}
+
+// Measured points along one axis (a size): point -> row.
+struct Point {
+  double at = 0;
+  const Row* row = nullptr;
+};
+
+}  // namespace detail
+
+struct CompiledSink;
+
+class Tuner {
+ public:
+  explicit Tuner(std::string machine, Options o = {}) : machine_(std::move(machine)), opt_(std::move(o)) {}
+
+  const std::string& machine() const { return machine_; }
+  // The machine whose measurements answer.
+  const std::string& rows_machine() const { return opt_.accept_machine.empty() ? machine_ : opt_.accept_machine; }
+  const std::vector<Table>& tables() const { return tables_; }
+
+  void load_json_file(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) throw Error(path + ": cannot read");
+    std::stringstream ss;
+    ss << f.rdbuf();
+    load_json(ss.str(), path);
+  }
+
+  void load_json(std::string_view text, const std::string& origin = "json") {
+    const detail::Json j = detail::JsonParser(text, origin).parse();
+    if (j.kind != detail::Json::object) throw Error(origin + ": not a pkbench tuning table (not a JSON object)");
+    const detail::Json* v = j.get("schema_version");
+    if (!v || v->kind != detail::Json::number)
+      throw Error(origin + ": no schema_version (written before schema 1, or not a pkbench tuning table): regenerate it with pkbench_tune");
+    Table t;
+    t.origin = origin;
+    t.schema_version = static_cast<int>(v->d);
+    const detail::Json* name = j.get("table");
+    t.name = name && name->kind == detail::Json::string ? name->s : "";
+    if (const detail::Json* pm = j.get("peer_modes"))
+      for (const auto& m : pm->a)
+        if (m.s == "virtual") throw Error(origin + ": made from virtual-rank rows (peer_mode virtual): never tuning input");
+    const detail::Json* rows = j.get("rows");
+    if (!rows || rows->kind != detail::Json::array) throw Error(origin + ": no \"rows\" array");
+    for (const auto& r : rows->a) {
+      Row row;
+      for (const auto& [k, c] : r.o) {
+        Value x;
+        switch (c.kind) {
+          case detail::Json::null: break;
+          case detail::Json::boolean: x.kind = Value::boolean, x.b = c.b; break;
+          case detail::Json::number:
+            if (c.integral) x.kind = Value::integer, x.i = c.i;
+            else x.kind = Value::number, x.d = c.d;
+            break;
+          case detail::Json::string: x.kind = Value::text, x.s = c.s; break;
+          default: throw Error(origin + ": column '" + k + "' holds an array or object");
+        }
+        row.cells.emplace(k, std::move(x));
+      }
+      t.rows.push_back(std::move(row));
+    }
+    add(std::move(t));
+  }
+
+  // The tables of the generated header pkbench_tuning.h (include it anywhere in this
+  // translation unit): its for_each_table() and visit_fields() are found when this is used.
+  template <class Sink = CompiledSink>
+  void load_compiled() {
+    Sink s{this};
+    for_each_table(s);
+  }
+
+  // Adds a table after the checks named at the top (schema version, machine, rows).
+  void add(Table t) {
+    if (t.schema_version != kSchemaVersion)
+      throw Error(t.origin + ": table " + t.name + " has schema_version " + std::to_string(t.schema_version) +
+                  "; this pkbench::tuning reads " + std::to_string(kSchemaVersion) + ": regenerate it with a matching pkbench_tune");
+    if (t.name != "transfer" && t.name != "collectives" && t.name != "fused")
+      throw Error(t.origin + ": unknown table '" + t.name + "'");
+    std::string seen;
+    bool mine = false;
+    for (const auto& r : t.rows) {
+      const std::string m = r.text("machine");
+      if (m == rows_machine()) mine = true;
+      else if (seen.find(m) == std::string::npos) seen += (seen.empty() ? "" : ", ") + m;
+      if (r.text("peer_mode") == "virtual")
+        throw Error(t.origin + ": a row from virtual ranks (peer_mode virtual): never tuning input");
+    }
+    if (!mine) {
+      if (opt_.accept_machine.empty())
+        throw Error(t.origin + ": table " + t.name + " was measured on " + (seen.empty() ? "no machine" : seen) +
+                    ", not on " + machine_ + " (to use another machine's measurements anyway, set Options::accept_machine)");
+      throw Error(t.origin + ": table " + t.name + " has no rows for the accepted machine " + opt_.accept_machine);
+    }
+    for (auto& old : tables_)
+      if (old.name == t.name) {
+        old.rows.insert(old.rows.end(), t.rows.begin(), t.rows.end());
+        return;
+      }
+    tables_.push_back(std::move(t));
+  }
+
+  // Mechanism and knobs for moving `bytes` per message to `peers` peers (1: one_way;
+  // more: one_to_all for push, all_to_one for pull; `pattern` overrides), within `sm_budget`
+  // SMs (< 0: any number). The table's choice "any" (the copy engine counts as 0 SMs), or
+  // "device" (SM-issued only) when device_only. When the chosen configuration needs more SMs
+  // than the budget, the fewest SMs of its mechanism reaching 90 % of the fastest
+  // (min_sms_90_config) is answered if it fits (said in why); otherwise refused.
+  TransferChoice choose_transfer(unsigned long long bytes, std::string_view direction, int peers, int sm_budget = -1,
+                                 bool device_only = false, std::string_view pattern = {}) const {
+    TransferChoice c;
+    c.pattern = !pattern.empty() ? std::string(pattern) : peers <= 1 ? "one_way" : direction == "pull" ? "all_to_one" : "one_to_all";
+    c.choice = device_only ? "device" : "any";
+    std::vector<detail::Point> pts;
+    for (const Row* r : rows_of("transfer")) {
+      if (r->text("direction") != direction || r->text("pattern") != c.pattern || r->text("choice") != c.choice) continue;
+      std::string sizes = r->text("sizes_measured");
+      for (char& ch : sizes)
+        if (ch == ';') ch = ' ';
+      std::istringstream is(sizes);
+      double s = 0;
+      while (is >> s) pts.push_back({s, r});
+      if (sizes.empty()) pts.push_back({r->number("message_bytes"), r});
+    }
+    const Row* row = pick_on_axis(pts, static_cast<double>(bytes), "sms", &c, "transfer " + std::string(direction) + " " + c.pattern + " " + c.choice);
+    if (!row) return c;
+    c.mechanism = row->text("mechanism");
+    c.sms = static_cast<int>(row->integer("sms"));
+    c.threads = static_cast<int>(row->integer("threads"));
+    c.blocks_per_sm = static_cast<int>(row->integer("blocks_per_sm"));
+    c.pipeline_depth = static_cast<int>(row->integer("pipeline_depth"));
+    c.vec_bytes = static_cast<int>(row->integer("vec_bytes"));
+    c.unroll = static_cast<int>(row->integer("unroll"));
+    c.gbps = row->number("gbps");
+    if (sm_budget >= 0 && c.sms > sm_budget) {
+      const int m90 = static_cast<int>(row->integer("min_sms_90"));
+      if (m90 > 0 && m90 <= sm_budget) {
+        c.sms = m90;
+        c.gbps = row->number("min_sms_90_gbps");
+        c.why += "; " + std::to_string(sm_budget) + "-SM budget: the fewest SMs of " + c.mechanism +
+                 " reaching 90 % of the fastest (" + row->text("min_sms_90_config") + ")";
+      } else {
+        c.basis = Basis::refused;
+        c.why += "; refused: needs " + std::to_string(c.sms) + " SMs and its 90 % point " +
+                 (m90 > 0 ? std::to_string(m90) + " SMs" : std::string("is unknown")) + ", budget " + std::to_string(sm_budget);
+        return c;
+      }
+    }
+    if (c.gbps > 0 && c.estimate_us == 0) c.estimate_us = bytes / c.gbps / 1e3;
+    return c;
+  }
+
+  // Implementation, grid and launch mode for one collective of `bytes` (nccl-tests' size
+  // convention) of `dtype` over `ranks` GPUs. launch_mode "" answers the faster of the
+  // launch modes measured (by the chosen rows' times or estimates).
+  CollectiveChoice choose_collective(std::string_view collective, unsigned long long bytes, std::string_view dtype,
+                                     int ranks, std::string_view launch_mode = {}) const {
+    std::vector<std::string> modes;
+    for (const Row* r : rows_of("collectives")) {
+      const std::string m = r->text("launch_mode");
+      if ((launch_mode.empty() || m == launch_mode) && r->text("collective") == collective && r->text("dtype") == dtype &&
+          r->integer("gpus") == ranks && std::find(modes.begin(), modes.end(), m) == modes.end())
+        modes.push_back(m);
+    }
+    CollectiveChoice best;
+    best.why = "no collectives rows for " + std::string(collective) + " " + std::string(dtype) + " on " +
+               std::to_string(ranks) + " GPUs" + (launch_mode.empty() ? "" : " " + std::string(launch_mode)) + " (" + rows_machine() + ")";
+    for (const auto& mode : modes) {
+      CollectiveChoice c;
+      c.launch_mode = mode;
+      std::vector<detail::Point> pts;
+      for (const Row* r : rows_of("collectives"))
+        if (r->text("collective") == collective && r->text("dtype") == dtype && r->integer("gpus") == ranks &&
+            r->text("launch_mode") == mode)
+          pts.push_back({r->number("bytes"), r});
+      const Row* row = pick_on_axis(pts, static_cast<double>(bytes), "", &c, std::string(collective) + " " + mode);
+      if (row) {
+        c.impl = row->text("impl");
+        c.family = row->text("family");
+        c.config = row->text("config");
+        c.time_us = row->number("time_us");
+        c.speedup_vs_nccl = row->number("speedup_vs_nccl");
+        if (c.basis == Basis::measured) c.estimate_us = c.time_us;
+        if (row->at("sms").kind != Value::null) {
+          c.sms = static_cast<int>(row->integer("sms"));
+          c.threads = static_cast<int>(row->integer("threads"));
+        } else {
+          detail::parse_grid(c.config, &c.sms, &c.threads);
+        }
+      }
+      const double est = c.estimate_us > 0 ? c.estimate_us : c.time_us;
+      const double best_est = best.estimate_us > 0 ? best.estimate_us : best.time_us;
+      if (best.basis == Basis::refused && (c.ok() || best.launch_mode.empty())) best = c;
+      else if (c.ok() && est < best_est) best = c;
+    }
+    return best;
+  }
+
+  // Intra- or inter-SM overlap and communication SMs for a fused `op` (gemm_rs, ag_gemm,
+  // gemm_ar) with local GEMM shape m x n x k over `ranks` GPUs.
+  SplitChoice choose_split(std::string_view op, long long m, long long n, long long k, int ranks) const {
+    SplitChoice c;
+    const std::string what = "fused " + std::string(op) + " " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+    std::vector<const Row*> rs;
+    double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {0, 0, 0};
+    for (const Row* r : rows_of("fused")) {
+      if (r->text("op") != op || r->integer("gpus") != ranks) continue;
+      rs.push_back(r);
+      const double d[3] = {r->number("m"), r->number("n"), r->number("k")};
+      for (int i = 0; i < 3; ++i) lo[i] = std::min(lo[i], d[i]), hi[i] = std::max(hi[i], d[i]);
+    }
+    if (rs.empty()) {
+      c.why = "refused: no " + std::string(op) + " rows on " + std::to_string(ranks) + " GPUs (" + rows_machine() + ")";
+      return c;
+    }
+    const double q[3] = {static_cast<double>(m), static_cast<double>(n), static_cast<double>(k)};
+    const Row* near = nullptr;
+    double best = 0;
+    std::vector<std::pair<double, const Row*>> by_distance;
+    for (const Row* r : rs) {
+      const double d[3] = {r->number("m"), r->number("n"), r->number("k")};
+      double dist = 0;
+      for (int i = 0; i < 3; ++i) dist += std::pow(detail::log2d(q[i]) - detail::log2d(d[i]), 2);
+      by_distance.push_back({dist, r});
+      if (!near || dist < best - 1e-12 || (std::fabs(dist - best) <= 1e-12 && r->integer("comm_sms") < near->integer("comm_sms")))
+        near = r, best = dist;
+    }
+    bool inside = true;
+    for (int i = 0; i < 3; ++i) inside &= q[i] >= lo[i] && q[i] <= hi[i];
+    c.from.push_back(near->text("source"));
+    if (best == 0) {
+      c.basis = Basis::measured;
+      c.why = what + ": measured";
+    } else if (inside) {
+      c.basis = Basis::interpolated;
+      c.why = what + ": not measured; the nearest measured shape on a log2 scale (" + shape(*near) + ")";
+    } else if (opt_.extrapolate) {
+      c.basis = Basis::predicted;
+      c.why = what + ": outside the measured shapes; the nearest edge (" + shape(*near) + "), extrapolated";
+    } else {
+      c.why = what + ": refused: outside the measured shapes (nearest " + shape(*near) + ")";
+      return c;
+    }
+    c.overlap = near->text("overlap");
+    c.impl = near->text("impl");
+    c.comm_sms = static_cast<int>(near->integer("comm_sms"));
+    c.time_us = near->number("time_us");
+    c.estimate_us = c.time_us * (q[0] * q[1] * q[2]) / (near->number("m") * near->number("n") * near->number("k"));
+    return c;
+  }
+
+ private:
+  std::string machine_;
+  Options opt_;
+  std::vector<Table> tables_;
+
+  static std::string shape(const Row& r) { return r.text("m") + "x" + r.text("n") + "x" + r.text("k"); }
+
+  std::vector<const Row*> rows_of(std::string_view name) const {
+    std::vector<const Row*> out;
+    for (const auto& t : tables_)
+      if (t.name == name)
+        for (const auto& r : t.rows)
+          if (r.text("machine") == rows_machine()) out.push_back(&r);
+    return out;
+  }
+
+  static bool same_config(const Row& a, const Row& b) {
+    for (const char* k : {"mechanism", "impl", "config", "sms", "threads", "blocks_per_sm", "pipeline_depth", "vec_bytes", "unroll"})
+      if (a.text(k) != b.text(k)) return false;
+    return true;
+  }
+
+  // The size-axis rule stated at the top of this file. `tiebreak`: the column of SMs ("" for
+  // none). Fills basis, why, from, estimate_us of `a`; returns the row, nullptr if refused.
+  const Row* pick_on_axis(std::vector<detail::Point> pts, double at, const std::string& tiebreak, Answer* a,
+                          const std::string& what) const {
+    const std::string req = what + " at " + std::to_string(static_cast<unsigned long long>(at)) + " B";
+    if (pts.empty()) {
+      a->why = "refused: no rows for " + what + " (" + rows_machine() + ")";
+      return nullptr;
+    }
+    const detail::Point* lower = nullptr;
+    const detail::Point* upper = nullptr;
+    for (const auto& p : pts) {
+      if (p.at == at) {
+        a->basis = Basis::measured;
+        a->why = req + ": measured";
+        a->from = {p.row->text("source")};
+        return p.row;
+      }
+      if (p.at < at && (!lower || p.at > lower->at)) lower = &p;
+      if (p.at > at && (!upper || p.at < upper->at)) upper = &p;
+    }
+    if (!lower || !upper) {
+      const detail::Point* edge = lower ? lower : upper;
+      a->from = {edge->row->text("source")};
+      if (!opt_.extrapolate) {
+        a->why = req + ": refused: outside the measured range (nearest " + std::to_string(static_cast<long long>(edge->at)) + " B)";
+        return nullptr;
+      }
+      a->basis = Basis::predicted;
+      a->why = req + ": outside the measured range; the nearest edge (" + std::to_string(static_cast<long long>(edge->at)) + " B), extrapolated";
+      return edge->row;
+    }
+    a->basis = Basis::interpolated;
+    a->from = {lower->row->text("source"), upper->row->text("source")};
+    const double dl = detail::log2d(at) - detail::log2d(lower->at), du = detail::log2d(upper->at) - detail::log2d(at);
+    const Row* row = nullptr;
+    if (lower->row == upper->row || same_config(*lower->row, *upper->row)) {
+      row = lower->row;
+      a->why = req + ": between " + std::to_string(static_cast<long long>(lower->at)) + " and " +
+               std::to_string(static_cast<long long>(upper->at)) + " B, which choose the same configuration";
+    } else {
+      // Equal distance: the row chosen among more candidates (a row with a single candidate
+      // made no choice), then fewer SMs, then the lower size.
+      auto rank = [&](const Row* r) {
+        return std::make_pair(-r->integer("candidates"), tiebreak.empty() ? 0LL : r->integer(tiebreak));
+      };
+      const bool take_lower = dl < du || (dl == du && rank(lower->row) <= rank(upper->row));
+      row = take_lower ? lower->row : upper->row;
+      a->why = req + ": between " + std::to_string(static_cast<long long>(lower->at)) + " and " +
+               std::to_string(static_cast<long long>(upper->at)) + " B, which differ: the nearer on a log2 scale (" +
+               std::to_string(static_cast<long long>(take_lower ? lower->at : upper->at)) + " B)";
+    }
+    // Estimate: log-linear between the neighbours' measured times per op.
+    auto time_of = [](const detail::Point& p) {
+      const double g = p.row->number("gbps");
+      if (g > 0) return p.at / g / 1e3;
+      return p.row->number("time_us");
+    };
+    const double tl = time_of(*lower), tu = time_of(*upper);
+    if (tl > 0 && tu > 0) a->estimate_us = std::exp2(detail::log2d(tl) + (detail::log2d(tu) - detail::log2d(tl)) * dl / (dl + du));
+    return row;
+  }
+};
+
+// Adapts the generated header's constexpr rows (visit_fields) to Tables.
+struct CompiledSink {
+  Tuner* tuner;
+  template <class R>
+  void operator()(const char* name, int schema_version, const R* rows, std::size_t n) const {
+    Table t;
+    t.name = name;
+    t.origin = "pkbench_tuning.h";
+    t.schema_version = schema_version;
+    for (std::size_t i = 0; i < n; ++i) {
+      Row row;
+      visit_fields(rows[i], [&](const char* col, const auto& v) {
+        using V = std::decay_t<decltype(v)>;
+        Value x;
+        if constexpr (std::is_same_v<V, const char*>) {
+          if (v && *v) x.kind = Value::text, x.s = v;
+        } else if constexpr (std::is_same_v<V, bool>) {
+          x.kind = Value::boolean, x.b = v;
+        } else if constexpr (std::is_integral_v<V>) {
+          x.kind = Value::integer, x.i = static_cast<long long>(v);
+        } else {
+          x.kind = Value::number, x.d = static_cast<double>(v);
+        }
+        row.cells.emplace(col, std::move(x));
+      });
+      t.rows.push_back(std::move(row));
+    }
+    if (n == 0) return;  // an empty table in the header: nothing measured
+    tuner->add(std::move(t));
+  }
+};
+
+}  // namespace pkbench::tuning
