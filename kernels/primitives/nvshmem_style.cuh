@@ -1,5 +1,5 @@
 #pragma once
-// The same operations through NVSHMEM 3.8's public device API. Compiled only into the
+// The same operations through NVSHMEM's public device API (headers read: 3.8.0). Compiled only into the
 // relocatable-device-code library of the NVSHMEM style (libnvshmem_device.a is linked at
 // device-link time). What the calls do on NVLink (read from the 3.8 headers; P2P path,
 // no TMA registration, job connectivity <= NVSHMEMI_JOB_GPU_LDST):
@@ -15,14 +15,16 @@
 //   nvshmem_putmem_signal_nbi  the put, the group's sync, __threadfence_system
 //                            (fence.sc.sys), then the signal op: ordered data-then-flag
 //   nvshmem_signal_wait_until  a volatile poll loop with no timeout (NVSHMEM_TIMEOUT_DEVICE_
-//                            POLLING is off in the wheel), then nvshmemi_transfer_syncapi_
-//                            update_mem: a non-inlined call doing __threadfence (fence.sc.gpu)
+//   nvshmem_uint64_wait_until  POLLING is off in the wheel), then nvshmemi_transfer_syncapi_
+//                            update_mem: a non-inlined call doing __threadfence (fence.sc.gpu);
+//                            signal_wait_until then loads the word once more to return it
 //   nvshmem_quiet / nvshmem_fence  a TMA-drain check, then __threadfence_system (fence.sc.sys)
 //   nvshmem_barrier_all      quiet (fence.sc.sys), then a dissemination barrier: volatile
 //                            stores into the peers' psync words, volatile polls, no timeout
 //   nvshmem_sync_all         the dissemination barrier alone
-// Waits with no timeout are preceded by our own bounded poll of the same word, so a missing
-// partner ends the variant with a timeout instead of hanging the GPU.
+// The signal rows wait with the library's call alone, as its perftests do, behind a bounded
+// handshake (NvshmemSide); the barrier is preceded by one (nvshmem_barrier_kernel). A
+// missing partner ends the kernel with a timeout instead of hanging the GPU.
 #include <nvshmem.h>
 #include <nvshmemx.h>
 
@@ -129,22 +131,36 @@ struct NvshmemComplete {
 // ---- signals ----
 enum class NvshmemSignal { set, add, put_signal };
 
-template <NvshmemSignal K>
+// Wait: ApiWait (the headline rows) waits with nvshmem_uint64_wait_until(EQ) alone, as
+// NVSHMEM's perftests do (shmem_signal_ping_pong_latency, shmem_put_signal_ping_pong_latency);
+// the wait cannot time out, so both PEs first meet on `meet` with a bounded wait (a missing
+// partner ends the kernel before the first library wait). Otherwise (the labelled
+// bounded-poll variant, and the lonely wait) our bounded poll of the same word comes first
+// and nvshmem_signal_wait_until then returns at its first load: one more load and fence per
+// receive than the API alone.
+template <NvshmemSignal K, bool ApiWait>
 struct NvshmemSide {
+  static constexpr bool kApiWait = ApiWait;
   uint64_t* sig;  // symmetric: this PE's word, and (with pe) the partner's
+  uint64_t* meet;  // symmetric: the bounded handshake before an ApiWait loop
   uint4* data;    // symmetric 16-B payload slot
   const uint4* src;
   int pe;
   int partner;
+  __device__ bool meet_partner(const Deadline& d) const {
+    nvshmemx_signal_op(meet, 1, NVSHMEM_SIGNAL_SET, pe);
+    return spin_until([&] { return *reinterpret_cast<volatile uint64_t*>(meet) >= 1; }, d, kWaitFlag);
+  }
   __device__ void send(int i) const {
     if constexpr (K == NvshmemSignal::set) nvshmemx_signal_op(sig, uint64_t(i + 1), NVSHMEM_SIGNAL_SET, pe);
     else if constexpr (K == NvshmemSignal::add) nvshmemx_signal_op(sig, 1, NVSHMEM_SIGNAL_ADD, pe);
     else nvshmem_putmem_signal_nbi(data, src + i, sizeof(uint4), sig, uint64_t(i + 1), NVSHMEM_SIGNAL_SET, pe);
   }
-  // Our bounded poll: the same volatile load nvshmem_signal_wait_until spins on.
+  // The bounded-poll variant's poll: the same volatile load the library's wait spins on.
   __device__ bool arrived(int i) const { return *reinterpret_cast<volatile uint64_t*>(sig) >= uint64_t(i + 1); }
   __device__ unsigned received(int i) const {
-    nvshmem_signal_wait_until(sig, NVSHMEM_CMP_GE, uint64_t(i + 1));  // returns at its first load
+    if constexpr (ApiWait) nvshmem_uint64_wait_until(sig, NVSHMEM_CMP_EQ, uint64_t(i + 1));
+    else nvshmem_signal_wait_until(sig, NVSHMEM_CMP_GE, uint64_t(i + 1));  // returns at its first load
     if constexpr (K == NvshmemSignal::put_signal)
       return same_payload(ptx::ld_weak_v4(data), round_payload(i, partner)) ? 0u : 1u;
     return 0u;

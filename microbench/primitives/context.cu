@@ -233,7 +233,7 @@ double lonely_wait(Context& c, const std::string& style) {
   s.style = style;
   s.scope = "thread";
   s.metric = kMetricOneWay;
-  if (style == kStyleNvshmem) s.mode = "set";
+  if (style == kStyleNvshmem) s.mode = kNvshmemBoundedMode;
   const auto t0 = std::chrono::steady_clock::now();
   try {
     run_spec(c, s);

@@ -101,9 +101,23 @@ void* NvshmemRuntime::alloc(uint64_t bytes, const std::string& what) {
 
 void* NvshmemRuntime::peer_address(const void* sym, int pe) const { return nvshmem_ptr(sym, pe); }
 
+std::string nvshmem_runtime_version() {
+  // The loaded libnvshmem_host's own answer (the wheel on the GPU machine may not be the
+  // one the headers came from); nvshmem_info_get_version is the OpenSHMEM spec it implements.
+  int major = 0, minor = 0, patch = 0, spec_major = 0, spec_minor = 0;
+  nvshmemx_vendor_get_version_info(&major, &minor, &patch);
+  nvshmem_info_get_version(&spec_major, &spec_minor);
+  std::string v = "NVSHMEM " + std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch) +
+                  " (OpenSHMEM " + std::to_string(spec_major) + "." + std::to_string(spec_minor);
+  if (major != NVSHMEM_VENDOR_MAJOR_VERSION || minor != NVSHMEM_VENDOR_MINOR_VERSION ||
+      patch != NVSHMEM_VENDOR_PATCH_VERSION)
+    v += "; built against headers " + std::to_string(NVSHMEM_VENDOR_MAJOR_VERSION) + "." +
+         std::to_string(NVSHMEM_VENDOR_MINOR_VERSION) + "." + std::to_string(NVSHMEM_VENDOR_PATCH_VERSION);
+  return v + ")";
+}
+
 std::string NvshmemRuntime::describe() const {
-  return "NVSHMEM " + std::to_string(NVSHMEM_VENDOR_MAJOR_VERSION) + "." + std::to_string(NVSHMEM_VENDOR_MINOR_VERSION) +
-         "." + std::to_string(NVSHMEM_VENDOR_PATCH_VERSION) + ", " + std::to_string(n_pes()) + " PEs, host library in " +
+  return nvshmem_runtime_version() + ", " + std::to_string(n_pes()) + " PEs, host library in " +
          nvshmem_host_library_dir() + ", bootstrap plugin " + plugin_ + ", NVSHMEM_REMOTE_TRANSPORT=" +
          (std::getenv("NVSHMEM_REMOTE_TRANSPORT") ? std::getenv("NVSHMEM_REMOTE_TRANSPORT") : "(unset)");
 }

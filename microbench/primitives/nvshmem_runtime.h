@@ -31,7 +31,7 @@ class NvshmemRuntime {
   void* alloc(uint64_t bytes, const std::string& what);
   // nvshmem_ptr: the address through which this PE reaches `pe`'s copy of `sym` (or null).
   void* peer_address(const void* sym, int pe) const;
-  // "NVSHMEM 3.8.0; bootstrap plugin <path>; ..." for the log.
+  // nvshmem_runtime_version(), PEs, host library and bootstrap plugin, for the log.
   std::string describe() const;
 
  private:
@@ -42,5 +42,8 @@ class NvshmemRuntime {
 
 // The directory of the libnvshmem_host.so.3 this process loaded ("" if unknown).
 std::string nvshmem_host_library_dir();
+// "NVSHMEM 3.4.5 (OpenSHMEM 1.3; built against headers 3.8.0)": the loaded library's
+// version, asked at run time (the headers' part only when they differ).
+std::string nvshmem_runtime_version();
 
 }  // namespace pk::prim

@@ -142,6 +142,10 @@ Row run_spec(Context& c, const Spec& s);
 // did not time out or failed otherwise. Collective.
 inline constexpr const char* kOpLonelyWait = "lonely_wait";
 double lonely_wait(Context& c, const std::string& style);
+// The NVSHMEM signal variant whose wait is our bounded poll, then nvshmem_signal_wait_until
+// (the headline rows wait with the library's call alone, as its perftests do); the lonely
+// wait uses it, since the library's own wait cannot time out.
+inline constexpr const char* kNvshmemBoundedMode = "set_bounded_poll";
 
 // The chain buffers the library styles read, for the PK-style rows on the same memory:
 // the owner's own address (to build the chain) and the reader's view of it (collective;

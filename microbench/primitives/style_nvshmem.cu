@@ -14,6 +14,7 @@ namespace pk::prim {
 namespace {
 
 constexpr uint64_t kFlagBytes = 4096, kPayloadOffset = 128, kHelloOffset = 256, kCounterOffset = 512;
+constexpr uint64_t kMeetOffset = 64;  // the signal ping-pong's bounded handshake (zeroed with the flags)
 
 struct Heap {
   std::unique_ptr<NvshmemRuntime> rt;
@@ -122,9 +123,12 @@ Row pingpong(Context& c, Heap& h, const Spec& s) {
       pingpong_kernel<<<1, 32, 0, st>>>(side, init, total, c.cycles(gpu), c.record(gpu), c.mismatches(gpu),
                                         c.deadline(gpu));
     };
-    if (s.op == "put_signal") go(NvshmemSide<NvshmemSignal::put_signal>{sig, data, src, partner, partner});
-    else if (s.mode == "add") go(NvshmemSide<NvshmemSignal::add>{sig, data, src, partner, partner});
-    else go(NvshmemSide<NvshmemSignal::set>{sig, data, src, partner, partner});
+    auto* meet = reinterpret_cast<uint64_t*>(flags + kMeetOffset);
+    if (s.op == "put_signal") go(NvshmemSide<NvshmemSignal::put_signal, true>{sig, meet, data, src, partner, partner});
+    else if (s.mode == "add") go(NvshmemSide<NvshmemSignal::add, true>{sig, meet, data, src, partner, partner});
+    else if (s.mode == kNvshmemBoundedMode)
+      go(NvshmemSide<NvshmemSignal::set, false>{sig, meet, data, src, partner, partner});
+    else go(NvshmemSide<NvshmemSignal::set, true>{sig, meet, data, src, partner, partner});
   });
 }
 
@@ -233,9 +237,6 @@ ForeignChain nvshmem_chain(Context& c, uint64_t bytes, int reader, int owner) {
 
 void release_nvshmem() { g_heap.reset(); }
 
-std::string nvshmem_version_text() {
-  return "NVSHMEM " + std::to_string(NVSHMEM_VENDOR_MAJOR_VERSION) + "." +
-         std::to_string(NVSHMEM_VENDOR_MINOR_VERSION) + "." + std::to_string(NVSHMEM_VENDOR_PATCH_VERSION);
-}
+std::string nvshmem_version_text() { return nvshmem_runtime_version(); }
 
 }  // namespace pk::prim

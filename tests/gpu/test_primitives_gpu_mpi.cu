@@ -49,6 +49,23 @@ TEST_P(PrimitivesMpi, LonelyWaitTimesOutWithinASecond) {
   EXPECT_LT(ms, 1000.0);
 }
 
+// The headline NVSHMEM signal rows wait with the library's call alone (as its perftests do),
+// behind a bounded handshake; the labelled bounded-poll variant still runs; every row names
+// the library version the loaded libnvshmem_host reports.
+TEST(PrimitivesMpiNvshmem, SignalRowsWaitWithTheApiAloneAndNameTheRunningVersion) {
+  PK_PRIM_REQUIRE_WORLD();
+  for (const char* mode : {"set", "add", kNvshmemBoundedMode}) {
+    const Spec spec = find_spec({{"op", "signal"}, {"style", kStyleNvshmem}, {"mode", mode}});
+    const bool api_alone = std::string(mode) != kNvshmemBoundedMode;
+    EXPECT_EQ(spec.call.find("bounded") == std::string::npos, api_alone) << spec.call;
+    PK_PRIM_RUN(row, spec);
+    EXPECT_EQ(row["verified"], "yes") << mode;
+    EXPECT_EQ(row["library"].rfind("NVSHMEM ", 0), 0u) << row["library"];
+    EXPECT_NE(row["library"].find("OpenSHMEM"), std::string::npos) << row["library"];
+    std::printf("nvshmem signal %s: %s ns one way (%s)\n", mode, row["value"].c_str(), row["library"].c_str());
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Libraries, PrimitivesMpi,
                          ::testing::Values(std::string(kStyleNvshmem), std::string(kStyleNcclDev)));
 
