@@ -1,13 +1,15 @@
 # Collective study tests (tests/CMakeLists.txt includes every tests/*.cmake).
 # CPU (label cpu): pkbench_collectives_cpu_tests (busbw factors, sizes and their refusals,
 # the reference, the layouts simulated on the host, the LL line geometry, the NCCL
-# configurations, nccl-tests' timing method on a fake clock, multicast rules)
+# configurations, nccl-tests' timing method on a fake clock, its output parser and the
+# reference merge, multicast rules)
 # and the binary's argument checks. GPU (label gpu): pkbench_collectives_gpu_tests (one
 # process, 2 GPUs) and the binary on odd counts, alone and under mpirun -np 2; without a
 # GPU they skip (the binary exits 3, which ctest counts as skipped).
 if(TARGET pkbench_coll_problem)
   add_executable(pkbench_collectives_cpu_tests ${CMAKE_CURRENT_LIST_DIR}/cpu/test_collectives.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/cpu/test_collectives_ll.cpp ${CMAKE_CURRENT_LIST_DIR}/cpu/test_nccltests_method.cpp)
+    ${CMAKE_CURRENT_LIST_DIR}/cpu/test_collectives_ll.cpp ${CMAKE_CURRENT_LIST_DIR}/cpu/test_nccltests_method.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/cpu/test_nccltests_output.cpp)
   target_link_libraries(pkbench_collectives_cpu_tests PRIVATE pkbench_coll_problem GTest::gtest_main)
   gtest_discover_tests(pkbench_collectives_cpu_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS cpu)
 endif()

@@ -37,6 +37,7 @@
 #include "coll_nccl.h"
 #include "coll_nvshmem.h"
 #include "coll_problem.h"
+#include "coll_schema.h"
 
 namespace pk::coll {
 
@@ -172,9 +173,6 @@ struct PointSpec {
   std::shared_ptr<Impl> impl;
   std::string name() const;  // collective/impl/dtype/bytes/mode: the benchmark's name
 };
-
-// The columns of collectives.csv (metadata appended by the study).
-const std::vector<std::string>& coll_columns();
 
 // Collectives per timed sample at `bytes`, the same for every implementation: up to `most`,
 // fewer for large messages so that a sample stays near 256 MiB of traffic per rank.

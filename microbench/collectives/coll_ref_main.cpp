@@ -1,0 +1,132 @@
+// pkbench_coll_ref: nccl-tests' own figures merged into a collectives CSV as the reference
+// columns of the NCCL rows (ref_tool, ref_time_us, ref_ratio = time_us_nccltests / the
+// tool's time), and the ratios printed, one line per NCCL row.
+//   pkbench_coll_ref --csv=collectives.csv [--out=merged.csv] --nccl-tests=[CONFIG:]FILE ...
+// CONFIG is the nccl_config the tool ran as (default; symmetric for -R 2); FILE is the
+// captured stdout of all_reduce_perf & co. (eager, or -G for the graph rows).
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "coll_problem.h"
+#include "nccltests_output.h"
+
+using namespace pk::coll;
+
+namespace {
+
+constexpr int kBadInput = 2;
+
+int usage(const std::string& why) {
+  std::fprintf(stderr, "pkbench_coll_ref: error: %s\nusage: pkbench_coll_ref --csv=FILE [--out=FILE] "
+               "--nccl-tests=[CONFIG:]FILE ...\n", why.c_str());
+  return kBadInput;
+}
+
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> v;
+  std::string cell;
+  std::istringstream in(s);
+  while (std::getline(in, cell, ',')) v.push_back(cell);
+  if (!s.empty() && s.back() == ',') v.push_back("");
+  return v;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string csv, out;
+  std::vector<std::pair<std::string, std::string>> refs;  // config, file
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&](const std::string& flag) { return a.substr(flag.size()); };
+    if (a.rfind("--csv=", 0) == 0) csv = value("--csv=");
+    else if (a.rfind("--out=", 0) == 0) out = value("--out=");
+    else if (a.rfind("--nccl-tests=", 0) == 0) {
+      std::string v = value("--nccl-tests="), config = "default";
+      if (const size_t colon = v.find(':'); colon != std::string::npos) {
+        config = v.substr(0, colon);
+        v.erase(0, colon + 1);
+        bool known = false;
+        for (const auto& c : nccl_configs()) known |= c.label() == config;
+        if (!known) return usage("--nccl-tests=" + config + ":...: unknown nccl_config '" + config + "'");
+      }
+      refs.push_back({config, v});
+    } else if (a == "--help" || a == "-h") {
+      usage("help");
+      return 0;
+    } else {
+      return usage("unknown argument '" + a + "'");
+    }
+  }
+  if (csv.empty()) return usage("--csv: missing");
+  if (refs.empty()) return usage("--nccl-tests: missing");
+  if (out.empty()) out = csv;
+
+  std::ifstream f(csv);
+  if (!f) return usage("--csv=" + csv + ": cannot read");
+  std::string line;
+  std::getline(f, line);
+  const std::vector<std::string> header = split_commas(line);
+  for (const char* need : {"collective", "dtype", "bytes", "gpus", "launch_mode", "nccl_config", "status",
+                           "time_us_nccltests", "ref_tool", "ref_time_us", "ref_ratio"})
+    if (std::find(header.begin(), header.end(), need) == header.end())
+      return usage("--csv=" + csv + ": no '" + need + "' column (not a collectives CSV of this version)");
+  std::vector<CsvRow> rows;
+  while (std::getline(f, line)) {
+    if (line.empty()) continue;
+    const auto cells = split_commas(line);
+    if (cells.size() != header.size())
+      return usage("--csv=" + csv + ": line " + std::to_string(rows.size() + 2) + " has " +
+                   std::to_string(cells.size()) + " fields, the header " + std::to_string(header.size()));
+    CsvRow r;
+    for (size_t k = 0; k < header.size(); ++k) r[header[k]] = cells[k];
+    rows.push_back(std::move(r));
+  }
+
+  int filled = 0;
+  for (const auto& [config, file] : refs) {
+    std::ifstream t(file);
+    if (!t) return usage("--nccl-tests=" + file + ": cannot read");
+    std::stringstream text;
+    text << t.rdbuf();
+    NcclTestsRun run;
+    try {
+      run = parse_nccltests_output(text.str());
+    } catch (const std::exception& e) {
+      return usage("--nccl-tests=" + file + ": " + e.what());
+    }
+    for (const auto& l : run.lines)
+      if (l.wrong > 0) return usage("--nccl-tests=" + file + ": the tool reported wrong results; not a reference");
+    filled += merge_nccltests(rows, {run}, config);
+  }
+
+  const std::string tmp = out + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream o(tmp);
+    for (size_t k = 0; k < header.size(); ++k) o << (k ? "," : "") << header[k];
+    o << "\n";
+    for (auto& r : rows) {
+      for (size_t k = 0; k < header.size(); ++k) o << (k ? "," : "") << r[header[k]];
+      o << "\n";
+    }
+    if (!o) return usage("--out=" + out + ": cannot write");
+  }
+  if (std::rename(tmp.c_str(), out.c_str()) != 0) return usage("--out=" + out + ": cannot rename into place");
+
+  std::printf("%-16s %-22s %-6s %11s %-6s %14s %11s %7s\n", "collective", "nccl_config", "dtype", "bytes", "mode",
+              "nccltests_us", "tool_us", "ratio");
+  for (auto& r : rows) {
+    if (r["ref_tool"].empty()) continue;
+    std::printf("%-16s %-22s %-6s %11s %-6s %14s %11s %7s\n", r["collective"].c_str(), r["nccl_config"].c_str(),
+                r["dtype"].c_str(), r["bytes"].c_str(), r["launch_mode"].c_str(), r["time_us_nccltests"].c_str(),
+                r["ref_time_us"].c_str(), r["ref_ratio"].c_str());
+  }
+  std::printf("%d NCCL rows have a reference figure (%s)\n", filled, out.c_str());
+  return filled > 0 ? 0 : 1;
+}

@@ -1,0 +1,119 @@
+#include "nccltests_output.h"
+
+#include <cstdio>
+#include <sstream>
+#include <stdexcept>
+
+namespace pk::coll {
+
+namespace {
+
+[[noreturn]] void bad(int line, const std::string& what) {
+  throw std::runtime_error("nccl-tests output line " + std::to_string(line) + ": " + what);
+}
+
+// The integer after `key` on a header line, e.g. "graph: 1".
+bool int_after(const std::string& s, const std::string& key, int& out) {
+  const size_t at = s.find(key);
+  if (at == std::string::npos) return false;
+  return std::sscanf(s.c_str() + at + key.size(), "%d", &out) == 1;
+}
+
+}  // namespace
+
+std::string NcclTestsRun::collective() const {
+  for (const char* c : {"all_reduce", "all_gather", "reduce_scatter"})
+    if (program == std::string(c) + "_perf") return c;
+  if (program == "alltoall_perf") return "all_to_all";
+  return "";
+}
+
+std::string NcclTestsRun::tool() const { return "nccl-tests " + version + " " + program; }
+
+std::string nccltests_type_of(const std::string& d) {
+  if (d == "bf16") return "bfloat16";
+  if (d == "fp32") return "float";
+  return d;
+}
+
+NcclTestsRun parse_nccltests_output(const std::string& text) {
+  NcclTestsRun r;
+  std::istringstream in(text);
+  std::string s;
+  int n = 0;
+  bool table = false;
+  while (std::getline(in, s)) {
+    ++n;
+    if (!s.empty() && s.back() == '\r') s.pop_back();
+    if (s.rfind("# nccl-tests version ", 0) == 0) {
+      std::istringstream w(s.substr(21));
+      w >> r.version;
+    } else if (s.rfind("# Collective test starting: ", 0) == 0) {
+      r.program = s.substr(28);
+      while (!r.program.empty() && r.program.back() == ' ') r.program.pop_back();
+      if (const size_t slash = r.program.rfind('/'); slash != std::string::npos) r.program.erase(0, slash + 1);
+    } else if (s.rfind("# nThread", 0) == 0) {
+      // "... warmup iters: W iters: N agg iters: ..."
+      const size_t warm = s.find("warmup iters: ");
+      if (!int_after(s, "graph: ", r.graph_launches) || warm == std::string::npos ||
+          !int_after(s.substr(warm + 14), " iters: ", r.iters))
+        bad(n, "a run header without 'iters:' and 'graph:'");
+    } else if (s.rfind("#  Rank ", 0) == 0) {
+      ++r.ranks;
+    } else if (s.rfind("# ", 0) == 0 && s.find("(elements)") != std::string::npos) {
+      table = true;  // the second line of the result header
+    } else if (table && !s.empty() && s[0] != '#') {
+      // size count type redop root | time algbw busbw #wrong | time algbw busbw #wrong
+      std::istringstream w(s);
+      std::string size, count, type, redop, root, time, algbw, busbw, wrong;
+      if (!(w >> size >> count >> type >> redop >> root >> time >> algbw >> busbw >> wrong))
+        bad(n, "a result line with fewer than 9 fields: '" + s + "'");
+      NcclTestsLine l;
+      try {
+        size_t used = 0;
+        l.bytes = std::stoull(size, &used);
+        if (used != size.size()) throw std::invalid_argument(size);
+        l.time_us = std::stod(time, &used);
+        if (used != time.size() || !(l.time_us > 0)) throw std::invalid_argument(time);
+        l.wrong = wrong == "N/A" ? -1 : std::stoll(wrong);
+      } catch (const std::exception&) {
+        bad(n, "unreadable size, time or #wrong in '" + s + "'");
+      }
+      l.type = type;
+      r.lines.push_back(l);
+    }
+  }
+  if (r.version.empty()) bad(n, "no '# nccl-tests version' line: not nccl-tests output");
+  if (r.program.empty()) bad(n, "no '# Collective test starting' line");
+  if (r.lines.empty()) bad(n, "no result lines");
+  return r;
+}
+
+int merge_nccltests(std::vector<CsvRow>& rows, const std::vector<NcclTestsRun>& runs, const std::string& config) {
+  int filled = 0;
+  for (CsvRow& row : rows) {
+    if (row["nccl_config"] != config || row["status"] != "ok") continue;
+    const bool graph = row["launch_mode"] == "graph";
+    for (const NcclTestsRun& run : runs) {
+      if (run.collective() != row["collective"] || (run.graph_launches > 0) != graph ||
+          std::to_string(run.ranks) != row["gpus"])
+        continue;
+      for (const NcclTestsLine& l : run.lines) {
+        if (std::to_string(l.bytes) != row["bytes"] || l.type != nccltests_type_of(row["dtype"])) continue;
+        char buf[32];
+        row["ref_tool"] = run.tool() + (graph ? " -G " + std::to_string(run.graph_launches) : "");
+        std::snprintf(buf, sizeof buf, "%.4g", l.time_us);
+        row["ref_time_us"] = buf;
+        const std::string ours = row["time_us_nccltests"];
+        if (!ours.empty()) {
+          std::snprintf(buf, sizeof buf, "%.4f", std::stod(ours) / l.time_us);
+          row["ref_ratio"] = buf;
+        }
+        ++filled;
+      }
+    }
+  }
+  return filled;
+}
+
+}  // namespace pk::coll

@@ -1,0 +1,40 @@
+#pragma once
+// nccl-tests' text output (its src/util.cu: writeDeviceReport, writeResultHeader,
+// writeBenchmarkLine*) read back, and its figures merged into the study's NCCL rows as the
+// reference columns (ref_tool, ref_time_us, ref_ratio).
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace pk::coll {
+
+struct NcclTestsLine {
+  uint64_t bytes = 0;  // nccl-tests' "size": the study's `bytes` for every collective
+  std::string type;    // bfloat16, float, ...
+  double time_us = 0;  // out-of-place (the study's buffers are out of place)
+  long long wrong = -1;  // -1: N/A (run with -c 0)
+};
+
+struct NcclTestsRun {
+  std::string version;     // "2.19.6"
+  std::string program;     // "all_reduce_perf"
+  int ranks = 0;           // "#  Rank  n ..." lines
+  int graph_launches = 0;  // -G; 0: eager
+  int iters = 0;           // -n
+  std::vector<NcclTestsLine> lines;
+  std::string collective() const;  // the study's name: all_reduce, all_gather, ...; "" if none
+  std::string tool() const;        // "nccl-tests 2.19.6 all_reduce_perf"
+};
+
+// Throws std::runtime_error naming the line for anything it cannot read.
+NcclTestsRun parse_nccltests_output(const std::string& text);
+std::string nccltests_type_of(const std::string& study_dtype);  // bf16 -> bfloat16, fp32 -> float
+
+// Fills ref_tool, ref_time_us, ref_ratio (time_us_nccltests / ref_time_us) of every row of
+// `config` (the nccl_config column: default, symmetric, ...) whose collective, dtype, bytes,
+// GPU count and launch mode a run in `runs` measured. Returns the rows filled.
+using CsvRow = std::map<std::string, std::string>;
+int merge_nccltests(std::vector<CsvRow>& rows, const std::vector<NcclTestsRun>& runs, const std::string& config);
+
+}  // namespace pk::coll
