@@ -26,8 +26,10 @@ static const char* kUsage =
 static double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 int main(int argc, char** argv) {
+  answer_help(argc, argv, kUsage);
   try {
     if (argc == 5 && std::string(argv[1]) == "--generate") {
+      check_output_parent(argv[0], "OUT.csv", argv[4], kUsage);
       char* end = nullptr;
       const long long rows = std::strtoll(argv[2], &end, 10);
       if (*end || rows <= 0) usage_error(argv[0], std::string("ROWS '") + argv[2] + "' is not a positive integer", kUsage);

@@ -104,19 +104,32 @@ inline bool same(std::string_view a, std::string_view b) {
   return true;
 }
 
-std::string quote_value(std::string_view v) {
-  std::string s(v.substr(0, 80));
-  return "'" + s + (v.size() > 80 ? "...'" : "'");
+// The suite's columns carry their unit in the name (DESIGN.md): a time, a bandwidth, a size
+// or a rate is measured, never negative, whichever reader declares it.
+bool measured_by_name(const std::string& n) {
+  auto ends = [&](const char* suf) {
+    const size_t k = std::strlen(suf);
+    return n.size() >= k && n.compare(n.size() - k, k, suf) == 0;
+  };
+  return n.rfind("time_us", 0) == 0 || n.rfind("tflops", 0) == 0 || n.find("gbps") != std::string::npos ||
+         ends("bytes");
 }
 
+std::string quote_value(std::string_view v) { return "'" + clip(v, 80) + "'"; }
+
 }  // namespace
+
+std::string clip(std::string_view v, size_t n) {
+  if (v.size() <= n) return std::string(v);
+  return std::string(v.substr(0, n)) + "...";
+}
 
 std::string where(const std::string& path, size_t line, size_t field, const std::string& column) {
   std::string w = path;
   if (line) w += ":" + std::to_string(line);
   if (line && field) w += ":" + std::to_string(field);
   w += ":";
-  if (!column.empty()) w += " column '" + column + "':";
+  if (!column.empty()) w += " column " + quote_value(column) + ":";
   return w;
 }
 
@@ -208,6 +221,18 @@ CsvTable CsvTable::read(const std::string& path, const std::vector<std::string>&
 }
 
 CsvTable CsvTable::read(const std::string& path, const std::vector<Field>& fields, const ReadOptions& options) {
+  try {
+    return read_unclipped(path, fields, options);
+  } catch (const std::runtime_error& e) {
+    // Every value in a message is quoted clipped; this bounds what is left (a huge path).
+    const std::string_view m = e.what();
+    if (m.size() <= 2000) throw;
+    throw std::runtime_error(clip(m, 2000));
+  }
+}
+
+CsvTable CsvTable::read_unclipped(const std::string& path, const std::vector<Field>& fields,
+                                  const ReadOptions& options) {
   CsvTable t;
   t.path_ = path;
   {
@@ -216,14 +241,16 @@ CsvTable CsvTable::read(const std::string& path, const std::vector<Field>& field
     if (!in.next(header) || header.empty()) throw std::runtime_error(where(path, 1, 0) + " empty file (no header line)");
     std::vector<std::string_view> cells;
     split(header, cells);
+    std::unordered_map<std::string_view, size_t> names;  // a set: a 100k-column header stays linear
     for (size_t i = 0; i < cells.size(); ++i) {
       const std::string name(cells[i]);
       if (name.find('"') != std::string::npos)
         throw std::runtime_error(where(path, 1, i + 1) + " quoted header field " + quote_value(name) +
                                  ": not a pkbench CSV (pkbench writes plain fields)");
       if (name.empty()) throw std::runtime_error(where(path, 1, i + 1) + " empty column name: not a pkbench CSV");
-      if (std::find(t.header_.begin(), t.header_.end(), name) != t.header_.end())
-        throw std::runtime_error(where(path, 1, i + 1) + " column '" + name + "' appears twice");
+      if (!names.emplace(cells[i], i).second)
+        throw std::runtime_error(where(path, 1, i + 1) + " column " + quote_value(name) + " appears twice (also field " +
+                                 std::to_string(names[cells[i]] + 1) + ")");
       t.header_.push_back(name);
     }
 
@@ -239,6 +266,7 @@ CsvTable CsvTable::read(const std::string& path, const std::vector<Field>& field
     for (size_t f = 0; f < t.fields_.size(); ++f) {
       Column& c = t.cols_[f];
       c.decl = t.fields_[f];
+      if (c.decl.type != ColumnType::text && measured_by_name(c.decl.name)) c.decl.non_negative = true;
       if (!t.field_index_.emplace(c.decl.name, static_cast<int>(f)).second)
         throw std::logic_error("reader of " + path + " declares column '" + c.decl.name + "' twice");
       auto it = std::find(t.header_.begin(), t.header_.end(), c.decl.name);
@@ -257,8 +285,9 @@ CsvTable CsvTable::read(const std::string& path, const std::vector<Field>& field
     auto check_header = [&](const std::string& study, size_t line) {
       if (!options.study.empty() && !study.empty() && study != options.study) {
         const int hi = t.cols_[study_f].header_index;
-        throw std::runtime_error(where(path, line, hi + 1, kStudyColumn) + " '" + study + "', expected '" +
-                                 options.study + "': this is a " + study + " CSV, not a " + options.study + " one");
+        throw std::runtime_error(where(path, line, hi + 1, kStudyColumn) + " " + quote_value(study) + ", expected '" +
+                                 options.study + "': this is a " + clip(study, 80) + " CSV, not a " + options.study +
+                                 " one");
       }
       const std::string name = options.study.empty() ? study : options.study;
       schema = find_study(name);
@@ -332,6 +361,9 @@ CsvTable CsvTable::read(const std::string& path, const std::vector<Field>& field
             if (r.ec != std::errc() || r.ptr != v.data() + v.size() || !std::isfinite(x))
               throw std::runtime_error(where(path, line, c.header_index + 1, c.decl.name) + " " + quote_value(v) +
                                        " is not a number");
+            if (c.decl.non_negative && x < 0)
+              throw std::runtime_error(where(path, line, c.header_index + 1, c.decl.name) + " " + quote_value(v) +
+                                       " is negative");
           }
           c.numbers.push_back(x);
           break;
@@ -343,6 +375,9 @@ CsvTable CsvTable::read(const std::string& path, const std::vector<Field>& field
             if (r.ec != std::errc() || r.ptr != v.data() + v.size() || x == kEmptyInteger)
               throw std::runtime_error(where(path, line, c.header_index + 1, c.decl.name) + " " + quote_value(v) +
                                        " is not an integer");
+            if (c.decl.non_negative && x < 0)
+              throw std::runtime_error(where(path, line, c.header_index + 1, c.decl.name) + " " + quote_value(v) +
+                                       " is negative");
           }
           c.integers.push_back(x);
           break;
@@ -396,15 +431,15 @@ CsvTable CsvTable::read(const std::string& path, const std::vector<Field>& field
           if (i < ncols) {
             if (static_cast<int>(i) == study_hi && !same(v, t.study_))
               throw std::runtime_error(where(path, line, i + 1, kStudyColumn) + " " + quote_value(v) + " but line " +
-                                       std::to_string(first_machine_line) + " has '" + t.study_ +
-                                       "': rows of two studies in one file");
+                                       std::to_string(first_machine_line) + " has " + quote_value(t.study_) +
+                                       ": rows of two studies in one file");
             if (options.one_machine)
               for (int m = 0; m < 3; ++m)
                 if (static_cast<int>(i) == machine_hi[m] && !same(v, first_machine[m]))
                   throw std::runtime_error(
                       where(path, line, i + 1, kMachineColumns[m]) + " " + quote_value(v) + " but line " +
-                      std::to_string(first_machine_line) + " has '" + first_machine[m] +
-                      "': rows from two machines or GPU counts in one table (keep one file per machine)");
+                      std::to_string(first_machine_line) + " has " + quote_value(first_machine[m]) +
+                      ": rows from two machines or GPU counts in one table (keep one file per machine)");
             if (field_of[i] >= 0) store(field_of[i], v, line);
           }
           ++i;

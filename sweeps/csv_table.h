@@ -29,6 +29,10 @@ struct Field {
   std::string name;
   ColumnType type = ColumnType::text;
   bool required = true;  // false: the column may be absent (older CSVs); its cells read as empty
+  // A measured quantity: a negative value is refused with its place, like a malformed one,
+  // so no consumer ever ranks or divides by one. Set by itself for a number column named as
+  // a time, bandwidth, size or rate (time_us*, *gbps*, *bytes, tflops*).
+  bool non_negative = false;
 };
 
 struct ReadOptions {
@@ -104,6 +108,9 @@ class CsvTable {
   std::vector<Column> cols_;
   std::unordered_map<std::string, int> field_index_;
   std::vector<uint32_t> lines_;
+
+  static CsvTable read_unclipped(const std::string& path, const std::vector<Field>& fields,
+                                 const ReadOptions& options);
 };
 
 // The header and the first row's `study` value ("" if no such column or no row), reading
@@ -114,7 +121,11 @@ struct CsvPeek {
 };
 CsvPeek peek_csv(const std::string& path);
 
-// "path:line:field: column 'c': why" (line/field 0: left out).
+// At most the first 200 characters of a value quoted in a message, then "...": a message
+// quoting a 50 MB line stays short.
+std::string clip(std::string_view v, size_t n = 200);
+
+// "path:line:field: column 'c': why" (line/field 0: left out; the column name clipped).
 std::string where(const std::string& path, size_t line, size_t field, const std::string& column = "");
 
 }  // namespace pk::sweeps

@@ -1,12 +1,15 @@
 // pkbench_merge: concatenates CSVs of one study and one machine into one (the parts that
 // scripts/reproduce.sh runs one step at a time), after reading every part with the
 // study's declaration: same header, same study, same machine, every value well formed.
+// A part named twice, or a row repeated from an earlier part, is refused (never merged
+// twice, never silently dropped).
 //   pkbench_merge OUT.csv PART.csv...
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "../microbench/harness/tidy_csv.h"
@@ -15,18 +18,31 @@
 
 using namespace pk::sweeps;
 
-static const char* kUsage = "usage: pkbench_merge OUT.csv PART.csv...\n";
+static const char* kUsage =
+    "usage: pkbench_merge OUT.csv PART.csv...\n"
+    "  one study, one machine; a part named twice or a row repeated across parts is refused\n";
 
 int main(int argc, char** argv) {
+  answer_help(argc, argv, kUsage);
   if (argc < 3) usage_error(argv[0], "an output and at least one part are needed", kUsage);
-  for (int i = 2; i < argc; ++i)
+  check_output_parent(argv[0], "OUT.csv", argv[1], kUsage);
+  for (int i = 2; i < argc; ++i) {
     if (!std::filesystem::is_regular_file(argv[i])) usage_error(argv[0], std::string("'") + argv[i] + "': no such file", kUsage);
+    for (int j = 2; j < i; ++j) {
+      std::error_code ec;
+      if (std::filesystem::equivalent(argv[i], argv[j], ec))
+        usage_error(argv[0], std::string("'") + argv[i] + "' and '" + argv[j] + "' are the same part: its rows would count twice", kUsage);
+    }
+  }
   try {
     std::string merged, header_line;
     std::vector<std::string> header;
     std::string study;
     Machine machine;
     size_t rows = 0;
+    // Every data row, where it was first seen: a copied part has identical rows (same
+    // timestamps), which a merge must not count twice.
+    std::unordered_map<std::string, std::string> seen;
     for (int i = 2; i < argc; ++i) {
       // Every header column as text: the study's declaration checks the names, one_machine the rows.
       std::vector<Field> f;
@@ -48,13 +64,18 @@ int main(int argc, char** argv) {
       std::ifstream in(argv[i], std::ios::binary);
       std::string line;
       bool first = true;
+      size_t line_no = 0;
       while (std::getline(in, line)) {
+        ++line_no;
         if (first) {
           first = false;
           if (i == 2) merged += line + "\n";
           continue;
         }
         if (!line.empty()) {
+          const std::string at = std::string(argv[i]) + ":" + std::to_string(line_no);
+          if (auto [it, fresh] = seen.emplace(line, at); !fresh)
+            throw std::runtime_error(at + ": the same row as " + it->second + ": a part given twice?");
           merged += line + "\n";
           ++rows;
         }

@@ -9,15 +9,17 @@
 #include <vector>
 
 #include "../microbench/harness/tidy_csv.h"
+#include "cli_util.h"
 #include "targets.h"
 
 using namespace pk::sweeps;
 
+static const char* kUsage = "usage: pkbench_peer_modes OUT.md MODE=DIR MODE=DIR [...]\n  (the first mode is the reference)\n";
+
 int main(int argc, char** argv) {
-  if (argc < 4) {
-    std::fprintf(stderr, "usage: %s OUT.md MODE=DIR MODE=DIR [...]\n  (the first mode is the reference)\n", argv[0]);
-    return 2;
-  }
+  answer_help(argc, argv, kUsage);
+  if (argc < 4) usage_error(argv[0], "an output and at least two MODE=DIR are needed", kUsage);
+  check_output_parent(argv[0], "OUT.md", argv[1], kUsage);
   std::vector<std::pair<std::string, std::string>> args;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];

@@ -6,16 +6,17 @@
 #include <string>
 
 #include "../microbench/harness/tidy_csv.h"
+#include "cli_util.h"
 #include "transfer_table.h"
 
+static const char* kUsage =
+    "usage: pkbench_transfer_summary TRANSFER_CSV OUT_DIR [ELAPSED_SECONDS]\n"
+    "  writes OUT_DIR/transfer_summary.md and OUT_DIR/transfer_tuning.csv\n";
+
 int main(int argc, char** argv) {
-  if (argc < 3 || argc > 4) {
-    std::fprintf(stderr,
-                 "usage: %s TRANSFER_CSV OUT_DIR [ELAPSED_SECONDS]\n"
-                 "  writes OUT_DIR/transfer_summary.md and OUT_DIR/transfer_tuning.csv\n",
-                 argv[0]);
-    return 2;
-  }
+  pk::sweeps::answer_help(argc, argv, kUsage);
+  if (argc < 3 || argc > 4) pk::sweeps::usage_error(argv[0], "a CSV and an output folder are needed", kUsage);
+  pk::sweeps::check_output_parent(argv[0], "OUT_DIR", argv[2], kUsage);
   double elapsed = -1;
   if (argc == 4) {
     const std::string e = argv[3];

@@ -77,21 +77,24 @@ double TransferRow::gbps_high() const {
 
 TransferData read_transfer(const std::string& path) {
   using T = ColumnType;
+  // Sizes, rates, times and knob values are measured or chosen quantities: never negative
+  // (a negative rate would rank below nothing and leave no configuration in a bucket's band).
+  const bool kMeasured = true;
   std::vector<Field> fields = {{"sweep"},
                                {"mechanism"},
                                {"direction"},
                                {"pattern"},
                                {"status"},
-                               {"message_bytes", T::integer},
-                               {"gbps", T::number},
-                               {"line_rate_gbps", T::number},
-                               {"time_us_median", T::number, false},
-                               {"time_us_min", T::number, false},
-                               {"time_us_max", T::number, false},
-                               {"cv", T::number, false},
+                               {"message_bytes", T::integer, true, kMeasured},
+                               {"gbps", T::number, true, kMeasured},
+                               {"line_rate_gbps", T::number, true, kMeasured},
+                               {"time_us_median", T::number, false, kMeasured},
+                               {"time_us_min", T::number, false, kMeasured},
+                               {"time_us_max", T::number, false, kMeasured},
+                               {"cv", T::number, false, kMeasured},
                                {"git_commit", T::text, false},
                                {"peer_mode", T::text, false}};
-  for (const auto& k : transfer_knob_columns()) fields.push_back({k, T::integer});
+  for (const auto& k : transfer_knob_columns()) fields.push_back({k, T::integer, true, kMeasured});
   ReadOptions o;
   o.study = "transfer";
   const CsvTable t = CsvTable::read(path, fields, o);
@@ -317,9 +320,11 @@ TuningTable transfer_tuning(const TransferData& d) {
       if (rs.empty()) continue;
       const TransferRow* fastest = *std::max_element(rs.begin(), rs.end(), [](auto a, auto b) { return a->gbps < b->gbps; });
       const double band_low = fastest->gbps_low();
-      std::vector<const TransferRow*> tied;
+      // The fastest is always in its own band, whatever its sample range says.
+      std::vector<const TransferRow*> tied = {fastest};
       const TransferRow* runner = nullptr;
       for (const TransferRow* r : rs) {
+        if (r == fastest) continue;
         if (r->gbps_high() >= band_low) tied.push_back(r);
         else if (!runner || r->gbps > runner->gbps) runner = r;
       }

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "../harness/args.h"
+#include "../harness/capability.h"
 #include "../harness/cuda_check.h"
 #include "../harness/metadata.h"
 #include "../harness/study.h"
@@ -31,6 +32,15 @@ std::vector<std::string> split(const std::string& s) {
     a = b + 1;
   }
   return v;
+}
+
+// What an implementation needs of the GPU (harness kernels fill and check every buffer, so
+// every point needs this build's device code).
+std::vector<pk::Feature> needs_of(const Impl& i) {
+  std::vector<pk::Feature> f = {pk::Feature::device_code};
+  if (i.name().find("tma") != std::string::npos) f.push_back(pk::Feature::tma);
+  if (i.family() == "multicast") f.push_back(pk::Feature::multicast);
+  return f;
 }
 
 }  // namespace
@@ -89,7 +99,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 128))
       ->capture_default_str();
   app.add_option("--nccltests-iters", cfg.nccltests_iters, "nccl-tests' -n for the nccl-tests-style time")->check(CLI::Range(1, 100000))->capture_default_str();
-  app.add_option("--seed", cfg.seed, "input pattern seed")->capture_default_str();
+  app.add_option("--seed", cfg.seed, "input pattern seed")->check(CLI::NonNegativeNumber)->capture_default_str();
   {
     std::string names;
     for (const auto& c : nccl_configs()) names += (names.empty() ? "" : ", ") + c.name;
@@ -132,18 +142,39 @@ int main(int argc, char** argv) {
     cfg.tensor_sizes = pk::parse_size_list(tsizes);
     if (!counts.empty()) cfg.counts = pk::parse_size_list(counts);
     if (!tcounts.empty()) cfg.tensor_counts = pk::parse_size_list(tcounts);
+    // Whatever the GPU count, a collective moves at least one element: refused before the
+    // GPU is looked for.
+    for (auto [flag, list] : {std::pair{"--sizes", &cfg.sizes}, {"--tensor-sizes", &cfg.tensor_sizes},
+                              {"--counts", &cfg.counts}, {"--tensor-counts", &cfg.tensor_counts}})
+      for (uint64_t v : *list)
+        if (v == 0) throw pk::ArgError(std::string(flag) + ": 0: a collective needs at least one element per rank");
+    if (cfg.dims.cols == 0) throw pk::ArgError("--tensor-cols=0: the *_cols layouts need at least one column per rank");
     cfg.sizes_given = app.count("--sizes") > 0;
     cfg.tensor_sizes_given = app.count("--tensor-sizes") > 0;
     const auto shape = split(a2a);
-    if (shape.size() != 3) throw pk::ArgError("--a2a-shape: expected B,H,D");
-    cfg.dims.batch = std::stoull(shape[0]);
-    cfg.dims.heads = std::stoull(shape[1]);
-    cfg.dims.head_dim = std::stoull(shape[2]);
+    if (shape.size() != 3) throw pk::ArgError("--a2a-shape=" + a2a + ": expected B,H,D");
+    uint64_t* dims[3] = {&cfg.dims.batch, &cfg.dims.heads, &cfg.dims.head_dim};
+    for (int k = 0; k < 3; ++k) {
+      const auto& d = shape[k];
+      if (d.find_first_not_of("0123456789") != std::string::npos || d.size() > 9 || std::stoull(d) == 0)
+        throw pk::ArgError("--a2a-shape=" + a2a + ": B, H and D are positive integers");
+      *dims[k] = std::stoull(d);
+    }
     if (impls != "all") {
       std::set<std::string> known;
       for (auto& i : all) known.insert(i->name());
       std::vector<std::shared_ptr<Impl>> keep;
       for (const auto& want : split(impls)) {
+        // Named in the help, but not registered in this run: say why rather than "unknown".
+        bool multicast_name = false;
+        for (auto& i : multicast_impls()) multicast_name |= i->name() == want;
+        if (!known.count(want) && multicast_name)
+          throw pk::ArgError("--impls=" + want +
+                             ": the NVSwitch multicast variant is refused by policy unless --allow-multicast is given "
+                             "(multicast can put a shared host's GPUs out of service)");
+        if (!known.count(want) && want == "nvshmem" && nvshmem_impls().empty())
+          throw pk::ArgError("--impls=nvshmem: this build has no NVSHMEM (the nvidia-nvshmem-cu13 wheel or "
+                             "PKBENCH_NVSHMEM_ROOT was not found when it was configured)");
         if (!known.count(want)) throw pk::ArgError("--impls: unknown implementation '" + want + "'");
         for (auto& i : all)
           if (i->name() == want) keep.push_back(i);
@@ -161,18 +192,16 @@ int main(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return pk::kExitBadInput;
   bool want_nccl = false;
   for (auto& i : all) want_nccl |= i->baseline() && i->family().rfind("nccl", 0) == 0;
-  if (int rc = study.start(); rc >= 0) return rc;
 
-  const int n = study.group().size();
   // Points: baselines first at every (collective, dtype, size, mode), so ours can be
   // compared with them in the same row.
-  std::vector<PointSpec> points;
   std::vector<std::shared_ptr<Impl>> ordered;
   for (auto& i : all)
     if (i->baseline()) ordered.push_back(i);
   for (auto& i : all)
     if (!i->baseline()) ordered.push_back(i);
-  try {
+  auto plan = [&](int n) {
+    std::vector<PointSpec> points;
     for (const auto& c : cfg.collectives) {
       const int layout = layout_of(c);
       const bool tensor = layout == kAllGatherCols || layout == kReduceScatterCols || layout == kAllToAll4d;
@@ -203,6 +232,27 @@ int main(int argc, char** argv) {
         }
       }
     }
+    return points;
+  };
+  if (study.list_planned()) {
+    // --arch, or no GPU here: the points of a two-GPU run, which every machine can inspect.
+    try {
+      const pk::GpuInfo g = study.planned_gpu();
+      study.note("note: planned for 2 GPUs");
+      for (const auto& p : plan(2)) {
+        const std::string why = pk::missing_features(needs_of(*p.impl), g);
+        std::printf("%s%s%s\n", p.name().c_str(), why.empty() ? "" : " skipped: ", why.c_str());
+      }
+      return 0;
+    } catch (const pk::ArgError& e) {
+      return study.bad_input(e.what());
+    }
+  }
+  if (int rc = study.start(); rc >= 0) return rc;
+
+  std::vector<PointSpec> points;
+  try {
+    points = plan(study.group().size());
   } catch (const pk::ArgError& e) {
     return study.bad_input(e.what());
   }

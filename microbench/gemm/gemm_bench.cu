@@ -15,6 +15,7 @@
 #include <set>
 
 #include "../harness/args.h"
+#include "../harness/capability.h"
 #include "../harness/cuda_check.h"
 #include "../harness/device_runtime.h"
 #include "../harness/gbench_csv.h"
@@ -43,6 +44,14 @@ struct StudyOptions {
   int group_m = 0;  // 0: each variant's default
   int max_groups = 16;
 };
+
+// What an implementation needs of the GPU: this suite's GEMM is wgmma (sm_90a only, until a
+// Blackwell GEMM exists); cuBLASLt stands in for compute everywhere (the harness's gate is a
+// kernel of this build).
+std::vector<Feature> needs_of(const std::string& impl) {
+  if (impl == kImplPk) return {Feature::device_code, Feature::wgmma};
+  return {Feature::device_code};
+}
 
 class GemmStudy {
  public:
@@ -181,6 +190,7 @@ class GemmStudy {
   }
 
   void measure(benchmark::State& state, const Point& p, Row& row) {
+    if (auto why = missing_features(needs_of(p.impl), topo_.gpus[0]); !why.empty()) throw SkipPoint(why);
     const GpuInfo& g = topo_.gpus[0];
     ensure_shape(p.shape);
     row["groups"] = std::to_string(buf_.groups);
@@ -350,8 +360,12 @@ int main(int argc, char** argv) {
       for (const auto& v : variants)
         for (const auto& s : shapes) check_shape(variant_info(v), s);
     try {
+      // More SMs than any supported GPU has is refused here, before the GPU is looked for.
+      const int most = largest_supported_gpu().sm_count;
       for (int n : parse_int_list(sms_arg, INT_MAX))
         if (n < 1) throw ArgError("SM counts must be >= 1");
+        else if (n != INT_MAX && n > most)
+          throw ArgError(std::to_string(n) + " SMs: no supported GPU has more than " + std::to_string(most));
     } catch (const ArgError& e) {
       throw ArgError(std::string("--sms: ") + e.what());
     }
@@ -361,27 +375,41 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return kExitBadInput;
 
+  auto sm_list = [&](const GpuInfo& g) {
+    std::vector<int> sms = parse_int_list(sms_arg, g.sm_count);
+    for (int n : sms)
+      if (n > g.sm_count) throw ArgError("--sms: " + std::to_string(n) + " SMs but GPU0 has " + std::to_string(g.sm_count));
+    return sms;
+  };
+  // Each point, and on a GPU that lacks what its implementation needs, why it is skipped.
+  auto list = [&](const std::vector<Point>& points, const GpuInfo& g) {
+    for (const auto& p : points) {
+      const std::string why = missing_features(needs_of(p.impl), g);
+      std::printf("%s%s%s\n", p.name().c_str(), why.empty() ? "" : " skipped: ", why.c_str());
+    }
+    return 0;
+  };
+  if (study.list_planned()) {  // --arch, or no GPU here: plan for a stand-in GPU
+    try {
+      const GpuInfo g = study.planned_gpu();
+      return list(build_points(shapes, sm_list(g), impls, variants), g);
+    } catch (const ArgError& e) {
+      return study.bad_input(e.what());
+    }
+  }
   if (int rc = study.start(); rc >= 0) return rc;
   PeerGroup& group = study.group();
   if (group.processes() > 1) return study.bad_input("pkbench_gemm measures one GPU: run it without mpirun");
   const GpuInfo& g0 = group.topology().gpus[0];
   std::vector<int> sms;
   try {
-    sms = parse_int_list(sms_arg, g0.sm_count);
-    for (int n : sms)
-      if (n > g0.sm_count)
-        throw ArgError("--sms: " + std::to_string(n) + " SMs but GPU0 has " + std::to_string(g0.sm_count));
-    if (g0.cc_major != 9 && std::find(impls.begin(), impls.end(), kImplPk) != impls.end())
-      throw ArgError("the pkbench GEMM kernels need a Hopper GPU (sm_90a); GPU0 is " + g0.name +
-                     " (--impls=cublaslt runs the baseline alone)");
+    sms = sm_list(g0);
   } catch (const ArgError& e) {
     return study.bad_input(e.what());
   }
+  // A GPU without wgmma (sm_100) gets skipped rows for this suite's GEMM, cuBLASLt runs.
   const std::vector<Point> points = build_points(shapes, sms, impls, variants);
-  if (study.list_only()) {
-    for (const auto& p : points) std::printf("%s\n", p.name().c_str());
-    return 0;
-  }
+  if (study.list_only()) return list(points, g0);
   if (!nvml::available())
     study.note("note: NVML unavailable (" + nvml::unavailable_reason() + "): no clock readings");
   PointResults results;

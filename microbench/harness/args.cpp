@@ -156,7 +156,7 @@ std::pair<int, int> parse_gpu_pair(const std::string& s, const std::string& flag
     if (t.empty() || t.find_first_not_of("0123456789") != std::string::npos)
       throw ArgError(flag + ": '" + s + "' is not A or A,B (GPU numbers)");
     const uint64_t v = parse_u64(t, flag);
-    if (v >= 64) throw ArgError(flag + ": GPU " + t + " is out of range");
+    if (v >= static_cast<uint64_t>(kGpuNumberLimit)) throw ArgError(flag + ": GPU " + t + " is out of range");
     return static_cast<int>(v);
   };
   if (parts.empty() || parts.size() > 2) throw ArgError(flag + " takes one or two GPU numbers: A or A,B");

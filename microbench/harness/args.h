@@ -21,6 +21,9 @@ std::vector<int> parse_int_list(const std::string& s, int all_value);
 std::vector<std::string> parse_name_list(const std::string& s, const std::vector<std::string>& allowed,
                                          const std::string& what);
 
+// GPU numbers (--gpus) are below this, and GPU counts (--gpu-counts) at most this.
+constexpr int kGpuNumberLimit = 64;
+
 // "A" or "A,B": one or two distinct GPU numbers (B defaults to the first other GPU).
 // Syntax only; the GPU count is checked once it is known (check_gpu_pair).
 std::pair<int, int> parse_gpu_pair(const std::string& s, const std::string& flag);

@@ -1,8 +1,10 @@
 #include "cli.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -11,6 +13,19 @@
 #include "cuda_check.h"
 
 namespace pk {
+namespace {
+
+// CLI11's Range compares, and every comparison with NaN is false: NaN would pass any range
+// (a warm-up loop bounded by it never ends). No flag of the suite takes a non-finite value.
+bool non_finite(std::string v) {
+  for (auto& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const size_t a = v.find_first_not_of(" \t+-");
+  if (a == std::string::npos) return false;
+  v = v.substr(a);
+  return v.rfind("nan", 0) == 0 || v.rfind("inf", 0) == 0;
+}
+
+}  // namespace
 
 Cli::Cli(std::string program, std::string description) : program_(std::move(program)), app_(std::move(description)) {
   app_.name(program_);
@@ -40,6 +55,9 @@ int Cli::parse(int* argc, char** argv, bool quiet) {
   } catch (const ArgError& e) {
     return bad_input(e.what(), quiet);
   }
+  for (const CLI::Option* o : app_.get_options())
+    for (const std::string& v : o->results())
+      if (non_finite(v)) return bad_input(o->get_name() + "=" + v + ": not a finite number", quiet);
   return -1;
 }
 
@@ -76,6 +94,11 @@ CLI::Validator size_validator() {
 
 void check_output_path(const std::string& path, const std::string& flag) {
   if (path.empty()) throw ArgError(flag + " is empty");
+  // A folder would pass the probe below (path.tmp.<pid> lands beside it) and fail only at
+  // the rename after the first point.
+  struct stat st {};
+  if (path.back() == '/' || (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)))
+    throw ArgError(flag + "=" + path + ": is a folder; give a file name");
   // The file is written as path.tmp.<pid> and renamed: try exactly that.
   const std::string probe = path + ".tmp." + std::to_string(getpid());
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);

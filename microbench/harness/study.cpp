@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "capability.h"
 #include "cuda_check.h"
 #include "metadata.h"
 #include "topology.h"
@@ -19,6 +20,11 @@ StudyMain::StudyMain(std::string program, std::string description, std::string d
                  "ipc (cudaIpc handles; default under mpirun), vmm (cuMemCreate + file descriptors)")
       ->check(CLI::IsMember(peer_mode_names()));
   app.add_flag("--list", list_only_, "print the points and exit");
+  std::string archs;
+  for (const auto& a : arch_names()) archs += (archs.empty() ? "" : ", ") + a;
+  app.add_option("--arch", arch_,
+                 "with --list: plan for a GPU of this architecture (" + archs +
+                     ") instead of this machine's, and say which points would be skipped and why");
 }
 
 StudyMain::~StudyMain() {
@@ -40,6 +46,10 @@ int StudyMain::begin(int* argc, char** argv) {
   try {
     mode_ = mode_text_.empty() ? default_peer_mode(comm_->is_mpi()) : parse_peer_mode(mode_text_);
     check_peer_mode(mode_, *comm_);
+    if (!arch_.empty()) {
+      arch_gpu(arch_);
+      if (!list_only_) throw ArgError("--arch=" + arch_ + " plans a --list for another GPU: add --list");
+    }
     if (!list_only_ && is_root()) check_output_path(csv_path_, "--csv");
   } catch (const ArgError& e) {
     err = e.what();
@@ -55,6 +65,14 @@ int StudyMain::bad_input(const std::string& msg) const {
   return kExitBadInput;
 }
 
+bool StudyMain::list_planned() const { return list_only_ && (!arch_.empty() || discover_topology().count() == 0); }
+
+GpuInfo StudyMain::planned_gpu() const {
+  const GpuInfo g = arch_.empty() ? reference_gpu() : arch_gpu(arch_);
+  note("note: " + std::string(arch_.empty() ? "no GPU here; " : "") + "points " + g.name);
+  return g;
+}
+
 void StudyMain::note(const std::string& msg) const {
   if (is_root()) std::fprintf(stderr, "%s\n", msg.c_str());
 }
@@ -63,6 +81,11 @@ int StudyMain::start() {
   // Every rank must see a GPU; the first reason any rank has is everyone's.
   Topology local = discover_topology();
   std::string why = local.count() == 0 ? local.no_gpu_reason : "";
+  // Without this build's device code for a GPU nothing can run on it (the start gate is a
+  // kernel too): the machine has no usable GPU for this binary, said with the reason.
+  for (const GpuInfo& g : local.gpus)
+    if (auto w = missing_feature(Feature::device_code, g); why.empty() && !w.empty())
+      why = "GPU" + std::to_string(g.ordinal) + " (" + g.name + "): " + w;
   why = comm_->first_error(why);
   if (!why.empty()) {
     if (is_root()) std::fprintf(stderr, "%s: no GPU to measure (%s)\n", cli_.program().c_str(), why.c_str());

@@ -17,6 +17,7 @@
 #include "comm.h"
 #include "gbench_csv.h"
 #include "peer_group.h"
+#include "topology.h"
 #include "timing.h"
 
 namespace pk {
@@ -40,6 +41,10 @@ class StudyMain {
   bool is_root() const { return comm_->rank() == 0; }
   bool list_only() const { return list_only_; }
   const std::string& csv_path() const { return csv_path_; }
+  // --list planned without this machine's GPU: --arch was given, or there is no GPU here.
+  // planned_gpu() is then --arch's stand-in, else the reference Hopper (a note says which).
+  bool list_planned() const;
+  GpuInfo planned_gpu() const;
   PeerMode peer_mode() const { return mode_; }
   // A message on stderr from rank 0 only.
   void note(const std::string& msg) const;
@@ -50,7 +55,7 @@ class StudyMain {
 
  private:
   Cli cli_;
-  std::string csv_path_, mode_text_;
+  std::string csv_path_, mode_text_, arch_;
   bool list_only_ = false;
   PeerMode mode_ = PeerMode::single;
   std::unique_ptr<Comm> comm_;

@@ -29,6 +29,7 @@ class TmaBase : public Mechanism {
     return {{knobs::sms, 0}, {knobs::blocks_per_sm, 1}, {knobs::threads, 128}, {kDepth, 0}};
   }
   uint64_t default_max_ops() const override { return 1u << 20; }
+  std::vector<Feature> needs() const override { return {Feature::device_code, Feature::tma}; }
   uint64_t max_message(const GpuInfo& g) const override {
     // One warp, one stage: what the kernel's layout leaves of the block's shared memory.
     uint64_t room = g.smem_per_block_optin_bytes - transfer::tma_smem_bytes(1, 1, 0);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "../../kernels/status.cuh"
+#include "../harness/capability.h"
 #include "../harness/topology.h"
 #include "knob.h"
 #include "transfer_point.h"
@@ -57,6 +58,9 @@ class Mechanism {
   // bytes_per_op must be a multiple of this.
   virtual uint64_t op_granule(const TransferPoint& p) const { return p.message_bytes; }
   virtual std::unique_ptr<FlowOp> prepare(const TransferPoint& p, const FlowBuffers& b, const GpuInfo& g) const = 0;
+  // What the issuing GPU must have; a point on a GPU without it is skipped with the reason.
+  // Every mechanism needs the build's device code: the start gate is a kernel.
+  virtual std::vector<Feature> needs() const { return {Feature::device_code}; }
 
  protected:
   // Mechanism-specific defaults that depend on the point, and checks beyond the declared

@@ -145,6 +145,9 @@ class TransferStudy {
     const std::vector<FlowPair> pairs = flows_for(p, n);
     const Mechanism& mech = mechanism(p.mechanism);
     const GpuInfo& g0 = topo_.gpus[pairs[0].issuer];
+    for (const auto& f : pairs)
+      if (auto why = missing_features(mech.needs(), topo_.gpus[f.issuer]); !why.empty())
+        throw SkipPoint(mech.name() + " on GPU" + std::to_string(f.issuer) + ": " + why);
     const Plan plan = make_plan(p.total_bytes, p.message_bytes, p.max_ops ? p.max_ops : mech.default_max_ops(),
                                 mech.op_granule(p), g0.l2_bytes, opt_.buffer_bytes);
     row["flows"] = std::to_string(pairs.size());
@@ -288,8 +291,12 @@ std::string joined(const std::vector<std::string>& v) {
   return s;
 }
 
-void list_points(const std::vector<TransferPoint>& points) {
-  for (const auto& p : points) std::printf("%s [%s]\n", p.name().c_str(), p.sweep.c_str());
+// Each point, and on a GPU that lacks what its mechanism needs, why it would be skipped.
+void list_points(const std::vector<TransferPoint>& points, const GpuInfo& g) {
+  for (const auto& p : points) {
+    const std::string why = missing_features(mechanism(p.mechanism).needs(), g);
+    std::printf("%s [%s]%s%s\n", p.name().c_str(), p.sweep.c_str(), why.empty() ? "" : " skipped: ", why.c_str());
+  }
 }
 
 }  // namespace
@@ -339,22 +346,25 @@ int main(int argc, char** argv) {
   if (int rc = study.begin(&argc, argv); rc >= 0) return rc;
   try {
     opt.buffer_bytes = parse_size(buffer);
-    if (!total.empty()) grid.total_bytes = parse_size(total);
+    if (!total.empty()) grid.total_bytes = parse_size(total), grid.total_given = true;
     if (opt.buffer_bytes == 0 || opt.buffer_bytes % (16 * 1024))
       throw ArgError("--buffer must be a positive multiple of 16 KiB");
     check_options(grid);
+    // The whole grid against the most capable supported GPU: what it refuses (a knob value,
+    // a message beyond any shared memory, more SMs than any GPU has) is refused everywhere,
+    // so it is refused here, before the GPU is looked for.
+    build_grid(grid, largest_supported_gpu(), 0);
   } catch (const ArgError& e) {
     return study.bad_input(e.what());
   }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return kExitBadInput;
 
-  if (study.list_only() && discover_topology().count() == 0) {
-    // No GPU here: plan against a reference GPU so the grid can still be inspected.
+  if (study.list_planned()) {
+    // --arch, or no GPU here: plan for a stand-in GPU so the grid can still be inspected.
     try {
-      const auto points = build_grid(grid, reference_gpu(), 0);
-      std::fprintf(stderr, "note: no GPU here; points planned for %s\n", reference_gpu().name.c_str());
-      list_points(points);
+      const GpuInfo g = study.planned_gpu();
+      list_points(build_grid(grid, g, 0), g);
       return 0;
     } catch (const ArgError& e) {
       return study.bad_input(e.what());
@@ -372,7 +382,7 @@ int main(int argc, char** argv) {
     return study.bad_input(e.what());
   }
   if (study.list_only()) {
-    if (study.is_root()) list_points(points);
+    if (study.is_root()) list_points(points, group.topology().gpus[0]);
     return 0;
   }
   if (!nvml::available())

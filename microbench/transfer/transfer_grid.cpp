@@ -159,8 +159,21 @@ void check_options(const GridOptions& o) {
     for (uint64_t m : parse_size_list(o.sizes))
       if (m == 0 || m % 16) throw ArgError("--sizes: " + std::to_string(m) + " B is not a positive multiple of 16 B");
   if (o.total_bytes % 16) throw ArgError("--total: " + std::to_string(o.total_bytes) + " B is not a multiple of 16 B");
+  if (o.total_given && o.total_bytes == 0) throw ArgError("--total=0: an operation must move at least 16 B");
   if (!o.gpus.empty()) parse_gpu_pair(o.gpus, "--gpus");
-  if (!o.gpu_counts.empty()) parse_int_list(o.gpu_counts, 0);
+  if (!o.gpu_counts.empty()) {
+    std::vector<int> counts;
+    try {
+      counts = parse_int_list(o.gpu_counts, 0);
+    } catch (const ArgError& e) {
+      throw ArgError(std::string("--gpu-counts: ") + e.what());
+    }
+    // The same bound as GPU numbers (--gpus); a count above this machine's is a skipped row.
+    for (int k : counts)
+      if (k < 2 || k > kGpuNumberLimit)
+        throw ArgError("--gpu-counts=" + o.gpu_counts + ": " + std::to_string(k) +
+                       " GPUs: a fan pattern needs 2 to " + std::to_string(kGpuNumberLimit) + " GPUs");
+  }
   // A knob flag that no selected mechanism has would be silently ignored: refuse it.
   for (const auto& [name, text] : o.knob_lists) {
     if (text.empty()) continue;
@@ -174,11 +187,16 @@ void check_options(const GridOptions& o) {
       if (mech_filter.empty() || std::find(mech_filter.begin(), mech_filter.end(), m->name()) != mech_filter.end())
         used = true;
     }
+    std::vector<int> values;
     try {
-      parse_int_list(text, 1);
+      values = parse_int_list(text, 1);
     } catch (const ArgError& e) {
       throw ArgError("--" + flag + ": " + e.what());
     }
+    // 0 stands for "the mechanism's default" inside a point: a user's 0 must not become it.
+    for (const Knob& k : all_knobs())
+      if (k.name == name && !values.empty() && values.front() < 1)
+        throw ArgError("--" + flag + "=" + text + ": " + k.help + " must be at least 1");
     if (!used) throw ArgError("--" + flag + " applies to " + owners + ", and none of them is selected");
   }
 }

@@ -16,6 +16,7 @@ struct GridOptions {
   std::map<std::string, std::string> knob_lists;  // knob name -> list/range text (--<knob flag>)
   std::string gpu_counts;  // fan patterns over the first K GPUs, for each K (a GPU-count sweep)
   uint64_t total_bytes = 0;  // 0: the preset's
+  bool total_given = false;  // --total was given (then 0 is refused, not the preset's)
   uint64_t max_ops = 0;      // 0: each mechanism's default
 };
 

@@ -99,8 +99,9 @@ void validate_common(const TransferPoint& p, const GpuInfo& g, bool uses_sms) {
   if (!uses_sms) return;
   const int sms = p.sms(), bpsm = p.knob(knobs::blocks_per_sm.name), threads = p.knob(knobs::threads.name);
   if (sms < 1 || sms > g.sm_count)
-    throw ArgError("--sms=" + std::to_string(sms) + " but GPU" + std::to_string(g.ordinal) + " has " +
-                   std::to_string(g.sm_count) + " SMs");
+    throw ArgError("--sms=" + std::to_string(sms) + " but " +
+                   (g.ordinal < 0 ? g.name : "GPU" + std::to_string(g.ordinal)) + " has " + std::to_string(g.sm_count) +
+                   " SMs");
   if (bpsm < 1 || (g.max_blocks_per_sm && bpsm > g.max_blocks_per_sm))
     throw ArgError("--blocks-per-sm must be in 1.." + std::to_string(g.max_blocks_per_sm ? g.max_blocks_per_sm : 32));
   if (threads < 32 || threads > 1024 || threads % 32)

@@ -1,0 +1,109 @@
+# Bad input refused first, hostile CSVs, capability gating (issue 18). All CPU (label cpu):
+# every case runs on a machine without a GPU, where the checks must come before the GPU is
+# looked for (exit 2 with the flag named, never 3).
+set(_pk_cli ${CMAKE_CURRENT_LIST_DIR}/cli)
+# What a B200 gets depends on whether this build has its device code (PKBENCH_CUDA_ARCHS).
+if("100a" IN_LIST CMAKE_CUDA_ARCHITECTURES OR "100a-real" IN_LIST CMAKE_CUDA_ARCHITECTURES)
+  set(_pk_sm100_built TRUE)
+else()
+  set(_pk_sm100_built FALSE)
+endif()
+
+# A grid check that needs no GPU, refused here even without --list.
+if(TARGET pkbench_transfer)
+  foreach(_case
+      "vecs|--vecs=3: reg accepts 4, 8, 16|--vecs=3"
+      "unrolls|--unrolls=3: reg accepts 1, 2, 4, 8|--unrolls=3"
+      "threads_33|--threads must be a multiple of 32|--threads=33"
+      "depths_999|--depths: pipeline depth must be in 1..64|--depths=999"
+      "size_beyond_total|message size 2GiB is larger than the total 1GiB|--sizes=2G"
+      "sms_beyond_any_gpu|--sms=9999 but the largest supported GPU has|--sms=9999"
+      "sms_0|--sms=0: SMs per issuing GPU.* must be at least 1|--sms=0"
+      "threads_0|--threads=0: threads per block must be at least 1|--threads=0"
+      "depths_0|--depths=0: TMA pipeline stages.* must be at least 1|--depths=0"
+      "blocks_per_sm_0|--blocks-per-sm=0: blocks pinned per SM must be at least 1|--blocks-per-sm=0"
+      "gpu_counts_0|--gpu-counts=0: 0 GPUs: a fan pattern needs 2 to 64 GPUs|--gpu-counts=0"
+      "gpu_counts_99|--gpu-counts=99: 99 GPUs|--gpu-counts=99"
+      "total_0|--total=0: an operation must move at least 16 B|--total=0"
+      "warmup_nan|--warmup-ms=nan: not a finite number|--warmup-ms=nan"
+      "timeout_nan|--timeout-ms=NaN: not a finite number|--timeout-ms=NaN"
+      "target_sample_nan|--target-sample-ms=-nan: not a finite number|--target-sample-ms=-nan"
+      "timeout_inf|--timeout-ms|--timeout-ms=inf"
+      "csv_folder|--csv=/tmp: is a folder|--csv=/tmp"
+      "arch_without_list|--arch=sm_100a plans a --list for another GPU: add --list|--arch=sm_100a"
+      "arch_unknown|--arch=sm_99: unknown architecture|--list;--arch=sm_99")
+    string(REPLACE "|" ";" _f "${_case}")
+    list(GET _f 0 _name)
+    list(GET _f 1 _re)
+    list(SUBLIST _f 2 -1 _args)
+    pk_cli_test(refuse_transfer_${_name} pkbench_transfer 2 "${_re}" ${_args})
+  endforeach()
+  # --arch plans for a stand-in GPU on any machine, and says what would be skipped and why.
+  pk_cli_test(refuse_transfer_list_sm80 pkbench_transfer 0
+    "tma_bulk/one_way/push.* skipped: this build has no device code for sm_80"
+    --list --arch=sm_80 --preset=smoke)
+  # All of a B200's 148 SMs; TMA runs there (a line without a skip reason) when 100a is built.
+  if(_pk_sm100_built)
+    set(_re "tma_bulk/one_way/push/.*/sms:148/.*\\[fig2\\]$")
+  else()
+    set(_re "tma_bulk/one_way/push/.*/sms:148/.* skipped: this build has no device code for sm_100")
+  endif()
+  pk_cli_test(refuse_transfer_list_sm100 pkbench_transfer 0 "${_re}" --list --arch=sm_100a --preset=fig2 --mechanisms=tma_bulk)
+endif()
+
+if(TARGET pkbench_collectives)
+  foreach(_case
+      "sizes_0|--sizes: 0: a collective needs at least one element per rank|--sizes=0"
+      "counts_0|--counts: 0: a collective needs at least one element per rank|--counts=0"
+      "tensor_cols_0|--tensor-cols=0: the \\*_cols layouts need at least one column per rank|--tensor-cols=0"
+      "a2a_shape_0|--a2a-shape=0,0,0: B, H and D are positive integers|--a2a-shape=0,0,0"
+      "a2a_shape_negative|--a2a-shape=-1,2,3: B, H and D are positive integers|--a2a-shape=-1,2,3"
+      "seed_negative|--seed|--seed=-1"
+      "warmup_nan|--warmup-ms=nan: not a finite number|--warmup-ms=nan"
+      "multimem_without_consent|--impls=multimem: the NVSwitch multicast variant is refused by policy unless --allow-multicast|--impls=multimem"
+      "csv_folder|--csv=/tmp: is a folder|--csv=/tmp")
+    string(REPLACE "|" ";" _f "${_case}")
+    list(GET _f 0 _name)
+    list(GET _f 1 _re)
+    list(SUBLIST _f 2 -1 _args)
+    pk_cli_test(refuse_collectives_${_name} pkbench_collectives 2 "${_re}" ${_args})
+  endforeach()
+  # Built with NVSHMEM (CI installs the wheel): listed; without: refused with the reason.
+  pk_cli_test(refuse_collectives_nvshmem pkbench_collectives 0,2
+    "(/nvshmem/|--impls=nvshmem: this build has no NVSHMEM)" --impls=nvshmem --list --collectives=all_reduce)
+  pk_cli_test(refuse_collectives_list_no_gpu pkbench_collectives 0 "all_reduce/" --list --collectives=all_reduce)
+  pk_cli_test(refuse_collectives_list_sm80 pkbench_collectives 0 "skipped: this build has no device code for sm_80"
+    --list --arch=sm_80 --collectives=all_reduce)
+endif()
+
+if(TARGET pkbench_gemm)
+  pk_cli_test(refuse_gemm_sms_beyond_any_gpu pkbench_gemm 2 "--sms: 9999 SMs: no supported GPU has more than" --sms=9999)
+  pk_cli_test(refuse_gemm_list_no_gpu pkbench_gemm 0 "pkbench" --list)
+  # This suite's GEMM is wgmma: skipped on a B200, cuBLASLt runs there (when 100a is built).
+  if(_pk_sm100_built)
+    pk_cli_test(refuse_gemm_list_sm100 pkbench_gemm 0 "pkbench.* skipped: wgmma needs sm_90a \\(sm_100 has 10.0\\)"
+      --list --arch=sm_100a)
+    pk_cli_test(refuse_gemm_list_sm100_cublas pkbench_gemm 0 "cublaslt/8192x8192x8192/sms:148$" --list --arch=sm_100a)
+  else()
+    pk_cli_test(refuse_gemm_list_sm100 pkbench_gemm 0 "pkbench.* skipped: this build has no device code for sm_100"
+      --list --arch=sm_100a)
+  endif()
+  pk_cli_test(refuse_gemm_list_sm90 pkbench_gemm 0 "cublaslt" --list --arch=sm_90a)
+endif()
+
+if(TARGET pkbench_sync)
+  pk_cli_test(refuse_sync_timeout_nan pkbench_sync 2 "--timeout-ms=nan: not a finite number" --timeout-ms=nan)
+endif()
+
+# The sweep tools on hostile CSVs, their output folders, their --help.
+if(TARGET pkbench_sweeps)
+  add_test(NAME refuse_sweeps_hostile_csv COMMAND ${_pk_cli}/hostile_csv.sh
+    $<TARGET_FILE_DIR:pkbench_transfer_summary> ${CMAKE_CURRENT_LIST_DIR}/fixtures)
+  set_tests_properties(refuse_sweeps_hostile_csv PROPERTIES LABELS cpu TIMEOUT 120)
+  # Fuzz: a few thousand generated CSVs through every reader and the report; bounded well
+  # under a minute on CI's two cores.
+  add_executable(pkbench_fuzz_sweeps ${CMAKE_CURRENT_LIST_DIR}/fuzz/fuzz_sweeps.cpp)
+  target_link_libraries(pkbench_fuzz_sweeps PRIVATE pkbench_sweeps)
+  add_test(NAME refuse_sweeps_fuzz COMMAND pkbench_fuzz_sweeps ${CMAKE_CURRENT_LIST_DIR}/fixtures 3000 1)
+  set_tests_properties(refuse_sweeps_fuzz PROPERTIES LABELS cpu TIMEOUT 60)
+endif()
