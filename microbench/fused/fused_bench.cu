@@ -160,9 +160,15 @@ class FusedStudy {
     }
 
     // Ratios against what this run measured before (components and baselines run first).
+    // A searched baseline (several knob settings) counts with its best setting, named.
     auto& seen = times_[key(p)];
     double& best = seen[p.schedule];
-    best = best > 0 ? std::min(best, us) : us;
+    if (best <= 0 || us < best) {
+      best = us;
+      std::string knobs;
+      for (const auto& [k, v] : p.knobs) knobs += (knobs.empty() ? "" : ",") + k + "=" + std::to_string(v);
+      configs_[key(p)][p.schedule] = knobs;
+    }
     auto at = [&](const char* s) { auto it = seen.find(s); return it == seen.end() ? 0.0 : it->second; };
     if (const double lt = at("gemm_cublas"), nc = at("coll_nccl"); lt > 0 && nc > 0) row["comm_share"] = fmt_num(nc / (lt + nc), 4);
     if (kind == Kind::component) return;  // the ratios below compare solutions of the fused problem
@@ -180,6 +186,7 @@ class FusedStudy {
     }
     if (best_us > 0) {
       row["best_baseline"] = best_name;
+      row["best_baseline_config"] = configs_[key(p)][best_name];
       row["speedup_vs_best_baseline"] = fmt_num(best_us / us, 4);
       state.counters["x_best_base"] = best_us / us;
     }
@@ -189,6 +196,7 @@ class FusedStudy {
   PointResults& results_;
   FusedOptions opt_;
   std::map<std::string, std::map<std::string, double>> times_;  // (op, shape) -> schedule -> best median us
+  std::map<std::string, std::map<std::string, std::string>> configs_;  // ... -> the knobs of that best
 };
 
 }  // namespace

@@ -174,6 +174,15 @@ class GemmRunners {
   GemmRunners(Context& c, bool cublas, int rows, int n, int k, int sm_target = 0);
   ~GemmRunners();
   void run(int g, const bf16* a, const bf16* b, bf16* c, cudaStream_t s);
+  // cuBLASLt at its best, as the GEMM study runs it: on every local GPU the fastest of its
+  // heuristic's top candidates on that GPU's operands (a, b, c) = operands(g), timed here at
+  // preparation, outside any gate (this also loads the kernels). Nothing for this suite's GEMM.
+  struct Operands {
+    const bf16* a;
+    const bf16* b;
+    bf16* c;
+  };
+  void tune(const std::function<Operands(int g)>& operands);
   const std::string& algo() const { return algo_; }
   int sms() const { return sms_; }
 

@@ -79,6 +79,18 @@ GemmRunners::GemmRunners(Context& c, bool cublas, int rows, int n, int k, int sm
 
 GemmRunners::~GemmRunners() = default;
 
+void GemmRunners::tune(const std::function<Operands(int g)>& operands) {
+  if (!impl_->cublas) return;
+  Context& c = *impl_->ctx;
+  for (int g : c.local_gpus()) {
+    c.group.set_device(g);
+    const Operands o = operands(g);
+    impl_->lt.at(g)->autotune(o.a, o.b, o.c, c.stream(g));
+    PK_CUDA_CHECK(cudaStreamSynchronize(c.stream(g)));
+  }
+  algo_ = impl_->lt.at(c.local_gpus().front())->algo_description();
+}
+
 void GemmRunners::run(int g, const bf16* a, const bf16* b, bf16* c, cudaStream_t s) {
   if (impl_->cublas) {
     impl_->lt.at(g)->run(a, b, c, s);
@@ -213,7 +225,10 @@ std::unique_ptr<Impl> make_common(const Point& p, Context& c) {
   if (pk_coll) sync = c.new_sync(0);
   std::shared_ptr<GemmRunners> gemm;
   if (pk_gemm || lt_gemm)
-    collectively(c.group.comm(), [&] { gemm = std::make_shared<GemmRunners>(c, lt_gemm, p.shape.m, p.shape.n, p.shape.k); });
+    collectively(c.group.comm(), [&] {
+      gemm = std::make_shared<GemmRunners>(c, lt_gemm, p.shape.m, p.shape.n, p.shape.k);
+      gemm->tune([&c, ag](int g) { return GemmRunners::Operands{c.a(g), c.data(g).b, ag ? c.out(g) : c.partial(g)}; });
+    });
 
   // The GEMM of the operator: RS/AR write the partial C, AG reads the gathered A.
   auto gemm_step = [&c, gemm, ag](int g, cudaStream_t st) {
@@ -306,6 +321,8 @@ class OverlapImpl : public Impl {
     const int sms = c.gpu(c.local_gpus().front()).sm_count;
     if (ctas_ >= sms) throw SkipPoint("comm_sms=" + std::to_string(ctas_) + " leaves cuBLASLt no SM");
     gemm_ = std::make_unique<GemmRunners>(c, true, plan_.rows, p.shape.n, p.shape.k, sms - ctas_);
+    const bool ag = p.op == Op::ag_gemm;  // every piece has the shape of the first
+    gemm_->tune([&c, ag](int g) { return GemmRunners::Operands{c.a(g), c.data(g).b, ag ? c.out(g) : c.partial(g)}; });
     compute_sms = sms - ctas_;
     comm_blocks = ctas_;
     algo = gemm_->algo();
