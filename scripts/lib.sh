@@ -27,6 +27,18 @@ pk_build_targets() {
   cmake --build "$PKBENCH_BUILD_DIR" -j "${PKBENCH_JOBS:-$(nproc)}" --target "$@"
 }
 
+# The studies, in the order run.sh runs them, and where each study's binary is built.
+PK_STUDIES=(transfer sync primitives collectives fused gemm)
+pk_is_study() { local s; for s in "${PK_STUDIES[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
+pk_bin() {
+  if [ -f "$PKBENCH_ROOT/microbench/$1/CMakeLists.txt" ]; then
+    echo "$PKBENCH_BUILD_DIR/microbench/$1/pkbench_$1"
+  else
+    echo "$PKBENCH_BUILD_DIR/microbench/pkbench_$1"
+  fi
+}
+pk_gpu_count() { nvidia-smi -L 2>/dev/null | grep -c '^GPU'; }
+
 # "h200x2" from two "NVIDIA H200"s; "h100x1" from one "NVIDIA H100 80GB HBM3".
 pk_machine_name() {
   local names count model

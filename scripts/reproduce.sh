@@ -226,17 +226,11 @@ fi
 
 # The study binary: build/microbench/pkbench_<study> (transfer, sync) or, for a study with its
 # own CMakeLists.txt, build/microbench/<study>/pkbench_<study>.
-bin_of() {
-  local b=$PKBENCH_BUILD_DIR/microbench/pkbench_$1
-  [ -f "$PKBENCH_ROOT/microbench/$1/CMakeLists.txt" ] && b=$PKBENCH_BUILD_DIR/microbench/$1/pkbench_$1
-  echo "$b"
-}
-
 start=$(date +%s) done_n=0 status=0
 planned=()  # the CSVs this call writes parts of (a dry run derives from them as if they existed)
 for n in "${todo[@]}"; do
   IFS='|' read -r _ what study need est flags needs csv <<< "$(line_of "$n")"
-  bin=$(bin_of "$study")
+  bin=$(pk_bin "$study")
   if [ "$dry" = 0 ] && [ ! -x "$bin" ]; then
     pk_log "$n: cannot run here: pkbench_$study was not built (see the CMake output: a dependency is missing)"
     refused=$((refused + 1))
