@@ -1,10 +1,13 @@
-// Collective study, GPU (label gpu; skipped with the reason without 2 GPUs): every
-// implementation (ours and NCCL's) is checked against the fp64 reference for odd element
-// counts, both dtypes, back-to-back and CUDA-graph launches, one process driving 2 GPUs;
-// a rank that never arrives ends each of our kernels with a timeout, not a hang. The
-// one-process-per-GPU runs are the CLI tests in tests/collectives.cmake (mpirun -np 2).
+// Collective study, GPU (label gpu; skipped with the reason without the GPUs a test needs):
+// every implementation (ours and NCCL's) is checked against the fp64 reference for odd
+// element counts, both dtypes, back-to-back and CUDA-graph launches, one process driving 2
+// GPUs; a rank that never arrives ends each of our kernels with a timeout, not a hang. On
+// one GPU or more: an implementation that writes only on its first launch is caught, and
+// nccl-tests' method agrees with the harness's events for NCCL. The one-process-per-GPU runs
+// are the CLI tests in tests/collectives.cmake (mpirun -np 2).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "gpu_test_util.h"
@@ -167,6 +170,37 @@ TEST(CollectivesGpu, ImplementationThatWritesOnlyOnItsFirstLaunchIsCaught) {
       EXPECT_NE(std::string(e.what()).find("wrong output elements"), std::string::npos) << e.what();
     }
     EXPECT_EQ(row["verified"], "no") << launch_mode_name(m);
+  }
+}
+
+// nccl-tests' method (host clock around back-to-back calls or a graph launch, then a stream
+// sync) against the harness's own gated events, for NCCL on every GPU here (one rank on a
+// one-GPU machine): at 64 MiB the device time dominates, so the two agree within the
+// samples' spread or 5 %, whichever is wider.
+TEST(CollectivesGpu, NcclTestsMethodAgreesWithTheHarnessEventsWhereTheDeviceTimeDominates) {
+  const std::string why = no_gpu_reason();
+  if (!why.empty()) GTEST_SKIP() << why;
+  Env env(2000);
+  if (!env.ctx->nccl) GTEST_SKIP() << "built without NCCL";
+  env.cfg.timing.samples = 7;
+  env.cfg.timing.warmup_ms = 20;
+  env.cfg.ops_per_sample = 20;
+  env.cfg.nccltests_iters = 50;
+  PointResults results;
+  Runner runner(*env.ctx, results);
+  std::shared_ptr<Impl> nccl;
+  for (auto& i : baseline_impls())
+    if (i->name() == "nccl") nccl = i;
+  ASSERT_TRUE(nccl);
+  const Problem p = make_problem("all_reduce", DType::bf16, 64ull << 20, env.group->size(), {});
+  for (LaunchMode m : {LaunchMode::eager, LaunchMode::graph}) {
+    Row row;
+    ASSERT_NO_THROW(runner.measure({p, m, nccl}, row)) << launch_mode_name(m);
+    const double med = std::stod(row["time_us_median"]), nt = std::stod(row["time_us_nccltests"]);
+    const double spread = std::stod(row["time_us_p90"]) - std::stod(row["time_us_p10"]);
+    EXPECT_EQ(row["nccl_config"], "default");
+    EXPECT_NEAR(nt, med, std::max(0.05 * med, spread))
+        << launch_mode_name(m) << ": nccl-tests method " << nt << " us, events " << med << " us";
   }
 }
 
