@@ -170,7 +170,7 @@ LooResult loo_collectives(const std::string& csv, double tol) {
   for (const auto& r : c.rows)
     if (r[status] == "ok") points.insert(key(r));
   LooResult res;
-  res.table = "collectives";
+  res.table = "collectives (" + std::filesystem::path(csv).filename().string() + ")";
   res.source = csv;
   res.tolerance = tol;
   for (const Key& p : points) {

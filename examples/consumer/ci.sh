@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Install pkbench's tuning package to a temporary prefix (the header-only library alone:
+# PKBENCH_TUNING_ONLY, no CUDA), build examples/consumer against it as an outside project,
+# and run it on the committed H200x2 tables. Run by .ci/run.
+#   examples/consumer/ci.sh [WORK_DIR]
+set -euo pipefail
+src=$(cd "$(dirname "$0")/../.." && pwd)
+work=${1:-$(mktemp -d)}
+rm -rf "$work/pkbench" "$work/prefix" "$work/consumer"
+cmake -S "$src" -B "$work/pkbench" -DPKBENCH_TUNING_ONLY=ON
+cmake --install "$work/pkbench" --prefix "$work/prefix"
+cmake -S "$src/examples/consumer" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$work/prefix"
+cmake --build "$work/consumer"
+"$work/consumer/consumer" h200x2 "$src"/results/h200x2/tuning/{transfer,collectives,fused}_tuning.json
+echo "consumer: built against $work/prefix and ran"
