@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <stdexcept>
+#include <sstream>
 #include <tuple>
 
 #include "format.h"
+#include "targets.h"
 
 namespace pk::sweeps {
 
@@ -23,123 +26,221 @@ const std::vector<Field>& collectives_fields() {
                                        {"time_us_p10", T::number},
                                        {"time_us_p90", T::number},
                                        {"busbw_gbps", T::number},
-                                       {"status"}};
+                                       {"status"},
+                                       {"time_us_nccltests", T::number, false},
+                                       {"busbw_gbps_nccltests", T::number, false},
+                                       {"nccl_config", T::text, false},
+                                       {"nccl_algo", T::text, false},
+                                       {"ref_tool", T::text, false},
+                                       {"ref_time_us", T::number, false},
+                                       {"ref_ratio", T::number, false},
+                                       {"error", T::text, false},
+                                       {"git_commit", T::text, false}};
   return f;
+}
+
+const char* coll_method_text(CollMethod m) {
+  return m == CollMethod::nccltests
+             ? "nccl-tests method (host timer around back-to-back launches or graph replays, averaged over ranks)"
+             : "device-time view (gated CUDA events, median with p10..p90)";
 }
 
 namespace {
 
 struct CollRow {
-  std::string collective, impl, family, dtype, launch_mode, config;
+  std::string collective, impl, family, dtype, launch_mode, config, nccl_algo, status, error;
   int64_t bytes = 0, gpus = 0;
-  double t = 0, p10 = 0, p90 = 0, busbw = 0;
+  double t = 0, p10 = 0, p90 = 0, busbw = 0, t_nt = 0, busbw_nt = 0;
+  CrossCheck check;
   size_t line = 0;
   bool nccl() const { return family.rfind("nccl", 0) == 0; }
-  double lo() const { return p10 > 0 ? p10 : t; }
-  double hi() const { return p90 > 0 ? p90 : t; }
+  bool ours() const { return family == "pk"; }
+  std::string name() const { return config.empty() || config.rfind("NCCL", 0) == 0 ? impl : impl + " " + config; }
+  Timing timing(CollMethod m) const { return m == CollMethod::device_time ? Timing{t, p10, p90} : Timing{t_nt, 0, 0}; }
+  double bus(CollMethod m) const { return m == CollMethod::device_time ? busbw : busbw_nt; }
+  double lo_or_t() const { return p10 > 0 ? p10 : t; }
+  double hi_or_t() const { return p90 > 0 ? p90 : t; }
 };
 
-bool simpler(const CollRow& a, const CollRow& b) {
-  if (a.nccl() != b.nccl()) return a.nccl();
-  if (a.impl != b.impl) return a.impl < b.impl;
-  return a.t < b.t;
-}
-
-}  // namespace
-
-namespace {
-
-std::vector<CollRow> read_rows(const std::string& path, Machine* machine) {
+// Every row (any status); `info` filled when given.
+std::vector<CollRow> read_rows(const std::string& path, CollectivesData* info) {
   ReadOptions o;
   o.study = "collectives";
   const CsvTable t = CsvTable::read(path, collectives_fields(), o);
-  if (machine) *machine = t.machine();
   std::vector<CollRow> rows;
+  rows.reserve(t.rows());
   for (size_t i = 0; i < t.rows(); ++i) {
-    if (t.text(i, "status") != "ok") continue;
     CollRow r;
     r.collective = t.text(i, "collective");
     r.impl = t.text(i, "impl");
     r.family = t.text(i, "family");
     r.dtype = t.text(i, "dtype");
     r.launch_mode = t.text(i, "launch_mode");
-    r.config = t.text(i, "config");
+    r.config = t.text(i, "nccl_config");
+    if (r.config.empty()) r.config = t.text(i, "config");
+    r.nccl_algo = t.text(i, "nccl_algo");
+    r.status = t.text(i, "status");
+    r.error = t.text(i, "error");
     r.bytes = t.integer(i, "bytes");
     r.gpus = t.integer(i, "gpus");
     r.t = t.number(i, "time_us_median");
     r.p10 = t.number(i, "time_us_p10");
     r.p90 = t.number(i, "time_us_p90");
     r.busbw = t.number(i, "busbw_gbps");
+    r.t_nt = t.number(i, "time_us_nccltests");
+    r.busbw_nt = t.number(i, "busbw_gbps_nccltests");
+    double ratio = t.number(i, "ref_ratio");
+    const double ref = t.number(i, "ref_time_us");
+    if (!(ratio > 0) && ref > 0 && r.t_nt > 0) ratio = r.t_nt / ref;
+    r.check = cross_check(std::string(t.text(i, "ref_tool")), ref, ratio);
     r.line = t.line_of(i);
     rows.push_back(r);
+  }
+  if (info) {
+    info->path = path;
+    info->machine = t.machine();
+    info->rows = rows.size();
+    for (const auto& r : rows) {
+      info->ok += r.status == "ok";
+      info->skipped += r.status == "skipped";
+      info->errors += r.status == "error";
+      info->has_nccltests |= r.status == "ok" && r.t_nt > 0;
+      if (r.status == "skipped") info->skip_reasons.push_back(r.family + ": " + r.error);
+    }
+    for (size_t i = 0; i < t.rows() && info->git_commit.empty(); ++i) info->git_commit = t.text(i, "git_commit");
   }
   return rows;
 }
 
+CollSide side_of(const Best& b, const std::vector<const CollRow*>& rows, CollMethod m) {
+  CollSide s;
+  if (!b) return s;
+  const CollRow& r = *rows[b.fastest->index];
+  s.impl = r.impl;
+  s.family = r.family;
+  s.config = r.config;
+  s.nccl_algo = r.nccl_algo;
+  s.us = b.fastest->t.median;
+  s.busbw = r.bus(m);
+  s.tied = static_cast<int>(b.tied.size());
+  return s;
+}
+
+using PointKey = std::tuple<std::string, std::string, int64_t, std::string, int64_t>;  // coll, dtype, gpus, mode, bytes
+
 }  // namespace
+
+CollectivesData read_collectives_info(const std::string& path) {
+  CollectivesData d;
+  read_rows(path, &d);
+  return d;
+}
+
+CollMethod headline_method(const CollectivesData& d) {
+  return d.has_nccltests ? CollMethod::nccltests : CollMethod::device_time;
+}
+
+std::vector<CollPoint> collective_points(const std::string& path, CollMethod method) {
+  const std::vector<CollRow> rows = read_rows(path, nullptr);
+  std::vector<PointKey> order;
+  std::map<PointKey, std::vector<const CollRow*>> at;
+  for (const auto& r : rows) {
+    const PointKey k{r.collective, r.dtype, r.gpus, r.launch_mode, r.bytes};
+    auto [it, fresh] = at.try_emplace(k);
+    if (fresh) order.push_back(k);
+    it->second.push_back(&r);
+  }
+  std::vector<CollPoint> out;
+  for (const auto& k : order) {
+    const auto& rs = at[k];
+    std::vector<Candidate> ours, nccl, nvshmem;
+    CollPoint p;
+    std::tie(p.collective, p.dtype, p.gpus, p.launch_mode, p.bytes) = k;
+    for (size_t i = 0; i < rs.size(); ++i) {
+      const CollRow& r = *rs[i];
+      if (r.family == "nvshmem") p.nvshmem_status = r.status;
+      if (r.status != "ok") continue;
+      const Candidate c{r.name(), r.timing(method), r.check, static_cast<int>(i)};
+      if (r.ours()) ours.push_back(c);
+      else if (r.nccl()) nccl.push_back(c);
+      else if (r.family == "nvshmem") nvshmem.push_back(c);
+    }
+    const PointVerdict v = compare_best(ours, nccl);
+    p.ours = side_of(v.ours, rs, method);
+    p.nccl = side_of(v.base, rs, method);
+    p.nvshmem = side_of(best_of(nvshmem), rs, method);
+    p.speedup = v.speedup;
+    p.outcome = v.outcome;
+    p.check = v.check;
+    p.speedup_nvshmem = speedup(p.nvshmem.us, p.ours.us);
+    out.push_back(p);
+  }
+  return out;
+}
+
+const CollPoint* find_point(const std::vector<CollPoint>& pts, const std::string& collective, const std::string& dtype,
+                            int64_t bytes, const std::string& mode) {
+  for (const auto& p : pts)
+    if (p.collective == collective && p.dtype == dtype && p.bytes == bytes && p.launch_mode == mode) return &p;
+  return nullptr;
+}
 
 CollectiveSpeedup best_speedup_over_nccl(const std::string& path, const std::string& collective,
                                          const std::string& dtype) {
-  const std::vector<CollRow> rows = read_rows(path, nullptr);
-  std::map<std::tuple<int64_t, int64_t, std::string>, std::pair<const CollRow*, const CollRow*>> best;  // pk, nccl
-  for (const auto& r : rows) {
-    if (r.collective != collective || r.dtype != dtype) continue;
-    auto& b = best[{r.bytes, r.gpus, r.launch_mode}];
-    const CollRow*& slot = r.nccl() ? b.second : b.first;
-    if ((r.nccl() || r.family == "pk") && (!slot || r.t < slot->t)) slot = &r;
-  }
   CollectiveSpeedup out;
-  for (const auto& [k, b] : best)
-    if (b.first && b.second && b.second->t / b.first->t > out.speedup) {
-      out.speedup = b.second->t / b.first->t;
-      out.bytes = b.first->bytes;
-      out.launch_mode = b.first->launch_mode;
-      out.impl = b.first->impl;
-      out.nccl_impl = b.second->impl;
+  for (const auto& p : collective_points(path, headline_method(read_collectives_info(path))))
+    if (p.collective == collective && p.dtype == dtype && !p.check.defective() && p.speedup > out.speedup) {
+      out.speedup = p.speedup;
+      out.bytes = p.bytes;
+      out.launch_mode = p.launch_mode;
+      out.impl = p.ours.impl;
+      out.nccl_impl = p.nccl.impl;
     }
+  return out;
+}
+
+std::vector<CollectiveComparison> collective_comparisons(const std::vector<CollPoint>& pts) {
+  using Group = std::tuple<std::string, std::string, int64_t, std::string>;
+  std::vector<Group> order;
+  std::map<Group, CollectiveComparison> by;
+  for (const auto& p : pts) {
+    if (p.speedup <= 0) continue;
+    const Group g{p.collective, p.dtype, p.gpus, p.launch_mode};
+    auto [it, fresh] = by.try_emplace(g);
+    CollectiveComparison& c = it->second;
+    if (fresh) {
+      order.push_back(g);
+      std::tie(c.collective, c.dtype, c.gpus, c.launch_mode) = g;
+    }
+    if (c.sizes == 0 || p.speedup > c.best) c.best = p.speedup, c.best_bytes = p.bytes, c.best_impl = p.ours.impl;
+    if (c.sizes == 0 || p.speedup < c.worst) c.worst = p.speedup, c.worst_bytes = p.bytes, c.worst_impl = p.ours.impl;
+    ++c.sizes;
+    c.faster += p.outcome == Outcome::faster;
+    c.ties += p.outcome == Outcome::tie;
+    c.defective += p.check.defective();
+  }
+  std::vector<CollectiveComparison> out;
+  for (const auto& g : order) out.push_back(by[g]);
   return out;
 }
 
 std::vector<CollectiveComparison> collective_comparisons(const std::string& path) {
-  const std::vector<CollRow> rows = read_rows(path, nullptr);
-  using Group = std::tuple<std::string, std::string, int64_t, std::string>;  // collective, dtype, gpus, mode
-  std::vector<Group> order;
-  std::map<Group, std::map<int64_t, std::pair<const CollRow*, const CollRow*>>> best;  // bytes -> pk, nccl
-  for (const auto& r : rows) {
-    if (!r.nccl() && r.family != "pk") continue;
-    const Group g{r.collective, r.dtype, r.gpus, r.launch_mode};
-    if (!best.count(g)) order.push_back(g);
-    auto& b = best[g][r.bytes];
-    const CollRow*& slot = r.nccl() ? b.second : b.first;
-    if (!slot || r.t < slot->t) slot = &r;
-  }
-  std::vector<CollectiveComparison> out;
-  for (const auto& g : order) {
-    CollectiveComparison c;
-    std::tie(c.collective, c.dtype, c.gpus, c.launch_mode) = g;
-    for (const auto& [bytes, b] : best[g]) {
-      if (!b.first || !b.second) continue;
-      const double s = b.second->t / b.first->t;
-      if (c.sizes == 0 || s > c.best) c.best = s, c.best_bytes = bytes, c.best_impl = b.first->impl;
-      if (c.sizes == 0 || s < c.worst) c.worst = s, c.worst_bytes = bytes, c.worst_impl = b.first->impl;
-      ++c.sizes;
-      c.faster += s > 1;
-    }
-    if (c.sizes) out.push_back(c);
-  }
-  return out;
+  return collective_comparisons(collective_points(path, headline_method(read_collectives_info(path))));
 }
 
 TuningTable collectives_tuning(const std::string& path) {
-  Machine machine;
-  const std::vector<CollRow> rows = read_rows(path, &machine);
+  CollectivesData info;
+  const std::vector<CollRow> all = read_rows(path, &info);
+  const CollMethod headline = headline_method(info);
   using K = CellKind;
   TuningTable tt;
   tt.name = "collectives";
   tt.doc =
       "Collective implementation per machine, collective, dtype, GPU count, launch mode and power-of-two size "
-      "bucket. Rows whose p10..p90 overlaps the fastest's are tied; among them NCCL is preferred, then this suite's "
-      "implementations by name. speedup_vs_nccl = NCCL's best median / the chosen median.";
+      "bucket, chosen on the device-time view (gated medians with p10..p90): rows within the fastest's noise are "
+      "tied; among them NCCL is preferred, then this suite's implementations by name. speedup_vs_nccl = NCCL's best "
+      "/ the chosen implementation under the nccl-tests method (the gated medians where the CSV has no nccl-tests "
+      "column), as the report and the summary state it.";
   tt.columns = {{"machine", K::text, "machine key, e.g. h200x2"},
                 {"collective", K::text, "all_reduce, all_gather, reduce_scatter, all_to_all, ..."},
                 {"dtype", K::text, "element type"},
@@ -155,7 +256,7 @@ TuningTable collectives_tuning(const std::string& path) {
                 {"bytes", K::integer, "size of the chosen row"},
                 {"time_us", K::number, "chosen median time per collective"},
                 {"busbw_gbps", K::number, "chosen bus bandwidth (nccl-tests factors)"},
-                {"speedup_vs_nccl", K::number, "NCCL's best median / chosen median (0: no NCCL row)"},
+                {"speedup_vs_nccl", K::number, "NCCL's best / chosen, headline method (0: no NCCL row)"},
                 {"nccl_impl", K::text, "NCCL's best implementation in the bucket"},
                 {"nccl_time_us", K::number, "its median"},
                 {"fastest_impl", K::text, "fastest median in the bucket"},
@@ -168,51 +269,189 @@ TuningTable collectives_tuning(const std::string& path) {
   tt.from_column = "from_bytes";
   tt.to_column = "to_bytes";
   tt.sources = {path};
+  std::vector<const CollRow*> ok;
+  for (const auto& r : all)
+    if (r.status == "ok") ok.push_back(&r);
   std::map<std::tuple<std::string, std::string, int64_t, std::string, uint64_t>, std::vector<const CollRow*>> groups;
-  for (const auto& r : rows)
-    groups[{r.collective, r.dtype, r.gpus, r.launch_mode, pow2_floor(static_cast<uint64_t>(r.bytes))}].push_back(&r);
-  const std::string machine_name = machine.key();
+  for (const CollRow* r : ok)
+    groups[{r->collective, r->dtype, r->gpus, r->launch_mode, pow2_floor(static_cast<uint64_t>(r->bytes))}].push_back(r);
+  const std::string machine_name = info.machine.key();
   for (const auto& [key, rs] : groups) {
-    const CollRow* fastest = *std::min_element(rs.begin(), rs.end(), [](auto a, auto b) { return a->t < b->t; });
-    std::vector<const CollRow*> tied;
-    const CollRow* runner = nullptr;
-    const CollRow* nccl = nullptr;
-    std::set<std::string> impls;
-    for (const CollRow* r : rs) {
-      impls.insert(r->impl + " " + r->config);
-      if (r->lo() <= fastest->hi()) tied.push_back(r);
-      else if (!runner || r->t < runner->t) runner = r;
-      if (r->nccl() && (!nccl || r->t < nccl->t)) nccl = r;
+    std::vector<Candidate> family;
+    for (size_t i = 0; i < rs.size(); ++i)
+      family.push_back({rs[i]->name(), rs[i]->timing(CollMethod::device_time), rs[i]->check, static_cast<int>(i)});
+    const Best best = best_of(family);
+    const CollRow* fastest = rs[best.fastest->index];
+    // Among the tied: NCCL first (nothing to maintain), then ours by name.
+    const CollRow* c = nullptr;
+    for (const Candidate* t : best.tied) {
+      const CollRow* r = rs[t->index];
+      if (!c || std::make_tuple(!r->nccl(), r->impl, r->t) < std::make_tuple(!c->nccl(), c->impl, c->t)) c = r;
     }
-    const CollRow* c = *std::min_element(tied.begin(), tied.end(), [](auto a, auto b) { return simpler(*a, *b); });
+    const CollRow* runner = nullptr;
+    for (const auto& cand : family)
+      if (std::find(best.tied.begin(), best.tied.end(), &cand) == best.tied.end() &&
+          (!runner || rs[cand.index]->t < runner->t))
+        runner = rs[cand.index];
+    // NCCL's best in the bucket at the chosen row's size, under the headline method.
+    const CollRow* nccl = nullptr;
+    for (const CollRow* r : rs)
+      if (r->nccl() && r->bytes == c->bytes && r->timing(headline).measured() &&
+          (!nccl || r->timing(headline).median < nccl->timing(headline).median))
+        nccl = r;
+    std::set<std::string> impls;
+    for (const CollRow* r : rs) impls.insert(r->impl + " " + r->config);
+    const double sp = nccl ? speedup(nccl->timing(headline).median, c->timing(headline).median) : 0;
     const uint64_t lo = pow2_floor(static_cast<uint64_t>(c->bytes));
-    std::vector<Cell> row = {machine_name,
-                             c->collective,
-                             c->dtype,
-                             c->gpus,
-                             c->launch_mode,
-                             static_cast<int64_t>(lo),
-                             static_cast<int64_t>(2 * lo - 1),
-                             static_cast<int64_t>(impls.size()),
-                             static_cast<int64_t>(tied.size()),
-                             c->impl,
-                             c->family,
-                             c->config,
-                             c->bytes,
-                             c->t,
-                             c->busbw,
-                             nccl ? Cell{nccl->t / c->t} : Cell{},
-                             nccl ? Cell{nccl->impl} : Cell{},
-                             nccl ? Cell{nccl->t} : Cell{},
-                             fastest->impl,
-                             fastest->t,
-                             100 * (fastest->hi() - fastest->lo()) / fastest->t,
-                             runner ? Cell{runner->impl} : Cell{},
-                             runner ? Cell{100 * (runner->t / fastest->t - 1)} : Cell{},
-                             path + ":" + std::to_string(c->line)};
-    tt.rows.push_back(std::move(row));
+    tt.rows.push_back({machine_name,
+                       c->collective,
+                       c->dtype,
+                       c->gpus,
+                       c->launch_mode,
+                       static_cast<int64_t>(lo),
+                       static_cast<int64_t>(2 * lo - 1),
+                       static_cast<int64_t>(impls.size()),
+                       static_cast<int64_t>(best.tied.size()),
+                       c->impl,
+                       c->family,
+                       c->config,
+                       c->bytes,
+                       c->t,
+                       c->busbw,
+                       nccl ? Cell{sp} : Cell{},
+                       nccl ? Cell{nccl->impl} : Cell{},
+                       nccl ? Cell{nccl->t} : Cell{},
+                       fastest->impl,
+                       fastest->t,
+                       100 * (fastest->hi_or_t() - fastest->lo_or_t()) / fastest->t,
+                       runner ? Cell{runner->impl} : Cell{},
+                       runner ? Cell{100 * (runner->t / fastest->t - 1)} : Cell{},
+                       path + ":" + std::to_string(c->line)});
   }
   return tt;
+}
+
+namespace {
+
+std::string us_cell(double us) { return us > 0 ? (us >= 10000 ? num(us, 0) : num(us, 2)) : "-"; }
+std::string x_cell(double x) { return x > 0 ? num(x, 2) : "-"; }
+
+void counts_section(std::ostream& os, const std::vector<std::string>& paths) {
+  os << "## Rows\n\n| file | rows | ok | skipped | error | skip reasons |\n|---|---:|---:|---:|---:|---|\n";
+  for (const auto& path : paths) {
+    const CollectivesData d = read_collectives_info(path);
+    std::map<std::string, int> reasons;
+    for (const auto& r : d.skip_reasons) ++reasons[r.substr(0, 100)];
+    std::string rs;
+    for (const auto& [r, n] : reasons) rs += (rs.empty() ? "" : "; ") + std::to_string(n) + " x " + r;
+    os << "| `" << path << "` | " << d.rows << " | " << d.ok << " | " << d.skipped << " | " << d.errors << " | "
+       << (rs.empty() ? "-" : rs) << " |\n";
+  }
+}
+
+void points_section(std::ostream& os, const std::vector<CollPoint>& head, const std::vector<CollPoint>& dev,
+                    CollMethod method) {
+  os << "## Every point\n\nSpeedup = best NCCL / best ours, both timed by the same method. Headline: the "
+     << coll_method_text(method) << ". Beside it the " << coll_method_text(CollMethod::device_time)
+     << ". \"outcome\": faster, slower, or within noise (bands overlap; without bands, medians within "
+     << num(100 * kTieFraction, 0) << " %). NCCL's cross-check: its figure against its own tool's in the same call "
+     << "(within " << num(100 * kCrossCheckTolerance, 0) << " % = checked); a baseline off its tool gets no speedup "
+     << "claimed.\n\n"
+     << "| collective | dtype | size | mode | best NCCL (config; algorithm) | NCCL us | cross-check | best ours | ours us "
+        "| speedup | outcome | device-time view: NCCL / ours us, speedup | NVSHMEM us (ours over it) | ours busbw "
+        "GB/s |\n|---|---|---:|---|---|---:|---|---|---:|---:|---|---|---|---:|\n";
+  for (size_t i = 0; i < head.size(); ++i) {
+    const CollPoint& p = head[i];
+    const CollPoint* d = find_point(dev, p.collective, p.dtype, p.bytes, p.launch_mode);
+    const std::string nv = p.nvshmem.measured() ? us_cell(p.nvshmem.us) + " (" + x_cell(p.speedup_nvshmem) + ")"
+                           : p.nvshmem_status.empty() ? "-"
+                                                      : p.nvshmem_status;
+    os << "| " << p.collective << " | " << p.dtype << " | " << size_text(static_cast<uint64_t>(p.bytes)) << " | "
+       << p.launch_mode << " | "
+       << (p.nccl.measured() ? p.nccl.impl + " (" + p.nccl.config + "; " +
+                                   (p.nccl.nccl_algo.empty() ? "not logged" : p.nccl.nccl_algo) + ")"
+                             : "-")
+       << " | " << us_cell(p.nccl.us) << " | " << (p.nccl.measured() ? p.check.text() : "-") << " | "
+       << (p.ours.measured() ? p.ours.impl : "-") << " | " << us_cell(p.ours.us) << " | "
+       << (p.check.defective() ? "(" + x_cell(p.speedup) + ", not claimed)" : x_cell(p.speedup)) << " | "
+       << outcome_text(p.outcome) << " | "
+       << (d ? us_cell(d->nccl.us) + " / " + us_cell(d->ours.us) + ", " + x_cell(d->speedup) : "-") << " | " << nv
+       << " | " << (p.ours.measured() ? num(p.ours.busbw, 1) : "-") << " |\n";
+  }
+}
+
+void targets_section(std::ostream& os, const std::vector<CollPoint>& head, CollMethod method) {
+  const auto targets = collectives_targets(head, method);
+  os << "## Targets\n\nbf16, eager and graph, " << coll_method_text(method)
+     << ".\n\n| target | measured | baseline's cross-check | verdict |\n|---|---|---|---|\n";
+  for (const auto& t : targets) {
+    const TargetSpec& s = target_spec(t.id);
+    os << "| " << s.what << " " << s.text() << " | " << t.measured << t.note << " | " << t.check_text() << " | **"
+       << verdict_text(t.verdict) << "** |\n";
+  }
+  os << "\n" << target_count_text(targets) << ".\n";
+}
+
+// Figure 6's design overheads: each ablation variant's time against the one-way direct
+// two-shot, same point, device-time view (the gated medians the figures plot).
+void ablation_section(std::ostream& os, const std::string& path) {
+  static const char* const kBase = "two_shot_push";
+  static const char* const kVariants[] = {"two_shot_push_handshake", "two_shot_push_staged",
+                                          "two_shot_push_handshake_staged"};
+  ReadOptions o;
+  o.study = "collectives";
+  const CsvTable t = CsvTable::read(path, collectives_fields(), o);
+  std::map<std::tuple<std::string, int64_t, std::string>, double> us;  // impl, bytes, mode
+  std::vector<std::pair<int64_t, std::string>> order;
+  for (size_t i = 0; i < t.rows(); ++i) {
+    if (t.text(i, "status") != "ok" || t.text(i, "collective") != "all_reduce" || t.text(i, "dtype") != "bf16")
+      continue;
+    const std::string impl(t.text(i, "impl")), mode(t.text(i, "launch_mode"));
+    const int64_t b = t.integer(i, "bytes");
+    us[{impl, b, mode}] = t.number(i, "time_us_median");
+    if (impl == kBase) order.emplace_back(b, mode);
+  }
+  if (order.empty()) return;
+  os << "\n## Ablation (all-reduce bf16, device-time view)\n\nEach variant's median over " << kBase
+     << "'s at the same size and mode.\n\n| size | mode | " << kBase << " us |";
+  for (const char* v : kVariants) os << " " << v << " |";
+  os << "\n|---:|---|---:|";
+  for (size_t i = 0; i < std::size(kVariants); ++i) os << "---:|";
+  os << "\n";
+  for (const auto& [b, mode] : order) {
+    const double base = us[{kBase, b, mode}];
+    os << "| " << size_text(static_cast<uint64_t>(b)) << " | " << mode << " | " << us_cell(base) << " |";
+    for (const char* v : kVariants) {
+      auto it = us.find({v, b, mode});
+      os << " " << (it == us.end() ? "-" : us_cell(it->second) + " (" + x_cell(it->second / base) + ")") << " |";
+    }
+    os << "\n";
+  }
+}
+
+}  // namespace
+
+std::string collectives_summary_markdown(const std::vector<std::string>& paths) {
+  if (paths.empty()) throw std::invalid_argument("collectives_summary_markdown: no CSV");
+  const CollectivesData d = read_collectives_info(paths[0]);
+  const CollMethod method = headline_method(d);
+  const auto head = collective_points(paths[0], method);
+  const auto dev = collective_points(paths[0], CollMethod::device_time);
+  std::ostringstream os;
+  os << "# Collectives summary\n\nGenerated by `pkbench_collectives_summary` from `" << paths[0] << "` ("
+     << d.machine.describe() << ", commit " << (d.git_commit.empty() ? "-" : d.git_commit) << ", " << d.ok
+     << " ok rows). Best ours = the fastest row of family pk; best NCCL = the fastest NCCL configuration (family "
+        "nccl*); NVSHMEM is shown beside and never counted as NCCL.";
+  if (method == CollMethod::device_time)
+    os << " This CSV has no nccl-tests-method column: the headline is the device-time view.";
+  os << "\n\n";
+  counts_section(os, paths);
+  os << "\n";
+  targets_section(os, head, method);
+  os << "\n";
+  points_section(os, head, dev, method);
+  ablation_section(os, paths[0]);
+  return os.str();
 }
 
 }  // namespace pk::sweeps

@@ -21,6 +21,7 @@ struct ResultsFolder {
   std::vector<ModeResults> peer_modes;     // dir/peer-modes/<single|ipc|vmm>/
   std::vector<std::string> figures;        // PNG files, relative to dir
   std::string collectives_csv;             // dir/collectives.csv or the largest study CSV in dir/collectives/
+  std::string primitives_csv;              // dir/primitives.csv or dir/primitives/primitives.csv
   std::optional<FusedSummary> fused;       // dir/fused/fused.csv (or dir/fused.csv)
   std::vector<KSweepRow> fused_k_sweep;    // Table 3: fused_table3.csv beside it (empty if absent)
   std::string fused_dir;                   // the folder holding fused.csv
@@ -39,7 +40,7 @@ struct ClaimRow {
 };
 std::vector<ClaimRow> paper_claims(const ResultsFolder& here, const ResultsFolder* other);
 
-// Every target over the folder: transfer, peer modes, GEMM, fused.
+// Every target over the folder: transfer, peer modes, GEMM, fused, collectives, primitives.
 std::vector<TargetResult> all_targets(const ResultsFolder& f);
 
 // other: nullptr for none.

@@ -41,12 +41,8 @@ int main(int argc, char** argv) {
                             (other.empty() ? "" : " --other " + fs::path(other).lexically_normal().string());
     const std::string md = report_markdown(here, other.empty() ? nullptr : &there, cmd);
     pk::write_file_atomically(out, md);
-    int met = 0, missed = 0;
-    for (const auto& t : all_targets(here)) {
-      met += t.verdict == Verdict::met;
-      missed += t.verdict == Verdict::missed;
-    }
-    std::printf("wrote %s (%s: %d targets met, %d missed)\n", out.c_str(), here.machine_key().c_str(), met, missed);
+    std::printf("wrote %s (%s: %s)\n", out.c_str(), here.machine_key().c_str(),
+                target_count_text(all_targets(here)).c_str());
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "pkbench_report: error: %s\n", e.what());

@@ -1,14 +1,20 @@
 #pragma once
 // Every target the issues stated, declared once (target_specs()) and evaluated from the
-// CSVs: the summaries (transfer_summary.md), the peer-mode comparison, the GEMM study and
-// the report all print these same results.
+// CSVs by the rules of verdict.h: the summaries (transfer_summary.md, the collectives
+// summary), the peer-mode comparison, the GEMM study and the report all print these same
+// results. Each result names the baseline it was measured against and that baseline's
+// cross-check against its own tool; a baseline off its tool turns "met" into
+// "baseline off its tool".
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "collectives_table.h"
 #include "fused_table.h"
 #include "gemm_table.h"
 #include "sync_table.h"
 #include "transfer_table.h"
+#include "verdict.h"
 
 namespace pk::sweeps {
 
@@ -26,18 +32,26 @@ struct TargetSpec {
 const std::vector<TargetSpec>& target_specs();
 const TargetSpec& target_spec(const std::string& id);  // std::logic_error if unknown
 
-enum class Verdict { met, missed, info, not_measured };
-
 struct TargetResult {
+  TargetResult() = default;
+  TargetResult(std::string id_, std::string measured_, std::string target_, Verdict verdict_, std::string note_)
+      : id(std::move(id_)), measured(std::move(measured_)), target(std::move(target_)), verdict(verdict_),
+        note(std::move(note_)) {}
   std::string id;        // the spec's id ("" for information lines)
   std::string measured;  // "push: best device-initiated mechanism (...) = 0.941"
   std::string target;    // spec text, "" for information lines
   Verdict verdict = Verdict::info;
   std::string note;      // after the verdict
+  std::string baseline;  // what the figure was measured against ("": an absolute target)
+  CrossCheck check;      // that baseline's cross-check against its own tool
   // "<measured> (target <target>): **met**<note>" (information lines: "<measured><note>").
   std::string sentence() const;
+  // The baseline's cross-check as the report prints it: "-" for absolute targets.
+  std::string check_text() const;
 };
-const char* verdict_text(Verdict v);  // "met", "missed", "info", "not measured"
+// The headline count over every target: "31 targets: 13 met, 12 missed, 2 baseline off its
+// tool, 4 not measured" (information lines not counted).
+std::string target_count_text(const std::vector<TargetResult>& targets);
 
 // Transfer study (transfer_summary.md). elapsed_s < 0: the study's wall time is unknown.
 std::vector<TargetResult> transfer_targets(const TransferData& d, const std::vector<MechanismSummary>& s,
@@ -53,6 +67,16 @@ std::vector<TargetResult> gemm_targets(const GemmData& d);
 // empty).
 std::vector<TargetResult> fused_targets(const FusedSummary& f, const std::vector<KSweepRow>& k_sweep);
 std::string fused_op_text(const std::string& op);  // "gemm_rs" -> "GEMM+RS"
+
+// Collectives study (results/*/collectives/summary.md): all-reduce speedup bands, busbw at
+// 1 GiB, all-gather / reduce-scatter / all-to-all at every size, the tensor-dimension
+// variants; over bf16 points of `pts` (one method: the CSV's headline).
+std::vector<TargetResult> collectives_targets(const std::vector<CollPoint>& pts, CollMethod method);
+
+// Primitives study (results/*/primitives/): this suite's fastest signal / dependent load
+// against the fastest library row of the same protocol and memory ordering (a library call
+// whose ordering is "library-defined" compares with any), one run.
+std::vector<TargetResult> primitives_targets(const std::string& csv_path);
 
 // Peer modes: the same studies in several modes (the first is the reference).
 struct ModeResults {

@@ -9,6 +9,7 @@ target_sources(pkbench_cpu_tests PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/cpu/test_sweeps_reader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpu/test_sweeps_tuning.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpu/test_sweeps_compare.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cpu/test_sweeps_verdict.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpu/test_sweeps_report.cpp)
 target_compile_definitions(pkbench_cpu_tests PRIVATE PKBENCH_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
 

@@ -21,7 +21,7 @@ el() { echo "$(( $(date +%s) - t0 ))s"; }
   ls -l /usr/include/nccl.h /usr/lib/x86_64-linux-gnu/libnccl.so* 2>&1
 } > "$O/env.txt" 2>&1
 cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release > "$O/build.log" 2>&1
-cmake --build $B --target pkbench_collectives pkbench_collectives_gpu_tests pkbench_collectives_cpu_tests -j32 \
+cmake --build $B --target pkbench_collectives pkbench_collectives_gpu_tests pkbench_collectives_cpu_tests pkbench_collectives_summary -j32 \
   >> "$O/build.log" 2>&1 || { tail -40 "$O/build.log"; tar czf "${OUT:-/tmp}/coll.tgz" -C "$(dirname "$O")" coll; exit 1; }
 grep -E "pkbench: (MPI|NCCL|CLI11|NVSHMEM)" "$O/build.log"
 echo "build done $(el)"
@@ -65,16 +65,11 @@ else
   CSVS="$O/collectives_mpi.csv $O/collectives_fp32_mpi.csv $O/all_reduce_single_process.csv $O/nccl_net_mpi.csv"
 fi
 tar czf "${OUT:-/tmp}/coll.tgz" -C "$(dirname "$O")" coll
-# Short table: per (collective, size, mode) the best NCCL and the best of ours.
+# Short table: per point the best NCCL and the best of ours, by the sweeps library's one rule
+# (sweeps/verdict.h), both timing methods, and the targets.
 for f in $CSVS; do
   [ -f "$f" ] || continue
-  echo "== $(basename "$f")  (coll bytes mode | best nccl us [family algo] | best ours us impl | speedup | ours busbw)"
-  awk -F, 'NR==1{for(i=1;i<=NF;i++)c[$i]=i; next}
-    $c["status"]!="ok"{bad[$c["collective"]" "$c["impl"]]=$c["status"]; next}
-    {k=$c["collective"]" "$c["bytes"]" "$c["launch_mode"]; t=$c["time_us_median"]+0; if(!(k in seen)){seen[k]=1; keys[++nk]=k}
-     if($c["family"] ~ /^nccl/){ if(!(k in bn) || t<bn[k]){bn[k]=t; bnn[k]=$c["family"]" "$c["nccl_algo"]} }
-     else if($c["family"]=="pk"){ if(!(k in bo) || t<bo[k]){bo[k]=t; bon[k]=$c["impl"]; bw[k]=$c["busbw_gbps"]} } }
-    END{for(i=1;i<=nk;i++){k=keys[i]; printf "%-38s %9.2f %-28s %9.2f %-24s %5.2f %7s\n", k, bn[k], substr(bnn[k],1,28), bo[k], bon[k], (bo[k]>0&&bn[k]>0)?bn[k]/bo[k]:0, bw[k]}
-        for(b in bad) print "not ok:", b, bad[b]}' "$f"
+  echo "== $(basename "$f")"
+  $B/sweeps/pkbench_collectives_summary "$f" | sed -n '/^## Targets/,/^## Ablation/p'
 done
 echo "total $(el)"
