@@ -9,6 +9,9 @@ else()
   set(_pk_sm100_built FALSE)
 endif()
 
+# Capability gating on a fake device of each architecture (sm_80, sm_90a, sm_100a).
+target_sources(pkbench_cpu_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/cpu/test_capability.cpp)
+
 # A grid check that needs no GPU, refused here even without --list.
 if(TARGET pkbench_transfer)
   foreach(_case

@@ -93,3 +93,29 @@ TEST(Cli, ConsoleWithoutColourWritesPlainText) {
   EXPECT_EQ(out.str().find('\x1b'), std::string::npos) << "ANSI escape in plain output";
   fs::remove(path);
 }
+
+// NaN passes every CLI11 Range (each comparison is false): refused by name instead.
+TEST(Cli, RefusesNonFiniteValuesOfAnyFlag) {
+  for (const char* v : {"nan", "NaN", "-nan", "inf", "+Infinity"}) {
+    Cli cli("prog", "test");
+    double ms = 1;
+    cli.app().add_option("--warmup-ms", ms)->check(CLI::Range(0.0, 1e6));
+    Argv a({"prog", std::string("--warmup-ms=") + v});
+    EXPECT_EQ(cli.parse(&a.argc, a.p.data(), true), kExitBadInput) << v;
+  }
+  Cli cli("prog", "test");
+  double ms = 1;
+  cli.app().add_option("--warmup-ms", ms);
+  Argv a({"prog", "--warmup-ms=2.5"});
+  EXPECT_EQ(cli.parse(&a.argc, a.p.data(), true), -1);
+  EXPECT_EQ(ms, 2.5);
+}
+
+TEST(Cli, RefusesAFolderAsTheOutputFile) {
+  const fs::path d = fs::temp_directory_path() / "pkbench_cli_test_folder";
+  fs::create_directories(d);
+  EXPECT_THROW(check_output_path(d.string(), "--csv"), ArgError);
+  EXPECT_THROW(check_output_path(d.string() + "/", "--csv"), ArgError);
+  EXPECT_NO_THROW(check_output_path((d / "x.csv").string(), "--csv"));
+  fs::remove_all(d);
+}
