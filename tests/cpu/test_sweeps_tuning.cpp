@@ -9,8 +9,10 @@
 #include "sweeps/collectives_table.h"
 #include "sweeps/fused_table.h"
 #include "sweeps/transfer_table.h"
+#include "sweeps/tuning_loo.h"
 #include "sweeps/tuning_table.h"
 #include "sweeps_test_util.h"
+#include "tuning/include/pkbench/tuning.h"
 
 using namespace pk::sweeps;
 using namespace pk::sweeps::testing;
@@ -163,4 +165,185 @@ TEST(SweepsTuning, MergeRefusesTwoTablesOfOneMachine) {
   EXPECT_THROW(merge_tables({a, a}), std::runtime_error);
   const TuningTable m = merge_tables({a});
   EXPECT_EQ(m.rows.size(), a.rows.size());
+}
+
+// ---- pkbench/tuning.h: answers between measurements, refusals, and the leave-one-out ----
+
+namespace {
+
+namespace tn = pkbench::tuning;
+
+// A collectives table as pkbench_tune writes it (only the columns the API reads), one
+// machine, bf16 all-reduce in graph mode on 2 GPUs at 4 KiB, 64 KiB, 1 MiB and 16 MiB.
+std::string coll_json(const std::string& version_field = "\"schema_version\": 1,",
+                      const std::string& peer_modes = "[\"ipc\"]") {
+  auto row = [](const char* bytes, const char* impl, const char* config, int candidates, double us, int line) {
+    return std::string("{\"machine\": \"testx2\", \"collective\": \"all_reduce\", \"dtype\": \"bf16\", \"gpus\": 2, "
+                       "\"launch_mode\": \"graph\", \"bytes\": ") +
+           bytes + ", \"impl\": \"" + impl + "\", \"family\": \"pk\", \"config\": \"" + config +
+           "\", \"candidates\": " + std::to_string(candidates) + ", \"time_us\": " + std::to_string(us) +
+           ", \"speedup_vs_nccl\": null, \"source\": \"c.csv:" + std::to_string(line) + "\"}";
+  };
+  return "{\"schema\": \"pkbench-tuning\", " + version_field + " \"table\": \"collectives\", \"peer_modes\": " + peer_modes +
+         ", \"rows\": [" + row("4096", "ll", "2 blocks x 512 threads 8B", 3, 3.0, 2) + ", " +
+         row("65536", "ll", "32 blocks x 512 threads 8B", 3, 4.0, 3) + ", " +
+         row("1048576", "one_shot", "132 blocks x 512 threads", 5, 10.0, 4) + ", " +
+         row("16777216", "nccl", "NCCL 2.28.3", 5, 60.0, 5) + "]}";
+}
+
+}  // namespace
+
+TEST(TuningApi, ExactBetweenAndOutsideTheMeasuredRange) {
+  tn::Tuner t("testx2");
+  t.load_json(coll_json(), "coll.json");
+  // Exact: measured, from its row; SMs and threads parsed from the free-text config.
+  auto c = t.choose_collective("all_reduce", 65536, "bf16", 2);
+  EXPECT_EQ(c.basis, tn::Basis::measured);
+  EXPECT_EQ(c.impl, "ll");
+  EXPECT_EQ(c.sms, 32);
+  EXPECT_EQ(c.threads, 512);
+  EXPECT_EQ(c.launch_mode, "graph");
+  EXPECT_EQ(c.from, std::vector<std::string>{"c.csv:3"});
+  EXPECT_DOUBLE_EQ(c.estimate_us, 4.0);
+  // 8 KiB: between 4 KiB and 64 KiB, which differ: the nearer on a log2 scale (4 KiB).
+  c = t.choose_collective("all_reduce", 8192, "bf16", 2, "graph");
+  EXPECT_EQ(c.basis, tn::Basis::interpolated);
+  EXPECT_EQ(c.sms, 2);
+  EXPECT_EQ(c.from, (std::vector<std::string>{"c.csv:2", "c.csv:3"}));
+  EXPECT_GT(c.estimate_us, 3.0);
+  EXPECT_LT(c.estimate_us, 4.0);
+  // 256 KiB: two octaves from 64 KiB and from 1 MiB: the row chosen among more candidates.
+  c = t.choose_collective("all_reduce", 262144, "bf16", 2);
+  EXPECT_EQ(c.basis, tn::Basis::interpolated);
+  EXPECT_EQ(c.impl, "one_shot");
+  EXPECT_EQ(c.sms, 132);
+  EXPECT_NEAR(c.estimate_us, std::sqrt(4.0 * 10.0), 1e-9);  // log-linear halfway
+  // Outside: refused (both ends); asked to extrapolate: the edge, flagged predicted.
+  EXPECT_EQ(t.choose_collective("all_reduce", 1024, "bf16", 2).basis, tn::Basis::refused);
+  c = t.choose_collective("all_reduce", 64u << 20, "bf16", 2);
+  EXPECT_EQ(c.basis, tn::Basis::refused);
+  EXPECT_NE(c.why.find("outside the measured range"), std::string::npos) << c.why;
+  tn::Options o;
+  o.extrapolate = true;
+  tn::Tuner x("testx2", o);
+  x.load_json(coll_json());
+  c = x.choose_collective("all_reduce", 64u << 20, "bf16", 2);
+  EXPECT_EQ(c.basis, tn::Basis::predicted);
+  EXPECT_EQ(c.impl, "nccl");
+  EXPECT_EQ(c.sms, 0);  // NCCL picks its own grid
+  // Keys nobody measured.
+  EXPECT_EQ(t.choose_collective("all_reduce", 65536, "fp32", 2).basis, tn::Basis::refused);
+  EXPECT_EQ(t.choose_collective("all_reduce", 65536, "bf16", 4).basis, tn::Basis::refused);
+}
+
+TEST(TuningApi, RefusesAnotherMachineAnotherSchemaAndVirtualRanks) {
+  tn::Tuner h100("h100x1");
+  try {
+    h100.load_json(coll_json(), "coll.json");
+    FAIL() << "a testx2 table was accepted on h100x1";
+  } catch (const tn::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("measured on testx2, not on h100x1"), std::string::npos) << e.what();
+  }
+  tn::Options accept;
+  accept.accept_machine = "testx2";  // the caller says otherwise
+  tn::Tuner ok("h100x1", accept);
+  ok.load_json(coll_json());
+  EXPECT_EQ(ok.choose_collective("all_reduce", 4096, "bf16", 2).basis, tn::Basis::measured);
+  tn::Tuner t("testx2");
+  EXPECT_THROW(t.load_json(coll_json("\"schema_version\": 2,")), tn::Error);
+  EXPECT_THROW(t.load_json(coll_json("")), tn::Error);  // written before schema 1
+  EXPECT_THROW(t.load_json(coll_json("\"schema_version\": 1,", "[\"virtual\"]")), tn::Error);
+  EXPECT_THROW(t.load_json("{\"schema_version\": 1, \"rows\": [}"), tn::Error);  // not JSON
+  EXPECT_TRUE(t.tables().empty());
+  EXPECT_EQ(tn::machine_key("NVIDIA H200", 2), "h200x2");
+  EXPECT_EQ(tn::machine_key("NVIDIA H100 80GB HBM3", 1), "h100x1");
+}
+
+TEST(TuningApi, TransferAnswersFromTheBuilderAndFromItsJsonAgree) {
+  const TuningTable tt = transfer_tuning(read_transfer(source_dir() + "/results/h200x2/peer-modes/single/transfer.csv"));
+  tn::Tuner mem("h200x2");
+  mem.add(api_table(tt));
+  // 16 KiB push was measured: TMA, and within 8 SMs its 90 % point (the committed table's).
+  const auto m = mem.choose_transfer(16384, "push", 1, -1, true);
+  EXPECT_EQ(m.basis, tn::Basis::measured);
+  EXPECT_EQ(m.pattern, "one_way");
+  const auto b = mem.choose_transfer(16384, "push", 1, 8, true);
+  ASSERT_TRUE(b.ok()) << b.why;
+  EXPECT_EQ(b.sms, 8);
+  EXPECT_NE(b.why.find("8-SM budget"), std::string::npos) << b.why;
+  EXPECT_EQ(mem.choose_transfer(16384, "push", 1, 0, true).basis, tn::Basis::refused);
+#ifdef PKBENCH_HAVE_JSON
+  tn::Tuner js("h200x2");
+  js.load_json(table_json(tt), "transfer_tuning.json");
+  for (unsigned long long bytes : {16ull, 1000ull, 16384ull, 3ull << 20, 100ull << 20, 1ull << 30}) {
+    for (const char* dir : {"push", "pull"}) {
+      const auto a = mem.choose_transfer(bytes, dir, 1), j = js.choose_transfer(bytes, dir, 1);
+      EXPECT_EQ(a.basis, j.basis) << bytes << dir;
+      EXPECT_EQ(a.mechanism, j.mechanism) << bytes << dir;
+      EXPECT_EQ(a.sms, j.sms) << bytes << dir;
+      EXPECT_EQ(a.from, j.from) << bytes << dir;
+    }
+  }
+#endif
+}
+
+TEST(TuningApi, SplitFromTheNearestMeasuredShape) {
+  auto row = [](int m, int n, int k, const char* overlap, int sms, int line) {
+    return "{\"machine\": \"testx2\", \"op\": \"gemm_rs\", \"gpus\": 2, \"m\": " + std::to_string(m) +
+           ", \"n\": " + std::to_string(n) + ", \"k\": " + std::to_string(k) + ", \"overlap\": \"" + overlap +
+           "\", \"impl\": \"" + overlap + "\", \"comm_sms\": " + std::to_string(sms) +
+           ", \"time_us\": 100.0, \"source\": \"f.csv:" + std::to_string(line) + "\"}";
+  };
+  tn::Tuner t("testx2");
+  t.load_json("{\"schema_version\": 1, \"table\": \"fused\", \"rows\": [" + row(4096, 4096, 2048, "inter_sm", 8, 2) + ", " +
+              row(8192, 8192, 4096, "intra_sm", 0, 3) + ", " + row(16384, 16384, 8192, "inter_sm", 16, 4) + "]}");
+  auto s = t.choose_split("gemm_rs", 8192, 8192, 4096, 2);
+  EXPECT_EQ(s.basis, tn::Basis::measured);
+  EXPECT_EQ(s.overlap, "intra_sm");
+  s = t.choose_split("gemm_rs", 12288, 12288, 7000, 2);  // nearer 16384x16384x8192 on the log2 scale
+  EXPECT_EQ(s.basis, tn::Basis::interpolated);
+  EXPECT_EQ(s.comm_sms, 16);
+  EXPECT_EQ(s.from, std::vector<std::string>{"f.csv:4"});
+  EXPECT_NEAR(s.estimate_us, 100.0 * 12288.0 * 12288 * 7000 / (16384.0 * 16384 * 8192), 1e-9);
+  EXPECT_EQ(t.choose_split("gemm_rs", 2048, 2048, 1024, 2).basis, tn::Basis::refused);
+  EXPECT_EQ(t.choose_split("gemm_rs", 8192, 8192, 65536, 2).basis, tn::Basis::refused);  // k beyond the range
+  EXPECT_EQ(t.choose_split("ag_gemm", 8192, 8192, 4096, 2).basis, tn::Basis::refused);
+}
+
+// Leave-one-out on a fixture: push one_way at 4, 8 and 16 KiB. tma_bulk wins at 4 and 16 KiB;
+// at 8 KiB reg is 20 % faster (beyond the noise), so the neighbours' answer is 1.2x off there.
+TEST(TuningLoo, HidesEachPointAndComparesTheAnswerWithTheBest) {
+  const std::string dir = temp_dir("loo");
+  auto pt = [](const char* mech, const char* bytes, double gbps, const char* threads) {
+    const double b = std::stod(bytes);
+    return transfer_row({{"mechanism", mech},
+                         {"message_bytes", bytes},
+                         {"sms", "132"},
+                         {"threads", threads},
+                         {"gbps", std::to_string(gbps)},
+                         {"time_us_median", std::to_string(b / gbps / 1e3)},
+                         {"time_us_min", std::to_string(b / (gbps * 1.001) / 1e3)},
+                         {"time_us_max", std::to_string(b / (gbps * 0.999) / 1e3)}});
+  };
+  write(dir + "/transfer.csv", csv(pk::transfer::transfer_columns(),
+                                   {pt("tma_bulk", "4096", 300, "128"), pt("reg", "4096", 200, "512"),
+                                    pt("tma_bulk", "8192", 300, "128"), pt("reg", "8192", 360, "512"),
+                                    pt("tma_bulk", "16384", 350, "128"), pt("reg", "16384", 250, "512")}));
+  const std::vector<LooResult> r = loo_transfer(dir + "/transfer.csv", 0.05);
+  ASSERT_EQ(r.size(), 2u);  // any, device
+  for (const LooResult& x : r) {
+    ASSERT_EQ(x.cases.size(), 3u) << x.table;
+    EXPECT_EQ(x.refused(), 2) << x.table;  // 4 and 16 KiB are edges once hidden
+    EXPECT_EQ(x.evaluable(), 1);
+    EXPECT_EQ(x.within(), 0);
+    const LooCase* w = x.worst();
+    ASSERT_NE(w, nullptr);
+    EXPECT_EQ(w->basis, "interpolated");
+    EXPECT_EQ(w->point, "push one_way 8192 B");
+    EXPECT_NE(w->answer.find("tma_bulk"), std::string::npos) << w->answer;
+    EXPECT_NEAR(w->ratio(), 360.0 / 300.0, 1e-6);
+  }
+  EXPECT_NE(loo_markdown(r).find("| all | 6 | 4 | 0 | 2 | 0 | 0.0 % | 1.200x"), std::string::npos) << loo_markdown(r);
+  // A 25 % tolerance counts it within.
+  EXPECT_EQ(loo_transfer(dir + "/transfer.csv", 0.25)[0].within(), 1);
 }
