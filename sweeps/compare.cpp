@@ -1,5 +1,7 @@
 #include "compare.h"
 
+#include "verdict.h"
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -232,9 +234,8 @@ FileDiff compare_files(const std::string& a_csv, const std::string& b_csv) {
     const auto& pb = it->second;
     PointDiff p{pa.label, pa.group, pa.v, pb.v, pa.lo, pa.hi, pb.lo, pb.hi, pa.range && pb.range, 0};
     if (p.has_range) {
-      int dir = 0;
-      if (pb.lo > pa.hi) dir = +1;       // B higher beyond both ranges
-      else if (pb.hi < pa.lo) dir = -1;  // B lower
+      // A change only beyond the noise (the suite's one rule, verdict.h): the ranges do not overlap.
+      const int dir = bands_overlap(pa.lo, pa.hi, pb.lo, pb.hi) ? 0 : pb.lo > pa.hi ? +1 : -1;
       p.change = m->higher_better ? dir : -dir;
     } else {
       ++d.no_range;

@@ -1,5 +1,7 @@
 #include "fused_table.h"
 
+#include "verdict.h"
+
 #include <algorithm>
 #include <map>
 #include <tuple>
@@ -124,7 +126,7 @@ TuningTable fused_tuning(const std::string& path) {
     std::vector<const FusedRow*> tied;
     const FusedRow* runner = nullptr;
     for (const FusedRow* r : rs) {
-      if (r->lo() <= fastest->hi()) tied.push_back(r);
+      if (bands_overlap(r->lo(), r->hi(), fastest->lo(), fastest->hi())) tied.push_back(r);
       else if (!runner || r->t < runner->t) runner = r;
     }
     const FusedRow* c = *std::min_element(tied.begin(), tied.end(), [](auto a, auto b) { return simpler(*a, *b); });

@@ -1,5 +1,7 @@
 #include "transfer_table.h"
 
+#include "verdict.h"
+
 #include "../microbench/transfer/mechanism.h"
 #include "format.h"
 #include "targets.h"
@@ -325,7 +327,7 @@ TuningTable transfer_tuning(const TransferData& d) {
       const TransferRow* runner = nullptr;
       for (const TransferRow* r : rs) {
         if (r == fastest) continue;
-        if (r->gbps_high() >= band_low) tied.push_back(r);
+        if (bands_overlap(r->gbps_low(), r->gbps_high(), band_low, fastest->gbps_high())) tied.push_back(r);
         else if (!runner || r->gbps > runner->gbps) runner = r;
       }
       const TransferRow* chosen = *std::min_element(tied.begin(), tied.end(), [](auto a, auto b) { return simpler(*a, *b); });
