@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# The collective study's NCCL baselines checked against nccl-tests' own binaries in one
+# invocation: the study (NCCL rows only) and all_reduce_perf & co. on the same sizes, dtype,
+# GPUs and launch modes (eager; -G 1 for graph), then pkbench_coll_ref merges the tools'
+# figures into the rows (ref_tool, ref_time_us, ref_ratio = time_us_nccltests / the tool's)
+# and prints the ratio per row.
+#   microbench/collectives/ref_check.sh OUT_DIR [extra pkbench_collectives flags]
+# Environment (defaults in brackets):
+#   PKBENCH_NCCL_TESTS  folder holding the *_perf binaries [found on PATH]
+#                       (scripts/build-ref-tools.sh builds them into .reftools/nccl-tests)
+#   BUILD     pkbench's build folder [build]; BIN, REF override the two binaries
+#   NP        processes: unset or 1 = one process driving NGPUS GPUs (-g NGPUS); N >= 2 =
+#             mpirun -np N, one GPU each (nccl-tests built with MPI=1)
+#   NGPUS     GPUs of a one-process run [every GPU nvidia-smi lists]
+#   COLLS     [all_reduce] (all_reduce, all_gather, reduce_scatter, all_to_all)
+#   DTYPE     [bf16] (bf16, fp32)     SIZES [4K:1G] (MIN:MAX, doubling, as -b MIN -e MAX -f 2)
+#   MODES     [eager,graph]           ITERS [20] (nccl-tests' -n and --nccltests-iters)
+#   CONFIGS   [default,symmetric] any of default, symmetric, PROTO/ALGO (LL/Ring, ...):
+#             symmetric runs the tool with -R 2, PROTO/ALGO with NCCL_PROTO / NCCL_ALGO set
+# Exit: the study's or a tool's failure, else pkbench_coll_ref's (1: no row matched).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+O=${1:?usage: ref_check.sh OUT_DIR [pkbench_collectives flags]}
+shift
+mkdir -p "$O"
+BUILD=${BUILD:-build}
+BIN=${BIN:-$BUILD/microbench/collectives/pkbench_collectives}
+REF=${REF:-$BUILD/microbench/collectives/pkbench_coll_ref}
+NP=${NP:-1}
+COLLS=${COLLS:-all_reduce}
+DTYPE=${DTYPE:-bf16}
+SIZES=${SIZES:-4K:1G}
+MODES=${MODES:-eager,graph}
+ITERS=${ITERS:-20}
+CONFIGS=${CONFIGS:-default,symmetric}
+MIN=${SIZES%%:*}
+MAX=${SIZES#*:}
+case $DTYPE in bf16) NT_TYPE=bfloat16 ;; fp32) NT_TYPE=float ;; *) echo "DTYPE=$DTYPE: bf16 or fp32" >&2; exit 2 ;; esac
+[[ $SIZES == *:* && $MAX != *:* ]] || { echo "SIZES=$SIZES: MIN:MAX" >&2; exit 2; }
+
+nt_bin() {  # the nccl-tests binary of a collective
+  local name
+  case $1 in
+    all_reduce | all_gather | reduce_scatter) name=${1}_perf ;;
+    all_to_all) name=alltoall_perf ;;
+    *) echo "COLLS: no nccl-tests binary for '$1'" >&2; return 2 ;;
+  esac
+  if [ -n "${PKBENCH_NCCL_TESTS:-}" ]; then
+    [ -x "$PKBENCH_NCCL_TESTS/$name" ] || { echo "PKBENCH_NCCL_TESTS=$PKBENCH_NCCL_TESTS has no $name" >&2; return 2; }
+    echo "$PKBENCH_NCCL_TESTS/$name"
+  else
+    command -v "$name" || { echo "$name: not on PATH and PKBENCH_NCCL_TESTS unset" >&2; return 2; }
+  fi
+}
+impl_of() {  # default -> nccl, symmetric -> nccl_sym, LL/Ring -> nccl_ll_ring
+  case $1 in default) echo nccl ;; symmetric) echo nccl_sym ;; */*) echo "nccl_${1%/*}_${1#*/}" | tr 'A-Z' 'a-z' ;; esac
+}
+label_of() {  # the nccl_config column
+  case $1 in default | symmetric) echo "$1" ;; */*) echo "proto=${1%/*},algo=${1#*/}" ;; esac
+}
+applies() {  # $1 config, $2 collective: NCCL forces no algorithm on all-to-all, Tree only all-reduce
+  case $1 in default | symmetric) return 0 ;; esac
+  [ "$2" = all_to_all ] && return 1
+  [ "${1#*/}" = Tree ] && [ "$2" != all_reduce ] && return 1
+  return 0
+}
+
+IMPLS=""
+for c in ${CONFIGS//,/ }; do IMPLS+="${IMPLS:+,}$(impl_of "$c")"; done
+if [ "$NP" -ge 2 ]; then
+  LAUNCH=(mpirun -np "$NP" --allow-run-as-root --oversubscribe -x NCCL_NVLS_ENABLE=0)
+  G=1
+else
+  LAUNCH=()
+  G=${NGPUS:-$(nvidia-smi -L | wc -l)}
+fi
+export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
+
+echo "== pkbench_collectives: $COLLS $DTYPE $SIZES $MODES, $CONFIGS"
+"${LAUNCH[@]}" "$BIN" --collectives="$COLLS" --dtypes="$DTYPE" --sizes="$SIZES" --modes="$MODES" --impls="$IMPLS" \
+  --nccl-configs="$CONFIGS" --nccltests-iters="$ITERS" --csv="$O/study.csv" "$@" > "$O/study.log" 2>&1
+rc=$?
+[ $rc = 0 ] || { echo "pkbench_collectives failed (rc=$rc):" >&2; tail -20 "$O/study.log" >&2; exit $rc; }
+
+MERGE=()
+for coll in ${COLLS//,/ }; do
+  exe=$(nt_bin "$coll") || exit 2
+  for c in ${CONFIGS//,/ }; do
+    applies "$c" "$coll" || continue
+    for m in ${MODES//,/ }; do
+      args=(-b "$MIN" -e "$MAX" -f 2 -d "$NT_TYPE" -n "$ITERS" -w 1 -g "$G")
+      [ "$m" = graph ] && args+=(-G 1)
+      env=()
+      case $c in symmetric) args+=(-R 2) ;; */*) env=(NCCL_PROTO="${c%/*}" NCCL_ALGO="${c#*/}") ;; esac
+      f="$O/nccltests_${coll}_$(impl_of "$c")_${m}.txt"
+      echo "== ${env[*]} $(basename "$exe") ${args[*]}"
+      if [ "$NP" -ge 2 ]; then
+        xenv=()
+        for e in "${env[@]}"; do xenv+=(-x "$e"); done
+        "${LAUNCH[@]}" "${xenv[@]}" "$exe" "${args[@]}" > "$f" 2>&1
+      else
+        env "${env[@]}" "$exe" "${args[@]}" > "$f" 2>&1
+      fi
+      rc=$?
+      [ $rc = 0 ] || { echo "$(basename "$exe") failed (rc=$rc):" >&2; tail -20 "$f" >&2; exit $rc; }
+      MERGE+=(--nccl-tests="$(label_of "$c"):$f")
+    done
+  done
+done
+
+echo "== ratios (time_us_nccltests / nccl-tests' out-of-place time)"
+"$REF" --csv="$O/study.csv" --out="$O/collectives_ref.csv" "${MERGE[@]}" | tee "$O/ratios.txt"
+rc=${PIPESTATUS[0]}
+awk 'NR>1 && $NF ~ /^[0-9.]+$/ {d=$NF-1; if(d<0)d=-d; n[$5]++; if(d<=0.05+1e-9)ok[$5]++; if(d>w[$5])w[$5]=d}
+     END{for(m in n) printf "%s: %d of %d rows within 5 %% of nccl-tests (worst %.1f %%)\n", m, ok[m], n[m], 100*w[m]}' \
+  "$O/ratios.txt" | tee -a "$O/ratios.txt"
+exit $rc
