@@ -187,14 +187,20 @@ const CollPoint* find_point(const std::vector<CollPoint>& pts, const std::string
 
 CollectiveSpeedup best_speedup_over_nccl(const std::string& path, const std::string& collective,
                                          const std::string& dtype) {
+  return best_speedup_over_nccl(path, collective, dtype, headline_method(read_collectives_info(path)));
+}
+
+CollectiveSpeedup best_speedup_over_nccl(const std::string& path, const std::string& collective,
+                                         const std::string& dtype, CollMethod method) {
   CollectiveSpeedup out;
-  for (const auto& p : collective_points(path, headline_method(read_collectives_info(path))))
+  for (const auto& p : collective_points(path, method))
     if (p.collective == collective && p.dtype == dtype && !p.check.defective() && p.speedup > out.speedup) {
       out.speedup = p.speedup;
       out.bytes = p.bytes;
       out.launch_mode = p.launch_mode;
       out.impl = p.ours.impl;
       out.nccl_impl = p.nccl.impl;
+      out.check = p.check;
     }
   return out;
 }

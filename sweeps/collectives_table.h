@@ -65,13 +65,17 @@ std::vector<CollPoint> collective_points(const std::string& csv_path, CollMethod
 const CollPoint* find_point(const std::vector<CollPoint>& pts, const std::string& collective, const std::string& dtype,
                             int64_t bytes, const std::string& mode);
 
-// The largest claimable speedup of ours over NCCL's best for `collective`/`dtype` under the
-// CSV's headline method (the paper's "up to 1.79x"); 0 when none.
+// The largest claimable speedup of ours over NCCL's best for `collective`/`dtype` under
+// `method` (the paper's "up to 1.79x"): NCCL rows off their tool are left out; 0 when none.
 struct CollectiveSpeedup {
   double speedup = 0;
   int64_t bytes = 0;
   std::string launch_mode, impl, nccl_impl;
+  CrossCheck check;  // that NCCL row's
 };
+CollectiveSpeedup best_speedup_over_nccl(const std::string& csv_path, const std::string& collective,
+                                         const std::string& dtype, CollMethod method);
+// Under the CSV's headline method.
 CollectiveSpeedup best_speedup_over_nccl(const std::string& csv_path, const std::string& collective,
                                          const std::string& dtype);
 

@@ -111,7 +111,7 @@ std::string target_count_text(const std::vector<TargetResult>& targets) {
     defective += t.verdict == Verdict::baseline_defective;
     unmeasured += t.verdict == Verdict::not_measured;
   }
-  std::string s = std::to_string(n) + " targets: " + std::to_string(met) + " met, " + std::to_string(missed) + " missed";
+  std::string s = std::to_string(n) + (n == 1 ? " target: " : " targets: ") + std::to_string(met) + " met, " + std::to_string(missed) + " missed";
   if (defective) s += ", " + std::to_string(defective) + " with a baseline off its tool (no speedup claimed)";
   if (unmeasured) s += ", " + std::to_string(unmeasured) + " not measured";
   return s;
