@@ -1,7 +1,9 @@
 // Compiled by tests/cli/tuning_header.sh against a header pkbench_tune just generated, the
 // way another project would include it (C++17, nothing else from pkbench): every row of
 // each table's CSV must come back from its lookup at the bucket's first byte, its last byte
-// and in between, and sizes below the first bucket must give the smallest bucket.
+// and in between, and sizes below the first bucket must give the smallest bucket. Then
+// pkbench/tuning.h over the header (load_compiled) and over the JSON beside it must give the
+// same answers, every measured size answering "measured" with its bucket's choice.
 //   tuning_header_check TRANSFER_CSV COLLECTIVES_CSV FUSED_CSV
 #include <cmath>
 #include <cstdio>
@@ -10,6 +12,10 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+// The API first: it finds the generated header's functions only when load_compiled() is
+// instantiated (argument-dependent lookup), so the include order does not matter.
+#include <pkbench/tuning.h>
 
 #include "pkbench_tuning.h"
 
@@ -119,6 +125,48 @@ int main(int argc, char** argv) {
         tn::lookup_fused(r.at("machine"), r.at("op"), ll(r.at("gpus")), ll(r.at("m")), ll(r.at("n")), ll(r.at("k")));
     expect(x && r.at("overlap") == x->overlap && ll(r.at("comm_sms")) == x->comm_sms, "fused " + r.at("op"));
     ++checked;
+  }
+  // pkbench/tuning.h: compiled tables and the JSON files agree, per machine of the transfer table.
+  std::map<std::string, int> machines;
+  for (const auto& r : t.rows) ++machines[r.at("machine")];
+  for (const auto& [m, n] : machines) {
+    tn::Tuner compiled(m), json(m);
+    compiled.load_compiled();
+    for (const char* table : {argv[1], argv[2], argv[3]}) {
+      std::string path = table;
+      path.replace(path.size() - 4, 4, ".json");
+      try {
+        json.load_json_file(path);
+      } catch (const tn::Error& e) {  // a table of other machines only
+        expect(std::string(e.what()).find("not on " + m) != std::string::npos, std::string("json refusal: ") + e.what());
+      }
+    }
+    for (const auto& r : t.rows) {
+      if (r.at("machine") != m) continue;
+      std::string sizes = r.at("sizes_measured");
+      for (char& ch : sizes)
+        if (ch == ';') ch = ' ';
+      std::istringstream is(sizes);
+      unsigned long long s = 0;
+      std::vector<unsigned long long> probe = {static_cast<unsigned long long>(ll(r.at("to_bytes"))) + 1};
+      while (is >> s) probe.push_back(s), probe.push_back(s + 16);
+      for (unsigned long long b : probe) {
+        const auto a = compiled.choose_transfer(b, r.at("direction"), 1, -1, r.at("choice") == "device", r.at("pattern"));
+        const auto j = json.choose_transfer(b, r.at("direction"), 1, -1, r.at("choice") == "device", r.at("pattern"));
+        const std::string what = m + " transfer " + r.at("direction") + " " + r.at("pattern") + " " + std::to_string(b);
+        expect(a.basis == j.basis && a.mechanism == j.mechanism && a.sms == j.sms && a.from == j.from,
+               what + ": compiled and JSON differ (" + a.why + " | " + j.why + ")");
+        if ((" " + sizes + " ").find(" " + std::to_string(b) + " ") != std::string::npos)
+          expect(a.basis == tn::Basis::measured && a.mechanism == r.at("mechanism"), what + ": " + a.why);
+        ++checked;
+      }
+    }
+  }
+  try {
+    tn::Tuner nowhere("b300x64");
+    nowhere.load_compiled();
+    expect(false, "a header without b300x64 tables was accepted");
+  } catch (const tn::Error&) {
   }
   std::printf("%zu lookups checked against the CSVs, %d failures\n", checked, failures);
   return failures ? 1 : 0;

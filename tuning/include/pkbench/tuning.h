@@ -365,10 +365,28 @@ class Tuner {
 
   // The tables of the generated header pkbench_tuning.h (include it anywhere in this
   // translation unit): its for_each_table() and visit_fields() are found when this is used.
+  // A header holds several machines' tables: those without rows for rows_machine() are left
+  // out; none with rows at all is refused.
   template <class Sink = CompiledSink>
   void load_compiled() {
-    Sink s{this};
+    std::vector<Table> got;
+    Sink s{&got};
     for_each_table(s);
+    bool added = false;
+    std::string held;
+    for (auto& t : got) {
+      bool mine = false;
+      for (const auto& r : t.rows) mine |= r.text("machine") == rows_machine();
+      if (!t.rows.empty()) held += (held.empty() ? "" : ", ") + t.name + " of " + t.rows[0].text("machine");
+      if (!mine) continue;
+      add(std::move(t));
+      added = true;
+    }
+    if (!added) {
+      throw Error("pkbench_tuning.h: no table measured on " + rows_machine() + " (it holds " +
+                  (held.empty() ? std::string("no rows") : held) +
+                  "; to use another machine's measurements anyway, set Options::accept_machine)");
+    }
   }
 
   // Adds a table after the checks named at the top (schema version, machine, rows).
@@ -638,7 +656,7 @@ class Tuner {
 
 // Adapts the generated header's constexpr rows (visit_fields) to Tables.
 struct CompiledSink {
-  Tuner* tuner;
+  std::vector<Table>* tables;
   template <class R>
   void operator()(const char* name, int schema_version, const R* rows, std::size_t n) const {
     Table t;
@@ -664,7 +682,7 @@ struct CompiledSink {
       t.rows.push_back(std::move(row));
     }
     if (n == 0) return;  // an empty table in the header: nothing measured
-    tuner->add(std::move(t));
+    tables->push_back(std::move(t));
   }
 };
 
