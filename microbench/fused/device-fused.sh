@@ -53,7 +53,7 @@ stamp "configure"
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPKBENCH_DEPS_DIR="$root/.deps" \
   "-DPKBENCH_STUDIES=gemm;fused" > "$work/build.log" 2>&1 || { tail -30 "$work/build.log"; exit 1; }
 stamp "build"
-cmake --build "$build" --target pkbench_fused pkbench_fused_gpu_tests pkbench_cost_model pkbench_gemm \
+cmake --build "$build" --target pkbench_fused pkbench_fused_gpu_tests pkbench_cost_model pkbench_gemm pkbench_report \
   -j"${FUSED_JOBS:-32}" >> "$work/build.log" 2>&1 || { grep -E "error|Error" "$work/build.log" | head -40; exit 1; }
 
 run gpu_tests_single 150 "$build/tests/pkbench_fused_gpu_tests"
@@ -98,16 +98,19 @@ for f in fused.csv fused_table3.csv fused_fig5.csv fused_model.txt steps.log; do
 done
 cat "$work"/gpu_tests_*.log 2>/dev/null | grep -E "^\[  (FAILED|PASSED) |tests? ran" > "$out/gpu_tests_summary.txt"
 
-# Short table: op, impl, shape, comm SMs, median us, TFLOP/s, comm ratio, x cuBLAS+NCCL, x best baseline.
+# Short table of the rows: op, impl, shape, comm SMs, median us, TFLOP/s, comm ratio, status. The
+# speedups and targets come from the sweeps library's one rule (pkbench_report's targets, below).
 table() {
   awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-    { printf "%-8s %-20s %5sx%5sx%5s c=%-3s %9s us %7s TF/s ratio=%-6s xNCCL=%-6s xbest=%-6s %s %s\n",
+    { printf "%-8s %-20s %5sx%5sx%5s c=%-3s %9s us %7s TF/s ratio=%-6s %s %s\n",
         $c["op"], $c["impl"], $c["m"], $c["n"], $c["k"], $c["comm_sms"], $c["time_us_median"], $c["tflops"],
-        $c["comm_ratio"], $c["speedup_vs_cublas_nccl"], $c["speedup_vs_best_baseline"], $c["status"],
-        substr($c["error"], 1, 70) }' "$1"
+        $c["comm_ratio"], $c["status"], substr($c["error"], 1, 70) }' "$1"
 }
 for f in fused_smoke_single fused_smoke_vmm fused fused_table3 fused_fig5; do
   [ -s "$work/$f.csv" ] && { echo "== $f"; table "$work/$f.csv"; }
 done
 [ -s "$work/fused_model.txt" ] && sed -n '/When does/,$p' "$work/fused_model.txt" | head -60
+# The fused targets by the suite's one rule (sweeps/verdict.h, sweeps/targets.cpp) on this run's CSVs.
+[ -s "$work/fused.csv" ] && "$build/sweeps/pkbench_report" "$work" --out "$work/REPORT.md" > /dev/null &&
+  sed -n '/^## Targets/,$p' "$work/REPORT.md"
 cat "$work/steps.log"
