@@ -13,3 +13,29 @@ mkdir -p "$work"
   "$src/tests/fixtures/collectives_fixture.csv" "$src/tests/fixtures/fused_fixture.csv"
 "$cxx" -std=c++17 -Wall -Wextra -Werror -I"$work" -I"$src/tuning/include" "$src/tests/cpu/tuning_header_check.cpp" -o "$work/check"
 "$work/check" "$work/transfer_tuning.csv" "$work/collectives_tuning.csv" "$work/fused_tuning.csv"
+
+# Virtual-rank rows (several ranks on one GPU: HBM, not NVLink) are never tuning input.
+awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; ++i) if ($i == "peer_mode") c = i; print; next } { $c = "virtual"; print }' \
+  "$src/tests/fixtures/transfer_fixture.csv" > "$work/virtual.csv"
+set +e
+"$tune" --out "$work" "$work/virtual.csv" > "$work/virtual.log" 2>&1
+rc=$?
+set -e
+if [[ $rc != 2 ]] || ! grep -q "virtual ranks" "$work/virtual.log"; then
+  echo "FAILED: pkbench_tune took a virtual-rank CSV (exit $rc):"
+  cat "$work/virtual.log"
+  exit 1
+fi
+
+# The JSON written here against the versioned JSON Schema (python3-jsonschema, where present).
+if python3 -c "import jsonschema" 2> /dev/null; then
+  python3 - "$src/tuning/schema/pkbench-tuning-v1.schema.json" "$work"/*_tuning.json << 'PY'
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+for path in sys.argv[2:]:
+    jsonschema.validate(json.load(open(path)), schema)
+    print("schema v1 valid:", path)
+PY
+else
+  echo "python3-jsonschema not installed: the JSON Schema check is skipped"
+fi
