@@ -146,13 +146,13 @@ TuningTable fused_tuning(const std::string& path) {
                        intra ? Cell{intra->t} : Cell{},
                        inter ? Cell{inter->t} : Cell{},
                        inter ? Cell{inter->comm_sms} : Cell{},
-                       intra && inter ? Cell{inter->t / intra->t} : Cell{},
+                       intra && inter ? Cell{speedup(inter->t, intra->t)} : Cell{},
                        fastest->overlap,
                        fastest->comm_sms,
                        100 * (fastest->hi() - fastest->lo()) / fastest->t,
                        runner ? Cell{100 * (runner->t / fastest->t - 1)} : Cell{},
                        base ? Cell{base->impl} : Cell{},
-                       base ? Cell{base->t / c->t} : Cell{},
+                       base ? Cell{speedup(base->t, c->t)} : Cell{},
                        path + ":" + std::to_string(c->line)});
   }
   return tt;

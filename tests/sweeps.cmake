@@ -43,5 +43,13 @@ add_test(NAME sweeps_run_unknown_study COMMAND ${_pk_cli}/expect_exit.sh 2 "unkn
 add_test(NAME sweeps_merge_refuses_two_studies COMMAND ${_pk_cli}/expect_exit.sh 1 "header differs|a sync CSV"
   $<TARGET_FILE:pkbench_merge> ${CMAKE_CURRENT_BINARY_DIR}/merged.csv ${CMAKE_CURRENT_LIST_DIR}/fixtures/transfer_fixture.csv
   ${CMAKE_CURRENT_LIST_DIR}/fixtures/sync_fixture.csv)
+# The collectives summary: a missing CSV refused (exit 2, named); on the verdict fixture, the
+# nine targets with the baseline off its tool called so.
+add_test(NAME sweeps_collectives_summary_missing_csv COMMAND ${_pk_cli}/expect_exit.sh 2 "CSV '/nonexistent.csv': no such file"
+  $<TARGET_FILE:pkbench_collectives_summary> /nonexistent.csv)
+add_test(NAME sweeps_collectives_summary_fixture COMMAND ${_pk_cli}/expect_exit.sh 0
+  "9 targets: 3 met, 3 missed, 1 with a baseline off its tool .no speedup claimed., 2 not measured"
+  $<TARGET_FILE:pkbench_collectives_summary> ${CMAKE_CURRENT_LIST_DIR}/fixtures/report/collectives.csv)
+set_tests_properties(sweeps_collectives_summary_missing_csv sweeps_collectives_summary_fixture PROPERTIES LABELS cpu)
 set_tests_properties(sweeps_run_quick_takes_no_arguments sweeps_run_unknown_study sweeps_merge_refuses_two_studies
   PROPERTIES LABELS cpu)
