@@ -20,6 +20,13 @@ bool is_ordering_label(const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
 
+std::string protocol_of(const std::string& op, const std::string& mode) {
+  if (op == "signal") return kProtocolFlag;
+  if (op == "put_signal") return mode == "ll" ? kProtocolLL : kProtocolDataThenFlag;
+  if (op == "bulk_put" && mode == "signal") return kProtocolDataThenCounter;
+  return "";
+}
+
 const std::vector<std::string>& op_names() {
   static const std::vector<std::string> v = {"put",   "get",   "signal", "put_signal", "store",
                                              "quiet", "fence", "barrier", "bulk_put"};
@@ -29,7 +36,7 @@ const std::vector<std::string>& op_names() {
 const std::vector<std::string>& study_columns() {
   static const std::vector<std::string> v = {
       "study",        "op",        "style",         "scope",          "elem_bytes",  "message_bytes",
-      "mode",         "mechanism",  "ordering",  "ordering_detail", "call",         "memory",      "placement",
+      "mode",         "mechanism",  "protocol",  "ordering",  "ordering_detail", "call",         "memory",      "placement",
       "protocol_correct", "metric", "value",        "median_ns",      "p10_ns",      "p90_ns",
       "min_ns",       "round_trip_ns", "gbps",      "samples",        "ops_per_sample", "data_mismatches",
       "gpu_src",      "gpu_dst",   "library",      "clock_source",  "verified",       "status",      "error"};
@@ -63,6 +70,7 @@ Row spec_row(const Spec& s) {
   r["message_bytes"] = s.message_bytes ? std::to_string(s.message_bytes) : "";
   r["mode"] = s.mode;
   r["mechanism"] = s.mechanism;
+  r["protocol"] = protocol_of(s.op, s.mode);
   r["ordering"] = s.ordering;
   r["ordering_detail"] = s.ordering_detail;
   r["call"] = s.call;

@@ -27,6 +27,17 @@ inline constexpr const char* kOrderWeak = "weak";                             //
 const std::vector<std::string>& ordering_labels();
 bool is_ordering_label(const std::string& s);
 
+// ---- signalling protocols (the `protocol` column) ----
+// How a receiver learns that data has arrived, independent of the memory ordering (the
+// `ordering` column) of the instructions that carry it. A speedup is stated only between
+// rows of the same protocol and ordering; a protocol's own advantage is stated as that.
+inline constexpr const char* kProtocolFlag = "flag";                       // signal: a flag word, no data
+inline constexpr const char* kProtocolDataThenFlag = "data_then_flag";     // data stores, then a separate flag word
+inline constexpr const char* kProtocolLL = "ll";                           // the flag inside every 8-B data word
+inline constexpr const char* kProtocolDataThenCounter = "data_then_counter";  // bulk: messages, then a counter add
+// The protocol of a row of operation `op` in mode `mode` ("" where nothing is signalled).
+std::string protocol_of(const std::string& op, const std::string& mode);
+
 // ---- operations (the `op` column) ----
 // put: element-wise put; get: dependent remote load; signal: bare signal ping-pong;
 // put_signal: 16 B + signal ping-pong; store / quiet / fence: one 4-B remote store with no
