@@ -465,7 +465,7 @@ class Tuner {
         return c;
       }
     }
-    if (c.gbps > 0 && c.estimate_us == 0) c.estimate_us = bytes / c.gbps / 1e3;
+    if (c.gbps > 0 && c.estimate_us == 0) c.estimate_us = static_cast<double>(bytes) / c.gbps / 1e3;
     return c;
   }
 
