@@ -359,7 +359,13 @@ void Runner::measure(const PointSpec& ps, Row& row) {
   bool nt_skip = false;
   NcclTestsSteps steps;
   steps.barrier = [&] { comm.barrier(); };
-  steps.start = [&](int) { guarded(nt_err, nt_skip, enqueue_all); };
+  const bool shift = ctx_.cfg.nccltests_shift && impl.shifts();
+  steps.start = [&](int i) {
+    guarded(nt_err, nt_skip, [&] {
+      if (shift) impl.set_iteration(i);
+      enqueue_all();
+    });
+  };
   // completeColl as nccl-tests writes it (testStreamSynchronize): poll every stream,
   // yielding while none is done. Nothing else inside the clock: our status board (a device
   // read per GPU, several microseconds) is checked after it stops.
@@ -399,6 +405,7 @@ void Runner::measure(const PointSpec& ps, Row& row) {
   double nt_us = 0;
   collectively(comm, [&] {
     nt_us = nccltests_time_us(steady_host_clock(), nt_iters, graph ? 1 : 0, steps);
+    if (shift) impl.set_iteration(0);  // the verified run uses the buffers' first window
     ctx_.status.check(gpus);
   });
   nt_err = comm.first_error(nt_err);  // eager: a failed call is one rank's until here
@@ -477,6 +484,7 @@ void Runner::measure(const PointSpec& ps, Row& row) {
   row["time_us_nccltests"] = fmt_num(nt_us);
   row["busbw_gbps_nccltests"] = fmt_num(p.algbw_gbps(nt_us * 1e-6) * p.factor());
   row["nccltests_iters"] = std::to_string(nt_iters);
+  row["nccltests_shift"] = shift ? "yes" : "no";
 
   const std::string key = p.coll + "/" + dtype_name(p.dtype) + "/" + std::to_string(p.bytes) + "/" +
                           launch_mode_name(ps.mode);

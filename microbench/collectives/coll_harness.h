@@ -53,6 +53,7 @@ struct StudyConfig {
   TimingOptions timing;
   int ops_per_sample = 100;  // most collectives per timed sample (fewer for large sizes)
   int nccltests_iters = 20;  // nccl-tests' -n
+  bool nccltests_shift = false;  // NCCL rows move their buffers per iteration as nccl-tests does
   uint64_t seed = 0x5eed;
   std::vector<NcclConfig> nccl_configs = ::pk::coll::nccl_configs();  // the NCCL baselines' communicators
   bool allow_multicast = false;
@@ -120,6 +121,12 @@ class Impl {
   virtual std::string config() const { return ""; }
   // The nccl_config column (NcclConfig::label) of an NCCL baseline; "" for the others.
   virtual std::string nccl_config() const { return ""; }
+  // nccl-tests' per-iteration buffer offset (startColl's shift: iteration i uses window
+  // i % steps of buffers sized for the largest point, so no iteration re-reads the last
+  // one's data from L2). Used by the nccl-tests method under --nccltests-shift; only NCCL's
+  // plain layouts have it.
+  virtual bool shifts() const { return false; }
+  virtual void set_iteration(int) {}
 };
 
 using ImplList = std::vector<std::shared_ptr<Impl>>;

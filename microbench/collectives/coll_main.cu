@@ -99,6 +99,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 128))
       ->capture_default_str();
   app.add_option("--nccltests-iters", cfg.nccltests_iters, "nccl-tests' -n for the nccl-tests-style time")->check(CLI::Range(1, 100000))->capture_default_str();
+  app.add_flag("--nccltests-shift", cfg.nccltests_shift,
+               "NCCL rows of the nccl-tests method move their buffers every iteration as nccl-tests' startColl does "
+               "(for the cross-check with nccl-tests: our kernels keep one buffer; column nccltests_shift)");
   app.add_option("--seed", cfg.seed, "input pattern seed")->check(CLI::NonNegativeNumber)->capture_default_str();
   {
     std::string names;

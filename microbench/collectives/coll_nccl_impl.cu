@@ -33,6 +33,8 @@ class NcclImpl final : public Impl {
   bool applies(const Problem& p) const override { return nccl_config_refusal(c_, p.layout).empty(); }
   int enqueues_per_op() const override { return 4; }
   std::string nccl_config() const override { return c_.label(); }
+  bool shifts() const override { return plan_.before.n1 == 0 && plan_.after.n1 == 0; }
+  void set_iteration(int i) override { iter_ = i; }
 
   std::string unavailable(const Problem& p, Context& ctx) const override {
     if (!ctx.nccl) return "NCCL baselines not set up in this run";
@@ -69,6 +71,7 @@ class NcclImpl final : public Impl {
       q.out = after ? b.user_out : recv;
     }
     pending_after_.clear();
+    iter_ = 0;
   }
   void* input(int gpu) override { return ptrs_.at(gpu).in; }
   void* output(int gpu) override { return ptrs_.at(gpu).out; }
@@ -88,10 +91,13 @@ class NcclImpl final : public Impl {
   }
 
   void enqueue(int gpu, cudaStream_t s) override {
-    const Ptrs& q = ptrs_.at(gpu);
-    launch_permute(q.in, q.send, plan_.before, p_.n, p_.dtype, s);
+    launch_permute(ptrs_.at(gpu).in, ptrs_.at(gpu).send, plan_.before, p_.n, p_.dtype, s);
     ncclComm_t c = ctx_->nccl->comm(c_, gpu);
     const ncclDataType_t t = nccl_type(p_.dtype);
+    const uint64_t off = shift_bytes();
+    Ptrs q = ptrs_.at(gpu);
+    q.send = static_cast<char*>(q.send) + off;
+    q.recv = static_cast<char*>(q.recv) + off;
     switch (p_.layout) {
       case kAllReduce: PK_NCCL_CHECK(ncclAllReduce(q.send, q.recv, plan_.nccl_count, t, ncclSum, c, s)); break;
       case kAllGather:
@@ -120,7 +126,20 @@ class NcclImpl final : public Impl {
   struct Ptrs {
     void *in = nullptr, *out = nullptr, *send = nullptr, *recv = nullptr;
   };
+  // startColl's shift: max(send, recv bytes) x (iteration % how many such windows both
+  // buffers hold). 0 at iteration 0 and for the layouts with reshape copies.
+  uint64_t shift_bytes() const {
+    if (iter_ == 0 || !shifts()) return 0;
+    const NcclSizes& z = ctx_->nccl->sizes();
+    const uint64_t e = p_.elem_bytes();
+    const uint64_t total = std::max(plan_.nccl_send_elems, plan_.nccl_recv_elems) * e;
+    const uint64_t cap = sym_ ? std::min(std::max<uint64_t>(z.send, 4096), std::max<uint64_t>(z.recv, 4096))
+                              : std::min(std::max<uint64_t>(z.user_in, 4096), std::max<uint64_t>(z.user_out, 4096));
+    const uint64_t steps = total ? std::max<uint64_t>(1, cap / total) : 1;
+    return total * (static_cast<uint64_t>(iter_) % steps);
+  }
   NcclConfig c_;
+  int iter_ = 0;
   bool sym_;
   Context* ctx_ = nullptr;
   Problem p_;

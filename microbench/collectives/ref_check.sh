@@ -3,7 +3,8 @@
 # invocation: the study (NCCL rows only) and all_reduce_perf & co. on the same sizes, dtype,
 # GPUs and launch modes (eager; -G 1 for graph), then pkbench_coll_ref merges the tools'
 # figures into the rows (ref_tool, ref_time_us, ref_ratio = time_us_nccltests / the tool's)
-# and prints the ratio per row.
+# and prints the ratio per row. The study runs with --nccltests-shift: its NCCL rows move
+# their buffers every iteration as nccl-tests does, so the two read memory alike.
 #   microbench/collectives/ref_check.sh OUT_DIR [extra pkbench_collectives flags]
 # Environment (defaults in brackets):
 #   PKBENCH_NCCL_TESTS  folder holding the *_perf binaries [found on PATH]
@@ -78,7 +79,7 @@ export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 TORCH_SYMM_MEM_DISABLE_MULTICAS
 
 echo "== pkbench_collectives: $COLLS $DTYPE $SIZES $MODES, $CONFIGS"
 "${LAUNCH[@]}" "$BIN" --collectives="$COLLS" --dtypes="$DTYPE" --sizes="$SIZES" --modes="$MODES" --impls="$IMPLS" \
-  --nccl-configs="$CONFIGS" --nccltests-iters="$ITERS" --csv="$O/study.csv" "$@" > "$O/study.log" 2>&1
+  --nccl-configs="$CONFIGS" --nccltests-iters="$ITERS" --nccltests-shift --csv="$O/study.csv" "$@" > "$O/study.log" 2>&1
 rc=$?
 [ $rc = 0 ] || { echo "pkbench_collectives failed (rc=$rc):" >&2; tail -20 "$O/study.log" >&2; exit $rc; }
 

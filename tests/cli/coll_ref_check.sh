@@ -2,7 +2,7 @@
 # microbench/collectives/ref_check.sh wired end to end without a GPU: stand-ins for
 # pkbench_collectives (two NCCL rows per mode) and all_reduce_perf (nccl-tests' format, its
 # header saying eager or -G) check that the script passes the same sizes, dtype, iterations
-# and graph mode to both, merges with the real pkbench_coll_ref, and reports the ratios.
+# and graph mode to both (and nccl-tests' buffer shift to the study), merges with the real pkbench_coll_ref, and reports the ratios.
 #   coll_ref_check.sh <repo root> <pkbench_coll_ref>
 set -uo pipefail
 ROOT=$1
@@ -12,12 +12,13 @@ trap 'rm -rf "$T"' EXIT
 mkdir -p "$T/nt"
 cat > "$T/study" <<'STUDY'
 #!/usr/bin/env bash
-csv= ; sizes= ; iters= ; modes=
+csv= ; sizes= ; iters= ; modes= ; shift_=
 for a in "$@"; do
   case $a in --csv=*) csv=${a#--csv=} ;; --sizes=*) sizes=${a#--sizes=} ;; --nccltests-iters=*) iters=${a#*=} ;;
-             --modes=*) modes=${a#--modes=} ;; esac
+             --modes=*) modes=${a#--modes=} ;; --nccltests-shift) shift_=1 ;; esac
 done
-[ "$sizes" = 4K:8K ] && [ "$iters" = 7 ] && [ "$modes" = eager,graph ] || { echo "study got $*" >&2; exit 9; }
+[ "$sizes" = 4K:8K ] && [ "$iters" = 7 ] && [ "$modes" = eager,graph ] && [ "$shift_" = 1 ] ||
+  { echo "study got $*" >&2; exit 9; }
 {
   echo "study,collective,impl,family,dtype,bytes,gpus,launch_mode,nccl_config,time_us_nccltests,ref_tool,ref_time_us,ref_ratio,status"
   echo "collectives,all_reduce,nccl,nccl,bf16,4096,1,eager,default,6.30,,,,ok"
