@@ -271,6 +271,9 @@ TEST(TuningApi, TransferAnswersFromTheBuilderAndFromItsJsonAgree) {
   ASSERT_TRUE(b.ok()) << b.why;
   EXPECT_EQ(b.sms, 8);
   EXPECT_NE(b.why.find("8-SM budget"), std::string::npos) << b.why;
+  const size_t r90 = row_where(tt, {{"direction", "push"}, {"pattern", "one_way"}, {"choice", "device"}, {"from_bytes", "16384"}});
+  EXPECT_NE(cell_text(tt.at(r90, "min_sms_90_config")).find("threads=" + std::to_string(b.threads)), std::string::npos)
+      << "the 90 % point's own knobs, not the chosen row's";
   EXPECT_EQ(mem.choose_transfer(16384, "push", 1, 0, true).basis, tn::Basis::refused);
 #ifdef PKBENCH_HAVE_JSON
   tn::Tuner js("h200x2");

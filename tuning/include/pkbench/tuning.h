@@ -456,6 +456,21 @@ class Tuner {
       if (m90 > 0 && m90 <= sm_budget) {
         c.sms = m90;
         c.gbps = row->number("min_sms_90_gbps");
+        // Its knobs: "sms=8 blocks_per_sm=1 threads=128 pipeline_depth=4".
+        std::istringstream knobs(row->text("min_sms_90_config"));
+        std::string kv;
+        while (knobs >> kv) {
+          const size_t eq = kv.find('=');
+          if (eq == std::string::npos) continue;
+          const std::string k = kv.substr(0, eq);
+          const int v = std::atoi(kv.c_str() + eq + 1);
+          if (k == "sms") c.sms = v;
+          else if (k == "threads") c.threads = v;
+          else if (k == "blocks_per_sm") c.blocks_per_sm = v;
+          else if (k == "pipeline_depth") c.pipeline_depth = v;
+          else if (k == "vec_bytes") c.vec_bytes = v;
+          else if (k == "unroll") c.unroll = v;
+        }
         c.why += "; " + std::to_string(sm_budget) + "-SM budget: the fewest SMs of " + c.mechanism +
                  " reaching 90 % of the fastest (" + row->text("min_sms_90_config") + ")";
       } else {
