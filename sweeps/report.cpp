@@ -361,6 +361,10 @@ std::vector<TargetResult> all_targets(const ResultsFolder& f) {
     auto t = transfer_targets(*f.transfer, f.transfer_summary, f.transfer_elapsed_s);
     out.insert(out.end(), t.begin(), t.end());
   }
+  if (f.sync) {
+    auto t = sync_targets(*f.sync);
+    out.insert(out.end(), t.begin(), t.end());
+  }
   if (f.peer_modes.size() > 1) peer_modes_markdown(f.peer_modes, &out);
   if (f.gemm) {
     auto t = gemm_targets(*f.gemm);
@@ -764,8 +768,8 @@ void section_targets(std::ostream& os, const ResultsFolder& here) {
   os << "\n" << target_count_text(targets) << ".";
   if (here.transfer_elapsed_s >= 0) os << " The transfer study's wall time comes from " << here.elapsed_source << ".";
   if (here.sync)
-    os << " The sync study states no target of its own (its cross-GPU latencies are judged across peer modes where "
-          "those were measured); its numbers are in the claims table above.";
+    os << " The sync study's latencies themselves are in the claims table above (its targets are about how they "
+          "are measured; across peer modes where those were measured).";
   os << "\n";
   bool info = false;
   for (const auto& t : targets)

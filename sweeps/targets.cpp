@@ -30,6 +30,10 @@ const std::vector<TargetSpec>& target_specs() {
        " SMs"},
       {"transfer.wall_time", "issue: foundation and transfer study",
        "default transfer study wall time including the build", "<=", 240, " s"},
+      {"sync.samples", "issue: synchronisation latency study",
+       "fewest operations behind any latency median (every level but the clock rows)", ">=", 1000, ""},
+      {"sync.clock", "issue: synchronisation latency study",
+       "latency rows without a stated clock source and its measured resolution", "<=", 0, " rows"},
       {"peer_modes.transfer", "results/h200x2/peer-modes/README.md",
        "every mechanism's peak and fewest SMs to 90 % of it, ipc/vmm against single, within", "<=", 2, " %"},
       {"peer_modes.sync", "results/h200x2/peer-modes/README.md",
@@ -209,6 +213,27 @@ std::vector<TargetResult> transfer_targets(const TransferData& d, const std::vec
     out.push_back(judge_target("transfer.wall_time",
                         "study wall time including the build: " + num(elapsed_s, 0) + " s", elapsed_s));
   return out;
+}
+
+std::vector<TargetResult> sync_targets(const SyncData& d) {
+  const SyncRow* fewest = nullptr;
+  int unclocked = 0;
+  std::string which;
+  for (const auto& r : d.rows) {
+    if (r.status != "ok" || r.level == "clock") continue;
+    if (!fewest || r.samples < fewest->samples) fewest = &r;
+    if (r.clock_source.empty() || !(r.clock_resolution_ns > 0)) {
+      ++unclocked;
+      which += (which.empty() ? "" : ", ") + r.level + " " + r.primitive;
+    }
+  }
+  if (!fewest) return {unmeasured("sync.samples", "no latency row"), unmeasured("sync.clock", "no latency row")};
+  return {judge_target("sync.samples",
+                       std::to_string(fewest->samples) + " (" + fewest->level + " " + fewest->primitive + " " +
+                           fewest->semantics + ")",
+                       fewest->samples),
+          judge_target("sync.clock",
+                       std::to_string(unclocked) + " rows" + (which.empty() ? "" : " (" + which + ")"), unclocked)};
 }
 
 std::vector<TargetResult> gemm_targets(const GemmData& d) {

@@ -57,6 +57,10 @@ std::string target_count_text(const std::vector<TargetResult>& targets);
 std::vector<TargetResult> transfer_targets(const TransferData& d, const std::vector<MechanismSummary>& s,
                                            double elapsed_s);
 
+// Sync study (sync_summary.md): every latency a median of >= 1000 operations, every row with
+// its clock source and measured resolution.
+std::vector<TargetResult> sync_targets(const SyncData& d);
+
 // GEMM study (results/*/gemm/README.md): this suite's GEMM >= 0.90x cuBLASLt at 8192^3 on
 // the whole GPU, per variant; the other shapes as information.
 std::vector<TargetResult> gemm_targets(const GemmData& d);

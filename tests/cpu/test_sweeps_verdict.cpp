@@ -161,3 +161,19 @@ TEST(SweepsVerdict, FusedTargetsAgainstTheBestBaselineAtEveryShape) {
       << t["fused.vs_best_baseline"].measured;
   EXPECT_EQ(t["fused.hidden_k"].verdict, Verdict::met);
 }
+
+TEST(SweepsVerdict, SyncTargetsOnFixture) {
+  auto t = by_id(sync_targets(read_sync(fixture("sync_fixture.csv"))));
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_EQ(t["sync.samples"].verdict, Verdict::met);  // 2000 operations behind every median
+  EXPECT_NE(t["sync.samples"].measured.find("2000"), std::string::npos) << t["sync.samples"].measured;
+  EXPECT_EQ(t["sync.clock"].verdict, Verdict::met);
+  EXPECT_EQ(t["sync.clock"].check_text(), "-");
+  // A row of 500 operations without its clock's resolution misses both.
+  SyncData d = read_sync(fixture("sync_fixture.csv"));
+  d.rows[1].samples = 500;
+  d.rows[1].clock_resolution_ns = 0;
+  t = by_id(sync_targets(d));
+  EXPECT_EQ(t["sync.samples"].verdict, Verdict::missed);
+  EXPECT_EQ(t["sync.clock"].verdict, Verdict::missed);
+}
