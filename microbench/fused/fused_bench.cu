@@ -14,6 +14,7 @@
 #include <memory>
 
 #include "../harness/args.h"
+#include "../harness/capability.h"
 #include "../harness/cuda_check.h"
 #include "../harness/nvml.h"
 #include "../harness/stats.h"
@@ -276,14 +277,18 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return kExitBadInput;
 
-  auto list = [](const std::vector<Point>& pts) {
-    for (const auto& p : pts) std::printf("%s\n", p.name().c_str());
+  // Every schedule runs this suite's wgmma GEMM (and TMA): what a GPU without them skips.
+  const std::vector<Feature> needs = {Feature::device_code, Feature::tma, Feature::wgmma};
+  auto list = [&](const std::vector<Point>& pts, const GpuInfo& g) {
+    const std::string why = missing_features(needs, g);
+    for (const auto& p : pts) std::printf("%s%s%s\n", p.name().c_str(), why.empty() ? "" : " skipped: ", why.c_str());
   };
-  if (study.list_only() && discover_topology().count() == 0) {
+  if (study.list_planned()) {  // --arch, or no GPU here: a stand-in GPU
     const int w = world_hint > 0 ? world_hint : 2;
-    std::fprintf(stderr, "note: no GPU here; points planned for %d GPUs (--world)\n", w);
     try {
-      list(build_points(grid, w));
+      const GpuInfo g = study.planned_gpu();
+      study.note("note: points planned for " + std::to_string(w) + " GPUs (--world)");
+      list(build_points(grid, w), g);
     } catch (const ArgError& e) {
       return study.bad_input(e.what());
     }
@@ -303,7 +308,7 @@ int main(int argc, char** argv) {
     return study.bad_input(e.what());
   }
   if (study.list_only()) {
-    if (study.is_root()) list(points);
+    if (study.is_root()) list(points, group.topology().gpus[0]);
     return 0;
   }
   if (!NcclComms::built()) study.note("note: this build has no NCCL: the NCCL schedules are skipped");

@@ -69,7 +69,7 @@ bool StudyMain::list_planned() const { return list_only_ && (!arch_.empty() || d
 
 GpuInfo StudyMain::planned_gpu() const {
   const GpuInfo g = arch_.empty() ? reference_gpu() : arch_gpu(arch_);
-  note("note: " + std::string(arch_.empty() ? "no GPU here; " : "") + "points " + g.name);
+  note(arch_.empty() ? "note: no GPU here; points planned for " + g.name : "note: points " + g.name);
   return g;
 }
 

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "../harness/args.h"
+#include "../harness/capability.h"
 #include "../harness/cuda_check.h"
 #include "../harness/gbench_csv.h"
 #include "../harness/metadata.h"
@@ -54,8 +55,12 @@ int main(int argc, char** argv) {
   for (const Spec& s : catalogue(o))
     if (wanted(op_list, s.op) && wanted(style_list, s.style)) specs.push_back(s);
   if (study.list_only()) {
+    // With --arch (or no GPU here): what a GPU of that architecture would skip; every
+    // primitive is timed by a kernel of this build.
+    const std::string why = study.list_planned() ? pk::missing_feature(pk::Feature::device_code, study.planned_gpu()) : "";
     if (study.is_root())
-      for (const Spec& s : specs) std::printf("%s\n", point_name(s).c_str());
+      for (const Spec& s : specs)
+        std::printf("%s%s%s\n", point_name(s).c_str(), why.empty() ? "" : " skipped: ", why.c_str());
     return 0;
   }
 

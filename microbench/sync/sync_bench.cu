@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "../harness/args.h"
+#include "../harness/capability.h"
 #include "../harness/cuda_check.h"
 #include "../harness/nvml.h"
 #include "../harness/stats.h"
@@ -108,9 +109,13 @@ int main(int argc, char** argv) {
         out.push_back(v);
     return out;
   };
-  if (study.list_only() && discover_topology().count() == 0) {
-    std::fprintf(stderr, "note: no GPU here; variants listed for %s with 2 GPUs\n", reference_gpu().name.c_str());
-    for (const auto& v : select(reference_gpu().sm_count, 2)) std::printf("%s\n", v.name().c_str());
+  if (study.list_planned()) {  // --arch, or no GPU here: a stand-in GPU, 2 GPUs
+    const GpuInfo g = study.planned_gpu();
+    study.note("note: variants listed for 2 GPUs");
+    // Every variant is a kernel of this build (the host-level ones time launches of one).
+    const std::string why = missing_feature(Feature::device_code, g);
+    for (const auto& v : select(g.sm_count, 2))
+      std::printf("%s%s%s\n", v.name().c_str(), why.empty() ? "" : " skipped: ", why.c_str());
     return 0;
   }
   if (int rc = study.start(); rc >= 0) return rc;
