@@ -48,6 +48,10 @@ struct FusedShape {
   double speedup(double us) const { return us > 0 && cublas_nccl_us > 0 ? cublas_nccl_us / us : 0; }
   double best_fused_us() const { return intra_us > 0 && (inter_us <= 0 || intra_us <= inter_us) ? intra_us : inter_us; }
   const char* best_fused() const { return best_fused_us() == intra_us ? "intra_sm" : "inter_sm"; }
+  // The fastest baseline of any kind (cuBLAS then NCCL or another): what a fused target compares with.
+  bool other_baseline_best() const { return baseline_us > 0 && (cublas_nccl_us <= 0 || baseline_us < cublas_nccl_us); }
+  double best_baseline_us() const { return other_baseline_best() ? baseline_us : cublas_nccl_us; }
+  std::string best_baseline() const { return other_baseline_best() ? baseline_impl : "cublas_nccl"; }
 };
 struct FusedSummary {
   std::string path, git_commit, peer_mode;

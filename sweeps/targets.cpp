@@ -306,11 +306,9 @@ std::vector<TargetResult> fused_targets(const FusedSummary& f, const std::vector
       all += (all.empty() ? "" : ", ") + shape(s) + " " + num(v, 3);
       if (!low || v < low_v) low = &s, low_v = v;
     }
-    const bool other = s.baseline_us > 0 && (s.cublas_nccl_us <= 0 || s.baseline_us < s.cublas_nccl_us);
-    const double base = other ? s.baseline_us : s.cublas_nccl_us;
-    if (base <= 0) continue;
-    const double v = speedup(base, s.best_fused_us());
-    const std::string who = other ? s.baseline_impl : "cublas_nccl";
+    if (s.best_baseline_us() <= 0) continue;
+    const double v = speedup(s.best_baseline_us(), s.best_fused_us());
+    const std::string who = s.best_baseline();
     if (!target_spec("fused.vs_best_baseline").holds(v))
       below += (below.empty() ? "" : ", ") + shape(s) + " " + num(v, 3) + " against " + who;
     if (!low2 || v < low2_v) low2 = &s, low2_v = v, low2_base = who;
