@@ -321,19 +321,24 @@ TuningTable merge_tables(const std::vector<TuningTable>& tables) {
   out.rows.clear();
   out.sources.clear();
   out.peer_modes.clear();
-  std::map<std::string, std::string> machine_source;
+  // Two tables may share a machine when they answer different keys (e.g. one run in bf16 and
+  // one in fp32); the same keys from two runs would be two competing answers: refused.
+  std::map<std::string, std::string> key_source;
   for (const auto& t : tables) {
     if (t.name != out.name || t.columns.size() != out.columns.size())
       throw std::logic_error("merge_tables: tables " + out.name + " and " + t.name + " differ");
     std::set<std::string> here;
-    const bool keyed = !t.keys.empty() && t.keys[0] == "machine";
-    for (size_t r = 0; r < t.rows.size(); ++r) here.insert(keyed ? cell_text(t.at(r, "machine")) : "");
+    for (size_t r = 0; r < t.rows.size(); ++r) {
+      std::string k;
+      for (const auto& c : t.keys) k += (k.empty() ? "" : " ") + cell_text(t.at(r, c));
+      here.insert(k);
+    }
     const std::string src = t.sources.empty() ? std::string("(unnamed)") : t.sources[0];
-    for (const auto& m : here) {
-      auto [it, fresh] = machine_source.emplace(m, src);
+    for (const auto& k : here) {
+      auto [it, fresh] = key_source.emplace(k, src);
       if (!fresh)
-        throw std::runtime_error("two " + t.name + " tables for machine " + m + ": " + it->second + " and " + src +
-                                 " (pass one results folder per machine)");
+        throw std::runtime_error("two " + t.name + " tables answer " + k + ": " + it->second + " and " + src +
+                                 " (one results folder per machine, or CSVs of different keys)");
     }
     out.rows.insert(out.rows.end(), t.rows.begin(), t.rows.end());
     out.sources.insert(out.sources.end(), t.sources.begin(), t.sources.end());

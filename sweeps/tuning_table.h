@@ -66,8 +66,9 @@ struct CsvRows {
 };
 CsvRows read_table_csv(const std::string& path);
 
-// Tables of one name built from several machines' CSVs become one table; two tables of one
-// machine are refused (std::runtime_error naming both sources).
+// Tables of one name built from several CSVs become one table (several machines, or one
+// machine's runs of different keys, e.g. bf16 and fp32); two tables with rows of the same keys
+// are refused (std::runtime_error naming both sources and the keys).
 TuningTable merge_tables(const std::vector<TuningTable>& tables);
 
 }  // namespace pk::sweeps

@@ -165,6 +165,18 @@ TEST(SweepsTuning, MergeRefusesTwoTablesOfOneMachine) {
   EXPECT_THROW(merge_tables({a, a}), std::runtime_error);
   const TuningTable m = merge_tables({a});
   EXPECT_EQ(m.rows.size(), a.rows.size());
+  // One machine's runs of different keys (as bf16 and fp32 runs are) merge.
+  TuningTable other = a;
+  for (size_t i = 0; i < other.rows.size(); ++i) other.rows[i][other.column("gpus")] = int64_t{4};
+  other.sources = {"other.csv"};
+  EXPECT_EQ(merge_tables({a, other}).rows.size(), 2 * a.rows.size());
+  other.rows[0] = a.rows[0];  // one key now answered by both
+  try {
+    merge_tables({a, other});
+    FAIL() << "two answers for one key were merged";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("other.csv"), std::string::npos) << e.what();
+  }
 }
 
 // ---- pkbench/tuning.h: answers between measurements, refusals, and the leave-one-out ----
