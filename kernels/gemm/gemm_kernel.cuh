@@ -287,6 +287,12 @@ __device__ __forceinline__ void consume(const typename Ops::Params& p, const Sme
 
 template <class Ops>
 __global__ void __launch_bounds__(Ops::Config::THREADS, 1) gemm_kernel(const __grid_constant__ typename Ops::Params p) {
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  // wgmma and setmaxnreg exist on sm_90a alone. In another architecture's pass (sm_100a) the
+  // kernel is a stub that reports a bad configuration: the host never launches it there
+  // (Feature::wgmma in microbench/harness/capability.h makes those points skipped rows).
+  if (threadIdx.x == 0 && blockIdx.x == 0) report_status(p.deadline.status, kStatusBadConfig, 0);
+#else
   using Cfg = typename Ops::Config;
   extern __shared__ __align__(1024) uint8_t smem_raw[];
   const detail::Smem<Cfg> sm{(ptx::smem_addr(smem_raw) + 1023u) & ~1023u};
@@ -332,6 +338,7 @@ __global__ void __launch_bounds__(Ops::Config::THREADS, 1) gemm_kernel(const __g
     tma::cluster_arrive();
     tma::cluster_wait();
   }
+#endif
 }
 
 }  // namespace pk::gemm
