@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
     char head[256];
     std::snprintf(head, sizeof head,
                   "Leave-one-out of pkbench/tuning.h's rule (within: the answer's measured time <= %.4g %% above the best "
-                  "measured at the hidden point). Computed on the CPU from the committed CSVs.\n\n",
+                  "measured at the hidden point), computed on the CPU from the CSVs given.\n\n",
                   tol);
     const std::string md = std::string(head) + loo_markdown(results);
     std::fputs(md.c_str(), stdout);

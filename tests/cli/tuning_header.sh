@@ -39,3 +39,27 @@ PY
 else
   echo "python3-jsonschema not installed: the JSON Schema check is skipped"
 fi
+
+# pkbench_tune_loo (beside pkbench_tune): bad input refused with the flag named (exit 2), a
+# fixture validated.
+loo=$(dirname "$tune")/pkbench_tune_loo
+expect2() {
+  local want=$1
+  shift
+  set +e
+  "$@" > "$work/loo.log" 2>&1
+  local rc=$?
+  set -e
+  if [[ $rc != 2 ]] || ! grep -q -- "$want" "$work/loo.log"; then
+    echo "FAILED: expected exit 2 with '$want' from: $*"
+    cat "$work/loo.log"
+    exit 1
+  fi
+}
+expect2 "--tolerance=abc" "$loo" --tolerance=abc "$src/tests/fixtures/transfer_fixture.csv"
+expect2 "is a sync CSV" "$loo" "$src/tests/fixtures/sync_fixture.csv"
+expect2 "no CSV given" "$loo"
+"$loo" "$src/tests/fixtures/transfer_fixture.csv" "$src/tests/fixtures/collectives_fixture.csv" \
+  "$src/tests/fixtures/fused_fixture.csv" > "$work/loo.md"
+grep -q "^| all | " "$work/loo.md" || { echo "FAILED: no summary line"; cat "$work/loo.md"; exit 1; }
+echo "pkbench_tune_loo: refusals and the fixture summary checked"
