@@ -123,3 +123,7 @@ if(TARGET pkbench_sweeps)
   add_test(NAME refuse_sweeps_fuzz COMMAND pkbench_fuzz_sweeps ${CMAKE_CURRENT_LIST_DIR}/fixtures 3000 1)
   set_tests_properties(refuse_sweeps_fuzz PROPERTIES LABELS cpu TIMEOUT 60)
 endif()
+
+# The top-level script answers --help before it looks for anything (exit 0).
+add_test(NAME refuse_run_sh_help COMMAND ${_pk_cli}/expect_exit.sh 0 "scripts/run.sh --quick" ${CMAKE_SOURCE_DIR}/scripts/run.sh --help)
+set_tests_properties(refuse_run_sh_help PROPERTIES LABELS cpu TIMEOUT 30)
