@@ -277,8 +277,8 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return kExitBadInput;
 
-  // Every schedule runs this suite's wgmma GEMM (and TMA): what a GPU without them skips.
-  const std::vector<Feature> needs = {Feature::device_code, Feature::tma, Feature::wgmma};
+  // Every schedule runs this suite's GEMM (TMA, clusters, wgmma): what a GPU without them skips.
+  const std::vector<Feature> needs = {Feature::device_code, Feature::tma, Feature::clusters, Feature::wgmma};
   auto list = [&](const std::vector<Point>& pts, const GpuInfo& g) {
     const std::string why = missing_features(needs, g);
     for (const auto& p : pts) std::printf("%s%s%s\n", p.name().c_str(), why.empty() ? "" : " skipped: ", why.c_str());

@@ -49,7 +49,7 @@ struct StudyOptions {
 // Blackwell GEMM exists); cuBLASLt stands in for compute everywhere (the harness's gate is a
 // kernel of this build).
 std::vector<Feature> needs_of(const std::string& impl) {
-  if (impl == kImplPk) return {Feature::device_code, Feature::wgmma};
+  if (impl == kImplPk) return {Feature::device_code, Feature::tma, Feature::clusters, Feature::wgmma};
   return {Feature::device_code};
 }
 
