@@ -18,7 +18,8 @@ if(TARGET pkbench_coll_core)
   add_executable(pkbench_collectives_gpu_tests ${CMAKE_CURRENT_LIST_DIR}/gpu/test_collectives_gpu.cu)
   target_link_libraries(pkbench_collectives_gpu_tests PRIVATE pkbench_coll_core GTest::gtest_main)
   gtest_discover_tests(pkbench_collectives_gpu_tests DISCOVERY_MODE PRE_TEST
-    PROPERTIES LABELS gpu SKIP_REGULAR_EXPRESSION "SKIPPED" ENVIRONMENT "CUDA_MODULE_LOADING=EAGER")
+    PROPERTIES LABELS gpu SKIP_REGULAR_EXPRESSION "SKIPPED" ENVIRONMENT "CUDA_MODULE_LOADING=EAGER;CUDA_DEVICE_MAX_CONNECTIONS=32")
+  pk_virtual_rank_tests(pkbench_collectives_gpu_tests)
 endif()
 
 if(TARGET pkbench_collectives)
@@ -64,12 +65,14 @@ if(TARGET pkbench_collectives)
   set_tests_properties(collectives_gpu_single_process PROPERTIES LABELS gpu SKIP_RETURN_CODE 3
     ENVIRONMENT "CUDA_MODULE_LOADING=EAGER;NCCL_NVLS_ENABLE=0")
   if(PKBENCH_HAVE_MPI AND MPIEXEC_EXECUTABLE)
-    add_test(NAME collectives_cli_mpi_list_or_no_gpu COMMAND ${_coll_expect} 0,3 "all_reduce/|no GPU"
+    # Two ranks need two GPUs (one rank per GPU): skipped on a one-GPU machine.
+    set(_needs2 ${CMAKE_CURRENT_LIST_DIR}/cli/needs_gpus.sh 2)
+    add_test(NAME collectives_cli_mpi_list_or_no_gpu COMMAND ${_needs2} ${_coll_expect} 0,3 "all_reduce/|no GPU"
       ${MPIEXEC_EXECUTABLE} -np 2 --allow-run-as-root --oversubscribe ${_coll_bin} --list)
-    set_tests_properties(collectives_cli_mpi_list_or_no_gpu PROPERTIES LABELS cpu)
-    add_test(NAME collectives_gpu_mpirun COMMAND ${MPIEXEC_EXECUTABLE} -np 2 --allow-run-as-root --oversubscribe
+    set_tests_properties(collectives_cli_mpi_list_or_no_gpu PROPERTIES LABELS cpu SKIP_RETURN_CODE 77)
+    add_test(NAME collectives_gpu_mpirun COMMAND ${_needs2} ${MPIEXEC_EXECUTABLE} -np 2 --allow-run-as-root --oversubscribe
       -x NCCL_NVLS_ENABLE=0 -x CUDA_MODULE_LOADING=EAGER ${_coll_bin} ${_coll_odd}
       --csv=${CMAKE_CURRENT_BINARY_DIR}/coll_mpi.csv)
-    set_tests_properties(collectives_gpu_mpirun PROPERTIES LABELS gpu SKIP_RETURN_CODE 3)
+    set_tests_properties(collectives_gpu_mpirun PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)
   endif()
 endif()

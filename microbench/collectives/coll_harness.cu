@@ -28,9 +28,9 @@ Context::Context(PeerGroup& g, const StudyConfig& c, uint64_t in_bytes, uint64_t
   collectively(g.comm(), [&] {
     for (int gpu : g.local_gpus()) {
       g.set_device(gpu);
-      int v = 0;
-      PK_CUDA_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, g.device_ordinal(gpu)));
-      mine = std::min(mine, v);
+      // The rank's SM budget (a virtual rank's share), never the device's: spin-waiting grids
+      // must fit in the SMs the rank has.
+      mine = std::min(mine, g.sm_budget(gpu));
       status.on(gpu);  // allocated now, never during a graph capture
       PK_CUDA_CHECK(cudaMemset(sync.local(gpu), 0, kSyncBytes));
       PK_CUDA_CHECK(cudaDeviceSynchronize());

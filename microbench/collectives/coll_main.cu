@@ -288,11 +288,14 @@ int main(int argc, char** argv) {
   std::unique_ptr<Context> ctx;
   try {
     ctx = std::make_unique<Context>(study.group(), cfg, in_b, out_b, scratch_b);
-    if (want_nccl) ctx->nccl = make_nccl_state(*ctx, nz, cfg.nccl_configs);
+    if (want_nccl && study.group().library_skip_reason("NCCL").empty())
+      ctx->nccl = make_nccl_state(*ctx, nz, cfg.nccl_configs);
   } catch (const std::exception& e) {
     study.fatal(std::string("setting up the collectives: ") + e.what());
   }
-  if (want_nccl && !ctx->nccl) study.note("pkbench_collectives: built without NCCL: the NCCL baselines are skipped");
+  if (want_nccl && !study.group().library_skip_reason("NCCL").empty())
+    study.note("pkbench_collectives: " + study.group().library_skip_reason("NCCL"));
+  else if (want_nccl && !ctx->nccl) study.note("pkbench_collectives: built without NCCL: the NCCL baselines are skipped");
   if (want_nvshmem) {  // after the GPU check (study.start) and the group: one PE per process and GPU
     pk::PeerGroup& g = study.group();
     const std::string why =

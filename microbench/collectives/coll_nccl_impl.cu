@@ -37,6 +37,7 @@ class NcclImpl final : public Impl {
   void set_iteration(int i) override { iter_ = i; }
 
   std::string unavailable(const Problem& p, Context& ctx) const override {
+    if (const std::string why = ctx.group.library_skip_reason("NCCL"); !why.empty()) return why;
     if (!ctx.nccl) return "NCCL baselines not set up in this run";
     if (const std::string why = ctx.nccl->config_error(c_); !why.empty()) return why;
     // Measured on H200x2 with NCCL 2.28.3 (single process and mpirun): all-gather and

@@ -211,6 +211,7 @@ class NvshmemImpl final : public Impl {
 
   std::string unavailable(const Problem& p, Context& ctx) const override {
     if (!ctx.nvshmem) {
+      if (const std::string v = ctx.group.library_skip_reason("NVSHMEM"); !v.empty()) return v;
       const std::string why = nvshmem_process_reason(ctx.group.comm().is_mpi(), ctx.group.processes(),
                                                      static_cast<int>(ctx.group.local_gpus().size()));
       return why.empty() ? "NVSHMEM not set up in this run" : why;

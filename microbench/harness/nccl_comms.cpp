@@ -1,6 +1,8 @@
 #include "nccl_comms.h"
 
 #include <stdexcept>
+
+#include "cuda_check.h"
 #include <string>
 
 namespace pk {
@@ -12,6 +14,7 @@ void throw_nccl_error(ncclResult_t r, const char* expr) {
 }
 
 std::map<int, ncclComm_t> make_nccl_comms(PeerGroup& g, ncclConfig_t* cfg) {
+  if (const std::string why = g.library_skip_reason("NCCL"); !why.empty()) throw SkipPoint(why);
   Comm& comm = g.comm();
   ncclUniqueId id{};
   collectively(comm, [&] {

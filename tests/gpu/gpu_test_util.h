@@ -39,6 +39,15 @@ inline std::vector<pk::PeerMode> test_modes() {
   return {pk::PeerMode::single, pk::PeerMode::virt};
 }
 
+// The mode of a test that needs peers but is not parameterised by mode: ipc under MPI, two
+// real GPUs where there are, else virtual ranks on the one GPU.
+inline pk::PeerMode peer_test_mode() {
+  if (pk::launched_under_mpi()) return pk::PeerMode::ipc;
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) cudaGetLastError();
+  return n >= 2 ? pk::PeerMode::single : pk::PeerMode::virt;
+}
+
 inline std::string mode_param_name(const ::testing::TestParamInfo<pk::PeerMode>& i) {
   return pk::peer_mode_name(i.param);
 }

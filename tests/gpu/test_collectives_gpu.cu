@@ -28,13 +28,19 @@ std::string need_two_gpus() {
   return "";
 }
 
+// What a multi-rank test of mode m needs: two GPUs for single (one process driving both);
+// virtual ranks ($PKBENCH_VIRTUAL_RANKS, default 2) need one.
+std::string need_ranks(PeerMode m) {
+  return m == PeerMode::virt ? no_gpu_reason() : need_two_gpus();
+}
+
 struct Env {
   std::unique_ptr<Comm> comm = make_self_comm();
   std::unique_ptr<PeerGroup> group;
   StudyConfig cfg;
   std::unique_ptr<Context> ctx;
-  explicit Env(double timeout_ms) {
-    group = std::make_unique<PeerGroup>(*comm, PeerMode::single);
+  explicit Env(double timeout_ms, PeerMode mode = PeerMode::single) {
+    group = std::make_unique<PeerGroup>(*comm, mode);
     cfg.timing.samples = 2;
     cfg.timing.warmup_ms = 1;
     cfg.timing.target_sample_ms = 0.2;
@@ -48,7 +54,9 @@ struct Env {
     z.user_in = z.user_out = z.send = z.recv = z.reshape_send = z.reshape_recv = big;
     // Two forced configurations stand for the six (the LL protocol; the Tree algorithm, which
     // the all-gather and reduce-scatter points do not take): the others' points skip.
-    ctx->nccl = make_nccl_state(*ctx, z, parse_nccl_configs("default,symmetric,LL/Ring,Simple/Tree"));
+    // NCCL refuses two ranks on one device: virtual ranks leave it out (its points skip).
+    if (group->library_skip_reason("NCCL").empty())
+      ctx->nccl = make_nccl_state(*ctx, z, parse_nccl_configs("default,symmetric,LL/Ring,Simple/Tree"));
   }
 };
 
@@ -61,12 +69,15 @@ TensorDims odd_dims() {
   return d;
 }
 
+// The multi-rank tests run on two real GPUs (single) and on virtual ranks of one GPU.
+class CollectivesRanks : public ::testing::TestWithParam<PeerMode> {};
+
 }  // namespace
 
-TEST(CollectivesGpu, EveryImplementationIsCorrectForOddCountsBothDtypesBothModes) {
-  const std::string why = need_two_gpus();
+TEST_P(CollectivesRanks, EveryImplementationIsCorrectForOddCountsBothDtypesBothModes) {
+  const std::string why = need_ranks(GetParam());
   if (!why.empty()) GTEST_SKIP() << why;
-  Env env(2000);
+  Env env(2000, GetParam());
   ImplList impls;
   for (auto& v : {our_impls(), baseline_impls()})
     for (auto& i : v) impls.push_back(i);
@@ -81,7 +92,7 @@ TEST(CollectivesGpu, EveryImplementationIsCorrectForOddCountsBothDtypesBothModes
       for (uint64_t c : counts)
         for (LaunchMode m : {LaunchMode::eager, LaunchMode::graph})
           for (auto& impl : impls) {
-            const Problem p = make_problem_count(coll, t, c, 2, odd_dims());
+            const Problem p = make_problem_count(coll, t, c, env.group->size(), odd_dims());
             if (!impl->supports(layout) || !impl->applies(p)) continue;
             PointSpec ps{p, m, impl};
             Row row;
@@ -148,10 +159,10 @@ std::shared_ptr<Impl> impl_named(const std::string& name) {
 
 // Runs on any number of GPUs (one_shot is a copy on one): the broken implementation is an
 // error row in both launch modes, and the implementation it wraps passes the same points.
-TEST(CollectivesGpu, ImplementationThatWritesOnlyOnItsFirstLaunchIsCaught) {
+TEST_P(CollectivesRanks, ImplementationThatWritesOnlyOnItsFirstLaunchIsCaught) {
   const std::string why = no_gpu_reason();
   if (!why.empty()) GTEST_SKIP() << why;
-  Env env(2000);
+  Env env(2000, GetParam());
   PointResults results;
   Runner runner(*env.ctx, results);
   auto real = impl_named("one_shot");
@@ -200,22 +211,22 @@ TEST(CollectivesGpu, NcclTestsMethodAgreesWithTheHarnessEventsWhereTheDeviceTime
     ASSERT_NO_THROW(runner.measure({p, m, nccl}, row)) << launch_mode_name(m);
     const double med = std::stod(row["time_us_median"]), nt = std::stod(row["time_us_nccltests"]);
     const double spread = std::stod(row["time_us_p90"]) - std::stod(row["time_us_p10"]);
-    EXPECT_EQ(row["nccl_config"], "default");
+    EXPECT_EQ(nccl->nccl_config(), "default");
     EXPECT_NEAR(nt, med, std::max(0.05 * med, spread))
         << launch_mode_name(m) << ": nccl-tests method " << nt << " us, events " << med << " us";
   }
 }
 
-TEST(CollectivesGpu, GraphReplaysStayCorrectAcrossManyLaunches) {
-  const std::string why = need_two_gpus();
+TEST_P(CollectivesRanks, GraphReplaysStayCorrectAcrossManyLaunches) {
+  const std::string why = need_ranks(GetParam());
   if (!why.empty()) GTEST_SKIP() << why;
-  Env env(2000);
+  Env env(2000, GetParam());
   env.cfg.ops_per_sample = 100;
   env.cfg.timing.samples = 5;  // hundreds of replays: the epochs keep counting
   PointResults results;
   Runner runner(*env.ctx, results);
   for (auto& impl : all_reduce_impls()) {
-    const Problem p = make_problem_count("all_reduce", DType::bf16, 4099, 2, {});
+    const Problem p = make_problem_count("all_reduce", DType::bf16, 4099, env.group->size(), {});
     if (!impl->applies(p)) continue;
     Row row;
     EXPECT_NO_THROW(runner.measure({p, LaunchMode::graph, impl}, row)) << impl->name();
@@ -223,20 +234,20 @@ TEST(CollectivesGpu, GraphReplaysStayCorrectAcrossManyLaunches) {
   }
 }
 
-TEST(CollectivesGpu, RankThatNeverArrivesEndsWithTimeout) {
-  const std::string why = need_two_gpus();
+TEST_P(CollectivesRanks, RankThatNeverArrivesEndsWithTimeout) {
+  const std::string why = need_ranks(GetParam());
   if (!why.empty()) GTEST_SKIP() << why;
-  Env env(100);  // 100 ms bound on every spin-wait
+  Env env(100, GetParam());  // 100 ms bound on every spin-wait
   ImplList ours = our_impls();
   for (auto& impl : ours)
     for (const auto& coll : collective_names()) {
-      const Problem p = make_problem_count(coll, DType::bf16, 4096, 2, odd_dims());
+      const Problem p = make_problem_count(coll, DType::bf16, 4096, env.group->size(), odd_dims());
       if (!impl->supports(p.layout) || !impl->applies(p)) continue;
       impl->prepare(p, *env.ctx);
       env.group->set_device(0);
       cudaStream_t s = env.ctx->stream(0);
       ASSERT_EQ(cudaMemsetAsync(env.ctx->sync.local(0), 0, kSyncBytes, s), cudaSuccess);
-      impl->enqueue(0, s);  // GPU 1 never launches its side
+      impl->enqueue(0, s);  // the other ranks never launch their side
       const auto t0 = std::chrono::steady_clock::now();
       ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess) << impl->name() << " " << coll;
       const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -249,3 +260,6 @@ TEST(CollectivesGpu, RankThatNeverArrivesEndsWithTimeout) {
       }
     }
 }
+
+INSTANTIATE_TEST_SUITE_P(PeerModes, CollectivesRanks, ::testing::Values(PeerMode::single, PeerMode::virt),
+                         [](const ::testing::TestParamInfo<PeerMode>& i) { return peer_mode_name(i.param); });

@@ -82,7 +82,7 @@ INSTANTIATE_TEST_SUITE_P(PeerModes, FusedGpu, ::testing::ValuesIn(test_modes()),
 // communicator, waiting for GPU 1's unit flags.
 TEST(FusedGpuPeers, MissingPeerEndsInATimeout) {
   PK_REQUIRE_GPU();
-  PeerGroup group(test_comm(), test_modes().front());
+  PeerGroup group(test_comm(), peer_test_mode());
   if (const std::string why = hopper_pair(group); !why.empty()) GTEST_SKIP() << why;
   for (const char* sched : {"intra_sm", "inter_sm"}) {
     SCOPED_TRACE(sched);
@@ -149,7 +149,7 @@ class FirstLaunchOnly : public Impl {
 // GPU the components run (the GEMMs); on two, also the fused kernels and the NCCL baselines.
 TEST(FusedGpuCheck, AnOperationWritingOnlyOnItsFirstLaunchIsCaught) {
   PK_REQUIRE_GPU();
-  PeerGroup group(test_comm(), test_modes().front());
+  PeerGroup group(test_comm(), peer_test_mode());
   for (const GpuInfo& i : group.topology().gpus)
     if (i.cc_major != 9) GTEST_SKIP() << "the fused kernels need Hopper GPUs (sm_90a); GPU" << i.ordinal << " is " << i.name;
   const int w = group.size();

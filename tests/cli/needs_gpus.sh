@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# needs_gpus.sh N COMMAND...: runs COMMAND, unless this machine has GPUs but fewer than N
+# (one rank per GPU cannot start there): then exit 77, which the test counts as skipped.
+# Without any GPU the command runs as is (its own no-GPU path is what is tested there).
+n=$1
+shift
+have=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+if [ "${have:-0}" -ge 1 ] && [ "${have:-0}" -lt "$n" ]; then
+  echo "SKIPPED: needs $n GPUs for one rank per GPU (this machine has $have)"
+  exit 77
+fi
+exec "$@"
