@@ -42,7 +42,9 @@ for t in "${tools[@]}"; do
     [ "$t" = racecheck ] && extra=(--racecheck-report hazard)
     pk_log "$t: $name (virtual ranks: $ranks)"
     t0=$(date +%s)
-    "$san" --tool "$t" "${extra[@]}" --print-limit 50 "$b" --gtest_filter='*virtual*:*Virtual*' > "$log" 2>&1
+    # Bounded: a sanitizer slows kernels many times over; $PKBENCH_SANITIZE_TIMEOUT s per run.
+    timeout "${PKBENCH_SANITIZE_TIMEOUT:-600}" "$san" --tool "$t" "${extra[@]}" --print-limit 50 "$b" \
+      --gtest_filter='*virtual*:*Virtual*' > "$log" 2>&1
     rc=$?
     # memcheck/synccheck/initcheck: "ERROR SUMMARY: N errors"; racecheck: "RACECHECK SUMMARY: ... (N errors, ...)".
     errors=$(sed -n -e 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p' -e 's/.*RACECHECK SUMMARY: .*(\([0-9]*\) errors.*/\1/p' "$log" | tail -n 1)
