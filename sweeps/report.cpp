@@ -416,6 +416,11 @@ void section_studies(std::ostream& os, const ResultsFolder& here) {
            << dash_if_empty(c.commit) << " | " << dash_if_empty(c.peer_mode) << " |\n";
       }
   }
+  if (!here.primitives_csv.empty()) {
+    const CsvInfo c = csv_info(here.primitives_csv);
+    os << "| primitives | `" << rel(here, here.primitives_csv) << "` | " << c.rows << " (" << c.ok << " ok) | "
+       << dash_if_empty(c.commit) << " | " << dash_if_empty(c.peer_mode) << " |\n";
+  }
   for (const auto& m : here.peer_modes) {
     if (m.has_transfer)
       os << "| transfer (" << m.name << ") | `" << fs::relative(m.transfer.path, here.dir).string() << "` | "
@@ -431,6 +436,7 @@ void section_studies(std::ostream& os, const ResultsFolder& here) {
   if (here.collectives_csv.empty())
     absent.push_back("collectives (Figures 6, 15-17: not measured here)");
   if (!here.fused) absent.push_back("fused kernels (Figures 4, 5, 7-9, Table 3: not measured here)");
+  if (here.primitives_csv.empty()) absent.push_back("library primitives (not measured here)");
   if (!absent.empty()) {
     os << "\nNot in this folder: ";
     for (size_t i = 0; i < absent.size(); ++i) os << (i ? "; " : "") << absent[i];
