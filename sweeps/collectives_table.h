@@ -12,7 +12,8 @@
 //   ref_time_us, ref_ratio (its cross-check against its own tool; absent = not checked).
 // A row is an NCCL baseline when its `family` starts with "nccl" (nccl, nccl_sym); "pk" rows
 // are this suite's; "nvshmem" rows are shown beside and never counted as NCCL.
-// Exercised on tests/fixtures/collectives_fixture.csv and collectives_verdicts.csv.
+// Exercised on tests/fixtures/collectives_fixture.csv (tuning) and tests/fixtures/report/collectives.csv
+// (points, verdicts, targets).
 #include <string>
 #include <vector>
 

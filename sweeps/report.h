@@ -40,7 +40,7 @@ struct ClaimRow {
 };
 std::vector<ClaimRow> paper_claims(const ResultsFolder& here, const ResultsFolder* other);
 
-// Every target over the folder: transfer, peer modes, GEMM, fused, collectives, primitives.
+// Every target over the folder: transfer, sync, peer modes, GEMM, fused, collectives, primitives.
 std::vector<TargetResult> all_targets(const ResultsFolder& f);
 
 // other: nullptr for none.
