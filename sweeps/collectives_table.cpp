@@ -389,12 +389,7 @@ void points_section(std::ostream& os, const std::vector<CollPoint>& head, const 
 void targets_section(std::ostream& os, const std::vector<CollPoint>& head, CollMethod method) {
   const auto targets = collectives_targets(head, method);
   os << "## Targets\n\nbf16, eager and graph, " << coll_method_text(method)
-     << ".\n\n| target | measured | baseline's cross-check | verdict |\n|---|---|---|---|\n";
-  for (const auto& t : targets) {
-    const TargetSpec& s = target_spec(t.id);
-    os << "| " << s.what << " " << s.text() << " | " << t.measured << t.note << " | " << t.check_text() << " | **"
-       << verdict_text(t.verdict) << "** |\n";
-  }
+     << ".\n\n" << targets_table_markdown(targets);
   os << "\n" << target_count_text(targets) << ".\n";
 }
 

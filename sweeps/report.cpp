@@ -769,26 +769,13 @@ void section_targets(std::ostream& os, const ResultsFolder& here) {
      << num(100 * kCrossCheckTolerance, 0)
      << " % = checked). A baseline off its tool by more than that gets no speedup claimed over it: the verdict "
         "says so instead of met. Baselines without a cross-check read \"not checked\".\n\n"
-     << "| target | stated in | measured | baseline | baseline's cross-check | verdict |\n|---|---|---|---|---|---|\n";
-  for (const auto& t : targets) {
-    if (t.verdict == Verdict::info) continue;
-    const TargetSpec& s = target_spec(t.id);
-    os << "| " << s.what << " " << s.text() << " | " << s.origin << " | " << t.measured << t.note << " | "
-       << dash_if_empty(t.baseline) << " | " << t.check_text() << " | **" << verdict_text(t.verdict) << "** |\n";
-  }
+     << targets_table_markdown(targets);
   os << "\n" << target_count_text(targets) << ".";
   if (here.transfer_elapsed_s >= 0) os << " The transfer study's wall time comes from " << here.elapsed_source << ".";
   if (here.sync)
     os << " The sync study's latencies themselves are in the claims table above (its targets are about how they "
           "are measured; across peer modes where those were measured).";
-  os << "\n";
-  bool info = false;
-  for (const auto& t : targets)
-    if (t.verdict == Verdict::info) {
-      if (!info) os << "\nAlso measured:\n\n";
-      info = true;
-      os << "- " << t.sentence() << "\n";
-    }
+  os << "\n" << targets_info_markdown(targets);
 }
 
 }  // namespace

@@ -105,6 +105,26 @@ std::string TargetResult::sentence() const {
 
 std::string TargetResult::check_text() const { return baseline.empty() ? "-" : check.text(); }
 
+std::string targets_table_markdown(const std::vector<TargetResult>& targets) {
+  std::ostringstream os;
+  os << "| target | stated in | measured | baseline | baseline's cross-check | verdict |\n|---|---|---|---|---|---|\n";
+  for (const auto& t : targets) {
+    if (t.verdict == Verdict::info) continue;
+    const TargetSpec& s = target_spec(t.id);
+    os << "| " << s.what << " " << s.text() << " | " << s.origin << " | " << t.measured << t.note << " | "
+       << (t.baseline.empty() ? "-" : t.baseline) << " | " << t.check_text() << " | **" << verdict_text(t.verdict)
+       << "** |\n";
+  }
+  return os.str();
+}
+
+std::string targets_info_markdown(const std::vector<TargetResult>& targets) {
+  std::string out;
+  for (const auto& t : targets)
+    if (t.verdict == Verdict::info) out += (out.empty() ? "\nAlso measured:\n\n" : "") + std::string("- ") + t.sentence() + "\n";
+  return out;
+}
+
 std::string target_count_text(const std::vector<TargetResult>& targets) {
   int n = 0, met = 0, missed = 0, defective = 0, unmeasured = 0;
   for (const auto& t : targets) {

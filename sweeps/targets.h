@@ -49,6 +49,11 @@ struct TargetResult {
   // The baseline's cross-check as the report prints it: "-" for absolute targets.
   std::string check_text() const;
 };
+// The targets as every summary prints them: one table row per target (what and threshold,
+// where stated, measured, baseline, its cross-check, verdict), information lines left out.
+std::string targets_table_markdown(const std::vector<TargetResult>& targets);
+// The information lines ("Also measured:" and a list), "" when none.
+std::string targets_info_markdown(const std::vector<TargetResult>& targets);
 // The headline count over every target: "31 targets: 13 met, 12 missed, 2 baseline off its
 // tool, 4 not measured" (information lines not counted).
 std::string target_count_text(const std::vector<TargetResult>& targets);

@@ -24,6 +24,13 @@ std::map<std::string, TargetResult> by_id(const std::vector<TargetResult>& v) {
 
 const std::string kColl = "report/collectives.csv";
 
+Candidate cand(const char* name, Timing t) {
+  Candidate c;
+  c.name = name;
+  c.t = t;
+  return c;
+}
+
 }  // namespace
 
 TEST(SweepsVerdict, NoiseBandsAndTheTieFraction) {
@@ -37,8 +44,8 @@ TEST(SweepsVerdict, NoiseBandsAndTheTieFraction) {
 }
 
 TEST(SweepsVerdict, BestOfAFamilyWithTies) {
-  const std::vector<Candidate> f = {{"a", {10.0, 9.9, 10.1}}, {"b", {10.05, 10.0, 10.2}}, {"c", {11, 10.9, 11.1}},
-                                    {"d", {0, 0, 0}}};
+  const std::vector<Candidate> f = {cand("a", {10.0, 9.9, 10.1}), cand("b", {10.05, 10.0, 10.2}), cand("c", {11, 10.9, 11.1}),
+                                    cand("d", {0, 0, 0})};
   const Best b = best_of(f);
   ASSERT_TRUE(b);
   EXPECT_EQ(b.fastest->name, "a");
@@ -48,16 +55,16 @@ TEST(SweepsVerdict, BestOfAFamilyWithTies) {
 }
 
 TEST(SweepsVerdict, BestOursAgainstBestBaseline) {
-  const std::vector<Candidate> ours = {{"x", {8, 7.9, 8.1}}, {"y", {9, 8.9, 9.1}}};
-  const std::vector<Candidate> base = {{"n1", {12, 11.9, 12.1}}, {"n2", {15, 14.9, 15.1}}};
+  const std::vector<Candidate> ours = {cand("x", {8, 7.9, 8.1}), cand("y", {9, 8.9, 9.1})};
+  const std::vector<Candidate> base = {cand("n1", {12, 11.9, 12.1}), cand("n2", {15, 14.9, 15.1})};
   PointVerdict v = compare_best(ours, base);
   EXPECT_EQ(v.outcome, Outcome::faster);
   EXPECT_DOUBLE_EQ(v.speedup, 1.5);  // best baseline n1 over best ours x
   EXPECT_TRUE(v.claimable());
-  v = compare_best({{"x", {12.05, 12.0, 12.2}}}, base);
+  v = compare_best({cand("x", {12.05, 12.0, 12.2})}, base);
   EXPECT_EQ(v.outcome, Outcome::tie);
   EXPECT_DOUBLE_EQ(judged_speedup(v), 1.0);  // within the noise counts as neither faster
-  EXPECT_EQ(compare_best({{"x", {13, 12.9, 13.1}}}, base).outcome, Outcome::slower);
+  EXPECT_EQ(compare_best({cand("x", {13, 12.9, 13.1})}, base).outcome, Outcome::slower);
   EXPECT_EQ(compare_best(ours, {}).outcome, Outcome::no_baseline);
   EXPECT_EQ(compare_best({}, base).outcome, Outcome::no_ours);
 }
