@@ -50,6 +50,10 @@ add_test(NAME sweeps_collectives_summary_missing_csv COMMAND ${_pk_cli}/expect_e
 add_test(NAME sweeps_collectives_summary_fixture COMMAND ${_pk_cli}/expect_exit.sh 0
   "9 targets: 3 met, 3 missed, 1 with a baseline off its tool .no speedup claimed., 2 not measured"
   $<TARGET_FILE:pkbench_collectives_summary> ${CMAKE_CURRENT_LIST_DIR}/fixtures/report/collectives.csv)
-set_tests_properties(sweeps_collectives_summary_missing_csv sweeps_collectives_summary_fixture PROPERTIES LABELS cpu)
+add_test(NAME sweeps_collectives_summary_defects COMMAND ${_pk_cli}/expect_exit.sh 0
+  "7 checked .within 5 % of the tool's figure in the same call., 4 not checked, 1 off their tool. These are measurement defects"
+  $<TARGET_FILE:pkbench_collectives_summary> ${CMAKE_CURRENT_LIST_DIR}/fixtures/report/collectives.csv)
+set_tests_properties(sweeps_collectives_summary_missing_csv sweeps_collectives_summary_fixture
+  sweeps_collectives_summary_defects PROPERTIES LABELS cpu)
 set_tests_properties(sweeps_run_quick_takes_no_arguments sweeps_run_unknown_study sweeps_merge_refuses_two_studies
   PROPERTIES LABELS cpu)
