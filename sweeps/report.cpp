@@ -773,8 +773,8 @@ void section_targets(std::ostream& os, const ResultsFolder& here) {
   os << "\n" << target_count_text(targets) << ".";
   if (here.transfer_elapsed_s >= 0) os << " The transfer study's wall time comes from " << here.elapsed_source << ".";
   if (here.sync)
-    os << " The sync study's latencies themselves are in the claims table above (its targets are about how they "
-          "are measured; across peer modes where those were measured).";
+    os << " The sync study's latencies are in the claims table above; its own targets concern how they were "
+          "measured.";
   os << "\n" << targets_info_markdown(targets);
 }
 
