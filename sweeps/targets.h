@@ -82,9 +82,9 @@ std::string fused_op_text(const std::string& op);  // "gemm_rs" -> "GEMM+RS"
 // variants; over bf16 points of `pts` (one method: the CSV's headline).
 std::vector<TargetResult> collectives_targets(const std::vector<CollPoint>& pts, CollMethod method);
 
-// Primitives study (results/*/primitives/): this suite's fastest signal / dependent load
-// against the fastest library row of the same protocol and memory ordering (a library call
-// whose ordering is "library-defined" compares with any), one run.
+// Primitives study (results/*/primitives/): this suite's fastest signal against the fastest
+// library signal of the same protocol and memory ordering, its fastest dependent load against
+// the library's fastest load at the same placement; one run.
 std::vector<TargetResult> primitives_targets(const std::string& csv_path);
 
 // Peer modes: the same studies in several modes (the first is the reference).

@@ -142,12 +142,17 @@ TEST(SweepsVerdict, CollectiveTargetsOnFixture) {
 TEST(SweepsVerdict, PrimitivesTargetsCompareLikeWithLike) {
   auto t = by_id(primitives_targets(fixture("primitives_fixture.csv")));
   ASSERT_EQ(t.size(), 4u);
-  // release/acquire against release/acquire (780 vs NCCL's 800 ns), never the incorrect relaxed row.
+  // release/acquire against release/acquire (780 vs NCCL's 800 ns): never the incorrect relaxed
+  // row, never the LL row (400 ns, no library LL), never NVSHMEM's library-defined call.
   EXPECT_EQ(t["primitives.put_signal"].verdict, Verdict::met);
   EXPECT_NE(t["primitives.put_signal"].measured.find("780 ns"), std::string::npos) << t["primitives.put_signal"].measured;
   EXPECT_NE(t["primitives.put_signal"].measured.find("800 ns"), std::string::npos);
-  // A relaxed signal (700 ns) against NVSHMEM's own call (690 ns): 1.4 % slower, beyond the noise.
-  EXPECT_EQ(t["primitives.signal"].verdict, Verdict::missed);
+  // The relaxed signal (700 ns) has no library row of its ordering (NVSHMEM's 690 ns call is
+  // "library-defined"): release/acquire against release/acquire, 750 vs NCCL's 770 ns.
+  EXPECT_EQ(t["primitives.signal"].verdict, Verdict::met);
+  EXPECT_NE(t["primitives.signal"].measured.find("750 ns"), std::string::npos) << t["primitives.signal"].measured;
+  EXPECT_NE(t["primitives.signal"].measured.find("770 ns"), std::string::npos);
+  EXPECT_NE(t["primitives.signal"].note.find("700 ns"), std::string::npos) << t["primitives.signal"].note;
   EXPECT_EQ(t["primitives.get_l2_resident"].verdict, Verdict::met);
   // NVSHMEM's get (1450 ns) beats this suite's weak load (1500 ns); the error row is no number.
   EXPECT_EQ(t["primitives.get_l2_miss"].verdict, Verdict::missed);
