@@ -224,6 +224,7 @@ std::vector<CollectiveComparison> collective_comparisons(const std::vector<CollP
     c.faster += p.outcome == Outcome::faster;
     c.ties += p.outcome == Outcome::tie;
     c.defective += p.check.defective();
+    c.checked += p.check.status() == CheckStatus::checked;
   }
   std::vector<CollectiveComparison> out;
   for (const auto& g : order) out.push_back(by[g]);

@@ -85,7 +85,8 @@ CollectiveSpeedup best_speedup_over_nccl(const std::string& csv_path, const std:
 struct CollectiveComparison {
   std::string collective, dtype, launch_mode;
   int64_t gpus = 0;
-  int sizes = 0, faster = 0, ties = 0, defective = 0;  // defective: best NCCL off its tool
+  int sizes = 0, faster = 0, ties = 0;
+  int checked = 0, defective = 0;  // the best NCCL row within / off its tool (the rest: not checked)
   double best = 0, worst = 0;
   int64_t best_bytes = 0, worst_bytes = 0;
   std::string best_impl, worst_impl;

@@ -600,12 +600,12 @@ void section_collectives(std::ostream& os, const ResultsFolder& here) {
         "paper: up to 1.79x over NCCL for the BF16 all-reduce on 8 GPUs (Figure 6).";
   if (fs::exists(here.dir + "/collectives/summary.md"))
     os << " Every size: [`collectives/summary.md`](collectives/summary.md).";
-  os << "\n\n| view | collective | dtype | GPUs | mode | sizes | ours faster at | within noise | NCCL off its tool | best "
-        "speedup (size, impl) | lowest (size, impl) |\n|---|---|---|---:|---|---:|---:|---:|---:|---|---|\n";
+  os << "\n\n| view | collective | dtype | GPUs | mode | sizes | ours faster at | within noise | NCCL checked / off "
+        "its tool | best speedup (size, impl) | lowest (size, impl) |\n|---|---|---|---:|---|---:|---:|---:|---:|---|---|\n";
   auto rows = [&](CollMethod m, const char* view) {
     for (const auto& c : collective_comparisons(collective_points(here.collectives_csv, m)))
       os << "| " << view << " | " << c.collective << " | " << c.dtype << " | " << c.gpus << " | " << c.launch_mode
-         << " | " << c.sizes << " | " << c.faster << " | " << c.ties << " | " << c.defective << " | "
+         << " | " << c.sizes << " | " << c.faster << " | " << c.ties << " | " << c.checked << " / " << c.defective << " | "
          << ratio_text(c.best) << " (" << size_text(static_cast<uint64_t>(c.best_bytes)) << ", " << c.best_impl
          << ") | " << ratio_text(c.worst) << " (" << size_text(static_cast<uint64_t>(c.worst_bytes)) << ", "
          << c.worst_impl << ") |\n";

@@ -58,7 +58,7 @@ TEST(SweepsReport, EveryTargetOfEveryStudyListed) {
                         "with a baseline off its tool (no speedup claimed)",
                         // the fused best baseline at every shape, the copy-engine overlap included
                         "AG+GEMM N = 4096 inter_sm against ce_overlap: 0.840", "## Collectives (Figures 6, 15-17)",
-                        "| nccl-tests method | all_reduce | bf16 | 2 | eager | 4 | 4 | 0 | 0 |", "| primitives | `primitives/primitives.csv` |",
+                        "| nccl-tests method | all_reduce | bf16 | 2 | eager | 4 | 4 | 0 | 3 / 0 |", "| nccl-tests method | all_reduce | bf16 | 2 | graph | 4 | 4 | 0 | 2 / 1 |", "| primitives | `primitives/primitives.csv` |",
                         "| device time | all_reduce | bf16 | 2 | eager |", "up to 1.64x (ll vs nccl, 1 MiB, graph, nccl-tests method",
                         "## Fused GEMM + communication", "## GEMM", "## Transfer tuning table"})
     EXPECT_NE(md.find(s), std::string::npos) << s << "\n" << md;
