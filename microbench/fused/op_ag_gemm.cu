@@ -111,6 +111,10 @@ std::unique_ptr<Impl> make_ag_gemm(const Point& p, Context& c) {
   if (p.schedule == "intra_sm") return make_fused(p, c, KernelKind::ag_remote, 0, false, "interleaved");
   const int w = c.world(), shard = p.shape.m / w, chunks = p.knob(knobs::chunks.name);
   if (p.schedule == "ce_overlap") {
+    // Measured on one H100: 8 virtual ranks' copy-engine copies and spinning GEMMs time out
+    // (4 ranks pass); the copy engines are shared by the ranks of one GPU. Cause not measured.
+    if (c.group.is_virtual() && w > 4)
+      throw SkipPoint("ce_overlap with more than 4 virtual ranks on one GPU timed out (8 ranks, H100): not run");
     const int shard_tiles = shard / kTileM;
     if (shard_tiles % chunks)
       throw SkipPoint("chunks=" + std::to_string(chunks) + " does not divide the shard's " + std::to_string(shard_tiles) + " tile rows");

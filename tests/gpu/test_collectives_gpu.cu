@@ -60,11 +60,12 @@ struct Env {
   }
 };
 
-TensorDims odd_dims() {
+// n ranks: the 4-D all-to-all splits heads over the ranks (two each).
+TensorDims odd_dims(int n = 2) {
   TensorDims d;
   d.cols = 1001;  // odd rows: the scalar path
   d.batch = 2;
-  d.heads = 4;
+  d.heads = 2 * n;
   d.head_dim = 33;
   return d;
 }
@@ -92,7 +93,7 @@ TEST_P(CollectivesRanks, EveryImplementationIsCorrectForOddCountsBothDtypesBothM
       for (uint64_t c : counts)
         for (LaunchMode m : {LaunchMode::eager, LaunchMode::graph})
           for (auto& impl : impls) {
-            const Problem p = make_problem_count(coll, t, c, env.group->size(), odd_dims());
+            const Problem p = make_problem_count(coll, t, c, env.group->size(), odd_dims(env.group->size()));
             if (!impl->supports(layout) || !impl->applies(p)) continue;
             PointSpec ps{p, m, impl};
             Row row;
@@ -241,7 +242,7 @@ TEST_P(CollectivesRanks, RankThatNeverArrivesEndsWithTimeout) {
   ImplList ours = our_impls();
   for (auto& impl : ours)
     for (const auto& coll : collective_names()) {
-      const Problem p = make_problem_count(coll, DType::bf16, 4096, env.group->size(), odd_dims());
+      const Problem p = make_problem_count(coll, DType::bf16, 4096, env.group->size(), odd_dims(env.group->size()));
       if (!impl->supports(p.layout) || !impl->applies(p)) continue;
       impl->prepare(p, *env.ctx);
       env.group->set_device(0);

@@ -43,7 +43,8 @@ TEST_P(FusedGpu, EveryOperatorAndScheduleIsRightOnTwoGpus) {
   grid.schedules = schedule_names();
   // Odd multiples of the tile (3 x 3 tiles per shard, K = 5 steps); then 512 tiles: more
   // tiles than blocks.
-  grid.shapes = {Shape{w * 3 * 128, 3 * 256, 5 * 64}, Shape{4096, 4096, 256}};
+  // 4096 rows, rounded down to whole 128-row tiles per shard (3 ranks: 3840).
+  grid.shapes = {Shape{w * 3 * 128, 3 * 256, 5 * 64}, Shape{4096 / (w * 128) * (w * 128), 4096, 256}};
   grid.knob_values["comm_sms"] = {3, 16};
   grid.knob_values["chunks"] = {3};
   const std::vector<Point> points = build_points(grid, w);
