@@ -18,7 +18,7 @@ if(TARGET pkbench_coll_core)
   add_executable(pkbench_collectives_gpu_tests ${CMAKE_CURRENT_LIST_DIR}/gpu/test_collectives_gpu.cu)
   target_link_libraries(pkbench_collectives_gpu_tests PRIVATE pkbench_coll_core GTest::gtest_main)
   gtest_discover_tests(pkbench_collectives_gpu_tests DISCOVERY_MODE PRE_TEST
-    PROPERTIES LABELS gpu SKIP_REGULAR_EXPRESSION "SKIPPED" ENVIRONMENT "CUDA_MODULE_LOADING=EAGER;CUDA_DEVICE_MAX_CONNECTIONS=32")
+    PROPERTIES LABELS gpu RESOURCE_LOCK gpu SKIP_REGULAR_EXPRESSION "SKIPPED" ENVIRONMENT "CUDA_MODULE_LOADING=EAGER;CUDA_DEVICE_MAX_CONNECTIONS=32")
   pk_virtual_rank_tests(pkbench_collectives_gpu_tests)
 endif()
 
@@ -62,7 +62,7 @@ if(TARGET pkbench_collectives)
   set(_coll_odd --counts=1,1001,65537 --tensor-counts=3 --tensor-cols=1001 --a2a-shape=2,4,33
     --samples=2 --warmup-ms=1 --gap-ms=0 --ops-per-sample=3 --nccltests-iters=2)
   add_test(NAME collectives_gpu_single_process COMMAND ${_coll_bin} ${_coll_odd} --csv=${CMAKE_CURRENT_BINARY_DIR}/coll_single.csv)
-  set_tests_properties(collectives_gpu_single_process PROPERTIES LABELS gpu SKIP_RETURN_CODE 3
+  set_tests_properties(collectives_gpu_single_process PROPERTIES LABELS gpu RESOURCE_LOCK gpu SKIP_RETURN_CODE 3
     ENVIRONMENT "CUDA_MODULE_LOADING=EAGER;NCCL_NVLS_ENABLE=0")
   if(PKBENCH_HAVE_MPI AND MPIEXEC_EXECUTABLE)
     # Two ranks need two GPUs (one rank per GPU): skipped on a one-GPU machine.
@@ -73,6 +73,6 @@ if(TARGET pkbench_collectives)
     add_test(NAME collectives_gpu_mpirun COMMAND ${_needs2} ${MPIEXEC_EXECUTABLE} -np 2 --allow-run-as-root --oversubscribe
       -x NCCL_NVLS_ENABLE=0 -x CUDA_MODULE_LOADING=EAGER ${_coll_bin} ${_coll_odd}
       --csv=${CMAKE_CURRENT_BINARY_DIR}/coll_mpi.csv)
-    set_tests_properties(collectives_gpu_mpirun PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)
+    set_tests_properties(collectives_gpu_mpirun PROPERTIES LABELS gpu RESOURCE_LOCK gpu SKIP_RETURN_CODE 77)
   endif()
 endif()

@@ -20,12 +20,12 @@ if(TARGET pkbench_fused_core)
     ${CMAKE_CURRENT_LIST_DIR}/gpu/test_fused_gpu.cu)
   target_link_libraries(pkbench_fused_gpu_tests PRIVATE pkbench_fused_core GTest::gtest)
   gtest_discover_tests(pkbench_fused_gpu_tests DISCOVERY_MODE PRE_TEST
-    PROPERTIES LABELS gpu SKIP_REGULAR_EXPRESSION "SKIPPED" ENVIRONMENT "CUDA_MODULE_LOADING=EAGER;NCCL_NVLS_ENABLE=0")
+    PROPERTIES LABELS gpu RESOURCE_LOCK gpu SKIP_REGULAR_EXPRESSION "SKIPPED" ENVIRONMENT "CUDA_MODULE_LOADING=EAGER;NCCL_NVLS_ENABLE=0")
   pk_virtual_rank_tests(pkbench_fused_gpu_tests)
   if(PKBENCH_HAVE_MPI)
     add_test(NAME fused_gpu_tests_ipc_vmm_2_ranks COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/mpi_gpu_tests.sh
       $<TARGET_FILE:pkbench_fused_gpu_tests> ${PKBENCH_MPIRUN})
-    set_tests_properties(fused_gpu_tests_ipc_vmm_2_ranks PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 600)
+    set_tests_properties(fused_gpu_tests_ipc_vmm_2_ranks PROPERTIES LABELS gpu RESOURCE_LOCK gpu SKIP_RETURN_CODE 77 TIMEOUT 600)
   endif()
 endif()
 

@@ -34,7 +34,7 @@ if(PKBENCH_HAVE_NVSHMEM)
   set_target_properties(pkbench_primitives_gpu_tests PROPERTIES CUDA_RESOLVE_DEVICE_SYMBOLS ON)
 endif()
 gtest_discover_tests(pkbench_primitives_gpu_tests DISCOVERY_MODE PRE_TEST
-  PROPERTIES LABELS gpu SKIP_REGULAR_EXPRESSION "SKIPPED" ENVIRONMENT "CUDA_MODULE_LOADING=EAGER;NCCL_NVLS_ENABLE=0")
+  PROPERTIES LABELS gpu RESOURCE_LOCK gpu SKIP_REGULAR_EXPRESSION "SKIPPED" ENVIRONMENT "CUDA_MODULE_LOADING=EAGER;NCCL_NVLS_ENABLE=0")
 
 # GPU, one process per GPU (NVSHMEM, NCCL from a unique id over MPI): exit 77 = skipped.
 if(PKBENCH_HAVE_MPI AND MPIEXEC_EXECUTABLE)
@@ -46,5 +46,5 @@ if(PKBENCH_HAVE_MPI AND MPIEXEC_EXECUTABLE)
   add_test(NAME primitives_gpu_mpi COMMAND ${MPIEXEC_EXECUTABLE} -np 2 --allow-run-as-root --oversubscribe
     -x CUDA_MODULE_LOADING=EAGER -x NCCL_NVLS_ENABLE=0 -x NVSHMEM_DISABLE_NVLS=1 -x TORCH_SYMM_MEM_DISABLE_MULTICAST=1
     $<TARGET_FILE:pkbench_primitives_gpu_mpi_tests>)
-  set_tests_properties(primitives_gpu_mpi PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 300)
+  set_tests_properties(primitives_gpu_mpi PROPERTIES LABELS gpu RESOURCE_LOCK gpu SKIP_RETURN_CODE 77 TIMEOUT 300)
 endif()
