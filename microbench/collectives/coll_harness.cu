@@ -485,22 +485,6 @@ void Runner::measure(const PointSpec& ps, Row& row) {
   row["busbw_gbps_nccltests"] = fmt_num(p.algbw_gbps(nt_us * 1e-6) * p.factor());
   row["nccltests_iters"] = std::to_string(nt_iters);
   row["nccltests_shift"] = shift ? "yes" : "no";
-
-  const std::string key = p.coll + "/" + dtype_name(p.dtype) + "/" + std::to_string(p.bytes) + "/" +
-                          launch_mode_name(ps.mode);
-  auto& base = baseline_us_[key];
-  // Device-time view (the gated medians); the headline speedups are the sweeps' own, from
-  // time_us_nccltests.
-  if (impl.baseline()) {
-    base[impl.name()] = med;
-  } else {
-    double best = 0;  // the best NCCL configuration; NVSHMEM has its own column only
-    for (const auto& [name, t] : base) {
-      if (name == "nccl" || name == "nccl_sym" || name == "nvshmem") row["speedup_vs_" + name] = fmt_num(t / med, 4);
-      if (name.rfind("nccl", 0) == 0) best = best == 0 ? t : std::min(best, t);
-    }
-    if (best > 0) row["speedup_vs_best_nccl"] = fmt_num(best / med, 4);
-  }
 }
 
 ImplList our_impls() {

@@ -196,8 +196,6 @@ class Runner {
  private:
   Context& ctx_;
   PointResults& results_;
-  // Baseline medians (us) per (collective, dtype, bytes, mode) and implementation name.
-  std::map<std::string, std::map<std::string, double>> baseline_us_;
 };
 
 }  // namespace pk::coll

@@ -196,8 +196,8 @@ int main(int argc, char** argv) {
   bool want_nccl = false;
   for (auto& i : all) want_nccl |= i->baseline() && i->family().rfind("nccl", 0) == 0;
 
-  // Points: baselines first at every (collective, dtype, size, mode), so ours can be
-  // compared with them in the same row.
+  // Points: baselines first at every (collective, dtype, size, mode), the order of the
+  // committed runs, so a re-run's rows stay comparable with theirs.
   std::vector<std::shared_ptr<Impl>> ordered;
   for (auto& i : all)
     if (i->baseline()) ordered.push_back(i);
