@@ -160,36 +160,18 @@ class FusedStudy {
       state.counters["TFLOP/s"] = p.shape.flops() / (st.median * 1e9);
     }
 
-    // Ratios against what this run measured before (components and baselines run first).
-    // A searched baseline (several knob settings) counts with its best setting, named.
+    // Shares against the components this run measured before (schedules run in the given order). Which baseline is
+    // best and every speedup over it are the sweeps' (sweeps/fused_table.h), from the rows:
+    // a searched baseline writes one row per knob setting, its knobs in their own columns.
     auto& seen = times_[key(p)];
     double& best = seen[p.schedule];
-    if (best <= 0 || us < best) {
-      best = us;
-      std::string knobs;
-      for (const auto& [k, v] : p.knobs) knobs += (knobs.empty() ? "" : ",") + k + "=" + std::to_string(v);
-      configs_[key(p)][p.schedule] = knobs;
-    }
+    if (best <= 0 || us < best) best = us;
     auto at = [&](const char* s) { auto it = seen.find(s); return it == seen.end() ? 0.0 : it->second; };
     if (const double lt = at("gemm_cublas"), nc = at("coll_nccl"); lt > 0 && nc > 0) row["comm_share"] = fmt_num(nc / (lt + nc), 4);
-    if (kind == Kind::component) return;  // the ratios below compare solutions of the fused problem
+    if (kind == Kind::component) return;  // the comm ratio is of a solution of the fused problem
     if (const double g = at("gemm_pk"); g > 0) {
       row["gemm_us"] = fmt_num(g);
       row["comm_ratio"] = fmt_num(std::max(0.0, (us - g) / us), 4);
-    }
-    std::string best_name;
-    double best_us = 0;
-    for (const char* b : {"cublas_nccl", "pk_then_coll", "cublas_nccl_overlap", "ce_overlap"}) {
-      const double t = at(b);
-      if (t <= 0) continue;
-      row[std::string("speedup_vs_") + b] = fmt_num(t / us, 4);
-      if (best_us == 0 || t < best_us) best_us = t, best_name = b;
-    }
-    if (best_us > 0) {
-      row["best_baseline"] = best_name;
-      row["best_baseline_config"] = configs_[key(p)][best_name];
-      row["speedup_vs_best_baseline"] = fmt_num(best_us / us, 4);
-      state.counters["x_best_base"] = best_us / us;
     }
   }
 
@@ -197,7 +179,6 @@ class FusedStudy {
   PointResults& results_;
   FusedOptions opt_;
   std::map<std::string, std::map<std::string, double>> times_;  // (op, shape) -> schedule -> best median us
-  std::map<std::string, std::map<std::string, std::string>> configs_;  // ... -> the knobs of that best
 };
 
 }  // namespace

@@ -237,6 +237,14 @@ TEST(FusedProblem, SchedulesDeclareTheirKnobsOnce) {
   for (const char* c : {"op", "overlap", "impl", "m", "n", "k", "gpus", "comm_sms", "time_us_median", "time_us_min",
                         "time_us_max", "cv", "tflops", "status"})
     EXPECT_NE(std::find(cols.begin(), cols.end(), c), cols.end()) << c;
+  // Verdicts are the sweeps': no per-row speedup or best baseline is written; the sweeps
+  // still accept them (and everything written now) in older CSVs.
+  for (const auto& c : cols)
+    EXPECT_TRUE(c.rfind("speedup_vs_", 0) != 0 && c.rfind("best_baseline", 0) != 0) << c;
+  const auto& read = fused_read_columns();
+  ASSERT_GT(read.size(), cols.size());
+  EXPECT_TRUE(std::equal(cols.begin(), cols.end(), read.begin()));
+  EXPECT_NE(std::find(read.begin(), read.end(), "speedup_vs_best_baseline"), read.end());
 }
 
 TEST(FusedProblem, GridRunsComponentsAndBaselinesBeforeTheFusedKernels) {

@@ -2,7 +2,10 @@
 // and every malformed or foreign file refused with file, line and field named.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "sweeps/csv_table.h"
+#include "sweeps/fused_table.h"
 #include "sweeps/study_schema.h"
 #include "sweeps/sync_table.h"
 #include "sweeps/transfer_table.h"
@@ -74,6 +77,38 @@ TEST(SweepsReader, OlderFilesWithoutNewerColumnsStillRead) {
   EXPECT_EQ(d.skipped, 4u);
   EXPECT_EQ(d.machine.key(), "h200x2");
   EXPECT_EQ(d.git_commit, "d12113004164");
+}
+
+TEST(SweepsReader, FusedFilesWithTheRetiredVerdictColumnsStillRead) {
+  const StudySchema* f = find_study("fused");
+  ASSERT_NE(f, nullptr);
+  if (!f->built()) GTEST_SKIP() << f->not_built;
+  // Fused CSVs written before the verdicts moved to the sweeps carry per-row speedups and a
+  // best baseline: read, ignored (the sweeps compute their own from the rows).
+  std::ifstream in(fixture("fused_fixture.csv"));
+  std::string line, text;
+  std::getline(in, line);
+  text = line + ",speedup_vs_best_baseline,best_baseline\n";
+  while (std::getline(in, line))
+    if (!line.empty()) text += line + ",9.99,pk_then_coll\n";
+  const std::string dir = temp_dir("fused_retired");
+  write(dir + "/f.csv", text);
+  const FusedSummary old = fused_summary(dir + "/f.csv"), now = fused_summary(fixture("fused_fixture.csv"));
+  ASSERT_EQ(old.shapes.size(), now.shapes.size());
+  ASSERT_FALSE(now.shapes.empty());
+  for (size_t i = 0; i < now.shapes.size(); ++i) {
+    EXPECT_EQ(old.shapes[i].best_baseline(), now.shapes[i].best_baseline());
+    EXPECT_EQ(old.shapes[i].best_baseline_us(), now.shapes[i].best_baseline_us());
+  }
+  // A column no version of the study wrote is still foreign.
+  std::ifstream again(fixture("fused_fixture.csv"));
+  std::getline(again, line);
+  text = line + ",speedup_vs_warp\n";
+  while (std::getline(again, line))
+    if (!line.empty()) text += line + ",1\n";
+  write(dir + "/g.csv", text);
+  EXPECT_NE(error_of([&] { fused_summary(dir + "/g.csv"); }).find("column 'speedup_vs_warp': not a column of the fused study"),
+            std::string::npos);
 }
 
 TEST(SweepsReader, BadNumberNamesFileLineAndField) {
