@@ -279,7 +279,7 @@ std::string range_gain(const std::vector<Pair>& v) {
 
 }  // namespace
 
-std::string summary_markdown(const CsvTable& t) {
+std::string summary_markdown(const CsvTable& t, const std::string& targets) {
   std::ostringstream os;
   std::set<std::string> gpus, modes, commits;
   for (const Row& r : t.rows) {
@@ -329,19 +329,15 @@ std::string summary_markdown(const CsvTable& t) {
        << gbps(value_of(*emu_bw)) << ") | 4-B block-scope shape |\n";
   os << "\n";
 
-  // ---- targets ----
-  os << "## Targets (same run)\n\n| target | pkbench | best library | result |\n|---|---|---|---|\n";
-  auto target = [&](const std::string& what, const Row* mine, const Row* theirs) {
-    os << "| " << what << " | " << (mine ? ns(value_of(*mine)) + " (" + describe(*mine) + ")" : "-") << " | "
-       << (theirs ? ns(value_of(*theirs)) + " (" + describe(*theirs) + ")" : "-") << " | ";
-    if (!mine || !theirs) os << "not measured";
-    else if (value_of(*mine) <= value_of(*theirs)) os << "met (" << ratio(value_of(*theirs) / value_of(*mine)) << ")";
-    else if (value_of(*mine) <= value_of(*theirs) * (1 + kTieFraction))
-      os << "tie: pkbench " << ns(value_of(*mine) - value_of(*theirs)) << " slower, within " << kTieFraction * 100
-         << " % (run-to-run noise)";
-    else os << "missed: pkbench " << ratio(value_of(*mine) / value_of(*theirs)) << " slower";
-    os << " |\n";
-  };
+  // ---- targets: judged by the sweeps library (sweeps/targets.cpp), not here ----
+  os << "## Targets (same run)\n\n";
+  if (targets.empty())
+    os << "Not judged here: `pkbench_primitives_summary` prints the sweeps library's verdicts (the report's).\n\n";
+  else
+    os << targets
+       << "\nThe sweeps library's targets and rule (sweeps/targets.cpp, sweeps/verdict.h), as the report prints "
+          "them: a signal is compared only with library signals of the same protocol and memory ordering, a "
+          "dependent load with the library's load at the same placement.\n\n";
   auto lib_rows = [&](std::map<std::string, std::string> where) {
     std::vector<const Row*> v;
     for (const char* st : {kStyleNvshmem, kStyleNcclDev}) {
@@ -350,36 +346,25 @@ std::string summary_markdown(const CsvTable& t) {
     }
     return v;
   };
-  // Signals: a speedup only between rows of the same protocol and ordering (for data, only
-  // orderings enough for data-then-flag). A library row with no PK row of its protocol and
-  // ordering is listed with its figure and no speedup.
+  // Library signals with no pkbench row of their protocol and ordering: listed with their
+  // figure, no speedup (the targets above pass them over).
   std::ostringstream unmatched;
   for (const char* op : {"put_signal", "signal"}) {
     std::map<std::string, std::string> where{{"op", op}};
     if (std::string(op) == "put_signal") where["protocol_correct"] = "yes";
-    std::map<std::pair<std::string, std::string>, std::vector<const Row*>> lib, mine;
+    std::map<std::pair<std::string, std::string>, std::vector<const Row*>> lib;
+    std::set<std::pair<std::string, std::string>> mine;
     for (const Row* r : lib_rows(where)) lib[{protocol(*r), col(*r, "ordering")}].push_back(r);
     where["style"] = kStylePk;
-    for (const Row* r : all_ok(t, where)) mine[{protocol(*r), col(*r, "ordering")}].push_back(r);
+    for (const Row* r : all_ok(t, where)) mine.insert({protocol(*r), col(*r, "ordering")});
     for (const auto& [key, rows] : lib) {
-      const std::string what = std::string(op) + ", " + key.first + ", " + key.second + ", one-way";
-      if (mine.count(key)) {
-        target(what, best(mine.at(key), true), best(rows, true));
-        continue;
-      }
+      if (mine.count(key)) continue;
       for (const Row* r : rows)
         unmatched << "- " << describe(*r) << " (" << key.first << "): " << ns(value_of(*r))
                   << "; no pkbench row of the same protocol and ordering, so no speedup is stated (its ordering: "
                   << col(*r, "ordering_detail") << ").\n";
     }
   }
-  for (const char* placement : {"peer_l2_resident", "peer_l2_miss"})
-    target(std::string("fastest dependent remote load, ") + placement,
-           best(all_ok(t, {{"op", "get"}, {"style", kStylePk}, {"placement", placement}}), true),
-           best(lib_rows({{"op", "get"}, {"placement", placement}}), true));
-  os << "\nA target is met when pkbench's median is at most the library's; within " << kTieFraction * 100
-     << " % it is a tie (medians of one run move by about that much between runs). Signal targets compare rows "
-        "of the same protocol and memory ordering only.\n\n";
   if (!unmatched.str().empty()) os << "Library signals with no like-for-like pkbench row:\n\n" << unmatched.str() << "\n";
   // A protocol's own advantage, PK rows only: the fastest correct data-carrying signal of
   // each protocol against the data-then-flag one.

@@ -28,9 +28,9 @@ double value_of(const Row& r);  // the `value` column as a number
 // The paper's numbers (section 3.1.4).
 inline constexpr double kPaperLatencyRatio = 4.5;   // "up to 4.5x lower element-wise NVLink access latency"
 inline constexpr double kPaperBandwidthGain = 20;   // "about 20 GB/s higher bandwidth"
-// Two medians closer than this are a tie (the first GPU run moved medians by ~0.5 %).
-inline constexpr double kTieFraction = 0.01;
-
-std::string summary_markdown(const CsvTable& t);
+// `targets`: the targets section's table, as the sweeps library prints it
+// (pkbench_primitives_summary passes targets_table_markdown(primitives_targets(csv)); this
+// library cannot link the sweeps, which link it). "" leaves the section saying so.
+std::string summary_markdown(const CsvTable& t, const std::string& targets = "");
 
 }  // namespace pk::prim
