@@ -119,7 +119,7 @@ class Impl {
   virtual int enqueues_per_op() const { return 1; }
   // Launch shape or library version, for the CSV.
   virtual std::string config() const { return ""; }
-  // The nccl_config column (NcclConfig::label) of an NCCL baseline; "" for the others.
+  // The nccl_config column (NcclConfig::name) of an NCCL baseline; "" for the others.
   virtual std::string nccl_config() const { return ""; }
   // nccl-tests' per-iteration buffer offset (startColl's shift: iteration i uses window
   // i % steps of buffers sized for the largest point, so no iteration re-reads the last

@@ -32,7 +32,7 @@ class NcclImpl final : public Impl {
   bool supports(int) const override { return true; }
   bool applies(const Problem& p) const override { return nccl_config_refusal(c_, p.layout).empty(); }
   int enqueues_per_op() const override { return 4; }
-  std::string nccl_config() const override { return c_.label(); }
+  std::string nccl_config() const override { return c_.name; }
   bool shifts() const override { return plan_.before.n1 == 0 && plan_.after.n1 == 0; }
   void set_iteration(int i) override { iter_ = i; }
 

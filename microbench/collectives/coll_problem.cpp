@@ -266,11 +266,6 @@ std::string NcclConfig::impl_name() const {
   return n;
 }
 
-std::string NcclConfig::label() const {
-  if (proto.empty()) return name;
-  return "proto=" + proto + ",algo=" + algo;
-}
-
 std::vector<NcclConfig> parse_nccl_configs(const std::string& list) {
   const auto& known = nccl_configs();
   if (list == "all") return known;

@@ -90,11 +90,12 @@ std::string nccl_func_name(int layout);  // AllReduce, AllGather, ReduceScatter,
 // symmetric window (ncclCommWindowRegister, nccl-tests -R 2), and NCCL_PROTO x NCCL_ALGO
 // forced for one communicator (NCCL reads both when a communicator is created).
 struct NcclConfig {
-  std::string name;         // as --nccl-configs names it: default, symmetric, LL/Ring, ...
+  // As --nccl-configs, the nccl_config column and pkbench_coll_ref's --nccl-tests=CONFIG:FILE
+  // all name it: default, symmetric, LL/Ring, ... (no comma: a CSV cell as written).
+  std::string name;
   std::string proto, algo;  // NCCL_PROTO, NCCL_ALGO; empty: NCCL chooses
   bool symmetric = false;
   std::string impl_name() const;  // nccl, nccl_sym, nccl_ll_ring, ...
-  std::string label() const;      // the nccl_config column: default, symmetric, proto=LL,algo=Ring
 };
 const std::vector<NcclConfig>& nccl_configs();  // every one, in report order
 // "all" or a comma list of names; ArgError naming --nccl-configs for an unknown one.

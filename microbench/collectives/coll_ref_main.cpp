@@ -2,8 +2,9 @@
 // columns of the NCCL rows (ref_tool, ref_time_us, ref_ratio = time_us_nccltests / the
 // tool's time), and the ratios printed, one line per NCCL row.
 //   pkbench_coll_ref --csv=collectives.csv [--out=merged.csv] --nccl-tests=[CONFIG:]FILE ...
-// CONFIG is the nccl_config the tool ran as (default; symmetric for -R 2); FILE is the
-// captured stdout of all_reduce_perf & co. (eager, or -G for the graph rows).
+// CONFIG is the nccl_config the tool ran as (default; symmetric for -R 2; LL/Ring under
+// NCCL_PROTO=LL NCCL_ALGO=Ring, ...); FILE is the captured stdout of all_reduce_perf & co.
+// (eager, or -G for the graph rows).
 #include <unistd.h>
 
 #include <algorithm>
@@ -53,7 +54,7 @@ int main(int argc, char** argv) {
         config = v.substr(0, colon);
         v.erase(0, colon + 1);
         bool known = false;
-        for (const auto& c : nccl_configs()) known |= c.label() == config;
+        for (const auto& c : nccl_configs()) known |= c.name == config;
         if (!known) return usage("--nccl-tests=" + config + ":...: unknown nccl_config '" + config + "'");
       }
       refs.push_back({config, v});

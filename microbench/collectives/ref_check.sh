@@ -56,9 +56,6 @@ nt_bin() {  # the nccl-tests binary of a collective
 impl_of() {  # default -> nccl, symmetric -> nccl_sym, LL/Ring -> nccl_ll_ring
   case $1 in default) echo nccl ;; symmetric) echo nccl_sym ;; */*) echo "nccl_${1%/*}_${1#*/}" | tr 'A-Z' 'a-z' ;; esac
 }
-label_of() {  # the nccl_config column
-  case $1 in default | symmetric) echo "$1" ;; */*) echo "proto=${1%/*},algo=${1#*/}" ;; esac
-}
 applies() {  # $1 config, $2 collective: NCCL forces no algorithm on all-to-all, Tree only all-reduce
   case $1 in default | symmetric) return 0 ;; esac
   [ "$2" = all_to_all ] && return 1
@@ -104,7 +101,7 @@ for coll in ${COLLS//,/ }; do
       fi
       rc=$?
       [ $rc = 0 ] || { echo "$(basename "$exe") failed (rc=$rc):" >&2; tail -20 "$f" >&2; exit $rc; }
-      MERGE+=(--nccl-tests="$(label_of "$c"):$f")
+      MERGE+=(--nccl-tests="$c:$f")  # the configuration's name is its nccl_config
     done
   done
 done

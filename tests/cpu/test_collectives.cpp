@@ -11,6 +11,7 @@
 
 #include "microbench/collectives/coll_problem.h"
 #include "microbench/harness/cuda_check.h"
+#include "microbench/harness/tidy_csv.h"
 
 using namespace pk::coll;
 
@@ -289,15 +290,17 @@ TEST(CollStats, Quantiles) {
 TEST(CollNcclConfigs, NamesParsingAndRefusals) {
   const auto& all = nccl_configs();
   ASSERT_EQ(all.size(), 8u);  // default, symmetric, {LL, LL128, Simple} x {Ring, Tree}
-  std::set<std::string> impls, labels;
+  std::set<std::string> impls, names;
   for (const auto& c : all) {
     impls.insert(c.impl_name());
-    labels.insert(c.label());
+    names.insert(c.name);
+    // The name is the nccl_config cell: the CSV writer must keep it as it is.
+    EXPECT_EQ(pk::plain_field(c.name), c.name);
   }
   EXPECT_EQ(impls.size(), all.size());
-  EXPECT_EQ(labels.size(), all.size());
+  EXPECT_EQ(names.size(), all.size());
   EXPECT_TRUE(impls.count("nccl") && impls.count("nccl_sym") && impls.count("nccl_ll128_tree"));
-  EXPECT_TRUE(labels.count("default") && labels.count("symmetric") && labels.count("proto=Simple,algo=Ring"));
+  EXPECT_TRUE(names.count("default") && names.count("symmetric") && names.count("Simple/Ring"));
 
   EXPECT_EQ(parse_nccl_configs("all").size(), all.size());
   const auto two = parse_nccl_configs("LL/Ring,default,LL/Ring");

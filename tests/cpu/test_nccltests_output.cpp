@@ -5,7 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "microbench/collectives/coll_problem.h"
 #include "microbench/collectives/nccltests_output.h"
+#include "microbench/harness/tidy_csv.h"
 
 using namespace pk::coll;
 
@@ -90,4 +92,19 @@ TEST(NcclTestsOutput, MergesIntoMatchingNcclRowsOnly) {
   EXPECT_EQ(rows[6]["ref_time_us"], "1.1");
   EXPECT_EQ(rows[6]["ref_ratio"], "0.9355");
   for (int i : {1, 2, 3, 4, 5}) EXPECT_EQ(rows[i].count("ref_tool"), 0u) << i;
+}
+
+TEST(NcclTestsOutput, ForcedConfigurationRowsGetTheirReference) {
+  // A row as the study writes it (its nccl_config cell through the CSV writer) and the
+  // configuration as pkbench_coll_ref / ref_check.sh name it: the same string, so it merges.
+  const NcclTestsRun run = parse_nccltests_output(kAllReduceGraph);
+  for (const NcclConfig& c : nccl_configs()) {
+    std::vector<CsvRow> rows = {{{"collective", "all_reduce"}, {"impl", c.impl_name()},
+                                 {"nccl_config", pk::plain_field(c.name)}, {"launch_mode", "graph"},
+                                 {"bytes", "8192"}, {"dtype", "bf16"}, {"gpus", "1"}, {"status", "ok"},
+                                 {"time_us_nccltests", "1.02"}}};
+    EXPECT_EQ(merge_nccltests(rows, {run}, c.name), 1) << c.name;
+    EXPECT_EQ(rows[0]["ref_time_us"], "1.02") << c.name;
+    EXPECT_EQ(rows[0]["ref_ratio"], "1.0000") << c.name;
+  }
 }
