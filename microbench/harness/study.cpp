@@ -17,8 +17,11 @@ StudyMain::StudyMain(std::string program, std::string description, std::string d
       ->capture_default_str();
   app.add_option("--peer-mode", mode_text_,
                  "how GPUs share memory: single (one process drives every GPU; default without mpirun), "
-                 "ipc (cudaIpc handles; default under mpirun), vmm (cuMemCreate + file descriptors)")
+                 "ipc (cudaIpc handles; default under mpirun), vmm (cuMemCreate + file descriptors), "
+                 "virtual (--ranks ranks on one GPU, each a green context with an equal share of its SMs; "
+                 "HBM, not NVLink: for correctness, sanitizers and per-SM rates)")
       ->check(CLI::IsMember(peer_mode_names()));
+  app.add_option("--ranks", virtual_ranks_, "with --peer-mode=virtual: ranks on the one GPU (2-8; default $PKBENCH_VIRTUAL_RANKS or 2)");
   app.add_flag("--list", list_only_, "print the points and exit");
   std::string archs;
   for (const auto& a : arch_names()) archs += (archs.empty() ? "" : ", ") + a;
@@ -49,6 +52,15 @@ int StudyMain::begin(int* argc, char** argv) {
     if (!arch_.empty()) {
       arch_gpu(arch_);
       if (!list_only_) throw ArgError("--arch=" + arch_ + " plans a --list for another GPU: add --list");
+    }
+    if (mode_ == PeerMode::virt && virtual_ranks_ == 0) virtual_ranks_ = default_virtual_ranks();
+    check_virtual_ranks(mode_, virtual_ranks_);
+    // Each virtual rank's streams need their own hardware queues, or a spin-waiting kernel of
+    // one rank holds back another rank's kernel queued behind it: with the default 8 queues,
+    // 8 virtual ranks' collectives stalled on one H100 (each point timing out); 32 passed.
+    if (mode_ == PeerMode::virt) {
+      const char* c = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+      if (!c || std::atoi(c) < 32) setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 1);
     }
     if (!list_only_ && is_root()) check_output_path(csv_path_, "--csv");
   } catch (const ArgError& e) {
@@ -92,7 +104,7 @@ int StudyMain::start() {
     return kExitNoGpu;
   }
   try {
-    group_ = std::make_unique<PeerGroup>(*comm_, mode_);
+    group_ = std::make_unique<PeerGroup>(*comm_, mode_, virtual_ranks_);
   } catch (const ArgError& e) {
     return bad_input(e.what());
   } catch (const std::exception& e) {
@@ -101,6 +113,10 @@ int StudyMain::start() {
   if (is_root()) {
     std::fprintf(stderr, "%s", group_->topology().describe().c_str());
     std::fprintf(stderr, "peer mode %s, %d process(es)\n", group_->mode_name().c_str(), comm_->size());
+    if (group_->is_virtual())
+      std::fprintf(stderr,
+                   "virtual ranks: %d ranks on GPU0, %d SMs each (green contexts); bandwidths are HBM, not NVLink\n",
+                   group_->size(), group_->sm_budget(0));
   }
   return -1;
 }

@@ -58,6 +58,7 @@ class StudyMain {
   std::string csv_path_, mode_text_, arch_;
   bool list_only_ = false;
   PeerMode mode_ = PeerMode::single;
+  int virtual_ranks_ = 0;
   std::unique_ptr<Comm> comm_;
   std::unique_ptr<PeerGroup> group_;
 };

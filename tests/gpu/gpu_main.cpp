@@ -16,7 +16,7 @@ pk::Comm& test_comm() { return *g_comm; }
 
 int main(int argc, char** argv) {
   pk::init_cuda_environment();
-  // Virtual ranks: each rank's streams on hardware queues of their own (see StudyMain).
+  // Virtual ranks: each rank's streams on hardware queues of their own (see StudyMain::begin).
   setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", /*overwrite=*/0);
   ::testing::InitGoogleTest(&argc, argv);
   g_comm = pk::make_comm(&argc, &argv);
