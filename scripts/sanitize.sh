@@ -52,8 +52,9 @@ for t in "${tools[@]}"; do
     [ "$errors" -gt 0 ] && status=1
     summary="$summary
 $t,$name,$ranks,$errors,$rc,$(( $(date +%s) - t0 ))"
+    # Written after every run: a sweep stopped early still leaves what it finished.
+    printf '%s\n' "$summary" > "$out/summary.csv.tmp" && mv "$out/summary.csv.tmp" "$out/summary.csv"
   done
 done
-printf '%s\n' "$summary" > "$out/summary.csv.tmp" && mv "$out/summary.csv.tmp" "$out/summary.csv"
 column -s, -t < "$out/summary.csv" 2>/dev/null || cat "$out/summary.csv"
 exit $status
