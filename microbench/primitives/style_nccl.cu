@@ -111,6 +111,8 @@ std::unique_ptr<NcclRuntime> g_nccl;
 std::string g_nccl_error;
 
 NcclRuntime& runtime(Context& c) {
+  // Virtual ranks share one device, which NCCL refuses: a skipped point, not an error.
+  if (const std::string why = c.group().library_skip_reason("NCCL"); !why.empty()) throw SkipPoint(why);
   if (!g_nccl && g_nccl_error.empty()) {
     try {
       g_nccl = std::make_unique<NcclRuntime>(c);

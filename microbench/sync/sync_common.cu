@@ -34,6 +34,8 @@ SyncContext::SyncContext(PeerGroup& g, SyncOptions o) : group_(g), opt_(o), stat
     for (int g : group_.local_gpus()) {
       group_.set_device(g);
       PK_CUDA_CHECK(cudaMemset(small_.local(g), 0x5a, 4096));
+      // Every variant reads its whole timing record back, also the fields it does not write.
+      PK_CUDA_CHECK(cudaMemset(scratch_.local(g), 0, kScratchBytes));
     }
   });
   reset_flags();
