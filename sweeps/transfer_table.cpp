@@ -151,7 +151,6 @@ std::vector<MechanismSummary> summarize_mechanisms(const std::vector<TransferRow
   std::vector<const TransferRow*>* last = nullptr;  // rows come in runs of one group: look up once a run
   const TransferRow* last_row = nullptr;
   for (const auto& r : rows) {
-    if (r.pattern == "local") continue;
     if (!last || r.mechanism != last_row->mechanism || r.direction != last_row->direction ||
         r.pattern != last_row->pattern)
       last = &groups[{r.direction, r.pattern, r.mechanism}];
@@ -193,6 +192,30 @@ std::vector<MechanismSummary> summarize_mechanisms(const std::vector<TransferRow
     out.push_back(s);
   }
   return out;
+}
+
+LocalCeiling local_ceiling(const std::vector<TransferRow>& rows) {
+  LocalCeiling c;
+  for (const auto& r : rows)
+    if (r.pattern == "local" && r.gbps > c.gbps) {
+      c.gbps = r.gbps;
+      c.mechanism = r.mechanism;
+      c.message = r.message_bytes;
+    }
+  std::map<std::string, LocalCeiling::Fewest> by_mech;
+  for (const auto& r : rows) {
+    if (r.pattern != "local" || !r.device_initiated()) continue;
+    LocalCeiling::Fewest& f = by_mech[r.mechanism];
+    f.mechanism = r.mechanism;
+    f.best_gbps = std::max(f.best_gbps, r.gbps);
+    if (r.gbps >= 0.9 * c.gbps && (f.sms == 0 || r.sms < f.sms || (r.sms == f.sms && r.gbps > f.gbps))) {
+      f.sms = r.sms;
+      f.message = r.message_bytes;
+      f.gbps = r.gbps;
+    }
+  }
+  for (auto& [m, f] : by_mech) c.fewest_sms_90.push_back(f);
+  return c;
 }
 
 const MechanismSummary* find_summary(const std::vector<MechanismSummary>& s, const std::string& mech,
@@ -415,13 +438,15 @@ std::string summary_markdown(const TransferData& d, const std::vector<MechanismS
        << (x.min_sms_90 ? std::to_string(x.min_sms_90) + " (" + size_text(x.min_sms_90_message) + ")" : "-") << " | "
        << (x.min_message_80_line ? size_text(x.min_message_80_line) : "never") << " |\n";
   }
-  bool any_local = false;
-  for (const auto& r : rows) any_local |= r.pattern == "local";
-  if (any_local) {
-    os << "\nSame-run ceiling, a copy within one GPU's HBM (bytes copied per second; the memory moves twice "
-          "that, read plus write):";
-    for (const auto& r : rows)
-      if (r.pattern == "local") os << " " << r.mechanism << " " << num(r.gbps) << " GB/s (" << size_text(r.message_bytes) << ");";
+  if (const LocalCeiling c = local_ceiling(rows); c.gbps > 0) {
+    os << "\nLocal-copy ceiling, a copy within one GPU's HBM (bytes copied per second; the memory moves twice "
+          "that, read plus write): "
+       << num(c.gbps) << " GB/s (" << c.mechanism << ", " << size_text(c.message) << "). Fewest SMs reaching 90 % of it:";
+    for (const auto& f : c.fewest_sms_90)
+      os << " " << f.mechanism << " "
+         << (f.sms ? std::to_string(f.sms) + " SMs (" + num(f.gbps) + " GB/s, " + size_text(f.message) + ")"
+                   : "never (best " + num(f.best_gbps) + " GB/s)")
+         << ";";
     os << "\n";
   }
   os << "\n## Targets (issue: foundation and transfer study)\n\n";

@@ -56,6 +56,23 @@ struct MechanismSummary {
   double pct_line() const { return line_rate_gbps > 0 ? 100 * peak_gbps / line_rate_gbps : 0; }
 };
 std::vector<MechanismSummary> summarize_mechanisms(const std::vector<TransferRow>& rows);
+
+// The local-copy ceiling (the fastest copy within one GPU's HBM, any mechanism) and, per
+// mechanism that runs on SMs, the fewest SMs whose best local row reaches 90 % of it: the
+// one-GPU counterpart of Figure 3 (sms = 0: never reached in the rows).
+struct LocalCeiling {
+  double gbps = 0;
+  std::string mechanism;
+  uint64_t message = 0;
+  struct Fewest {
+    std::string mechanism;
+    int sms = 0;
+    uint64_t message = 0;
+    double gbps = 0, best_gbps = 0;
+  };
+  std::vector<Fewest> fewest_sms_90;
+};
+LocalCeiling local_ceiling(const std::vector<TransferRow>& rows);
 const MechanismSummary* find_summary(const std::vector<MechanismSummary>& s, const std::string& mech,
                                      const std::string& dir, const std::string& pattern = "one_way");
 // The best one-way gbps of `mech` in `dir` at exactly `message` bytes (0 if not measured).
