@@ -1,0 +1,1 @@
+build/microbench/primitives/pkbench_primitives --csv=results/h100x1/primitives/virtual/primitives_virtual.csv --peer-mode=virtual --ranks=2 
