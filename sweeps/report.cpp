@@ -429,6 +429,20 @@ void section_studies(std::ostream& os, const ResultsFolder& here) {
       os << "| sync (" << m.name << ") | `" << fs::relative(m.sync.path, here.dir).string() << "` | "
          << m.sync.rows.size() << " | " << dash_if_empty(m.sync.git_commit) << " | " << m.sync.peer_mode << " |\n";
   }
+  // Virtual ranks (N ranks on one GPU): listed, labelled, never in a target or a tuning table.
+  std::vector<std::string> virtual_csvs;
+  for (const auto& e : fs::recursive_directory_iterator(here.dir))
+    if (e.is_regular_file() && e.path().extension() == ".csv" && e.path().parent_path().filename() == "virtual")
+      virtual_csvs.push_back(e.path().string());
+  std::sort(virtual_csvs.begin(), virtual_csvs.end());
+  for (const auto& v : virtual_csvs) {
+    const CsvInfo c = csv_info(v);
+    os << "| " << fs::path(v).stem().string() << " (virtual ranks) | `" << rel(here, v) << "` | " << c.rows << " ("
+       << c.ok << " ok) | " << dash_if_empty(c.commit) << " | " << dash_if_empty(c.peer_mode) << " |\n";
+  }
+  if (!virtual_csvs.empty())
+    os << "\nRows marked virtual ranks ran N ranks on this one GPU (green contexts): their bandwidths are HBM's, not "
+          "NVLink's; they show correctness and per-SM rates, and no target or tuning table reads them.\n";
   std::vector<std::string> absent;
   if (!here.transfer) absent.push_back("transfer (" + std::string(here.sync && here.sync->machine.gpu_count < 2
                                                                      ? "one GPU: no peer to transfer to"
