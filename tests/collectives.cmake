@@ -37,9 +37,9 @@ if(TARGET pkbench_collectives)
     collectives_cli_list_or_no_gpu collectives_cli_unknown_nccl_config collectives_cli_impl_outside_nccl_configs
     PROPERTIES LABELS cpu)
   # ref_check.sh's wiring (same sizes, dtype, iterations and modes to the study and to
-  # nccl-tests, the merge, the 5 % summary) with stand-ins for both; no GPU needed.
+  # nccl-tests, the merge, the sweeps' cross-check summary) with stand-ins for both; no GPU needed.
   add_test(NAME collectives_ref_check_script COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli/coll_ref_check.sh
-    ${CMAKE_SOURCE_DIR} $<TARGET_FILE:pkbench_coll_ref>)
+    ${CMAKE_SOURCE_DIR} $<TARGET_FILE:pkbench_coll_ref> $<TARGET_FILE:pkbench_collectives_summary>)
   set_tests_properties(collectives_ref_check_script PROPERTIES LABELS cpu PASS_REGULAR_EXPRESSION "PASS"
     FAIL_REGULAR_EXPRESSION "FAIL")
   if(TARGET pkbench_nvshmem_runtime)  # built with NVSHMEM: the baseline is registered (its rows need mpirun)

@@ -7,6 +7,7 @@
 set -uo pipefail
 ROOT=$1
 REF=$2
+SUMMARY=$3
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 mkdir -p "$T/nt"
@@ -20,15 +21,15 @@ done
 [ "$sizes" = 4K:8K ] && [ "$iters" = 7 ] && [ "$modes" = eager,graph ] && [ "$shift_" = 1 ] ||
   { echo "study got $*" >&2; exit 9; }
 {
-  echo "study,collective,impl,family,dtype,bytes,gpus,launch_mode,nccl_config,time_us_nccltests,ref_tool,ref_time_us,ref_ratio,status"
-  echo "collectives,all_reduce,nccl,nccl,bf16,4096,1,eager,default,6.30,,,,ok"
-  echo "collectives,all_reduce,nccl,nccl,bf16,8192,1,eager,default,6.60,,,,ok"
-  echo "collectives,all_reduce,nccl,nccl,bf16,4096,1,graph,default,1.00,,,,ok"
-  echo "collectives,all_reduce,nccl,nccl,bf16,8192,1,graph,default,1.50,,,,ok"
+  echo "study,collective,impl,family,dtype,bytes,gpus,launch_mode,nccl_config,time_us_nccltests,ref_tool,ref_time_us,ref_ratio,status,time_us_median,time_us_p10,time_us_p90,busbw_gbps"
+  echo "collectives,all_reduce,nccl,nccl,bf16,4096,1,eager,default,6.30,,,,ok,2,2,2,0"
+  echo "collectives,all_reduce,nccl,nccl,bf16,8192,1,eager,default,6.60,,,,ok,2,2,2,0"
+  echo "collectives,all_reduce,nccl,nccl,bf16,4096,1,graph,default,1.00,,,,ok,1,1,1,0"
+  echo "collectives,all_reduce,nccl,nccl,bf16,8192,1,graph,default,1.50,,,,ok,1,1,1,0"
   # A forced configuration: its nccl_config cell as the study writes it (the CSV writer turns
   # a comma into ';', so the name must have none).
-  echo "collectives,all_reduce,nccl_ll_ring,nccl,bf16,4096,1,eager,LL/Ring,6.30,,,,ok"
-  echo "collectives,all_reduce,nccl_ll_ring,nccl,bf16,4096,1,graph,LL/Ring,1.00,,,,ok"
+  echo "collectives,all_reduce,nccl_ll_ring,nccl,bf16,4096,1,eager,LL/Ring,6.30,,,,ok,2,2,2,0"
+  echo "collectives,all_reduce,nccl_ll_ring,nccl,bf16,4096,1,graph,LL/Ring,1.00,,,,ok,1,1,1,0"
 } > "$csv"
 STUDY
 cat > "$T/nt/all_reduce_perf" <<'TOOL'
@@ -51,17 +52,19 @@ echo "        4096          2048  bfloat16     sum      -1  $t1    0.63    0.00 
 echo "        8192          4096  bfloat16     sum      -1  $t2    1.26    0.00       0  $t2    1.27    0.00       0"
 TOOL
 chmod +x "$T/study" "$T/nt/all_reduce_perf"
-out=$(BIN="$T/study" REF="$REF" PKBENCH_NCCL_TESTS="$T/nt" NGPUS=1 SIZES=4K:8K ITERS=7 CONFIGS=default,LL/Ring \
+out=$(BIN="$T/study" REF="$REF" SUMMARY="$SUMMARY" PKBENCH_NCCL_TESTS="$T/nt" NGPUS=1 SIZES=4K:8K ITERS=7 CONFIGS=default,LL/Ring \
       bash "$ROOT/microbench/collectives/ref_check.sh" "$T/out" 2>&1)
 rc=$?
 echo "$out"
 fail() { echo "FAIL: $*"; exit 1; }
 [ $rc = 0 ] || fail "ref_check.sh exited $rc"
 # eager 6.30/6.00 = 1.05, 6.60/6.50 = 1.0154; graph 1.00/0.98 = 1.0204, 1.50/1.10 = 1.3636
-grep -q "eager: 3 of 3 rows within 5 %" <<< "$out" || fail "eager summary"
-grep -q "graph: 2 of 3 rows within 5 % of nccl-tests (worst 36.4 %)" <<< "$out" || fail "graph summary"
-grep -q "^collectives,all_reduce,nccl,nccl,bf16,8192,1,graph,default,1.50,nccl-tests 2.19.6 all_reduce_perf -G 1,1.1,1.3636,ok$" \
+# The cross-check status is the sweeps' rule, printed by the collectives summary.
+grep -q "Best NCCL row per point: 3 checked .*, 0 not checked, 1 off their tool" <<< "$out" || fail "cross-check counts"
+grep -q "| all_reduce | bf16 | 8 KiB | graph | nccl default | off by 36.4 % (nccl-tests 2.19.6 all_reduce_perf -G 1) |" \
+  <<< "$out" || fail "the defective row"
+grep -q "^collectives,all_reduce,nccl,nccl,bf16,8192,1,graph,default,1.50,nccl-tests 2.19.6 all_reduce_perf -G 1,1.1,1.3636,ok,1,1,1,0$" \
   "$T/out/collectives_ref.csv" || fail "merged row"
-grep -q "^collectives,all_reduce,nccl_ll_ring,nccl,bf16,4096,1,graph,LL/Ring,1.00,nccl-tests 2.19.6 all_reduce_perf -G 1,0.98,1.0204,ok$" \
+grep -q "^collectives,all_reduce,nccl_ll_ring,nccl,bf16,4096,1,graph,LL/Ring,1.00,nccl-tests 2.19.6 all_reduce_perf -G 1,0.98,1.0204,ok,1,1,1,0$" \
   "$T/out/collectives_ref.csv" || fail "forced-configuration row not merged"
 echo "PASS"
