@@ -59,7 +59,9 @@ int main(int argc, char** argv) {
       }
       refs.push_back({config, v});
     } else if (a == "--help" || a == "-h") {
-      usage("help");
+      std::printf("usage: pkbench_coll_ref --csv=FILE [--out=FILE] --nccl-tests=[CONFIG:]FILE ...\n"
+                  "  merges nccl-tests' output into the NCCL rows of the collectives CSV (ref_tool, ref_time_us,\n"
+                  "  ref_ratio = time_us_nccltests / the tool's time) and prints the ratio per row\n");
       return 0;
     } else {
       return usage("unknown argument '" + a + "'");
