@@ -70,7 +70,7 @@ if(TARGET pkbench_collectives)
     add_test(NAME collectives_cli_mpi_list_or_no_gpu COMMAND ${_needs2} ${_coll_expect} 0,3 "all_reduce/|no GPU"
       ${MPIEXEC_EXECUTABLE} -np 2 --allow-run-as-root --oversubscribe ${_coll_bin} --list)
     set_tests_properties(collectives_cli_mpi_list_or_no_gpu PROPERTIES LABELS cpu SKIP_RETURN_CODE 77)
-    add_test(NAME collectives_gpu_mpirun COMMAND ${_needs2} ${MPIEXEC_EXECUTABLE} -np 2 --allow-run-as-root --oversubscribe
+    add_test(NAME collectives_gpu_mpirun COMMAND ${_needs2} --skip-without-gpu ${MPIEXEC_EXECUTABLE} -np 2 --allow-run-as-root --oversubscribe
       -x NCCL_NVLS_ENABLE=0 -x CUDA_MODULE_LOADING=EAGER ${_coll_bin} ${_coll_odd}
       --csv=${CMAKE_CURRENT_BINARY_DIR}/coll_mpi.csv)
     set_tests_properties(collectives_gpu_mpirun PROPERTIES LABELS gpu RESOURCE_LOCK gpu SKIP_RETURN_CODE 77)
