@@ -25,11 +25,6 @@ static __global__ void library_put_kernel(const unsigned long long* table, int p
   }
 }
 
-static __global__ void pk_put_kernel(int* __restrict__ peer, const int* __restrict__ src, uint64_t n) {
-  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x)
-    peer[i] = src[i];
-}
-
 // Dependent remote loads (each load's value is the next index): latency of one get.
 template <bool LibraryStyle>
 static __global__ void chase_kernel(const uint64_t* base, const unsigned long long* table, int pe, uint64_t start, int hops,

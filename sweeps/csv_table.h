@@ -82,7 +82,6 @@ class CsvTable {
   std::string_view text(size_t row, int f) const;
   // Text columns: one code per distinct value (grouping compares integers, not strings).
   uint32_t code(size_t row, int f) const { return cols_[f].codes[row]; }
-  const std::string& code_text(int f, uint32_t code) const { return cols_[f].values[code]; }
   size_t distinct(int f) const { return cols_[f].values.size(); }
   double number(size_t row, int f, double empty_value = 0) const;
   int64_t integer(size_t row, int f, int64_t empty_value = 0) const;

@@ -16,9 +16,6 @@ struct SyncRow {
   double p10_ns = 0, p90_ns = 0;  // of what was timed (the round trip for ping-pongs); 0: not recorded
   int samples = 0;
   size_t line = 0;
-  // p10 and p90 of the one-way (or per-operation) latency.
-  double one_way_p10() const { return p10_ns > 0 ? p10_ns * (round_trip_ns > 0 ? 0.5 : 1) : one_way_ns; }
-  double one_way_p90() const { return p90_ns > 0 ? p90_ns * (round_trip_ns > 0 ? 0.5 : 1) : one_way_ns; }
 };
 
 struct SyncData {

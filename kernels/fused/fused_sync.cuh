@@ -102,10 +102,6 @@ __device__ __forceinline__ bool wait_slot(const FusedSync& s, int kind, int bloc
                            tag | static_cast<unsigned long long>(from));
 }
 
-__device__ __forceinline__ bool wait_geq_gpu(const int* flag, int target, const Deadline& d, unsigned long long tag) {
-  return spin_until([&] { return ptx::ld_acquire_gpu(flag) >= target; }, d, tag);
-}
-
 // ---- 16-byte vectors of bf16 (eight elements), summed in fp32 ----
 // Accesses: ptx::ld_global_v4 / st_global_v4 (kernels/ptx.cuh); sums: the collectives'
 // element traits (coll::add_vec, coll::Elem::pack), so both studies round alike.

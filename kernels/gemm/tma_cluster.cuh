@@ -55,10 +55,6 @@ __device__ __forceinline__ void tensor_reduce_add_2d(const void* tmap, int32_t c
                "r"(c0), "r"(c1), "r"(smem_src)
                : "memory");
 }
-// Brings a tensor map (a __grid_constant__ parameter) into the TMA unit's cache early.
-__device__ __forceinline__ void prefetch_tensormap(const void* tmap) {
-  asm volatile("prefetch.tensormap [%0];" ::"l"(tmap) : "memory");
-}
 // Async-proxy writes to global memory ordered before the generic-proxy operations that
 // follow (a flag store): defined with the other proxy fences in kernels/ptx.cuh.
 using ::pk::ptx::fence_proxy_async_global;

@@ -1,5 +1,5 @@
 #pragma once
-// The NCCL communicators and buffers of one process (coll_nccl.cpp builds them, the NCCL
+// The NCCL communicators and buffers of one process (built here, the NCCL
 // implementations in coll_nccl_impl.cu use them). Only built with NCCL.
 #include <nccl.h>
 
