@@ -56,9 +56,14 @@ class NcclState {
         if (sz.reshape_recv) PK_CUDA_CHECK(cudaMalloc(&b.plain_recv, sz.reshape_recv));
       }
     });
-    // Symmetric windows: a failure disables only nccl_sym (its rows say why).
-    std::string sym_err;
-    try {
+    // Symmetric windows on a communicator of their own (one per configuration, as nccl-tests
+    // runs -R 2 in a process of its own): the default configuration's communicator holds no
+    // registered window, as in nccl-tests without -R. A failure disables only nccl_sym.
+    bool want_sym = false;
+    for (const NcclConfig& c : configs) want_sym |= c.symmetric;
+    std::string sym_err = want_sym ? "" : "the symmetric configuration was not asked for (--nccl-configs)";
+    if (want_sym) try {
+      sym_comms_ = make_nccl_comms(g);
       collectively(comm, [&] {
         for (int gpu : gpus) {
           g.set_device(gpu);
@@ -71,9 +76,9 @@ class NcclState {
         for (int gpu : gpus) {
           g.set_device(gpu);
           NcclBufs& b = bufs_[gpu];
-          ncclResult_t r1 = ncclCommWindowRegister(comms_[gpu], b.sym_send, std::max<uint64_t>(sz.send, 4096),
+          ncclResult_t r1 = ncclCommWindowRegister(sym_comms_[gpu], b.sym_send, std::max<uint64_t>(sz.send, 4096),
                                                    &b.win_send, NCCL_WIN_COLL_SYMMETRIC);
-          ncclResult_t r2 = ncclCommWindowRegister(comms_[gpu], b.sym_recv, std::max<uint64_t>(sz.recv, 4096),
+          ncclResult_t r2 = ncclCommWindowRegister(sym_comms_[gpu], b.sym_recv, std::max<uint64_t>(sz.recv, 4096),
                                                    &b.win_recv, NCCL_WIN_COLL_SYMMETRIC);
           if (err.empty() && (r1 != ncclSuccess || r2 != ncclSuccess))
             err = std::string("ncclCommWindowRegister: ") + ncclGetErrorString(r1 != ncclSuccess ? r1 : r2);
@@ -97,8 +102,8 @@ class NcclState {
       ncclGroupStart();
       for (auto& [gpu, b] : bufs_) {
         g.set_device(gpu);
-        if (b.win_send) ncclCommWindowDeregister(comms_[gpu], b.win_send);
-        if (b.win_recv) ncclCommWindowDeregister(comms_[gpu], b.win_recv);
+        if (b.win_send) ncclCommWindowDeregister(sym_comms_[gpu], b.win_send);
+        if (b.win_recv) ncclCommWindowDeregister(sym_comms_[gpu], b.win_recv);
       }
       ncclGroupEnd();
     }
@@ -109,11 +114,12 @@ class NcclState {
       for (void* p : {b.user_in, b.user_out, b.plain_send, b.plain_recv})
         if (p) cudaFree(p);
     }
-    for (auto& [gpu, c] : comms_) {
-      g.set_device(gpu);
-      ncclCommFinalize(c);
-      ncclCommDestroy(c);
-    }
+    for (auto* m : {&comms_, &sym_comms_})
+      for (auto& [gpu, c] : *m) {
+        g.set_device(gpu);
+        ncclCommFinalize(c);
+        ncclCommDestroy(c);
+      }
     for (auto& [name, m] : forced_)
       for (auto& [gpu, c] : m) {
         g.set_device(gpu);
@@ -122,8 +128,9 @@ class NcclState {
       }
   }
 
-  // The communicator of configuration `c` on `gpu` (default and symmetric share one).
+  // The communicator of configuration `c` on `gpu`: one per configuration.
   ncclComm_t comm(const NcclConfig& c, int gpu) {
+    if (c.symmetric) return sym_comms_.at(gpu);
     return c.proto.empty() ? comms_.at(gpu) : forced_.at(c.name).at(gpu);
   }
   // "" when configuration `c` has its communicators, else why not.
@@ -142,7 +149,7 @@ class NcclState {
  private:
   Context& ctx_;
   NcclSizes sizes_;
-  std::map<int, ncclComm_t> comms_;
+  std::map<int, ncclComm_t> comms_, sym_comms_;
   std::map<int, NcclBufs> bufs_;
   std::map<std::string, std::map<int, ncclComm_t>> forced_;  // by NcclConfig::name
   std::map<std::string, std::string> forced_error_;
