@@ -73,7 +73,7 @@ TEST(SweepsTuning, ChoosesFewestSmsWithinTheNoise) {
 }
 
 TEST(SweepsTuning, CommittedH200TableIsComplete) {
-  const TransferData d = read_transfer(source_dir() + "/results/h200x2/peer-modes/single/transfer.csv");
+  const TransferData d = read_transfer(fixture("transfer_h200x2_single.csv"));
   const TuningTable t = transfer_tuning(d);
   // Every direction/pattern/bucket with an ok row has an "any" row; no bucket twice.
   std::set<std::string> seen;
@@ -306,7 +306,7 @@ TEST(TuningApi, CompiledRowsCarryTheirSchemaVersion) {
 }
 
 TEST(TuningApi, TransferAnswersFromTheBuilderAndFromItsJsonAgree) {
-  const TuningTable tt = transfer_tuning(read_transfer(source_dir() + "/results/h200x2/peer-modes/single/transfer.csv"));
+  const TuningTable tt = transfer_tuning(read_transfer(fixture("transfer_h200x2_single.csv")));
   tn::Tuner mem("h200x2");
   mem.add(api_table(tt));
   // 16 KiB push was measured: TMA, and within 8 SMs its 90 % point (the committed table's).
