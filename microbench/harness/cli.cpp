@@ -6,6 +6,8 @@
 
 #include <cctype>
 #include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 
@@ -17,12 +19,14 @@ namespace {
 
 // CLI11's Range compares, and every comparison with NaN is false: NaN would pass any range
 // (a warm-up loop bounded by it never ends). No flag of the suite takes a non-finite value.
-bool non_finite(std::string v) {
-  for (auto& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  const size_t a = v.find_first_not_of(" \t+-");
-  if (a == std::string::npos) return false;
-  v = v.substr(a);
-  return v.rfind("nan", 0) == 0 || v.rfind("inf", 0) == 0;
+// Only a value that is a number as a whole counts: "--csv=info.csv" is a file name, not inf.
+bool non_finite(const std::string& v) {
+  const char* b = v.c_str();
+  char* end = nullptr;
+  const double d = std::strtod(b, &end);
+  if (end == b) return false;
+  while (*end == ' ' || *end == '\t') ++end;
+  return *end == '\0' && !std::isfinite(d);
 }
 
 }  // namespace

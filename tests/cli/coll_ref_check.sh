@@ -3,7 +3,7 @@
 # pkbench_collectives (two NCCL rows per mode) and all_reduce_perf (nccl-tests' format, its
 # header saying eager or -G) check that the script passes the same sizes, dtype, iterations
 # and graph mode to both (and nccl-tests' buffer shift to the study), merges with the real pkbench_coll_ref, and reports the ratios.
-#   coll_ref_check.sh <repo root> <pkbench_coll_ref>
+#   coll_ref_check.sh <repo root> <pkbench_coll_ref> <pkbench_collectives_summary>
 set -uo pipefail
 ROOT=$1
 REF=$2

@@ -111,6 +111,18 @@ TEST(Cli, RefusesNonFiniteValuesOfAnyFlag) {
   EXPECT_EQ(ms, 2.5);
 }
 
+// A text value that merely begins like "inf" or "nan" is a name, not a number.
+TEST(Cli, TextValuesStartingLikeInfOrNanAreNotNumbers) {
+  for (const char* v : {"info.csv", "inference.csv", "nano/x.csv"}) {
+    Cli cli("prog", "test");
+    std::string csv;
+    cli.app().add_option("--csv", csv);
+    Argv a({"prog", std::string("--csv=") + v});
+    EXPECT_EQ(cli.parse(&a.argc, a.p.data(), true), -1) << v;
+    EXPECT_EQ(csv, v);
+  }
+}
+
 TEST(Cli, RefusesAFolderAsTheOutputFile) {
   const fs::path d = fs::temp_directory_path() / "pkbench_cli_test_folder";
   fs::create_directories(d);
