@@ -1,6 +1,7 @@
 #include "capability.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "cuda_check.h"
 
@@ -17,10 +18,16 @@ std::string cc_text(const GpuInfo& g) { return std::to_string(g.cc_major) + "." 
 
 // An "a" target (90a, 100a) runs only on exactly that compute capability; a plain one
 // (80, 90) on that capability and later minors of the same major (SASS compatibility).
+// CMake's "native", "all", "all-major" name no fixed list: nothing can be refused on them.
+// "NN-virtual" is PTX, which the driver JITs for NN and every later capability.
 bool runs_on(const std::string& arch, int cc) {
-  const bool specific = !arch.empty() && arch.back() == 'a';
-  const int a = std::atoi(arch.c_str());
-  return specific ? a == cc : (a / 10 == cc / 10 && a <= cc);
+  if (arch.empty() || !std::isdigit(static_cast<unsigned char>(arch[0]))) return true;
+  const bool ptx = arch.find("-virtual") != std::string::npos;
+  const std::string base = arch.substr(0, arch.find('-'));
+  const bool specific = base.back() == 'a';
+  const int a = std::atoi(base.c_str());
+  if (specific) return a == cc;
+  return ptx ? a <= cc : (a / 10 == cc / 10 && a <= cc);
 }
 
 GpuInfo fake(const char* name, int major, int minor, int sms, int64_t smem_sm_kib, int64_t l2_mib) {
@@ -61,8 +68,8 @@ const std::vector<std::string>& built_archs() {
     std::string cur;
     for (const char* c = PKBENCH_DEVICE_ARCHS;; ++c) {
       if (*c == ',' || *c == ';' || *c == '\0') {
-        // CMake spellings such as "90a-real" name the same SASS target.
-        if (auto dash = cur.find('-'); dash != std::string::npos) cur.resize(dash);
+        // CMake spellings such as "90a-real" name the same SASS target ("-virtual": see runs_on).
+        if (auto dash = cur.find('-'); dash != std::string::npos && cur.compare(dash, 8, "-virtual") != 0) cur.resize(dash);
         if (!cur.empty()) out.push_back(cur);
         cur.clear();
         if (*c == '\0') break;

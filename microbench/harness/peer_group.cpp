@@ -467,6 +467,7 @@ struct PeerGroup::GreenRanks {
   std::vector<CUgreenCtx> green;
   std::vector<CUcontext> ctx;  // the green contexts as CUcontexts (cuCtxFromGreenCtx)
   ~GreenRanks() {
+    cudaSetDevice(0);  // the primary context current again before the green ones go
     for (CUgreenCtx g : green) driver::green_api().cuGreenCtxDestroy(g);
   }
 };
@@ -590,10 +591,7 @@ PeerGroup::PeerGroup(Comm& comm, PeerMode mode, int virtual_ranks) : comm_(comm)
 
 PeerGroup::~PeerGroup() {
   backend_.reset();
-  if (green_) {
-    cudaSetDevice(0);  // the primary context current again before the green ones go
-    green_.reset();
-  }
+  green_.reset();
 }
 
 bool PeerGroup::drives(int gpu) const { return std::find(local_.begin(), local_.end(), gpu) != local_.end(); }
