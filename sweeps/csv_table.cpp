@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "pkbench/tuning.h"
 #include "study_schema.h"
 
 namespace pk::sweeps {
@@ -133,15 +134,9 @@ std::string where(const std::string& path, size_t line, size_t field, const std:
   return w;
 }
 
+// One spelling of the machine key for the sweeps and the installed lookup API.
 std::string machine_key(const std::string& gpu_name, int gpu_count) {
-  std::string n = gpu_name;
-  if (n.rfind("NVIDIA ", 0) == 0) n = n.substr(7);
-  n = n.substr(0, n.find(' '));
-  std::string k;
-  for (char c : n)
-    if (std::isalnum(static_cast<unsigned char>(c))) k += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (k.empty()) k = "unknown";
-  return k + "x" + std::to_string(gpu_count);
+  return pkbench::tuning::machine_key(gpu_name, gpu_count);
 }
 
 std::string Machine::key() const { return machine_key(gpu_name, gpu_count); }
