@@ -131,8 +131,9 @@ struct NvshmemComplete {
 // ---- signals ----
 enum class NvshmemSignal { set, add, put_signal };
 
-// Wait: ApiWait (the headline rows) waits with nvshmem_uint64_wait_until(EQ) alone, as
-// NVSHMEM's perftests do (shmem_signal_ping_pong_latency, shmem_put_signal_ping_pong_latency);
+// Wait: ApiWait (the headline rows) waits with nvshmem_uint64_wait_until(EQ) alone, the call
+// NVSHMEM's perftests wait with (shmem_signal_ping_pong_latency, shmem_put_signal_ping_pong_latency;
+// their timing differs: events around the whole kernel, a round trip);
 // the wait cannot time out, so both PEs first meet on `meet` with a bounded wait (a missing
 // partner ends the kernel before the first library wait). Otherwise (the labelled
 // bounded-poll variant, and the lonely wait) our bounded poll of the same word comes first
