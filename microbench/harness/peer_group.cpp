@@ -609,7 +609,11 @@ int PeerGroup::device_ordinal(int gpu) const {
 }
 
 void PeerGroup::set_device(int gpu) const {
-  PK_CUDA_CHECK(cudaSetDevice(device_ordinal(gpu)));
+  // Only when it changes something: this runs before every enqueue of a timed host loop (the
+  // nccl-tests method), and nccl-tests makes no such call per collective.
+  const int ordinal = device_ordinal(gpu);
+  int current = -1;
+  if (green_ || cudaGetDevice(&current) != cudaSuccess || current != ordinal) PK_CUDA_CHECK(cudaSetDevice(ordinal));
   // A virtual rank's green context current: what the runtime creates or launches on the
   // default stream from here on runs on that rank's SMs (memory is the primary context's).
   if (green_) PK_CU_CHECK(driver::green_api().cuCtxSetCurrent(green_->ctx.at(gpu)));
