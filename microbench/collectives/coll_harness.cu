@@ -57,6 +57,41 @@ std::string PkImpl::config() const {
   return c;
 }
 
+std::string PkImpl::knob_refusal(const LaunchKnobs& k) const {
+  const auto [lo, hi] = thread_range();
+  if (k.threads && (k.threads < lo || k.threads > hi))
+    return "threads=" + std::to_string(k.threads) + " outside what its kernel launches with (" +
+           (lo == hi ? std::to_string(lo) : std::to_string(lo) + ".." + std::to_string(hi)) + ")";
+  if (k.sms > kMaxBlocks)
+    return "sms=" + std::to_string(k.sms) + " above the signal table's " + std::to_string(kMaxBlocks) + " blocks";
+  return "";
+}
+
+std::string PkImpl::tag() const {
+  if (knobs_.is_auto()) return "";
+  std::string t = "[" + knobs_.text() + "]";
+  std::replace(t.begin(), t.end(), ' ', ',');
+  return t;
+}
+
+void PkImpl::describe(Row& row) const {
+  row["sms"] = std::to_string(blocks_);
+  row["threads"] = std::to_string(threads_);
+  row["knobs"] = knobs_.text();
+}
+
+void PkImpl::set_grid(Context& ctx, const void* kernel, int auto_threads, size_t smem,
+                      const std::function<int(int most)>& auto_blocks) {
+  threads_ = knobs_.threads ? knobs_.threads : auto_threads;
+  ctx.group.set_device(ctx.group.local_gpus()[0]);
+  const int most = std::min(ctx.sms, resident_blocks(kernel, threads_, smem, ctx.sms));
+  if (knobs_.sms > most)
+    throw SkipPoint("sms=" + std::to_string(knobs_.sms) + ": at most " + std::to_string(most) + " blocks of " +
+                    std::to_string(threads_) + " threads are resident at once on this rank's " +
+                    std::to_string(ctx.sms) + " SMs (spin-waiting blocks must all be)");
+  blocks_ = knobs_.sms ? knobs_.sms : auto_blocks(most);
+}
+
 void PkImpl::build_params(Context& ctx, const Problem& p, uint64_t count, uint64_t slot_elems, int handshake) {
   ctx_ = &ctx;
   p_ = p;
@@ -127,7 +162,7 @@ CheckResult check_output(const void* out, const RefSpec& spec, DType t) {
 // ---------------------------------------------------------------- points and rows
 
 std::string PointSpec::name() const {
-  return problem.coll + "/" + impl->name() + "/" + dtype_name(problem.dtype) + "/" + std::to_string(problem.bytes) +
+  return problem.coll + "/" + impl->name() + impl->tag() + "/" + dtype_name(problem.dtype) + "/" + std::to_string(problem.bytes) +
          "/" + launch_mode_name(mode);
 }
 
@@ -229,6 +264,7 @@ void Runner::measure(const PointSpec& ps, Row& row) {
   });
   comm.barrier();  // every GPU's signals are zero before any launch
   row["config"] = impl.config();
+  impl.describe(row);
 
   auto enqueue_all = [&] {
     impl.group_begin();
@@ -354,6 +390,7 @@ void Runner::measure(const PointSpec& ps, Row& row) {
   // nccl-tests' method (nccltests_method.h): its own graph of `iters` collectives in graph
   // mode, launched once (-G 1).
   const int nt_iters = std::max(1, ctx_.cfg.nccltests_iters);
+  const int nt_repeats = std::max(1, ctx_.cfg.nccltests_repeats);
   Graphs nt_graphs{ctx_.group, {}, {}};
   std::string nt_err;
   bool nt_skip = false;
@@ -404,7 +441,9 @@ void Runner::measure(const PointSpec& ps, Row& row) {
   };
   double nt_us = 0;
   collectively(comm, [&] {
-    nt_us = nccltests_time_us(steady_host_clock(), nt_iters, graph ? 1 : 0, steps);
+    std::vector<double> runs;
+    for (int r = 0; r < nt_repeats; ++r) runs.push_back(nccltests_time_us(steady_host_clock(), nt_iters, graph ? 1 : 0, steps));
+    nt_us = summarize(runs).median;
     if (shift) impl.set_iteration(0);  // the verified run uses the buffers' first window
     ctx_.status.check(gpus);
   });
@@ -484,6 +523,7 @@ void Runner::measure(const PointSpec& ps, Row& row) {
   row["time_us_nccltests"] = fmt_num(nt_us);
   row["busbw_gbps_nccltests"] = fmt_num(p.algbw_gbps(nt_us * 1e-6) * p.factor());
   row["nccltests_iters"] = std::to_string(nt_iters);
+  row["nccltests_repeats"] = std::to_string(nt_repeats);
   row["nccltests_shift"] = shift ? "yes" : "no";
 }
 

@@ -23,6 +23,7 @@
 //             error row with no timing in it.
 #include <cuda_runtime.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -39,6 +40,10 @@
 #include "coll_problem.h"
 #include "coll_schema.h"
 
+namespace pkbench::tuning {
+class Tuner;
+}
+
 namespace pk::coll {
 
 struct StudyConfig {
@@ -53,6 +58,7 @@ struct StudyConfig {
   TimingOptions timing;
   int ops_per_sample = 100;  // most collectives per timed sample (fewer for large sizes)
   int nccltests_iters = 20;  // nccl-tests' -n
+  int nccltests_repeats = 1;  // runs of the whole method per point; time_us_nccltests is their median
   bool nccltests_shift = false;  // NCCL rows move their buffers per iteration as nccl-tests does
   uint64_t seed = 0x5eed;
   std::vector<NcclConfig> nccl_configs = ::pk::coll::nccl_configs();  // the NCCL baselines' communicators
@@ -127,6 +133,22 @@ class Impl {
   // plain layouts have it.
   virtual bool shifts() const { return false; }
   virtual void set_iteration(int) {}
+  // Launch knobs (coll_problem.h). Our kernels take them; the baselines pick their own grids
+  // and take none. knob_refusal: "" when this implementation's kernel can launch with `k`
+  // (before any GPU is looked at; a grid that cannot be resident on a rank's SMs is found in
+  // prepare() and skips the point), else why not. with_knobs: a copy launching with `k`.
+  virtual std::string knob_refusal(const LaunchKnobs&) const { return "takes no launch knobs (picks its own grid)"; }
+  virtual std::shared_ptr<Impl> with_knobs(const LaunchKnobs&) const { return nullptr; }
+  virtual LaunchKnobs knobs() const { return {}; }
+  // The point name's tag after the implementation's name ("" for auto knobs: the names of
+  // runs before the knobs stay as they were).
+  virtual std::string tag() const { return ""; }
+  // After prepare(): the row's columns this implementation fills beyond config() (our
+  // kernels: sms, threads, knobs).
+  virtual void describe(Row&) const {}
+  // What runs: itself, or for `tuned` the implementation its table answered (the study
+  // sizes buffers and sets up NCCL / NVSHMEM by it).
+  virtual const Impl& underlying() const { return *this; }
 };
 
 using ImplList = std::vector<std::shared_ptr<Impl>>;
@@ -143,6 +165,13 @@ ImplList multicast_impls();
 // study and the GPU tests take these lists, so a new file is registered in one place.
 ImplList our_impls();
 ImplList baseline_impls();
+// `tuned` at one point (coll_tuned.cu): the configuration `tuner` answers for p in launch
+// mode m (Tuner::choose_collective, as a user's program asks it), run as the implementation
+// of `registry` it names with the sms and threads it names. A refused answer, an
+// implementation not in `registry` or knobs it refuses: every row of the point is skipped
+// with that reason. `table` names the table in the rows.
+std::shared_ptr<Impl> tuned_impl(const pkbench::tuning::Tuner& tuner, const std::string& table, const Problem& p,
+                                 LaunchMode m, const ImplList& registry);
 
 // Our kernels: input and output in the symmetric buffers, typed parameters per local GPU.
 class PkImpl : public Impl {
@@ -151,8 +180,21 @@ class PkImpl : public Impl {
   void* input(int gpu) override { return ctx_->in.local(gpu); }
   void* output(int gpu) override { return ctx_->out.local(gpu); }
   std::string config() const override;
+  std::string knob_refusal(const LaunchKnobs& k) const override;
+  LaunchKnobs knobs() const override { return knobs_; }
+  std::string tag() const override;
+  void describe(Row& row) const override;
 
  protected:
+  // Threads per block the kernel can launch with: [lowest, its __launch_bounds__].
+  virtual std::pair<int, int> thread_range() const = 0;
+  // threads_ and blocks_ for `kernel` from the knobs: the knob where set, else
+  // `auto_threads` and auto_blocks(most), most = the blocks resident at once on the rank's
+  // SMs (never more: spin-waiting blocks must all be resident). An explicit sms above `most`
+  // skips the point (SkipPoint, the reason named).
+  void set_grid(Context& ctx, const void* kernel, int auto_threads, size_t smem,
+                const std::function<int(int most)>& auto_blocks);
+  LaunchKnobs knobs_;
   // Parameters of every local GPU for this problem.
   void build_params(Context& ctx, const Problem& p, uint64_t count, uint64_t slot_elems, int handshake);
   Context* ctx_ = nullptr;
@@ -161,6 +203,17 @@ class PkImpl : public Impl {
   size_t smem_ = 0;
   std::map<int, CollParams<__nv_bfloat16>> pb_;
   std::map<int, CollParams<float>> pf_;
+};
+
+// An implementation class of ours with the knobs' copy (with_knobs) written once.
+template <class D>
+class PkImplOf : public PkImpl {
+ public:
+  std::shared_ptr<Impl> with_knobs(const LaunchKnobs& k) const override {
+    auto c = std::make_shared<D>(static_cast<const D&>(*this));
+    c->knobs_ = k;
+    return c;
+  }
 };
 
 // Our kernels' common launch bookkeeping: grid size from the bytes a block should move,

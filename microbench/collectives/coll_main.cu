@@ -99,6 +99,12 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 128))
       ->capture_default_str();
   app.add_option("--nccltests-iters", cfg.nccltests_iters, "nccl-tests' -n for the nccl-tests-style time")->check(CLI::Range(1, 100000))->capture_default_str();
+  app.add_option("--nccltests-repeats", cfg.nccltests_repeats,
+                 "runs of the whole nccl-tests method per point; time_us_nccltests is their median (one run of a "
+                 "launch-bound size moves by ~10 % from run to run, as nccl-tests' own figure does; column "
+                 "nccltests_repeats)")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
   app.add_flag("--nccltests-shift", cfg.nccltests_shift,
                "NCCL rows of the nccl-tests method move their buffers every iteration as nccl-tests' startColl does "
                "(for the cross-check with nccl-tests: our kernels keep one buffer; column nccltests_shift)");

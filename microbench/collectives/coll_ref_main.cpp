@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -61,7 +62,8 @@ int main(int argc, char** argv) {
     } else if (a == "--help" || a == "-h") {
       std::printf("usage: pkbench_coll_ref --csv=FILE [--out=FILE] --nccl-tests=[CONFIG:]FILE ...\n"
                   "  merges nccl-tests' output into the NCCL rows of the collectives CSV (ref_tool, ref_time_us,\n"
-                  "  ref_ratio = time_us_nccltests / the tool's time) and prints the ratio per row\n");
+                  "  ref_ratio = time_us_nccltests / the tool's time) and prints the ratio per row; several files of\n"
+                  "  one CONFIG (the tool run repeatedly): the median of their figures\n");
       return 0;
     } else {
       return usage("unknown argument '" + a + "'");
@@ -92,7 +94,9 @@ int main(int argc, char** argv) {
     rows.push_back(std::move(r));
   }
 
-  int filled = 0;
+  // Every file of one configuration merged at once: a configuration run several times is
+  // referenced by the median of its runs.
+  std::map<std::string, std::vector<NcclTestsRun>> runs_of;
   for (const auto& [config, file] : refs) {
     std::ifstream t(file);
     if (!t) return usage("--nccl-tests=" + file + ": cannot read");
@@ -106,8 +110,10 @@ int main(int argc, char** argv) {
     }
     for (const auto& l : run.lines)
       if (l.wrong > 0) return usage("--nccl-tests=" + file + ": the tool reported wrong results; not a reference");
-    filled += merge_nccltests(rows, {run}, config);
+    runs_of[config].push_back(std::move(run));
   }
+  int filled = 0;
+  for (const auto& [config, runs] : runs_of) filled += merge_nccltests(rows, runs, config);
 
   const std::string tmp = out + ".tmp." + std::to_string(::getpid());
   {

@@ -4,6 +4,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "../harness/stats.h"
+
 namespace pk::coll {
 
 namespace {
@@ -94,24 +96,34 @@ int merge_nccltests(std::vector<CsvRow>& rows, const std::vector<NcclTestsRun>& 
   for (CsvRow& row : rows) {
     if (row["nccl_config"] != config || row["status"] != "ok") continue;
     const bool graph = row["launch_mode"] == "graph";
+    // Every run of this collective, mode and GPU count that measured the row's size and type:
+    // one figure each, and the reference is their median (a launch-bound figure moves by
+    // 10 % from one run of the tool to the next; ref_check.sh runs it REPEATS times).
+    std::vector<double> times;
+    const NcclTestsRun* first = nullptr;
     for (const NcclTestsRun& run : runs) {
       if (run.collective() != row["collective"] || (run.graph_launches > 0) != graph ||
           std::to_string(run.ranks) != row["gpus"])
         continue;
       for (const NcclTestsLine& l : run.lines) {
         if (std::to_string(l.bytes) != row["bytes"] || l.type != nccltests_type_of(row["dtype"])) continue;
-        char buf[32];
-        row["ref_tool"] = run.tool() + (graph ? " -G " + std::to_string(run.graph_launches) : "");
-        std::snprintf(buf, sizeof buf, "%.4g", l.time_us);
-        row["ref_time_us"] = buf;
-        const std::string ours = row["time_us_nccltests"];
-        if (!ours.empty()) {
-          std::snprintf(buf, sizeof buf, "%.4f", std::stod(ours) / l.time_us);
-          row["ref_ratio"] = buf;
-        }
-        ++filled;
+        times.push_back(l.time_us);
+        if (!first) first = &run;
       }
     }
+    if (times.empty()) continue;
+    const double ref = summarize(times).median;
+    char buf[32];
+    row["ref_tool"] = first->tool() + (graph ? " -G " + std::to_string(first->graph_launches) : "") +
+                      (times.size() > 1 ? ", median of " + std::to_string(times.size()) + " runs" : "");
+    std::snprintf(buf, sizeof buf, "%.4g", ref);
+    row["ref_time_us"] = buf;
+    const std::string ours = row["time_us_nccltests"];
+    if (!ours.empty()) {
+      std::snprintf(buf, sizeof buf, "%.4f", std::stod(ours) / ref);
+      row["ref_ratio"] = buf;
+    }
+    ++filled;
   }
   return filled;
 }

@@ -33,7 +33,8 @@ std::string nccltests_type_of(const std::string& study_dtype);  // bf16 -> bfloa
 
 // Fills ref_tool, ref_time_us, ref_ratio (time_us_nccltests / ref_time_us) of every row of
 // `config` (the nccl_config column: default, symmetric, ...) whose collective, dtype, bytes,
-// GPU count and launch mode a run in `runs` measured. Returns the rows filled.
+// GPU count and launch mode a run in `runs` measured; several such runs (the tool run
+// repeatedly): the median of their figures, and ref_tool says how many. Returns the rows filled.
 using CsvRow = std::map<std::string, std::string>;
 int merge_nccltests(std::vector<CsvRow>& rows, const std::vector<NcclTestsRun>& runs, const std::string& config);
 

@@ -16,6 +16,9 @@
 #   COLLS     [all_reduce] (all_reduce, all_gather, reduce_scatter, all_to_all)
 #   DTYPE     [bf16] (bf16, fp32)     SIZES [4K:1G] (MIN:MAX, doubling, as -b MIN -e MAX -f 2)
 #   MODES     [eager,graph]           ITERS [20] (nccl-tests' -n and --nccltests-iters)
+#   REPEATS   [5] runs of each tool invocation and of the study's method per point
+#             (--nccltests-repeats); both sides' figure is the median of their runs: a
+#             launch-bound size moves by ~10 % between two runs of nccl-tests itself
 #   CONFIGS   [default,symmetric] any of default, symmetric, PROTO/ALGO (LL/Ring, ...):
 #             symmetric runs the tool with -R 2, PROTO/ALGO with NCCL_PROTO / NCCL_ALGO set
 # Exit: the study's or a tool's failure, else pkbench_coll_ref's (1: no row matched).
@@ -33,11 +36,13 @@ DTYPE=${DTYPE:-bf16}
 SIZES=${SIZES:-4K:1G}
 MODES=${MODES:-eager,graph}
 ITERS=${ITERS:-20}
+REPEATS=${REPEATS:-5}
 CONFIGS=${CONFIGS:-default,symmetric}
 MIN=${SIZES%%:*}
 MAX=${SIZES#*:}
 case $DTYPE in bf16) NT_TYPE=bfloat16 ;; fp32) NT_TYPE=float ;; *) echo "DTYPE=$DTYPE: bf16 or fp32" >&2; exit 2 ;; esac
 [[ $SIZES == *:* && $MAX != *:* ]] || { echo "SIZES=$SIZES: MIN:MAX" >&2; exit 2; }
+[[ $REPEATS =~ ^[1-9][0-9]*$ ]] || { echo "REPEATS=$REPEATS: a positive integer" >&2; exit 2; }
 
 nt_bin() {  # the nccl-tests binary of a collective
   local name
@@ -76,7 +81,7 @@ export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 TORCH_SYMM_MEM_DISABLE_MULTICAS
 
 echo "== pkbench_collectives: $COLLS $DTYPE $SIZES $MODES, $CONFIGS"
 "${LAUNCH[@]}" "$BIN" --collectives="$COLLS" --dtypes="$DTYPE" --sizes="$SIZES" --modes="$MODES" --impls="$IMPLS" \
-  --nccl-configs="$CONFIGS" --nccltests-iters="$ITERS" --nccltests-shift --csv="$O/study.csv" "$@" > "$O/study.log" 2>&1
+  --nccl-configs="$CONFIGS" --nccltests-iters="$ITERS" --nccltests-repeats="$REPEATS" --nccltests-shift --csv="$O/study.csv" "$@" > "$O/study.log" 2>&1
 rc=$?
 [ $rc = 0 ] || { echo "pkbench_collectives failed (rc=$rc):" >&2; tail -20 "$O/study.log" >&2; exit $rc; }
 
@@ -90,18 +95,20 @@ for coll in ${COLLS//,/ }; do
       [ "$m" = graph ] && args+=(-G 1)
       env=()
       case $c in symmetric) args+=(-R 2) ;; */*) env=(NCCL_PROTO="${c%/*}" NCCL_ALGO="${c#*/}") ;; esac
-      f="$O/nccltests_${coll}_$(impl_of "$c")_${m}.txt"
-      echo "== ${env[*]} $(basename "$exe") ${args[*]}"
-      if [ "$NP" -ge 2 ]; then
-        xenv=()
-        for e in "${env[@]}"; do xenv+=(-x "$e"); done
-        "${LAUNCH[@]}" "${xenv[@]}" "$exe" "${args[@]}" > "$f" 2>&1
-      else
-        env "${env[@]}" "$exe" "${args[@]}" > "$f" 2>&1
-      fi
-      rc=$?
-      [ $rc = 0 ] || { echo "$(basename "$exe") failed (rc=$rc):" >&2; tail -20 "$f" >&2; exit $rc; }
-      MERGE+=(--nccl-tests="$c:$f")  # the configuration's name is its nccl_config
+      echo "== ${env[*]} $(basename "$exe") ${args[*]} (x$REPEATS)"
+      for ((r = 1; r <= REPEATS; r++)); do
+        f="$O/nccltests_${coll}_$(impl_of "$c")_${m}_r$r.txt"
+        if [ "$NP" -ge 2 ]; then
+          xenv=()
+          for e in "${env[@]}"; do xenv+=(-x "$e"); done
+          "${LAUNCH[@]}" "${xenv[@]}" "$exe" "${args[@]}" > "$f" 2>&1
+        else
+          env "${env[@]}" "$exe" "${args[@]}" > "$f" 2>&1
+        fi
+        rc=$?
+        [ $rc = 0 ] || { echo "$(basename "$exe") failed (rc=$rc):" >&2; tail -20 "$f" >&2; exit $rc; }
+        MERGE+=(--nccl-tests="$c:$f")  # the configuration's name is its nccl_config; its runs' median
+      done
     done
   done
 done

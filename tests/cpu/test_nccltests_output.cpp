@@ -94,6 +94,23 @@ TEST(NcclTestsOutput, MergesIntoMatchingNcclRowsOnly) {
   for (int i : {1, 2, 3, 4, 5}) EXPECT_EQ(rows[i].count("ref_tool"), 0u) << i;
 }
 
+TEST(NcclTestsOutput, SeveralRunsOfTheToolGiveTheirMedian) {
+  // The same invocation three times (ref_check.sh's REPEATS): the reference is the median
+  // figure, not the last file read, and ref_tool says how many runs it stands for.
+  auto with_time = [](const std::string& t) {
+    std::string text = kAllReduceGraph;
+    text.replace(text.find("0.98"), 4, t);
+    return parse_nccltests_output(text);
+  };
+  std::vector<CsvRow> rows = {{{"collective", "all_reduce"}, {"impl", "nccl"}, {"nccl_config", "default"},
+                               {"launch_mode", "graph"}, {"bytes", "4096"}, {"dtype", "bf16"}, {"gpus", "1"},
+                               {"status", "ok"}, {"time_us_nccltests", "1.10"}}};
+  EXPECT_EQ(merge_nccltests(rows, {with_time("1.30"), with_time("0.90"), with_time("1.00")}, "default"), 1);
+  EXPECT_EQ(rows[0]["ref_time_us"], "1");
+  EXPECT_EQ(rows[0]["ref_ratio"], "1.1000");
+  EXPECT_EQ(rows[0]["ref_tool"], "nccl-tests 2.19.6 all_reduce_perf -G 1, median of 3 runs");
+}
+
 TEST(NcclTestsOutput, ForcedConfigurationRowsGetTheirReference) {
   // A row as the study writes it (its nccl_config cell through the CSV writer) and the
   // configuration as pkbench_coll_ref / ref_check.sh name it: the same string, so it merges.
