@@ -181,131 +181,119 @@ class FusedStudy {
   std::map<std::string, std::map<std::string, double>> times_;  // (op, shape) -> schedule -> best median us
 };
 
-}  // namespace
-}  // namespace pk::fused
+// Every schedule runs this suite's GEMM (TMA, clusters, wgmma): what a GPU without them skips.
+std::vector<ListedPoint> listed(const std::vector<Point>& points, const GpuInfo& g) {
+  const std::string why = missing_features({Feature::device_code, Feature::tma, Feature::clusters, Feature::wgmma}, g);
+  std::vector<ListedPoint> out;
+  for (const auto& p : points) out.push_back({p.name(), why});
+  return out;
+}
 
-int main(int argc, char** argv) {
-  using namespace pk;
-  using namespace pk::fused;
-  FusedOptions opt;
-  opt.timing.samples = 10;
-  opt.timing.warmup_ms = 100;
-  opt.timing.target_sample_ms = 20;
-  opt.timing.gap_ms = 20;
-  std::string preset_name = "default", ops_arg, schedules_arg, sizes_arg, shapes_arg;
-  std::map<std::string, std::string> knob_args;
-  int world_hint = 0;
-  StudyMain study("pkbench_fused",
-                  "Fused GEMM + communication kernels (GEMM+RS, AG+GEMM, GEMM+AR): intra-SM vs inter-SM overlap, "
-                  "the SM split, and the baselines (cuBLASLt + NCCL, this suite's GEMM + collective, copy engine).",
-                  "fused.csv");
-  CLI::App& app = study.cli().app();
-  std::string pdesc, sdesc, odesc;
-  for (const auto& p : presets()) pdesc += "\n    " + p.name + ": " + p.help;
-  for (const auto& s : schedules()) sdesc += "\n    " + s.name + " (" + kind_name(s.kind) + "): " + s.summary;
-  for (Op op : all_ops()) odesc += "\n    " + op_name(op) + ": " + op_description(op);
-  app.add_option("--preset", preset_name, "what to run when the flags below are not given:" + pdesc)->capture_default_str();
-  app.add_option("--ops", ops_arg, "operators (comma list or all):" + odesc);
-  app.add_option("--schedules", schedules_arg, "schedules (comma list or all), run in this order per shape:" + sdesc);
-  app.add_option("--sizes", sizes_arg, "the paper's N (list or range): local shapes N x N/w x N (AG) or N x N x N/w (RS, AR)");
-  app.add_option("--shapes", shapes_arg, "explicit local shapes MxNxK for every operator (e.g. the K sweep of Table 3)");
-  for (const Knob* k : all_knobs())
-    app.add_option("--" + k->flag, knob_args[k->name],
-                   k->help + " [" + k->unit + ", " + std::to_string(k->lo) + ".." + std::to_string(k->hi) + "]");
-  app.add_option("--group-m", opt.group_m, "band height of the grouped tile order (0: each kernel's default)")
-      ->check(CLI::Range(0, 1 << 20))
-      ->capture_default_str();
-  app.add_option("--world", world_hint,
-                 "GPU count to plan for (--list on a machine without GPUs); when running it must equal the GPUs of the "
-                 "run (0: the run's)")
-      ->check(CLI::Range(0, kMaxGpus))
-      ->capture_default_str();
-  add_timing_flags(app, opt.timing);
-  app.add_option("--study-warmup-ms", opt.study_warmup_ms, "GEMMs run before the first point")
-      ->check(CLI::Range(0.0, 1e7))
-      ->capture_default_str();
+class FusedPlan : public StudyPlan {
+ public:
+  explicit FusedPlan(StudyMain& study) : study_(study) {
+    opt_.timing.samples = 10;
+    opt_.timing.warmup_ms = 100;
+    opt_.timing.target_sample_ms = 20;
+    opt_.timing.gap_ms = 20;
+    CLI::App& app = study.cli().app();
+    std::string pdesc, sdesc, odesc;
+    for (const auto& p : presets()) pdesc += "\n    " + p.name + ": " + p.help;
+    for (const auto& s : schedules()) sdesc += "\n    " + s.name + " (" + kind_name(s.kind) + "): " + s.summary;
+    for (Op op : all_ops()) odesc += "\n    " + op_name(op) + ": " + op_description(op);
+    app.add_option("--preset", preset_name_, "what to run when the flags below are not given:" + pdesc)->capture_default_str();
+    app.add_option("--ops", ops_arg_, "operators (comma list or all):" + odesc);
+    app.add_option("--schedules", schedules_arg_, "schedules (comma list or all), run in this order per shape:" + sdesc);
+    app.add_option("--sizes", sizes_arg_, "the paper's N (list or range): local shapes N x N/w x N (AG) or N x N x N/w (RS, AR)");
+    app.add_option("--shapes", shapes_arg_, "explicit local shapes MxNxK for every operator (e.g. the K sweep of Table 3)");
+    for (const Knob* k : all_knobs())
+      app.add_option("--" + k->flag, knob_args_[k->name],
+                     k->help + " [" + k->unit + ", " + std::to_string(k->lo) + ".." + std::to_string(k->hi) + "]");
+    app.add_option("--group-m", opt_.group_m, "band height of the grouped tile order (0: each kernel's default)")
+        ->check(CLI::Range(0, 1 << 20))
+        ->capture_default_str();
+    app.add_option("--world", world_hint_,
+                   "GPU count to plan for (--list on a machine without GPUs); when running it must equal the GPUs of the "
+                   "run (0: the run's)")
+        ->check(CLI::Range(0, kMaxGpus))
+        ->capture_default_str();
+    add_timing_flags(app, opt_.timing);
+    app.add_option("--study-warmup-ms", opt_.study_warmup_ms, "GEMMs run before the first point")
+        ->check(CLI::Range(0.0, 1e7))
+        ->capture_default_str();
+  }
 
-  if (int rc = study.begin(&argc, argv); rc >= 0) return rc;
-  GridSpec grid;
-  try {
-    const Preset& pre = preset(preset_name);
+  void check_flags() override {
+    const Preset& pre = preset(preset_name_);
     const auto pick = [](const std::string& given, const std::string& dflt) { return given.empty() ? dflt : given; };
     std::vector<std::string> op_names_all;
     for (Op op : all_ops()) op_names_all.push_back(op_name(op));
-    for (const auto& n : parse_name_list(pick(ops_arg, pre.ops), op_names_all, "operator (--ops)")) grid.ops.push_back(parse_op(n));
-    grid.schedules = parse_name_list(pick(schedules_arg, pre.schedules), schedule_names(), "schedule (--schedules)");
-    const std::string sizes = sizes_arg.empty() && shapes_arg.empty() ? pre.sizes : sizes_arg;
-    const std::string shapes = sizes_arg.empty() && shapes_arg.empty() ? pre.shapes : shapes_arg;
+    for (const auto& n : parse_name_list(pick(ops_arg_, pre.ops), op_names_all, "operator (--ops)")) grid_.ops.push_back(parse_op(n));
+    grid_.schedules = parse_name_list(pick(schedules_arg_, pre.schedules), schedule_names(), "schedule (--schedules)");
+    const std::string sizes = sizes_arg_.empty() && shapes_arg_.empty() ? pre.sizes : sizes_arg_;
+    const std::string shapes = sizes_arg_.empty() && shapes_arg_.empty() ? pre.shapes : shapes_arg_;
     if (!sizes.empty()) {
       try {
-        grid.sizes = parse_int_list(sizes, 0);
+        grid_.sizes = parse_int_list(sizes, 0);
       } catch (const ArgError& e) {
         throw ArgError(std::string("--sizes: ") + e.what());
       }
     }
-    if (!shapes.empty()) grid.shapes = gemm::parse_shapes(shapes);
+    if (!shapes.empty()) grid_.shapes = gemm::parse_shapes(shapes);
     for (const Knob* k : all_knobs()) {
-      std::string v = knob_args[k->name];
+      std::string v = knob_args_[k->name];
       if (v.empty() && pre.knobs.count(k->name)) v = pre.knobs.at(k->name);
-      if (!v.empty()) grid.knob_values[k->name] = parse_knob_list(*k, v);
+      if (!v.empty()) grid_.knob_values[k->name] = parse_knob_list(*k, v);
     }
     // What needs no GPU is refused now: the tile, and the GPU count when --world names it.
-    build_points(grid, world_hint);
+    build_points(grid_, world_hint_);
     if (const std::string mc = keep_nccl_multicast_off(); !mc.empty()) throw ArgError(mc);
-  } catch (const ArgError& e) {
-    return study.bad_input(e.what());
   }
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return kExitBadInput;
-
-  // Every schedule runs this suite's GEMM (TMA, clusters, wgmma): what a GPU without them skips.
-  const std::vector<Feature> needs = {Feature::device_code, Feature::tma, Feature::clusters, Feature::wgmma};
-  auto list = [&](const std::vector<Point>& pts, const GpuInfo& g) {
-    const std::string why = missing_features(needs, g);
-    for (const auto& p : pts) std::printf("%s%s%s\n", p.name().c_str(), why.empty() ? "" : " skipped: ", why.c_str());
-  };
-  if (study.list_planned()) {  // --arch, or no GPU here: a stand-in GPU
-    const int w = world_hint > 0 ? world_hint : 2;
-    try {
-      const GpuInfo g = study.planned_gpu();
-      study.note("note: points planned for " + std::to_string(w) + " GPUs (--world)");
-      list(build_points(grid, w), g);
-    } catch (const ArgError& e) {
-      return study.bad_input(e.what());
-    }
-    return 0;
+  std::vector<ListedPoint> plan(const GpuInfo& g) override {
+    const int w = world_hint_ > 0 ? world_hint_ : 2;
+    study_.note("note: points planned for " + std::to_string(w) + " GPUs (--world)");
+    return listed(build_points(grid_, w), g);
   }
-  if (int rc = study.start(); rc >= 0) return rc;
-  PeerGroup& group = study.group();
-  std::vector<Point> points;
-  try {
-    if (world_hint > 0 && world_hint != group.size())
-      throw ArgError("--world=" + std::to_string(world_hint) + " but the run has " + std::to_string(group.size()) + " GPUs");
+  std::vector<ListedPoint> points(PeerGroup& group) override {
+    if (world_hint_ > 0 && world_hint_ != group.size())
+      throw ArgError("--world=" + std::to_string(world_hint_) + " but the run has " + std::to_string(group.size()) + " GPUs");
     for (const GpuInfo& g : group.topology().gpus)
       if (g.cc_major != 9)
         throw ArgError("the fused kernels need Hopper GPUs (sm_90a); GPU" + std::to_string(g.ordinal) + " is " + g.name);
-    points = build_points(grid, group.size());
-  } catch (const ArgError& e) {
-    return study.bad_input(e.what());
+    points_ = build_points(grid_, group.size());
+    return listed(points_, group.topology().gpus[0]);
   }
-  if (study.list_only()) {
-    if (study.is_root()) list(points, group.topology().gpus[0]);
-    return 0;
+  void setup(PeerGroup& group, PointResults& results) override {
+    if (!NcclComms::built()) study_.note("note: this build has no NCCL: the NCCL schedules are skipped");
+    else study_.note("NCCL " + NcclComms::version() + " (NCCL_NVLS_ENABLE=0)");
+    if (!nvml::available()) study_.note("note: NVML unavailable (" + nvml::unavailable_reason() + "): no clock readings");
+    study_.note(std::to_string(points_.size()) + " points");
+    st_ = std::make_unique<FusedStudy>(group, results, opt_, points_);
+    for (const auto& p : points_)
+      register_point(p.name(), opt_.timing.samples, [this, p](benchmark::State& s) { st_->run_point(s, p); });
   }
-  if (!NcclComms::built()) study.note("note: this build has no NCCL: the NCCL schedules are skipped");
-  else study.note("NCCL " + NcclComms::version() + " (NCCL_NVLS_ENABLE=0)");
-  if (!nvml::available()) study.note("note: NVML unavailable (" + nvml::unavailable_reason() + "): no clock readings");
-  study.note(std::to_string(points.size()) + " points");
-  PointResults results;
-  std::unique_ptr<FusedStudy> st;
-  try {
-    st = std::make_unique<FusedStudy>(group, results, opt, points);
-  } catch (const std::exception& e) {
-    study.fatal(std::string("setup: ") + e.what());
-  }
-  for (const auto& p : points)
-    register_point(p.name(), opt.timing.samples, [&st, p](benchmark::State& s) { st->run_point(s, p); });
-  const int rc = study.run(fused_columns(), results);
-  st.reset();  // collective teardown before the group goes
-  return rc;
+  std::vector<std::string> columns() const override { return fused_columns(); }
+  void finish() override { st_.reset(); }  // collective teardown before the group goes
+
+ private:
+  StudyMain& study_;
+  FusedOptions opt_;
+  std::string preset_name_ = "default", ops_arg_, schedules_arg_, sizes_arg_, shapes_arg_;
+  std::map<std::string, std::string> knob_args_;
+  int world_hint_ = 0;
+  GridSpec grid_;
+  std::vector<Point> points_;
+  std::unique_ptr<FusedStudy> st_;
+};
+
+}  // namespace
+}  // namespace pk::fused
+
+int main(int argc, char** argv) {
+  pk::StudyMain study("pkbench_fused",
+                      "Fused GEMM + communication kernels (GEMM+RS, AG+GEMM, GEMM+AR): intra-SM vs inter-SM overlap, "
+                      "the SM split, and the baselines (cuBLASLt + NCCL, this suite's GEMM + collective, copy engine).",
+                      "fused.csv");
+  pk::fused::FusedPlan plan(study);
+  return study.main(argc, argv, plan);
 }

@@ -315,114 +315,100 @@ std::vector<std::string> variant_names() {
   return v;
 }
 
-}  // namespace
-}  // namespace pk::gemm
+class GemmPlan : public StudyPlan {
+ public:
+  explicit GemmPlan(StudyMain& study) : study_(study) {
+    opt_.timing.samples = 10;
+    opt_.timing.warmup_ms = 100;
+    opt_.timing.target_sample_ms = 20;
+    opt_.timing.gap_ms = 50;
+    std::string vdesc;
+    for (const auto& v : variant_infos()) vdesc += "\n    " + v.description();
+    CLI::App& app = study.cli().app();
+    app.add_option("--shapes", shapes_arg_, "comma list of MxNxK")->capture_default_str();
+    app.add_option("--sms", sms_arg_,
+                   "SM counts: list/range (e.g. 132,100 or 66:132:+22) or all; pkbench runs one block per SM, "
+                   "cuBLASLt gets the count as CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET")
+        ->capture_default_str();
+    app.add_option("--impls", impls_arg_, "cublaslt, pkbench (or all)")->capture_default_str();
+    app.add_option("--variants", variants_arg_, "pkbench kernel variants (or all); c1 is the base of the fused kernels:" + vdesc)
+        ->capture_default_str();
+    app.add_option("--group-m", opt_.group_m, "grouped tile order: band height in cluster-tile rows (0: variant default)")
+        ->check(CLI::Range(0, 1 << 20))
+        ->capture_default_str();
+    add_timing_flags(app, opt_.timing);
+    app.add_option("--study-warmup-ms", opt_.study_warmup_ms, "GEMMs run before the first point")
+        ->check(CLI::Range(0.0, 1e7))
+        ->capture_default_str();
+  }
 
-int main(int argc, char** argv) {
-  using namespace pk;
-  using namespace pk::gemm;
-  StudyOptions opt;
-  opt.timing.samples = 10;
-  opt.timing.warmup_ms = 100;
-  opt.timing.target_sample_ms = 20;
-  opt.timing.gap_ms = 50;
-  std::string shapes_arg = kDefaultShapes, sms_arg = "all", impls_arg = "cublaslt,pkbench", variants_arg = "c1";
-  std::string vdesc;
-  for (const auto& v : variant_infos()) vdesc += "\n    " + v.description();
-  StudyMain study("pkbench_gemm",
-                  "This suite's Hopper bf16 GEMM (C = A * B^T, A MxK and B NxK row-major, fp32 accumulation) "
-                  "against cuBLASLt, per shape and SM count.",
-                  "gemm.csv");
-  CLI::App& app = study.cli().app();
-  app.add_option("--shapes", shapes_arg, "comma list of MxNxK")->capture_default_str();
-  app.add_option("--sms", sms_arg,
-                 "SM counts: list/range (e.g. 132,100 or 66:132:+22) or all; pkbench runs one block per SM, "
-                 "cuBLASLt gets the count as CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET")
-      ->capture_default_str();
-  app.add_option("--impls", impls_arg, "cublaslt, pkbench (or all)")->capture_default_str();
-  app.add_option("--variants", variants_arg, "pkbench kernel variants (or all); c1 is the base of the fused kernels:" + vdesc)->capture_default_str();
-  app.add_option("--group-m", opt.group_m, "grouped tile order: band height in cluster-tile rows (0: variant default)")
-      ->check(CLI::Range(0, 1 << 20))
-      ->capture_default_str();
-  add_timing_flags(app, opt.timing);
-  app.add_option("--study-warmup-ms", opt.study_warmup_ms, "GEMMs run before the first point")
-      ->check(CLI::Range(0.0, 1e7))
-      ->capture_default_str();
-
-  if (int rc = study.begin(&argc, argv); rc >= 0) return rc;
-  std::vector<Shape> shapes;
-  std::vector<std::string> impls, variants;
-  try {
-    shapes = parse_shapes(shapes_arg);
-    impls = parse_name_list(impls_arg, {kImplCublas, kImplPk}, "implementation (--impls)");
-    variants = parse_name_list(variants_arg, variant_names(), "variant (--variants)");
-    if (std::find(impls.begin(), impls.end(), kImplPk) != impls.end())
-      for (const auto& v : variants)
-        for (const auto& s : shapes) check_shape(variant_info(v), s);
+  void check_flags() override {
+    shapes_ = parse_shapes(shapes_arg_);
+    impls_ = parse_name_list(impls_arg_, {kImplCublas, kImplPk}, "implementation (--impls)");
+    variants_ = parse_name_list(variants_arg_, variant_names(), "variant (--variants)");
+    if (std::find(impls_.begin(), impls_.end(), kImplPk) != impls_.end())
+      for (const auto& v : variants_)
+        for (const auto& s : shapes_) check_shape(variant_info(v), s);
     try {
       // More SMs than any supported GPU has is refused here, before the GPU is looked for.
       const int most = largest_supported_gpu().sm_count;
-      for (int n : parse_int_list(sms_arg, INT_MAX))
+      for (int n : parse_int_list(sms_arg_, INT_MAX))
         if (n < 1) throw ArgError("SM counts must be >= 1");
         else if (n != INT_MAX && n > most)
           throw ArgError(std::to_string(n) + " SMs: no supported GPU has more than " + std::to_string(most));
     } catch (const ArgError& e) {
       throw ArgError(std::string("--sms: ") + e.what());
     }
-  } catch (const ArgError& e) {
-    return study.bad_input(e.what());
   }
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return kExitBadInput;
+  std::vector<ListedPoint> plan(const GpuInfo& g) override { return listed(build_points(shapes_, sm_list(g), impls_, variants_), g); }
+  std::vector<ListedPoint> points(PeerGroup& group) override {
+    if (group.processes() > 1) throw ArgError("pkbench_gemm measures one GPU: run it without mpirun");
+    const GpuInfo& g0 = group.topology().gpus[0];
+    // A GPU without wgmma (sm_100) gets skipped rows for this suite's GEMM, cuBLASLt runs.
+    points_ = build_points(shapes_, sm_list(g0), impls_, variants_);
+    return listed(points_, g0);
+  }
+  void setup(PeerGroup& group, PointResults& results) override {
+    if (!nvml::available())
+      study_.note("note: NVML unavailable (" + nvml::unavailable_reason() + "): no clock readings");
+    st_ = std::make_unique<GemmStudy>(group, results, opt_);
+    for (const auto& p : points_)
+      register_point(p.name(), opt_.timing.samples, [this, p](benchmark::State& s) { st_->run_point(s, p); });
+  }
+  std::vector<std::string> columns() const override { return gemm_columns(); }
+  void finish() override { st_.reset(); }
 
-  auto sm_list = [&](const GpuInfo& g) {
-    std::vector<int> sms = parse_int_list(sms_arg, g.sm_count);
+ private:
+  std::vector<int> sm_list(const GpuInfo& g) const {
+    std::vector<int> sms = parse_int_list(sms_arg_, g.sm_count);
     for (int n : sms)
       if (n > g.sm_count) throw ArgError("--sms: " + std::to_string(n) + " SMs but GPU0 has " + std::to_string(g.sm_count));
     return sms;
-  };
+  }
   // Each point, and on a GPU that lacks what its implementation needs, why it is skipped.
-  auto list = [&](const std::vector<Point>& points, const GpuInfo& g) {
-    for (const auto& p : points) {
-      const std::string why = missing_features(needs_of(p.impl), g);
-      std::printf("%s%s%s\n", p.name().c_str(), why.empty() ? "" : " skipped: ", why.c_str());
-    }
-    return 0;
-  };
-  if (study.list_planned()) {  // --arch, or no GPU here: plan for a stand-in GPU
-    try {
-      const GpuInfo g = study.planned_gpu();
-      return list(build_points(shapes, sm_list(g), impls, variants), g);
-    } catch (const ArgError& e) {
-      return study.bad_input(e.what());
-    }
+  static std::vector<ListedPoint> listed(const std::vector<Point>& points, const GpuInfo& g) {
+    std::vector<ListedPoint> out;
+    for (const auto& p : points) out.push_back({p.name(), missing_features(needs_of(p.impl), g)});
+    return out;
   }
-  if (int rc = study.start(); rc >= 0) return rc;
-  PeerGroup& group = study.group();
-  if (group.processes() > 1) return study.bad_input("pkbench_gemm measures one GPU: run it without mpirun");
-  const GpuInfo& g0 = group.topology().gpus[0];
-  std::vector<int> sms;
-  try {
-    sms = sm_list(g0);
-  } catch (const ArgError& e) {
-    return study.bad_input(e.what());
-  }
-  // A GPU without wgmma (sm_100) gets skipped rows for this suite's GEMM, cuBLASLt runs.
-  const std::vector<Point> points = build_points(shapes, sms, impls, variants);
-  if (study.list_only()) return list(points, g0);
-  if (!nvml::available())
-    study.note("note: NVML unavailable (" + nvml::unavailable_reason() + "): no clock readings");
-  PointResults results;
-  std::unique_ptr<GemmStudy> st;
-  try {
-    st = std::make_unique<GemmStudy>(group, results, opt);
-  } catch (const std::exception& e) {
-    study.fatal(std::string("setup: ") + e.what());
-  }
-  for (const auto& p : points) {
-    register_point(p.name(), opt.timing.samples, [&st, p](benchmark::State& s) { st->run_point(s, p); });
-  }
-  const int rc = study.run(gemm_columns(), results);
-  st.reset();
-  return rc;
+
+  StudyMain& study_;
+  StudyOptions opt_;
+  std::string shapes_arg_ = kDefaultShapes, sms_arg_ = "all", impls_arg_ = "cublaslt,pkbench", variants_arg_ = "c1";
+  std::vector<Shape> shapes_;
+  std::vector<std::string> impls_, variants_;
+  std::vector<Point> points_;
+  std::unique_ptr<GemmStudy> st_;
+};
+
+}  // namespace
+}  // namespace pk::gemm
+
+int main(int argc, char** argv) {
+  pk::StudyMain study("pkbench_gemm",
+                      "This suite's Hopper bf16 GEMM (C = A * B^T, A MxK and B NxK row-major, fp32 accumulation) "
+                      "against cuBLASLt, per shape and SM count.",
+                      "gemm.csv");
+  pk::gemm::GemmPlan plan(study);
+  return study.main(argc, argv, plan);
 }

@@ -150,6 +150,54 @@ int StudyMain::run(const std::vector<std::string>& columns, PointResults& result
   }
 }
 
+int StudyMain::main(int argc, char** argv, StudyPlan& plan) {
+  if (int rc = begin(&argc, argv); rc >= 0) return rc;
+  try {
+    plan.check_flags();
+  } catch (const ArgError& e) {
+    return bad_input(e.what());
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return kExitBadInput;
+  auto list = [&](const std::vector<ListedPoint>& points) {
+    if (!is_root()) return 0;
+    for (const auto& p : points)
+      std::printf("%s%s%s\n", p.label.c_str(), p.skipped.empty() ? "" : " skipped: ", p.skipped.c_str());
+    return 0;
+  };
+  if (list_planned()) {
+    try {
+      return list(plan.plan(planned_gpu()));
+    } catch (const ArgError& e) {
+      return bad_input(e.what());
+    }
+  }
+  if (int rc = start(); rc >= 0) return rc;
+  std::vector<ListedPoint> points;
+  try {
+    points = plan.points(*group_);
+  } catch (const ArgError& e) {
+    return bad_input(e.what());
+  }
+  if (list_only_) return list(points);
+  PointResults results;
+  try {
+    plan.setup(*group_, results);
+  } catch (const ArgError& e) {
+    return bad_input(e.what());
+  } catch (const std::exception& e) {
+    fatal(std::string("setup: ") + e.what());
+  }
+  try {
+    plan.warm_up();
+  } catch (const std::exception& e) {
+    fatal(std::string("warm-up: ") + e.what());
+  }
+  const int rc = run(plan.columns(), results);
+  plan.finish();
+  return rc;
+}
+
 void register_point(const std::string& name, int iterations, std::function<void(benchmark::State&)> fn) {
   benchmark::RegisterBenchmark(name.c_str(), std::move(fn))
       ->UseManualTime()

@@ -6,6 +6,8 @@
 //   run()    the registered Google Benchmarks. Every rank runs every point with the same
 //            iteration counts; rank 0 reports (console + tidy CSV), the others use a null
 //            reporter. A fatal error on any rank ends every rank with its message.
+// main() is the whole life in that order around a study's StudyPlan: a study's main() is
+// its StudyMain, its plan (which adds its flags) and one call.
 #include <benchmark/benchmark.h>
 
 #include <functional>
@@ -22,6 +24,32 @@
 
 namespace pk {
 
+// A point as --list prints it: its label and, on a GPU that lacks what it needs, why it
+// would be skipped ("" runs).
+struct ListedPoint {
+  std::string label, skipped;
+};
+
+// What one study adds to the life cycle; StudyMain::main() calls these in this order.
+// ArgError from any of them is bad input (exit 2); other exceptions from setup() and
+// warm_up() are fatal.
+class StudyPlan {
+ public:
+  virtual ~StudyPlan() = default;
+  // After the command line is parsed: the flag checks that need no GPU.
+  virtual void check_flags() {}
+  // --list without this machine's GPU (--arch, or none here): the points for g.
+  virtual std::vector<ListedPoint> plan(const GpuInfo& g) = 0;
+  // After the GPUs are up: this run's points (for --list, or to set up and run).
+  virtual std::vector<ListedPoint> points(PeerGroup& group) = 0;
+  // The study's state built and its points registered (register_point), results into `results`.
+  virtual void setup(PeerGroup& group, PointResults& results) = 0;
+  virtual void warm_up() {}
+  virtual std::vector<std::string> columns() const = 0;
+  // After the run, before the peer group goes (collective teardown).
+  virtual void finish() = 0;
+};
+
 class StudyMain {
  public:
   StudyMain(std::string program, std::string description, std::string default_csv);
@@ -35,6 +63,8 @@ class StudyMain {
   int start();
   // Runs every registered benchmark; returns the exit code (1 if any point failed).
   int run(const std::vector<std::string>& columns, PointResults& results);
+  // The whole life of a study binary around `plan`; returns main's exit code.
+  int main(int argc, char** argv, StudyPlan& plan);
 
   Comm& comm() { return *comm_; }
   PeerGroup& group() { return *group_; }

@@ -64,90 +64,81 @@ void run_variant(benchmark::State& state, SyncContext& ctx, const Variant& v, Po
   results.put(v.name(), row);
 }
 
+class SyncPlan : public StudyPlan {
+ public:
+  explicit SyncPlan(StudyMain& study) : study_(study) {
+    CLI::App& app = study.cli().app();
+    std::string level_list;
+    for (const auto& l : level_names()) level_list += (level_list.empty() ? "" : ", ") + l;
+    app.add_option("--levels", levels_, "comma list of " + level_list + " (default: all)");
+    app.add_option("--iters", opt_.iters, "measured round trips / operations per variant (medians of this many)")
+        ->check(CLI::Range(1, 1000000))
+        ->capture_default_str();
+    app.add_option("--warmup-iters", opt_.warmup_iters, "operations run first and not recorded")
+        ->check(CLI::Range(0, 100000))
+        ->capture_default_str();
+    app.add_option("--timeout-ms", opt_.timeout_ms, "limit of every spin-wait: a missing partner ends the variant with an error")
+        ->check(CLI::Range(1e-3, 1e6))
+        ->capture_default_str();
+    app.add_option("--gpus", gpus_, "A,B: the GPUs of two-GPU variants (default 0,1; ranks under mpirun)");
+  }
+
+  void check_flags() override {
+    if (!levels_.empty()) level_filter_ = parse_name_list(levels_, level_names(), "level");
+    if (!gpus_.empty()) pair_ = parse_gpu_pair(gpus_, "--gpus");
+    opt_.gpu_a = pair_.first;
+    opt_.gpu_b = pair_.second;
+    if (opt_.iters < 1000) study_.note("note: --iters=" + std::to_string(opt_.iters) + ": medians of fewer than 1000 operations");
+  }
+  std::vector<ListedPoint> plan(const GpuInfo& g) override {  // a stand-in GPU, 2 GPUs
+    study_.note("note: variants listed for 2 GPUs");
+    // Every variant is a kernel of this build (the host-level ones time launches of one).
+    const std::string why = missing_feature(Feature::device_code, g);
+    std::vector<ListedPoint> out;
+    for (const auto& v : select(g.sm_count, 2)) out.push_back({v.name(), why});
+    return out;
+  }
+  std::vector<ListedPoint> points(PeerGroup& group) override {
+    const int n = group.size();
+    if (n > 1) check_gpu_pair(pair_, n, "--gpus");
+    else if (pair_.first != 0)
+      throw ArgError("--gpus: GPU " + std::to_string(pair_.first) + " does not exist (1 GPU in this run)");
+    variants_ = select(group.topology().gpus[opt_.gpu_a].sm_count, n);
+    std::vector<ListedPoint> out;
+    for (const auto& v : variants_) out.push_back({v.name(), ""});
+    return out;
+  }
+  void setup(PeerGroup& group, PointResults& results) override {
+    ctx_ = std::make_unique<SyncContext>(group, opt_);
+    for (const auto& v : variants_)
+      register_point(v.name(), 1, [this, v, &results](benchmark::State& s) { run_variant(s, *ctx_, v, results); });
+  }
+  std::vector<std::string> columns() const override { return sync_columns(); }
+  void finish() override { ctx_.reset(); }
+
+ private:
+  std::vector<Variant> select(int sm_count, int n) const {
+    std::vector<Variant> out;
+    for (auto& v : all_variants(sm_count, n))
+      if (level_filter_.empty() || std::find(level_filter_.begin(), level_filter_.end(), v.level) != level_filter_.end())
+        out.push_back(v);
+    return out;
+  }
+
+  StudyMain& study_;
+  SyncOptions opt_;
+  std::string levels_, gpus_;
+  std::vector<std::string> level_filter_;
+  std::pair<int, int> pair_{0, 1};
+  std::vector<Variant> variants_;
+  std::unique_ptr<SyncContext> ctx_;
+};
+
 }  // namespace
 }  // namespace pk::sync
 
 int main(int argc, char** argv) {
-  using namespace pk;
-  using namespace pk::sync;
-  SyncOptions opt;
-  std::string levels, gpus;
-  StudyMain study("pkbench_sync", "synchronisation latency: intra-SM, inter-SM, cross-GPU, host costs", "sync.csv");
-  CLI::App& app = study.cli().app();
-  std::string level_list;
-  for (const auto& l : level_names()) level_list += (level_list.empty() ? "" : ", ") + l;
-  app.add_option("--levels", levels, "comma list of " + level_list + " (default: all)");
-  app.add_option("--iters", opt.iters, "measured round trips / operations per variant (medians of this many)")
-      ->check(CLI::Range(1, 1000000))
-      ->capture_default_str();
-  app.add_option("--warmup-iters", opt.warmup_iters, "operations run first and not recorded")
-      ->check(CLI::Range(0, 100000))
-      ->capture_default_str();
-  app.add_option("--timeout-ms", opt.timeout_ms, "limit of every spin-wait: a missing partner ends the variant with an error")
-      ->check(CLI::Range(1e-3, 1e6))
-      ->capture_default_str();
-  app.add_option("--gpus", gpus, "A,B: the GPUs of two-GPU variants (default 0,1; ranks under mpirun)");
-  if (int rc = study.begin(&argc, argv); rc >= 0) return rc;
-  std::vector<std::string> level_filter;
-  std::pair<int, int> pair{0, 1};
-  try {
-    if (!levels.empty()) level_filter = parse_name_list(levels, level_names(), "level");
-    if (!gpus.empty()) pair = parse_gpu_pair(gpus, "--gpus");
-  } catch (const ArgError& e) {
-    return study.bad_input(e.what());
-  }
-  opt.gpu_a = pair.first;
-  opt.gpu_b = pair.second;
-  if (opt.iters < 1000) study.note("note: --iters=" + std::to_string(opt.iters) + ": medians of fewer than 1000 operations");
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return kExitBadInput;
-
-  auto select = [&](int sm_count, int n) {
-    std::vector<Variant> out;
-    for (auto& v : all_variants(sm_count, n))
-      if (level_filter.empty() || std::find(level_filter.begin(), level_filter.end(), v.level) != level_filter.end())
-        out.push_back(v);
-    return out;
-  };
-  if (study.list_planned()) {  // --arch, or no GPU here: a stand-in GPU, 2 GPUs
-    const GpuInfo g = study.planned_gpu();
-    study.note("note: variants listed for 2 GPUs");
-    // Every variant is a kernel of this build (the host-level ones time launches of one).
-    const std::string why = missing_feature(Feature::device_code, g);
-    for (const auto& v : select(g.sm_count, 2))
-      std::printf("%s%s%s\n", v.name().c_str(), why.empty() ? "" : " skipped: ", why.c_str());
-    return 0;
-  }
-  if (int rc = study.start(); rc >= 0) return rc;
-  PeerGroup& group = study.group();
-  const int n = group.size();
-  if (n > 1) {
-    try {
-      check_gpu_pair(pair, n, "--gpus");
-    } catch (const ArgError& e) {
-      return study.bad_input(e.what());
-    }
-  } else if (pair.first != 0) {
-    return study.bad_input("--gpus: GPU " + std::to_string(pair.first) + " does not exist (1 GPU in this run)");
-  }
-  const std::vector<Variant> variants = select(group.topology().gpus[opt.gpu_a].sm_count, n);
-  if (study.list_only()) {
-    if (study.is_root())
-      for (const auto& v : variants) std::printf("%s\n", v.name().c_str());
-    return 0;
-  }
-  PointResults results;
-  std::unique_ptr<SyncContext> ctx;
-  try {
-    ctx = std::make_unique<SyncContext>(group, opt);
-  } catch (const ArgError& e) {
-    return study.bad_input(e.what());
-  } catch (const std::exception& e) {
-    study.fatal(std::string("setup: ") + e.what());
-  }
-  for (const auto& v : variants)
-    register_point(v.name(), 1, [&ctx, v, &results](benchmark::State& s) { run_variant(s, *ctx, v, results); });
-  const int rc = study.run(sync_columns(), results);
-  ctx.reset();
-  return rc;
+  pk::StudyMain study("pkbench_sync", "synchronisation latency: intra-SM, inter-SM, cross-GPU, host costs", "sync.csv");
+  pk::sync::SyncPlan plan(study);
+  return study.main(argc, argv, plan);
 }

@@ -292,118 +292,96 @@ std::string joined(const std::vector<std::string>& v) {
 }
 
 // Each point, and on a GPU that lacks what its mechanism needs, why it would be skipped.
-void list_points(const std::vector<TransferPoint>& points, const GpuInfo& g) {
-  for (const auto& p : points) {
-    const std::string why = missing_features(mechanism(p.mechanism).needs(), g);
-    std::printf("%s [%s]%s%s\n", p.name().c_str(), p.sweep.c_str(), why.empty() ? "" : " skipped: ", why.c_str());
-  }
+std::vector<ListedPoint> listed(const std::vector<TransferPoint>& points, const GpuInfo& g) {
+  std::vector<ListedPoint> out;
+  for (const auto& p : points) out.push_back({p.name() + " [" + p.sweep + "]", missing_features(mechanism(p.mechanism).needs(), g)});
+  return out;
 }
+
+class TransferPlan : public StudyPlan {
+ public:
+  explicit TransferPlan(StudyMain& study) : study_(study) {
+    CLI::App& app = study.cli().app();
+    std::string mechs;
+    for (const Mechanism* m : mechanisms()) mechs += "\n    " + m->name() + ": " + m->summary();
+    app.add_option("--preset", grid_.preset, "grid to run: " + joined(preset_names()))
+        ->check(CLI::IsMember(preset_names()))
+        ->capture_default_str();
+    app.add_option("--mechanisms", grid_.mechanisms, "comma list (or all) of:" + mechs);
+    app.add_option("--directions", grid_.directions, "push, pull, mixed (source pushes and destination pulls at once)");
+    app.add_option("--patterns", grid_.patterns, "one_way, bidir, local, one_to_all, all_to_one, all_pairs");
+    app.add_option("--sizes", grid_.sizes, "message sizes: list or range, e.g. 16:1G or 2K,16K or 16:1M:x4")
+        ->check(size_list_validator());
+    app.add_option("--total", total_, "bytes per flow per operation (e.g. 1G); default: the preset's")
+        ->check(size_validator());
+    app.add_option("--max-ops", grid_.max_ops, "messages per operation at most (tiny messages); 0: mechanism default");
+    for (const Knob& k : all_knobs()) {
+      std::string help = k.help + (k.unit.empty() ? "" : " [" + k.unit + "]");
+      if (!k.allowed.empty()) {
+        std::string vals;
+        for (int a : k.allowed) vals += (vals.empty() ? "" : ", ") + std::to_string(a);
+        help += " (allowed: " + vals + ")";
+      }
+      app.add_option("--" + k.flag, grid_.knob_lists[k.name], help);
+    }
+    app.add_option("--gpus", grid_.gpus, "A,B: source and destination (root A for one_to_all/all_to_one); ranks under mpirun");
+    app.add_option("--gpu-counts", grid_.gpu_counts, "fan patterns over the first K GPUs, for each K listed (e.g. 2,4,8)");
+    app.add_option("--buffer", buffer_, "per-GPU source buffer (and per incoming flow destination)")
+        ->check(size_validator())
+        ->capture_default_str();
+    add_timing_flags(app, opt_.timing);
+    app.add_option("--study-warmup-ms", opt_.study_warmup_ms, "warm-up of every GPU before the first point")
+        ->check(CLI::Range(0.0, 1e7))
+        ->capture_default_str();
+  }
+
+  void check_flags() override {
+    opt_.buffer_bytes = parse_size(buffer_);
+    if (!total_.empty()) grid_.total_bytes = parse_size(total_), grid_.total_given = true;
+    if (opt_.buffer_bytes == 0 || opt_.buffer_bytes % (16 * 1024))
+      throw ArgError("--buffer must be a positive multiple of 16 KiB");
+    check_options(grid_);
+    // The whole grid against the most capable supported GPU: what it refuses (a knob value,
+    // a message beyond any shared memory, more SMs than any GPU has) is refused everywhere,
+    // so it is refused here, before the GPU is looked for.
+    build_grid(grid_, largest_supported_gpu(), 0);
+  }
+  // --arch, or no GPU here: a stand-in GPU so the grid can still be inspected.
+  std::vector<ListedPoint> plan(const GpuInfo& g) override { return listed(build_grid(grid_, g, 0), g); }
+  std::vector<ListedPoint> points(PeerGroup& group) override {
+    int dropped = 0;
+    points_ = build_grid(grid_, group.topology().gpus[0], group.size(), &dropped);
+    study_.note(std::to_string(points_.size()) + " points (" + std::to_string(dropped) +
+                " tuning combinations that do not fit were left out)");
+    return listed(points_, group.topology().gpus[0]);
+  }
+  void setup(PeerGroup& group, PointResults& results) override {
+    if (!nvml::available())
+      study_.note("note: NVML unavailable (" + nvml::unavailable_reason() + "): no line rate, no clock readings");
+    st_ = std::make_unique<TransferStudy>(group, results, opt_);
+    st_->setup(points_);
+    for (const auto& p : points_)
+      register_point(p.name(), opt_.timing.samples, [this, p](benchmark::State& s) { st_->run_point(s, p); });
+  }
+  void warm_up() override { st_->warm_up(); }
+  std::vector<std::string> columns() const override { return transfer_columns(); }
+  void finish() override { st_.reset(); }  // collective teardown before the group goes
+
+ private:
+  StudyMain& study_;
+  GridOptions grid_;
+  StudyOptions opt_;
+  std::string buffer_ = "1G", total_;
+  std::vector<TransferPoint> points_;
+  std::unique_ptr<TransferStudy> st_;
+};
 
 }  // namespace
 }  // namespace pk::transfer
 
 int main(int argc, char** argv) {
-  using namespace pk;
-  using namespace pk::transfer;
-  GridOptions grid;
-  StudyOptions opt;
-  std::string buffer = "1G", total;
-  StudyMain study("pkbench_transfer", "GPU-to-GPU transfer bandwidth: copy engine, TMA and register mechanisms",
-                  "transfer.csv");
-  CLI::App& app = study.cli().app();
-  std::string mechs;
-  for (const Mechanism* m : mechanisms()) mechs += "\n    " + m->name() + ": " + m->summary();
-  app.add_option("--preset", grid.preset, "grid to run: " + joined(preset_names()))
-      ->check(CLI::IsMember(preset_names()))
-      ->capture_default_str();
-  app.add_option("--mechanisms", grid.mechanisms, "comma list (or all) of:" + mechs);
-  app.add_option("--directions", grid.directions, "push, pull, mixed (source pushes and destination pulls at once)");
-  app.add_option("--patterns", grid.patterns, "one_way, bidir, local, one_to_all, all_to_one, all_pairs");
-  app.add_option("--sizes", grid.sizes, "message sizes: list or range, e.g. 16:1G or 2K,16K or 16:1M:x4")
-      ->check(size_list_validator());
-  app.add_option("--total", total, "bytes per flow per operation (e.g. 1G); default: the preset's")
-      ->check(size_validator());
-  app.add_option("--max-ops", grid.max_ops, "messages per operation at most (tiny messages); 0: mechanism default");
-  for (const Knob& k : all_knobs()) {
-    std::string help = k.help + (k.unit.empty() ? "" : " [" + k.unit + "]");
-    if (!k.allowed.empty()) {
-      std::string vals;
-      for (int a : k.allowed) vals += (vals.empty() ? "" : ", ") + std::to_string(a);
-      help += " (allowed: " + vals + ")";
-    }
-    app.add_option("--" + k.flag, grid.knob_lists[k.name], help);
-  }
-  app.add_option("--gpus", grid.gpus, "A,B: source and destination (root A for one_to_all/all_to_one); ranks under mpirun");
-  app.add_option("--gpu-counts", grid.gpu_counts, "fan patterns over the first K GPUs, for each K listed (e.g. 2,4,8)");
-  app.add_option("--buffer", buffer, "per-GPU source buffer (and per incoming flow destination)")
-      ->check(size_validator())
-      ->capture_default_str();
-  add_timing_flags(app, opt.timing);
-  app.add_option("--study-warmup-ms", opt.study_warmup_ms, "warm-up of every GPU before the first point")
-      ->check(CLI::Range(0.0, 1e7))
-      ->capture_default_str();
-
-  if (int rc = study.begin(&argc, argv); rc >= 0) return rc;
-  try {
-    opt.buffer_bytes = parse_size(buffer);
-    if (!total.empty()) grid.total_bytes = parse_size(total), grid.total_given = true;
-    if (opt.buffer_bytes == 0 || opt.buffer_bytes % (16 * 1024))
-      throw ArgError("--buffer must be a positive multiple of 16 KiB");
-    check_options(grid);
-    // The whole grid against the most capable supported GPU: what it refuses (a knob value,
-    // a message beyond any shared memory, more SMs than any GPU has) is refused everywhere,
-    // so it is refused here, before the GPU is looked for.
-    build_grid(grid, largest_supported_gpu(), 0);
-  } catch (const ArgError& e) {
-    return study.bad_input(e.what());
-  }
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return kExitBadInput;
-
-  if (study.list_planned()) {
-    // --arch, or no GPU here: plan for a stand-in GPU so the grid can still be inspected.
-    try {
-      const GpuInfo g = study.planned_gpu();
-      list_points(build_grid(grid, g, 0), g);
-      return 0;
-    } catch (const ArgError& e) {
-      return study.bad_input(e.what());
-    }
-  }
-  if (int rc = study.start(); rc >= 0) return rc;
-  PeerGroup& group = study.group();
-  std::vector<TransferPoint> points;
-  try {
-    int dropped = 0;
-    points = build_grid(grid, group.topology().gpus[0], group.size(), &dropped);
-    study.note(std::to_string(points.size()) + " points (" + std::to_string(dropped) +
-               " tuning combinations that do not fit were left out)");
-  } catch (const ArgError& e) {
-    return study.bad_input(e.what());
-  }
-  if (study.list_only()) {
-    if (study.is_root()) list_points(points, group.topology().gpus[0]);
-    return 0;
-  }
-  if (!nvml::available())
-    study.note("note: NVML unavailable (" + nvml::unavailable_reason() + "): no line rate, no clock readings");
-  PointResults results;
-  std::unique_ptr<TransferStudy> st;
-  try {
-    st = std::make_unique<TransferStudy>(group, results, opt);
-    st->setup(points);
-  } catch (const std::exception& e) {
-    study.fatal(std::string("setup: ") + e.what());
-  }
-  for (const auto& p : points) {
-    register_point(p.name(), opt.timing.samples, [&st, p](benchmark::State& s) { st->run_point(s, p); });
-  }
-  try {
-    st->warm_up();
-  } catch (const std::exception& e) {
-    study.fatal(std::string("warm-up: ") + e.what());
-  }
-  const int rc = study.run(transfer_columns(), results);
-  st.reset();  // collective teardown before the group goes
-  return rc;
+  pk::StudyMain study("pkbench_transfer", "GPU-to-GPU transfer bandwidth: copy engine, TMA and register mechanisms",
+                      "transfer.csv");
+  pk::transfer::TransferPlan plan(study);
+  return study.main(argc, argv, plan);
 }
