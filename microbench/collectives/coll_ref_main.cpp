@@ -25,7 +25,7 @@ namespace {
 constexpr int kBadInput = 2;
 
 int usage(const std::string& why) {
-  std::fprintf(stderr, "pkbench_coll_ref: error: %s\nusage: pkbench_coll_ref --csv=FILE [--out=FILE] "
+  std::fprintf(stderr, "pkbench_coll_ref: error: %s\nusage: pkbench_coll_ref --csv=FILE ... [--out=FILE] "
                "--nccl-tests=[CONFIG:]FILE ...\n", why.c_str());
   return kBadInput;
 }
@@ -42,12 +42,13 @@ std::vector<std::string> split_commas(const std::string& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string csv, out;
+  std::vector<std::string> csvs;
+  std::string out;
   std::vector<std::pair<std::string, std::string>> refs;  // config, file
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&](const std::string& flag) { return a.substr(flag.size()); };
-    if (a.rfind("--csv=", 0) == 0) csv = value("--csv=");
+    if (a.rfind("--csv=", 0) == 0) csvs.push_back(value("--csv="));
     else if (a.rfind("--out=", 0) == 0) out = value("--out=");
     else if (a.rfind("--nccl-tests=", 0) == 0) {
       std::string v = value("--nccl-tests="), config = "default";
@@ -60,7 +61,9 @@ int main(int argc, char** argv) {
       }
       refs.push_back({config, v});
     } else if (a == "--help" || a == "-h") {
-      std::printf("usage: pkbench_coll_ref --csv=FILE [--out=FILE] --nccl-tests=[CONFIG:]FILE ...\n"
+      std::printf("usage: pkbench_coll_ref --csv=FILE ... [--out=FILE] --nccl-tests=[CONFIG:]FILE ...\n"
+                  "  several --csv (the study run repeatedly, alternating with the tool): each row's time_us_nccltests\n"
+                  "  is the median over the runs (nccltests_repeats counts them; --out needed)\n"
                   "  merges nccl-tests' output into the NCCL rows of the collectives CSV (ref_tool, ref_time_us,\n"
                   "  ref_ratio = time_us_nccltests / the tool's time) and prints the ratio per row; several files of\n"
                   "  one CONFIG (the tool run repeatedly): the median of their figures\n");
@@ -69,30 +72,40 @@ int main(int argc, char** argv) {
       return usage("unknown argument '" + a + "'");
     }
   }
-  if (csv.empty()) return usage("--csv: missing");
+  if (csvs.empty()) return usage("--csv: missing");
   if (refs.empty()) return usage("--nccl-tests: missing");
-  if (out.empty()) out = csv;
+  if (out.empty() && csvs.size() > 1) return usage("--out: needed with several --csv");
+  if (out.empty()) out = csvs.front();
 
-  std::ifstream f(csv);
-  if (!f) return usage("--csv=" + csv + ": cannot read");
-  std::string line;
-  std::getline(f, line);
-  const std::vector<std::string> header = split_commas(line);
-  for (const char* need : {"collective", "dtype", "bytes", "gpus", "launch_mode", "nccl_config", "status",
-                           "time_us_nccltests", "ref_tool", "ref_time_us", "ref_ratio"})
-    if (std::find(header.begin(), header.end(), need) == header.end())
-      return usage("--csv=" + csv + ": no '" + need + "' column (not a collectives CSV of this version)");
-  std::vector<CsvRow> rows;
-  while (std::getline(f, line)) {
-    if (line.empty()) continue;
-    const auto cells = split_commas(line);
-    if (cells.size() != header.size())
-      return usage("--csv=" + csv + ": line " + std::to_string(rows.size() + 2) + " has " +
-                   std::to_string(cells.size()) + " fields, the header " + std::to_string(header.size()));
-    CsvRow r;
-    for (size_t k = 0; k < header.size(); ++k) r[header[k]] = cells[k];
-    rows.push_back(std::move(r));
+  std::vector<std::string> header;
+  std::vector<std::vector<CsvRow>> study_runs;
+  for (const std::string& csv : csvs) {
+    std::ifstream f(csv);
+    if (!f) return usage("--csv=" + csv + ": cannot read");
+    std::string line;
+    std::getline(f, line);
+    const std::vector<std::string> h = split_commas(line);
+    for (const char* need : {"collective", "dtype", "bytes", "gpus", "launch_mode", "nccl_config", "status",
+                             "time_us_nccltests", "ref_tool", "ref_time_us", "ref_ratio"})
+      if (std::find(h.begin(), h.end(), need) == h.end())
+        return usage("--csv=" + csv + ": no '" + need + "' column (not a collectives CSV of this version)");
+    if (header.empty()) header = h;
+    else if (h != header) return usage("--csv=" + csv + ": its header differs from --csv=" + csvs.front() + "'s");
+    std::vector<CsvRow>& rows = study_runs.emplace_back();
+    while (std::getline(f, line)) {
+      if (line.empty()) continue;
+      const auto cells = split_commas(line);
+      if (cells.size() != header.size())
+        return usage("--csv=" + csv + ": line " + std::to_string(rows.size() + 2) + " has " +
+                     std::to_string(cells.size()) + " fields, the header " + std::to_string(header.size()));
+      CsvRow r;
+      for (size_t k = 0; k < header.size(); ++k) r[header[k]] = cells[k];
+      rows.push_back(std::move(r));
+    }
   }
+  // The study run several times (alternating with the tool): each row's figure is the median.
+  if (study_runs.size() > 1) combine_study_runs(study_runs);
+  std::vector<CsvRow>& rows = study_runs.front();
 
   // Every file of one configuration merged at once: a configuration run several times is
   // referenced by the median of its runs.

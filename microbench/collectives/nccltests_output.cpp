@@ -115,7 +115,7 @@ int merge_nccltests(std::vector<CsvRow>& rows, const std::vector<NcclTestsRun>& 
     const double ref = summarize(times).median;
     char buf[32];
     row["ref_tool"] = first->tool() + (graph ? " -G " + std::to_string(first->graph_launches) : "") +
-                      (times.size() > 1 ? ", median of " + std::to_string(times.size()) + " runs" : "");
+                      (times.size() > 1 ? " (median of " + std::to_string(times.size()) + " runs)" : "");  // no comma: a CSV cell
     std::snprintf(buf, sizeof buf, "%.4g", ref);
     row["ref_time_us"] = buf;
     const std::string ours = row["time_us_nccltests"];
@@ -126,6 +126,42 @@ int merge_nccltests(std::vector<CsvRow>& rows, const std::vector<NcclTestsRun>& 
     ++filled;
   }
   return filled;
+}
+
+int combine_study_runs(std::vector<std::vector<CsvRow>>& runs) {
+  if (runs.empty()) return 0;
+  auto key = [](CsvRow& r) {
+    std::string k;
+    for (const char* c : {"collective", "impl", "nccl_config", "dtype", "bytes", "gpus", "launch_mode"}) k += r[c] + '|';
+    return k;
+  };
+  std::map<std::string, std::vector<CsvRow*>> same;
+  for (auto& run : runs)
+    for (CsvRow& r : run)
+      if (r["status"] == "ok" && !r["time_us_nccltests"].empty()) same[key(r)].push_back(&r);
+  int combined = 0;
+  for (CsvRow& r : runs.front()) {
+    if (r["status"] != "ok" || r["time_us_nccltests"].empty()) continue;
+    const auto& rows = same[key(r)];
+    std::vector<double> t;
+    long repeats = 0;
+    for (CsvRow* x : rows) {
+      t.push_back(std::stod((*x)["time_us_nccltests"]));
+      const std::string n = (*x)["nccltests_repeats"];
+      repeats += n.empty() ? 1 : std::stol(n);
+    }
+    const double own = std::stod(r["time_us_nccltests"]), med = summarize(t).median;
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", med);
+    r["time_us_nccltests"] = buf;
+    if (const std::string bw = r["busbw_gbps_nccltests"]; !bw.empty() && med > 0) {  // bytes / time
+      std::snprintf(buf, sizeof buf, "%.6g", std::stod(bw) * own / med);
+      r["busbw_gbps_nccltests"] = buf;
+    }
+    r["nccltests_repeats"] = std::to_string(repeats);
+    ++combined;
+  }
+  return combined;
 }
 
 }  // namespace pk::coll

@@ -38,4 +38,10 @@ std::string nccltests_type_of(const std::string& study_dtype);  // bf16 -> bfloa
 using CsvRow = std::map<std::string, std::string>;
 int merge_nccltests(std::vector<CsvRow>& rows, const std::vector<NcclTestsRun>& runs, const std::string& config);
 
+// The study run several times over the same points (ref_check.sh alternates it with the tool,
+// REPEATS rounds): into runs[0], each row's time_us_nccltests becomes the median over the runs
+// that have that row (same collective, impl, nccl_config, dtype, bytes, gpus, launch_mode, status
+// ok) and nccltests_repeats the number of method runs behind it. Returns the rows combined.
+int combine_study_runs(std::vector<std::vector<CsvRow>>& runs);
+
 }  // namespace pk::coll

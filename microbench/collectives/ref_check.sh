@@ -16,9 +16,9 @@
 #   COLLS     [all_reduce] (all_reduce, all_gather, reduce_scatter, all_to_all)
 #   DTYPE     [bf16] (bf16, fp32)     SIZES [4K:1G] (MIN:MAX, doubling, as -b MIN -e MAX -f 2)
 #   MODES     [eager,graph]           ITERS [20] (nccl-tests' -n and --nccltests-iters)
-#   REPEATS   [5] runs of each tool invocation and of the study's method per point
-#             (--nccltests-repeats); both sides' figure is the median of their runs: a
-#             launch-bound size moves by ~10 % between two runs of nccl-tests itself
+#   REPEATS   [5] rounds of (the study, then each tool invocation); both sides' figure is
+#             the median of their rounds: a launch-bound size moves by 10 % and more between
+#             two runs of nccl-tests itself
 #   CONFIGS   [default,symmetric] any of default, symmetric, PROTO/ALGO (LL/Ring, ...):
 #             symmetric runs the tool with -R 2, PROTO/ALGO with NCCL_PROTO / NCCL_ALGO set
 # Exit: the study's or a tool's failure, else pkbench_coll_ref's (1: no row matched).
@@ -79,25 +79,29 @@ else
 fi
 export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
 
-echo "== pkbench_collectives: $COLLS $DTYPE $SIZES $MODES, $CONFIGS"
-"${LAUNCH[@]}" "$BIN" --collectives="$COLLS" --dtypes="$DTYPE" --sizes="$SIZES" --modes="$MODES" --impls="$IMPLS" \
-  --nccl-configs="$CONFIGS" --nccltests-iters="$ITERS" --nccltests-repeats="$REPEATS" --nccltests-shift --csv="$O/study.csv" "$@" > "$O/study.log" 2>&1
-rc=$?
-[ $rc = 0 ] || { echo "pkbench_collectives failed (rc=$rc):" >&2; tail -20 "$O/study.log" >&2; exit $rc; }
-
-MERGE=()
-for coll in ${COLLS//,/ }; do
-  exe=$(nt_bin "$coll") || exit 2
-  for c in ${CONFIGS//,/ }; do
-    applies "$c" "$coll" || continue
-    for m in ${MODES//,/ }; do
-      args=(-b "$MIN" -e "$MAX" -f 2 -d "$NT_TYPE" -n "$ITERS" -w 1 -g "$G")
-      [ "$m" = graph ] && args+=(-G 1)
-      env=()
-      case $c in symmetric) args+=(-R 2) ;; */*) env=(NCCL_PROTO="${c%/*}" NCCL_ALGO="${c#*/}") ;; esac
-      echo "== ${env[*]} $(basename "$exe") ${args[*]} (x$REPEATS)"
-      for ((r = 1; r <= REPEATS; r++)); do
+# REPEATS rounds, each the study then every tool invocation, so that both sides sample the
+# machine's drift alike (a figure of a launch-bound size moves by 10-50 % between runs
+# minutes apart on a lent one-GPU machine); each side's figure is the median of its rounds.
+STUDY=() MERGE=()
+for ((r = 1; r <= REPEATS; r++)); do
+  echo "== round $r/$REPEATS: pkbench_collectives: $COLLS $DTYPE $SIZES $MODES, $CONFIGS"
+  "${LAUNCH[@]}" "$BIN" --collectives="$COLLS" --dtypes="$DTYPE" --sizes="$SIZES" --modes="$MODES" --impls="$IMPLS" \
+    --nccl-configs="$CONFIGS" --nccltests-iters="$ITERS" --nccltests-shift --csv="$O/study_r$r.csv" "$@" \
+    > "$O/study_r$r.log" 2>&1
+  rc=$?
+  [ $rc = 0 ] || { echo "pkbench_collectives failed (rc=$rc):" >&2; tail -20 "$O/study_r$r.log" >&2; exit $rc; }
+  STUDY+=(--csv="$O/study_r$r.csv")
+  for coll in ${COLLS//,/ }; do
+    exe=$(nt_bin "$coll") || exit 2
+    for c in ${CONFIGS//,/ }; do
+      applies "$c" "$coll" || continue
+      for m in ${MODES//,/ }; do
+        args=(-b "$MIN" -e "$MAX" -f 2 -d "$NT_TYPE" -n "$ITERS" -w 1 -g "$G")
+        [ "$m" = graph ] && args+=(-G 1)
+        env=()
+        case $c in symmetric) args+=(-R 2) ;; */*) env=(NCCL_PROTO="${c%/*}" NCCL_ALGO="${c#*/}") ;; esac
         f="$O/nccltests_${coll}_$(impl_of "$c")_${m}_r$r.txt"
+        echo "== round $r/$REPEATS: ${env[*]} $(basename "$exe") ${args[*]}"
         if [ "$NP" -ge 2 ]; then
           xenv=()
           for e in "${env[@]}"; do xenv+=(-x "$e"); done
@@ -107,14 +111,14 @@ for coll in ${COLLS//,/ }; do
         fi
         rc=$?
         [ $rc = 0 ] || { echo "$(basename "$exe") failed (rc=$rc):" >&2; tail -20 "$f" >&2; exit $rc; }
-        MERGE+=(--nccl-tests="$c:$f")  # the configuration's name is its nccl_config; its runs' median
+        MERGE+=(--nccl-tests="$c:$f")  # the configuration's name is its nccl_config; its rounds' median
       done
     done
   done
 done
 
 echo "== ratios (time_us_nccltests / nccl-tests' out-of-place time)"
-"$REF" --csv="$O/study.csv" --out="$O/collectives_ref.csv" "${MERGE[@]}" | tee "$O/ratios.txt"
+"$REF" "${STUDY[@]}" --out="$O/collectives_ref.csv" "${MERGE[@]}" | tee "$O/ratios.txt"
 rc=${PIPESTATUS[0]}
 # The cross-check status of every point (within 5 % or off by x %) is the sweeps' rule
 # (verdict.h), printed by the collectives summary: no second rule here.

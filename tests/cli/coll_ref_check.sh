@@ -2,7 +2,8 @@
 # microbench/collectives/ref_check.sh wired end to end without a GPU: stand-ins for
 # pkbench_collectives (two NCCL rows per mode) and all_reduce_perf (nccl-tests' format, its
 # header saying eager or -G) check that the script passes the same sizes, dtype, iterations
-# and graph mode to both (and nccl-tests' buffer shift to the study), merges with the real pkbench_coll_ref, and reports the ratios.
+# and graph mode to both (and nccl-tests' buffer shift to the study), runs both REPEATS rounds,
+# merges with the real pkbench_coll_ref (medians of the rounds), and reports the ratios.
 #   coll_ref_check.sh <repo root> <pkbench_coll_ref> <pkbench_collectives_summary>
 set -uo pipefail
 ROOT=$1
@@ -52,7 +53,7 @@ echo "        4096          2048  bfloat16     sum      -1  $t1    0.63    0.00 
 echo "        8192          4096  bfloat16     sum      -1  $t2    1.26    0.00       0  $t2    1.27    0.00       0"
 TOOL
 chmod +x "$T/study" "$T/nt/all_reduce_perf"
-out=$(BIN="$T/study" REF="$REF" SUMMARY="$SUMMARY" PKBENCH_NCCL_TESTS="$T/nt" NGPUS=1 SIZES=4K:8K ITERS=7 CONFIGS=default,LL/Ring \
+out=$(BIN="$T/study" REF="$REF" SUMMARY="$SUMMARY" PKBENCH_NCCL_TESTS="$T/nt" NGPUS=1 SIZES=4K:8K ITERS=7 CONFIGS=default,LL/Ring REPEATS=2 \
       bash "$ROOT/microbench/collectives/ref_check.sh" "$T/out" 2>&1)
 rc=$?
 echo "$out"
@@ -61,10 +62,11 @@ fail() { echo "FAIL: $*"; exit 1; }
 # eager 6.30/6.00 = 1.05, 6.60/6.50 = 1.0154; graph 1.00/0.98 = 1.0204, 1.50/1.10 = 1.3636
 # The cross-check status is the sweeps' rule, printed by the collectives summary.
 grep -q "Best NCCL row per point: 3 checked .*, 0 not checked, 1 off their tool" <<< "$out" || fail "cross-check counts"
-grep -q "| all_reduce | bf16 | 8 KiB | graph | nccl default | off by 36.4 % (nccl-tests 2.19.6 all_reduce_perf -G 1) |" \
+grep -q "| all_reduce | bf16 | 8 KiB | graph | nccl default | off by 36.4 % (nccl-tests 2.19.6 all_reduce_perf -G 1 (median of 2 runs)) |" \
   <<< "$out" || fail "the defective row"
-grep -q "^collectives,all_reduce,nccl,nccl,bf16,8192,1,graph,default,1.50,nccl-tests 2.19.6 all_reduce_perf -G 1,1.1,1.3636,ok,1,1,1,0$" \
+grep -q "^collectives,all_reduce,nccl,nccl,bf16,8192,1,graph,default,1.5,nccl-tests 2.19.6 all_reduce_perf -G 1 (median of 2 runs),1.1,1.3636,ok,1,1,1,0$" \
   "$T/out/collectives_ref.csv" || fail "merged row"
-grep -q "^collectives,all_reduce,nccl_ll_ring,nccl,bf16,4096,1,graph,LL/Ring,1.00,nccl-tests 2.19.6 all_reduce_perf -G 1,0.98,1.0204,ok,1,1,1,0$" \
+grep -q "^collectives,all_reduce,nccl_ll_ring,nccl,bf16,4096,1,graph,LL/Ring,1,nccl-tests 2.19.6 all_reduce_perf -G 1 (median of 2 runs),0.98,1.0204,ok,1,1,1,0$" \
   "$T/out/collectives_ref.csv" || fail "forced-configuration row not merged"
+[ -f "$T/out/study_r2.csv" ] && [ -f "$T/out/nccltests_all_reduce_nccl_graph_r2.txt" ] || fail "two rounds of study and tool"
 echo "PASS"

@@ -108,7 +108,26 @@ TEST(NcclTestsOutput, SeveralRunsOfTheToolGiveTheirMedian) {
   EXPECT_EQ(merge_nccltests(rows, {with_time("1.30"), with_time("0.90"), with_time("1.00")}, "default"), 1);
   EXPECT_EQ(rows[0]["ref_time_us"], "1");
   EXPECT_EQ(rows[0]["ref_ratio"], "1.1000");
-  EXPECT_EQ(rows[0]["ref_tool"], "nccl-tests 2.19.6 all_reduce_perf -G 1, median of 3 runs");
+  EXPECT_EQ(rows[0]["ref_tool"], "nccl-tests 2.19.6 all_reduce_perf -G 1 (median of 3 runs)");
+}
+
+TEST(NcclTestsOutput, StudyRunsCombineIntoTheirMedian) {
+  // Three rounds of the study: each row's figure becomes the median of the rounds that have
+  // it (a failed round's row is left out), busbw follows the time, repeats are counted.
+  auto row = [](std::string bytes, std::string t, std::string status = "ok") {
+    return CsvRow{{"collective", "all_reduce"}, {"impl", "nccl"}, {"nccl_config", "default"}, {"dtype", "bf16"},
+                  {"bytes", bytes}, {"gpus", "1"}, {"launch_mode", "eager"}, {"status", status},
+                  {"time_us_nccltests", t}, {"busbw_gbps_nccltests", "10"}, {"nccltests_repeats", "1"}};
+  };
+  std::vector<std::vector<CsvRow>> runs = {{row("4096", "8"), row("8192", "5")},
+                                           {row("4096", "4"), row("8192", "99", "error")},
+                                           {row("4096", "5"), row("8192", "6")}};
+  EXPECT_EQ(combine_study_runs(runs), 2);
+  EXPECT_EQ(runs[0][0]["time_us_nccltests"], "5");
+  EXPECT_EQ(runs[0][0]["busbw_gbps_nccltests"], "16");  // 10 x 8 / 5
+  EXPECT_EQ(runs[0][0]["nccltests_repeats"], "3");
+  EXPECT_EQ(runs[0][1]["time_us_nccltests"], "5.5");  // the error round left out
+  EXPECT_EQ(runs[0][1]["nccltests_repeats"], "2");
 }
 
 TEST(NcclTestsOutput, ForcedConfigurationRowsGetTheirReference) {
