@@ -9,7 +9,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 rows=${1:-1000000}
 [[ "$rows" =~ ^[1-9][0-9]*$ ]] || { echo "bench-sweeps.sh: error: ROWS '$rows' is not a positive integer" >&2; exit 2; }
-template=${2:-$PKBENCH_ROOT/results/h200x2/peer-modes/single/transfer.csv}
+template=${2:-$PKBENCH_ROOT/results/h200x2/transfer/peer-modes/single/transfer.csv}
 [ -f "$template" ] || { echo "bench-sweeps.sh: error: no such file: $template" >&2; exit 2; }
 tools=$PKBENCH_BUILD_DIR/sweeps
 [ -x "$tools/pkbench_sweeps_bench" ] || pk_build_targets pkbench_sweeps_bench pkbench_transfer_summary pkbench_tune

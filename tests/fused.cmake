@@ -58,7 +58,7 @@ if(TARGET pkbench_cost_model)
     $<TARGET_FILE:pkbench_cost_model> --fused ${_fx}/fused_points.csv --sync ${_fx}/fused_sync.csv)
   add_test(NAME fused_cost_model_mixed_machines COMMAND ${_fused_expect} 2 "different GPUs"
     $<TARGET_FILE:pkbench_cost_model> --fused ${_fx}/fused_points.csv --transfer ${_fx}/fused_transfer.csv
-    --sync ${CMAKE_SOURCE_DIR}/results/h200x2/sync.csv)
+    --sync ${CMAKE_SOURCE_DIR}/results/h200x2/sync/sync.csv)
   set_tests_properties(fused_cost_model_fixture fused_cost_model_needs_transfer fused_cost_model_mixed_machines
     PROPERTIES LABELS cpu)
 endif()

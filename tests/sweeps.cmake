@@ -19,8 +19,8 @@ add_test(NAME sweeps_tuning_header COMMAND ${_pk_cli}/tuning_header.sh $<TARGET_
 add_test(NAME sweeps_compare_usage COMMAND ${_pk_cli}/expect_exit.sh 2 "is not a folder"
   $<TARGET_FILE:pkbench_compare> /nonexistent ${CMAKE_SOURCE_DIR}/results/h200x2)
 add_test(NAME sweeps_compare_peer_modes COMMAND ${_pk_cli}/expect_exit.sh 0 "ce_batch/pull/bidir \\| 15 "
-  $<TARGET_FILE:pkbench_compare> ${CMAKE_SOURCE_DIR}/results/h200x2/peer-modes/single
-  ${CMAKE_SOURCE_DIR}/results/h200x2/peer-modes/ipc)
+  $<TARGET_FILE:pkbench_compare> ${CMAKE_SOURCE_DIR}/results/h200x2/transfer/peer-modes/single
+  ${CMAKE_SOURCE_DIR}/results/h200x2/transfer/peer-modes/ipc)
 add_test(NAME sweeps_tune_refuses_sync_csv COMMAND ${_pk_cli}/expect_exit.sh 2 "is a sync CSV"
   $<TARGET_FILE:pkbench_tune> --out ${CMAKE_CURRENT_BINARY_DIR} ${CMAKE_CURRENT_LIST_DIR}/fixtures/sync_fixture.csv)
 add_test(NAME sweeps_summary_bad_elapsed COMMAND ${_pk_cli}/expect_exit.sh 2 "ELAPSED_SECONDS 'soon'"

@@ -1,1 +1,0 @@
-mpirun -np 2 --allow-run-as-root -x NCCL_NVLS_ENABLE -x NVSHMEM_DISABLE_NVLS -x TORCH_SYMM_MEM_DISABLE_MULTICAST -x CUDA_MODULE_LOADING -x PKBENCH_GIT_COMMIT --mca btl_vader_single_copy_mechanism none build/microbench/pkbench_transfer --peer-mode=ipc --preset=default 

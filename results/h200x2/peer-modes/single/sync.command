@@ -1,1 +1,0 @@
-build/microbench/pkbench_sync --peer-mode=single --levels=cross_gpu 

@@ -1,1 +1,0 @@
-build/microbench/pkbench_transfer --peer-mode=single --preset=default 
