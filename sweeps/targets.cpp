@@ -126,16 +126,18 @@ std::string targets_info_markdown(const std::vector<TargetResult>& targets) {
 }
 
 std::string target_count_text(const std::vector<TargetResult>& targets) {
-  int n = 0, met = 0, missed = 0, defective = 0, unmeasured = 0;
+  int n = 0, met = 0, missed = 0, tied = 0, defective = 0, unmeasured = 0;
   for (const auto& t : targets) {
     if (t.verdict == Verdict::info) continue;
     ++n;
     met += t.verdict == Verdict::met;
     missed += t.verdict == Verdict::missed;
+    tied += t.verdict == Verdict::tie;
     defective += t.verdict == Verdict::baseline_defective;
     unmeasured += t.verdict == Verdict::not_measured;
   }
   std::string s = std::to_string(n) + (n == 1 ? " target: " : " targets: ") + std::to_string(met) + " met, " + std::to_string(missed) + " missed";
+  if (tied) s += ", " + std::to_string(tied) + " tied (within noise)";
   if (defective) s += ", " + std::to_string(defective) + " with a baseline off its tool (no speedup claimed)";
   if (unmeasured) s += ", " + std::to_string(unmeasured) + " not measured";
   return s;
@@ -144,10 +146,12 @@ std::string target_count_text(const std::vector<TargetResult>& targets) {
 namespace {
 
 // A value against its spec, measured against `baseline` (whose cross-check is `check`).
+// raw: the speedup before a tie was judged as 1.0 (0: no tie involved); where `value` holds
+// and `raw` does not, the verdict is a tie.
 TargetResult judge_target(const std::string& id, const std::string& measured, double value,
-                          const std::string& baseline = "", const CrossCheck& check = {}) {
+                          const std::string& baseline = "", const CrossCheck& check = {}, double raw = 0) {
   const TargetSpec& s = target_spec(id);
-  TargetResult t{id, measured, s.text(), judge(s.holds(value), check), ""};
+  TargetResult t{id, measured, s.text(), judge(s.holds(value), check, raw > 0 && !s.holds(raw)), ""};
   t.baseline = baseline;
   t.check = check;
   return t;
@@ -401,7 +405,8 @@ TargetResult coll_speedup_target(const std::string& id, const std::vector<const 
                                 num(low->speedup, 2) + "x (" + low->collective + " " + point_text(*low) + ", " +
                                     low->ours.impl + " against " + low->nccl.impl + ") over " +
                                     std::to_string(checks.size()) + " points",
-                                judged_speedup(low->outcome, low->speedup), baseline, weakest(checks));
+                                judged_speedup(low->outcome, low->speedup), baseline, weakest(checks),
+                                low->outcome == Outcome::tie ? low->speedup : 0);
   if (!below.empty()) t.note += "; below: " + below;
   if (!missing.empty()) t.note += "; no comparison at " + missing;
   return t;
@@ -516,7 +521,7 @@ TargetResult prim_target(const std::string& id, const std::vector<PrimRow>& rows
     TargetResult t = judge_target(id,
                                   num(p->t.median, 0) + " ns (" + p->desc + ") against " + num(lib.t.median, 0) +
                                       " ns (" + lib.desc + "): " + num(v.speedup, 2) + "x, " + outcome_text(v.outcome),
-                                  judged_speedup(v), baseline, v.check);
+                                  judged_speedup(v), baseline, v.check, v.outcome == Outcome::tie ? v.speedup : 0);
     if (p != ours.front())
       t.note = "; this suite's fastest row (" + num(ours.front()->t.median, 0) + " ns, " + ours.front()->desc +
                ") has no library row of its protocol and ordering";

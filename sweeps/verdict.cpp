@@ -105,6 +105,7 @@ const char* verdict_text(Verdict v) {
   switch (v) {
     case Verdict::met: return "met";
     case Verdict::missed: return "missed";
+    case Verdict::tie: return "tie (within noise)";
     case Verdict::baseline_defective: return "baseline off its tool";
     case Verdict::info: return "info";
     case Verdict::not_measured: return "not measured";
@@ -112,9 +113,10 @@ const char* verdict_text(Verdict v) {
   return "";
 }
 
-Verdict judge(bool holds, const CrossCheck& check) {
+Verdict judge(bool holds, const CrossCheck& check, bool by_tie) {
   if (!holds) return Verdict::missed;
-  return check.defective() ? Verdict::baseline_defective : Verdict::met;
+  if (check.defective()) return Verdict::baseline_defective;
+  return by_tie ? Verdict::tie : Verdict::met;
 }
 
 }  // namespace pk::sweeps

@@ -82,11 +82,14 @@ double judged_speedup(const PointVerdict& v);
 double judged_speedup(Outcome o, double speedup);  // "faster", "within noise", "slower", "no baseline", "not measured"
 
 // ---- target verdicts -----------------------------------------------------------------------
-enum class Verdict { met, missed, baseline_defective, info, not_measured };
-const char* verdict_text(Verdict v);  // "met", "missed", "baseline off its tool", "info", "not measured"
+enum class Verdict { met, missed, tie, baseline_defective, info, not_measured };
+// "met", "missed", "tie (within noise)", "baseline off its tool", "info", "not measured"
+const char* verdict_text(Verdict v);
 // A value against a threshold ("<op> <limit>"), measured against a baseline whose cross-check
 // is `check`: a baseline off its tool by more than the tolerance turns "met" into
-// baseline_defective (no speedup is claimed over it); a miss stays a miss.
-Verdict judge(bool holds, const CrossCheck& check);
+// baseline_defective (no speedup is claimed over it); a miss stays a miss. by_tie: the value
+// holds only because a point within the noise was judged as 1.0 (its median was on the wrong
+// side): that is a tie, not met.
+Verdict judge(bool holds, const CrossCheck& check, bool by_tie = false);
 
 }  // namespace pk::sweeps

@@ -83,6 +83,12 @@ TEST(SweepsVerdict, CrossCheckStatus) {
   EXPECT_EQ(judge(true, cross_check("t", 1, 1.2)), Verdict::baseline_defective);
   EXPECT_EQ(judge(false, cross_check("t", 1, 1.2)), Verdict::missed);
   EXPECT_EQ(judge(true, CrossCheck{}), Verdict::met);
+  // Held only because a point within the noise was judged as 1.0: a tie, not met (and a
+  // defective baseline still wins over the tie).
+  EXPECT_EQ(judge(true, CrossCheck{}, true), Verdict::tie);
+  EXPECT_EQ(judge(true, cross_check("t", 1, 1.2), true), Verdict::baseline_defective);
+  EXPECT_EQ(judge(false, CrossCheck{}, true), Verdict::missed);
+  EXPECT_STREQ(verdict_text(Verdict::tie), "tie (within noise)");
 }
 
 TEST(SweepsVerdict, CollectivePointsOnFixture) {
@@ -131,7 +137,8 @@ TEST(SweepsVerdict, CollectiveTargetsOnFixture) {
   EXPECT_EQ(t["collectives.ar_large"].check_text(), "not checked");  // old-style rows without ref columns
   EXPECT_EQ(t["collectives.ar_busbw"].verdict, Verdict::met);
   EXPECT_EQ(t["collectives.ar_busbw"].check_text(), "-");  // an absolute target has no baseline
-  EXPECT_EQ(t["collectives.ag_all"].verdict, Verdict::met);  // a tie is not slower
+  // Its lowest point is within the noise with the slower median: a tie, not met.
+  EXPECT_EQ(t["collectives.ag_all"].verdict, Verdict::tie);
   EXPECT_EQ(t["collectives.rs_all"].verdict, Verdict::missed);
   EXPECT_NE(t["collectives.rs_all"].note.find("no comparison at 4 MiB eager"), std::string::npos);
   EXPECT_EQ(t["collectives.a2a_all"].verdict, Verdict::not_measured);
