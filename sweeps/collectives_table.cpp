@@ -22,6 +22,11 @@ const std::vector<Field>& collectives_fields() {
                                        {"gpus", T::integer},
                                        {"launch_mode"},
                                        {"config", T::text, false},
+                                       {"sms", T::integer, false},
+                                       {"threads", T::integer, false},
+                                       {"knobs", T::text, false},
+                                       {"peer_mode", T::text, false},
+                                       {"tuning", T::text, false},
                                        {"time_us_median", T::number},
                                        {"time_us_p10", T::number},
                                        {"time_us_p90", T::number},
@@ -48,8 +53,9 @@ const char* coll_method_text(CollMethod m) {
 namespace {
 
 struct CollRow {
-  std::string collective, impl, family, dtype, launch_mode, config, nccl_algo, status, error;
+  std::string collective, impl, family, dtype, launch_mode, config, nccl_algo, status, error, knobs, peer_mode, tuning;
   int64_t bytes = 0, gpus = 0;
+  int sms = 0, threads = 0;  // the grid our kernel launched; 0: a baseline's own, or not recorded
   double t = 0, p10 = 0, p90 = 0, busbw = 0, t_nt = 0, busbw_nt = 0;
   CrossCheck check;
   size_t line = 0;
@@ -79,6 +85,12 @@ std::vector<CollRow> read_rows(const std::string& path, CollectivesData* info) {
     r.config = t.text(i, "nccl_config");
     if (r.config.empty()) r.config = t.text(i, "config");
     r.nccl_algo = t.text(i, "nccl_algo");
+    // Runs before the knob columns: the grid as config wrote it ("132 blocks x 512 threads").
+    if (t.empty(i, "sms")) pkbench::tuning::detail::parse_grid(std::string(t.text(i, "config")), &r.sms, &r.threads);
+    else r.sms = static_cast<int>(t.integer(i, "sms")), r.threads = static_cast<int>(t.integer(i, "threads"));
+    r.knobs = t.text(i, "knobs");
+    r.peer_mode = t.text(i, "peer_mode");
+    r.tuning = t.text(i, "tuning");
     r.status = t.text(i, "status");
     r.error = t.text(i, "error");
     r.bytes = t.integer(i, "bytes");
@@ -260,6 +272,9 @@ TuningTable collectives_tuning(const std::string& path) {
                 {"impl", K::text, "chosen implementation"},
                 {"family", K::text, "its family (pk, nccl, nccl_sym, ...)"},
                 {"config", K::text, "its configuration"},
+                {"sms", K::integer, "its grid: blocks, one per SM (empty: NCCL / NVSHMEM pick their own)"},
+                {"threads", K::integer, "its threads per block (empty: NCCL / NVSHMEM pick their own)"},
+                {"knobs", K::text, "auto (the implementation's own grid) or the swept --coll-sms/--coll-threads values"},
                 {"bytes", K::integer, "size of the chosen row"},
                 {"time_us", K::number, "chosen median time per collective"},
                 {"busbw_gbps", K::number, "chosen bus bandwidth (nccl-tests factors)"},
@@ -277,12 +292,17 @@ TuningTable collectives_tuning(const std::string& path) {
   tt.to_column = "to_bytes";
   tt.sources = {path};
   std::vector<const CollRow*> ok;
-  for (const auto& r : all)
-    if (r.status == "ok") ok.push_back(&r);
+  for (const auto& r : all)  // `tuned` rows answered from a table: never a candidate of one
+    if (r.status == "ok" && r.family != "tuned") ok.push_back(&r);
   std::map<std::tuple<std::string, std::string, int64_t, std::string, uint64_t>, std::vector<const CollRow*>> groups;
   for (const CollRow* r : ok)
     groups[{r->collective, r->dtype, r->gpus, r->launch_mode, pow2_floor(static_cast<uint64_t>(r->bytes))}].push_back(r);
-  const std::string machine_name = info.machine.key();
+  // Virtual ranks (several on one GPU) measure HBM, not NVLink: their rows name a machine of
+  // their own, which only a run on the same virtual ranks matches (pkbench/tuning.h).
+  auto machine_of = [&](const CollRow& r) {
+    return r.peer_mode == "virtual" ? pkbench::tuning::virtual_machine_key(info.machine.key(), static_cast<int>(r.gpus))
+                                    : info.machine.key();
+  };
   for (const auto& [key, rs] : groups) {
     std::vector<Candidate> family;
     for (size_t i = 0; i < rs.size(); ++i)
@@ -310,7 +330,7 @@ TuningTable collectives_tuning(const std::string& path) {
     for (const CollRow* r : rs) impls.insert(r->impl + " " + r->config);
     const double sp = nccl ? speedup(nccl->timing(headline).median, c->timing(headline).median) : 0;
     const uint64_t lo = pow2_floor(static_cast<uint64_t>(c->bytes));
-    tt.rows.push_back({machine_name,
+    tt.rows.push_back({machine_of(*c),
                        c->collective,
                        c->dtype,
                        c->gpus,
@@ -322,6 +342,9 @@ TuningTable collectives_tuning(const std::string& path) {
                        c->impl,
                        c->family,
                        c->config,
+                       c->sms ? Cell{int64_t{c->sms}} : Cell{},
+                       c->threads ? Cell{int64_t{c->threads}} : Cell{},
+                       c->knobs.empty() ? Cell{} : Cell{c->knobs},
                        c->bytes,
                        c->t,
                        c->busbw,
@@ -336,6 +359,36 @@ TuningTable collectives_tuning(const std::string& path) {
                        path + ":" + std::to_string(c->line)});
   }
   return tt;
+}
+
+std::vector<TunedPoint> tuned_points(const std::string& path) {
+  const std::vector<CollRow> rows = read_rows(path, nullptr);
+  std::vector<TunedPoint> out;
+  auto same_point = [](const CollRow& a, const CollRow& b) {
+    return a.collective == b.collective && a.dtype == b.dtype && a.gpus == b.gpus && a.launch_mode == b.launch_mode &&
+           a.bytes == b.bytes;
+  };
+  for (const auto& t : rows) {
+    if (t.family != "tuned") continue;
+    TunedPoint p;
+    p.collective = t.collective;
+    p.dtype = t.dtype;
+    p.launch_mode = t.launch_mode;
+    p.gpus = t.gpus;
+    p.bytes = t.bytes;
+    p.answer = t.status == "ok" ? t.tuning : t.status + ": " + t.error;
+    if (t.status == "ok") p.tuned_us = t.t;
+    // "impl=NAME sms=..." (coll_tuned.cu): the implementation whose own default is compared.
+    std::string answered;
+    if (t.tuning.rfind("impl=", 0) == 0) answered = t.tuning.substr(5, t.tuning.find(' ') - 5);
+    for (const auto& r : rows) {
+      if (r.family == "tuned" || r.status != "ok" || !same_point(r, t)) continue;
+      if (p.best_us == 0 || r.t < p.best_us) p.best_us = r.t, p.best = r.name();
+      if (r.impl == answered && (r.knobs.empty() || r.knobs == "auto")) p.default_us = r.t, p.default_config = r.name();
+    }
+    out.push_back(p);
+  }
+  return out;
 }
 
 namespace {
@@ -458,6 +511,34 @@ void ablation_section(std::ostream& os, const std::string& path) {
   }
 }
 
+// `tuned` rows against the same run's best measured row and the answered implementation's
+// default grid, device-time view (the view the tuning table chooses on).
+void tuned_section(std::ostream& os, const std::string& path) {
+  const std::vector<TunedPoint> pts = tuned_points(path);
+  if (pts.empty()) return;
+  int ok = 0, near = 0;
+  double worst = 0;
+  for (const auto& p : pts)
+    if (p.tuned_us > 0 && p.best_us > 0) {
+      ++ok;
+      near += p.of_best() >= kTunedOfBestTarget;
+      if (worst == 0 || p.of_best() < worst) worst = p.of_best();
+    }
+  os << "\n## Tuned (configuration from a tuning table, through pkbench/tuning.h)\n\n"
+     << "Device-time view. best = the fastest other row at the point (any implementation, any knobs); default = the "
+        "answered implementation at its own grid (knobs auto). tuned / best = best us / tuned us (1 = as fast as the "
+        "best; target >= "
+     << num(kTunedOfBestTarget, 2) << "), over default = default us / tuned us. " << near << " of " << ok
+     << " measured points reach the target" << (ok ? ", worst " + num(worst, 3) : std::string()) << ".\n\n"
+     << "| collective | dtype | size | mode | table's answer | tuned us | best (row) | best us | tuned / best | "
+        "default us | over default |\n|---|---|---:|---|---|---:|---|---:|---:|---:|---:|\n";
+  for (const auto& p : pts)
+    os << "| " << p.collective << " | " << p.dtype << " | " << size_text(static_cast<uint64_t>(p.bytes)) << " | "
+       << p.launch_mode << " | " << p.answer << " | " << us_cell(p.tuned_us) << " | " << (p.best.empty() ? "-" : p.best)
+       << " | " << us_cell(p.best_us) << " | " << x_cell(p.of_best()) << " | " << us_cell(p.default_us) << " | "
+       << x_cell(p.over_default()) << " |\n";
+}
+
 }  // namespace
 
 std::string collectives_summary_markdown(const std::vector<std::string>& paths) {
@@ -481,6 +562,7 @@ std::string collectives_summary_markdown(const std::vector<std::string>& paths) 
   os << "\n";
   points_section(os, head, dev, method);
   ablation_section(os, paths[0]);
+  tuned_section(os, paths[0]);
   return os.str();
 }
 

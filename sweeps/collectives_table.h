@@ -9,7 +9,11 @@
 //   time_us_median, time_us_p10, time_us_p90 (the gated device-time view, per collective),
 //   busbw_gbps, status; optional: time_us_nccltests and busbw_gbps_nccltests (the nccl-tests
 //   method: the headline), nccl_config, nccl_algo, error, and per baseline row ref_tool,
-//   ref_time_us, ref_ratio (its cross-check against its own tool; absent = not checked).
+//   ref_time_us, ref_ratio (its cross-check against its own tool; absent = not checked);
+//   sms, threads, knobs (our kernels' grid and the swept knobs; absent in runs before them:
+//   the grid is then read from config, the knobs are "auto"), peer_mode ("virtual": rows of
+//   virtual ranks, whose tuning rows name the machine "<machine>-virtual<ranks>"), tuning
+//   (on `tuned` rows, family "tuned": what the table answered; never a tuning candidate).
 // A row is an NCCL baseline when its `family` starts with "nccl" (nccl, nccl_sym); "pk" rows
 // are this suite's; "nvshmem" rows are shown beside and never counted as NCCL.
 // Exercised on tests/fixtures/collectives_fixture.csv (tuning) and tests/fixtures/report/collectives.csv
@@ -93,6 +97,20 @@ struct CollectiveComparison {
 };
 std::vector<CollectiveComparison> collective_comparisons(const std::vector<CollPoint>& pts);
 std::vector<CollectiveComparison> collective_comparisons(const std::string& csv_path);  // headline method
+
+// Each `tuned` row against the same point's best other row and the answered
+// implementation's default grid (knobs auto), device-time view (gated medians).
+inline constexpr double kTunedOfBestTarget = 0.97;  // issue 21: tuned >= 0.97x the best measured
+struct TunedPoint {
+  std::string collective, dtype, launch_mode;
+  int64_t gpus = 0, bytes = 0;
+  std::string answer;  // the row's tuning cell, or its status and reason when not ok
+  double tuned_us = 0, best_us = 0, default_us = 0;
+  std::string best, default_config;  // "impl config" of those rows
+  double of_best() const { return tuned_us > 0 && best_us > 0 ? best_us / tuned_us : 0; }
+  double over_default() const { return tuned_us > 0 && default_us > 0 ? default_us / tuned_us : 0; }
+};
+std::vector<TunedPoint> tuned_points(const std::string& csv_path);
 
 // The collectives summary (pkbench_collectives_summary): per point both methods side by side,
 // the targets, the NVSHMEM view, the ablation and the row counts of every CSV given. The first

@@ -1,5 +1,5 @@
 // pkbench_tune: tuning tables other projects include, from results folders or study CSVs.
-//   pkbench_tune [--out DIR] [--header NAME.h] SOURCE...
+//   pkbench_tune [--out DIR] [--header NAME.h] [--allow-virtual] SOURCE...
 // SOURCE: a results folder (its transfer.csv, collectives.csv or collectives/collectives.csv,
 // fused.csv or fused/fused.csv) or a study CSV (its `study` column says which table). Tables
 // of several machines merge into one (one source per machine). Writes, in DIR (default: the
@@ -7,7 +7,10 @@
 //   <table>_tuning.csv, <table>_tuning.json (with nlohmann-json), and pkbench_tuning.h
 // (constexpr rows + lookup_<table>(machine, ..., bytes)).
 // A CSV with rows from virtual ranks (peer_mode "virtual": N ranks on one GPU measure HBM,
-// not NVLink) is refused, exit 2: such rows are never tuning input.
+// not NVLink) is refused, exit 2: such rows are never tuning input for a real machine. With
+// --allow-virtual a collectives CSV of virtual ranks is taken: its rows' machine becomes
+// "<machine>-virtual<ranks>" (pkbench/tuning.h's virtual_machine_key), which no real machine
+// matches, only a run on the same virtual ranks (the collectives study's `tuned` rows).
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -26,7 +29,7 @@ namespace fs = std::filesystem;
 using namespace pk::sweeps;
 
 static const char* kUsage =
-    "usage: pkbench_tune [--out DIR] [--header NAME.h] SOURCE...\n"
+    "usage: pkbench_tune [--out DIR] [--header NAME.h] [--allow-virtual] SOURCE...\n"
     "  SOURCE: a results folder or a study CSV (transfer, collectives, fused). Writes DIR/<table>_tuning.csv,\n"
     "  DIR/<table>_tuning.json and DIR/pkbench_tuning.h (DIR defaults to the only source folder).\n";
 
@@ -56,8 +59,13 @@ TuningTable table_of(const std::string& study, const std::string& csv) {
 int main(int argc, char** argv) {
   std::string out, header = "pkbench_tuning.h";
   std::vector<std::string> sources;
+  bool allow_virtual = false;
   for (int i = 1; i < argc; ++i) {
     const std::string s = argv[i];
+    if (s == "--allow-virtual") {
+      allow_virtual = true;
+      continue;
+    }
     if (s == "-h" || s == "--help") {
       std::fputs(kUsage, stdout);
       return 0;
@@ -111,10 +119,12 @@ int main(int argc, char** argv) {
     std::vector<std::set<std::string>> modes;
     for (const auto& [study, csv] : csvs) {
       modes.push_back(peer_modes_of(csv));
-      if (modes.back().count("virtual"))
+      if (modes.back().count("virtual") && !(allow_virtual && study == "collectives"))
         usage_error(argv[0],
                     "'" + csv + "' holds rows from virtual ranks (peer_mode virtual: several ranks on one GPU measure "
-                    "HBM, not NVLink): never tuning input",
+                    "HBM, not NVLink): never tuning input for a real machine" +
+                        (study == "collectives" ? std::string(" (--allow-virtual: a table only the same virtual ranks read)")
+                                                : std::string(" (--allow-virtual takes collectives CSVs only)")),
                     kUsage);
     }
     for (size_t c = 0; c < csvs.size(); ++c) {

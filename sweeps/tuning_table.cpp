@@ -283,6 +283,7 @@ pkbench::tuning::Table api_table(const TuningTable& t) {
   out.name = t.name;
   out.origin = t.sources.empty() ? t.name + " (in memory)" : t.sources[0];
   out.schema_version = pkbench::tuning::kSchemaVersion;
+  out.peer_modes = t.peer_modes;
   for (const auto& row : t.rows) {
     pkbench::tuning::Row r;
     for (size_t c = 0; c < row.size(); ++c) {

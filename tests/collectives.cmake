@@ -33,9 +33,34 @@ if(TARGET pkbench_collectives)
     ${_coll_bin} --nccl-configs=default,LL/NVLS)
   add_test(NAME collectives_cli_impl_outside_nccl_configs COMMAND ${_coll_expect} 2 "not in --nccl-configs"
     ${_coll_bin} --impls=nccl_ll_ring --nccl-configs=default,symmetric)
+  # Launch knobs and the tuning table: refused before any GPU is looked for, the flag named.
+  add_test(NAME collectives_cli_bad_coll_sms COMMAND ${_coll_expect} 2 "--coll-sms=0: 0: at least one" ${_coll_bin} --coll-sms=0)
+  add_test(NAME collectives_cli_bad_coll_threads COMMAND ${_coll_expect} 2 "--coll-threads=auto,100: 100: .*multiple of 32"
+    ${_coll_bin} --coll-threads=auto,100)
+  add_test(NAME collectives_cli_coll_threads_no_kernel COMMAND ${_coll_expect} 2
+    "--coll-threads=1024: no selected implementation of ours launches with it .one_shot: threads=1024 outside"
+    ${_coll_bin} --impls=one_shot,nccl --coll-threads=1024)
+  add_test(NAME collectives_cli_tuning_table_missing COMMAND ${_coll_expect} 2 "--tuning-table=/nonexistent.json: .*cannot read"
+    ${_coll_bin} --tuning-table=/nonexistent.json)
+  add_test(NAME collectives_cli_tuning_table_schema COMMAND ${_coll_expect} 2 "--tuning-table=.*schema_version 2"
+    ${_coll_bin} --tuning-table=${CMAKE_CURRENT_LIST_DIR}/fixtures/tuning_schema2.json)
   set_tests_properties(collectives_cli_bad_dtype collectives_cli_unknown_impl collectives_cli_bad_mode
     collectives_cli_list_or_no_gpu collectives_cli_unknown_nccl_config collectives_cli_impl_outside_nccl_configs
+    collectives_cli_bad_coll_sms collectives_cli_bad_coll_threads collectives_cli_coll_threads_no_kernel
+    collectives_cli_tuning_table_missing collectives_cli_tuning_table_schema
     PROPERTIES LABELS cpu)
+  if(TARGET pkbench_tune)
+    # A collectives CSV of virtual ranks: refused as tuning input, unless --allow-virtual, whose
+    # table names the virtual machine (fixturex1-virtual2), which no real machine matches.
+    add_test(NAME collectives_tune_refuses_virtual COMMAND ${_coll_expect} 2 "virtual ranks.*--allow-virtual"
+      $<TARGET_FILE:pkbench_tune> --out ${CMAKE_CURRENT_BINARY_DIR}
+      ${CMAKE_CURRENT_LIST_DIR}/fixtures/collectives_knobs_fixture.csv)
+    file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/tune_virtual)
+    add_test(NAME collectives_tune_allow_virtual COMMAND ${_coll_expect} 0 "wrote .*collectives_tuning.csv"
+      $<TARGET_FILE:pkbench_tune> --allow-virtual --out ${CMAKE_CURRENT_BINARY_DIR}/tune_virtual
+      ${CMAKE_CURRENT_LIST_DIR}/fixtures/collectives_knobs_fixture.csv)
+    set_tests_properties(collectives_tune_refuses_virtual collectives_tune_allow_virtual PROPERTIES LABELS cpu)
+  endif()
   # ref_check.sh's wiring (same sizes, dtype, iterations and modes to the study and to
   # nccl-tests, the merge, the sweeps' cross-check summary) with stand-ins for both; no GPU needed.
   add_test(NAME collectives_ref_check_script COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli/coll_ref_check.sh

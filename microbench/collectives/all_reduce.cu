@@ -83,7 +83,7 @@ void launch(ArAlgo a, const CollParams<T>& p, int blocks, int threads, size_t sm
   PK_CUDA_CHECK_LAUNCH();
 }
 
-class AllReduceImpl final : public PkImpl {
+class AllReduceImpl final : public PkImplOf<AllReduceImpl> {
  public:
   explicit AllReduceImpl(const ArAlgoInfo& a) : a_(a) {}
   std::string name() const override { return a_.name; }
@@ -92,19 +92,16 @@ class AllReduceImpl final : public PkImpl {
   uint64_t scratch_bytes(const Problem& p) const override {
     if (a_.algo == ArAlgo::ll) return LlConfig::scratch_bytes(p.count, p.elem_bytes(), p.n);
     if (a_.algo == ArAlgo::two_shot_staged)  // the FIFOs of the largest grid prepare() can choose
-      return StagedConfig::fifo_bytes(p.n, grid_for(p.bytes / p.n, a_.bytes_per_block, kMaxBlocks));
+      return StagedConfig::fifo_bytes(p.n, knobs_.sms ? knobs_.sms : grid_for(p.bytes / p.n, a_.bytes_per_block, kMaxBlocks));
     return a_.slots ? static_cast<uint64_t>(p.n) * slot_elems(p) * p.elem_bytes() : 0;
   }
   void prepare(const Problem& p, Context& ctx) override {
-    threads_ = a_.threads;
     smem_ = a_.algo == ArAlgo::two_shot_tma ? TmaConfig::smem_bytes() : 0;
     const void* k = p.dtype == DType::bf16 ? kernel_of<__nv_bfloat16>(a_.algo) : kernel_of<float>(a_.algo);
-    ctx.group.set_device(ctx.group.local_gpus()[0]);
-    const int most = std::min(ctx.sms, resident_blocks(k, threads_, smem_, ctx.sms));
     const uint64_t work = a_.algo == ArAlgo::ll ? LlConfig::lines(p.count, p.elem_bytes()) * LlConfig::kLineBytes
                           : a_.per_chunk       ? p.bytes / p.n
                                                : p.bytes;
-    blocks_ = grid_for(work, a_.bytes_per_block, most);
+    set_grid(ctx, k, a_.threads, smem_, [&](int most) { return grid_for(work, a_.bytes_per_block, most); });
     build_params(ctx, p, p.count, slot_elems(p), a_.handshake ? 1 : 0);
     if (a_.algo == ArAlgo::ll)  // stale lines of another point must not carry a valid epoch
       for (int gpu : ctx.group.local_gpus()) {
@@ -120,6 +117,10 @@ class AllReduceImpl final : public PkImpl {
   }
 
  private:
+  // Whole warps up to the kernel's launch bound (its default; the kernels stride by
+  // blockDim). The TMA kernel's elected issuer is in warp 0, the signals need a thread per
+  // rank: one warp is enough for both.
+  std::pair<int, int> thread_range() const override { return {32, a_.threads}; }
   ArAlgoInfo a_;
 };
 

@@ -17,6 +17,7 @@
 #include "../harness/study.h"
 #include "coll_harness.h"
 #include "coll_nccl.h"
+#include "pkbench/tuning.h"
 
 namespace pk::coll {
 namespace {
@@ -120,10 +121,26 @@ int main(int argc, char** argv) {
   app.add_flag("--allow-multicast", cfg.allow_multicast,
                "register the NVSwitch multicast variants (refused when NCCL_NVLS_ENABLE=0, NVSHMEM_DISABLE_NVLS=1 or "
                "TORCH_SYMM_MEM_DISABLE_MULTICAST=1 is set, or the device lacks multicast)");
+  std::string coll_sms = "auto", coll_threads = "auto", tuning_table;
+  app.add_option("--coll-sms", coll_sms,
+                 "our kernels' grid, swept: comma list of blocks (one per SM, all resident at once) and/or auto (each "
+                 "implementation's own choice by size; the runs before this knob); column sms")
+      ->capture_default_str();
+  app.add_option("--coll-threads", coll_threads,
+                 "our kernels' threads per block, swept: comma list of multiples of 32 and/or auto (each kernel's "
+                 "default); values a kernel cannot launch are not registered for it; column threads")
+      ->capture_default_str();
+  app.add_option("--tuning-table", tuning_table,
+                 "a collectives tuning table (pkbench_tune's collectives_tuning.json): adds the `tuned` implementation at "
+                 "every point, configured from the table through pkbench/tuning.h as a user's program would be (column "
+                 "tuning says what it answered). The table must be of this machine; a table of virtual ranks only for a "
+                 "run on the same virtual ranks (pkbench_tune --allow-virtual)");
   if (int rc = study.begin(&argc, argv); rc >= 0) return rc;
 
   if (cfg.allow_multicast)
     for (auto& i : multicast_impls()) all.push_back(i);
+  const ImplList registry = all;  // every implementation, for the names a tuning table answers
+  std::vector<LaunchKnobs> knobs;
   try {
     cfg.nccl_configs = parse_nccl_configs(nccl_cfgs);
     {  // NCCL baselines of configurations not asked for are not registered
@@ -190,6 +207,37 @@ int main(int argc, char** argv) {
       }
       all = keep;
     }
+    // Knobs: parsed, then every value must launch for at least one selected implementation of ours.
+    const std::vector<int> sms_list = parse_knob_list(Knob::sms, coll_sms);
+    const std::vector<int> threads_list = parse_knob_list(Knob::threads, coll_threads);
+    knobs = knob_grid(sms_list, threads_list);
+    for (auto [k, list] : {std::pair{Knob::sms, &sms_list}, {Knob::threads, &threads_list}})
+      for (int v : *list) {
+        if (v == 0) continue;
+        std::string why;
+        bool taken = false;
+        for (const auto& kn : knobs)
+          if ((k == Knob::sms ? kn.sms : kn.threads) == v)
+            for (auto& i : all) {
+              if (i->family() != "pk") continue;
+              const std::string r = i->knob_refusal(kn);
+              taken |= r.empty();
+              if (!r.empty() && why.empty()) why = i->name() + ": " + r;
+            }
+        if (!taken)
+          throw pk::ArgError(std::string(knob_flag(k)) + "=" + std::to_string(v) + ": no selected implementation of ours launches with it" +
+                             (why.empty() ? std::string(" (none selected)") : " (" + why + ")"));
+      }
+    if (!tuning_table.empty()) {  // its form and schema now; its machine once the GPUs are known
+      try {
+        const pkbench::tuning::Table t = pkbench::tuning::Tuner::read_json_file(tuning_table);
+        pkbench::tuning::Tuner::check_schema(t);
+        if (t.name != "collectives")
+          throw pk::ArgError("a " + t.name + " table, not the collectives' (collectives_tuning.json)");
+      } catch (const std::exception& e) {
+        throw pk::ArgError("--tuning-table=" + tuning_table + ": " + e.what());
+      }
+    }
     if (cfg.allow_multicast) {  // the environment rules need no GPU: refuse before anything runs
       const std::string why = multicast_refusal(true, 1, [](const char* v) { return std::getenv(v); });
       if (!why.empty()) throw pk::ArgError("--allow-multicast: " + why);
@@ -204,11 +252,19 @@ int main(int argc, char** argv) {
 
   // Points: baselines first at every (collective, dtype, size, mode), the order of the
   // committed runs, so a re-run's rows stay comparable with theirs.
+  // Ours once per knob pair their kernels launch with (auto: the implementation itself).
   std::vector<std::shared_ptr<Impl>> ordered;
   for (auto& i : all)
     if (i->baseline()) ordered.push_back(i);
-  for (auto& i : all)
-    if (!i->baseline()) ordered.push_back(i);
+  for (auto& i : all) {
+    if (i->baseline()) continue;
+    if (i->family() != "pk") {
+      ordered.push_back(i);
+      continue;
+    }
+    for (const auto& k : knobs)
+      if (i->knob_refusal(k).empty()) ordered.push_back(k.is_auto() ? i : i->with_knobs(k));
+  }
   auto plan = [&](int n) {
     std::vector<PointSpec> points;
     for (const auto& c : cfg.collectives) {
@@ -262,9 +318,33 @@ int main(int argc, char** argv) {
   std::vector<PointSpec> points;
   try {
     points = plan(study.group().size());
+    if (!tuning_table.empty()) {
+      // The table of this machine (or of these virtual ranks on it), refused otherwise.
+      pk::Row meta = pk::metadata_row(study.group());
+      std::string machine = pkbench::tuning::machine_key(meta["gpu_name"], std::stoi(meta["gpu_count"]));
+      if (study.group().is_virtual()) machine = pkbench::tuning::virtual_machine_key(machine, study.group().size());
+      auto tuner = std::make_shared<pkbench::tuning::Tuner>(machine);
+      try {
+        tuner->load_json_file(tuning_table);
+      } catch (const std::exception& e) {
+        throw pk::ArgError("--tuning-table=" + tuning_table + ": " + e.what());
+      }
+      // `tuned` after the other rows of each point (collective, dtype, size, mode).
+      std::vector<PointSpec> with;
+      for (size_t i = 0; i < points.size(); ++i) {
+        with.push_back(points[i]);
+        const PointSpec& a = points[i];
+        const bool last = i + 1 == points.size() || points[i + 1].problem.describe() != a.problem.describe() ||
+                          points[i + 1].mode != a.mode;
+        if (last) with.push_back({a.problem, a.mode, tuned_impl(*tuner, tuning_table, a.problem, a.mode, registry)});
+      }
+      points = std::move(with);
+    }
   } catch (const pk::ArgError& e) {
     return study.bad_input(e.what());
   }
+  for (const auto& ps : points)  // a tuned point may answer an NCCL configuration
+    want_nccl |= ps.impl->underlying().baseline() && ps.impl->underlying().family().rfind("nccl", 0) == 0;
   if (study.list_only()) {
     if (study.is_root())
       for (const auto& p : points) std::printf("%s\n", p.name().c_str());
@@ -279,10 +359,11 @@ int main(int argc, char** argv) {
   for (const auto& ps : points) {
     const Problem& p = ps.problem;
     const uint64_t e = p.elem_bytes();
-    if (ps.impl->family() == "nvshmem") {
+    const Impl& runs = ps.impl->underlying();
+    if (runs.family() == "nvshmem") {
       shz.add(p);
       want_nvshmem = true;
-    } else if (ps.impl->baseline()) {
+    } else if (runs.baseline()) {
       nz.add(p);
     } else {
       in_b = std::max(in_b, p.in_elems * e);

@@ -290,6 +290,44 @@ std::vector<NcclConfig> parse_nccl_configs(const std::string& list) {
   return out;
 }
 
+std::string LaunchKnobs::text() const {
+  if (is_auto()) return "auto";
+  auto v = [](int x) { return x ? std::to_string(x) : std::string("auto"); };
+  return "sms=" + v(sms) + " threads=" + v(threads);
+}
+
+const char* knob_flag(Knob k) { return k == Knob::sms ? "--coll-sms" : "--coll-threads"; }
+
+std::vector<int> parse_knob_list(Knob k, const std::string& text) {
+  const std::string flag = std::string(knob_flag(k)) + "=" + text;
+  std::vector<int> out;
+  size_t a = 0;
+  while (a <= text.size()) {
+    const size_t b = text.find(',', a);
+    const std::string t = text.substr(a, b == std::string::npos ? std::string::npos : b - a);
+    int v = 0;
+    if (t != "auto") {
+      if (t.empty() || t.size() > 6 || t.find_first_not_of("0123456789") != std::string::npos)
+        throw ArgError(flag + ": '" + t + "' is neither auto nor a positive integer");
+      v = std::stoi(t);
+      if (v == 0) throw ArgError(flag + ": 0: at least one (auto: the implementation's own choice)");
+      if (k == Knob::threads && (v % 32 != 0 || v > 1024))
+        throw ArgError(flag + ": " + t + ": threads per block are whole warps (a multiple of 32), at most 1024");
+    }
+    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+    if (b == std::string::npos) break;
+    a = b + 1;
+  }
+  return out;
+}
+
+std::vector<LaunchKnobs> knob_grid(const std::vector<int>& sms, const std::vector<int>& threads) {
+  std::vector<LaunchKnobs> out;
+  for (int s : sms)
+    for (int t : threads) out.push_back({s, t});
+  return out;
+}
+
 std::string nccl_config_refusal(const NcclConfig& c, int layout) {
   if (c.algo.empty()) return "";
   const std::string f = nccl_func_name(layout);

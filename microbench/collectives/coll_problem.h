@@ -81,6 +81,28 @@ struct ReshapePlan {
 };
 ReshapePlan nccl_reshape_plan(const Problem& p, uint64_t piece_bytes);
 
+// The launch knobs of our kernels, declared once: the grid (`sms`: blocks, one per SM,
+// every one resident at once) and the threads per block. 0 = "auto": the implementation's
+// own choice (grid from the bytes a block should move, its kernel's default threads), which
+// is what every run before the knobs measured. The study sweeps --coll-sms x --coll-threads;
+// each of our implementations refuses the values its kernel cannot launch (Impl::knob_refusal);
+// the baselines (NCCL, NVSHMEM) pick their own grids and take no knobs.
+struct LaunchKnobs {
+  int sms = 0, threads = 0;
+  bool is_auto() const { return sms == 0 && threads == 0; }
+  bool operator==(const LaunchKnobs& o) const { return sms == o.sms && threads == o.threads; }
+  // "auto", or "sms=8 threads=auto" (the CSV's `knobs` cell and the points' names).
+  std::string text() const;
+};
+// A knob's values: "auto" or a comma list of "auto" and positive integers (duplicates
+// dropped, order kept). ArgError naming the flag for anything else; threads must also be a
+// multiple of 32 (whole warps) and at most 1024 (CUDA's block limit).
+enum class Knob { sms, threads };
+const char* knob_flag(Knob k);  // --coll-sms, --coll-threads
+std::vector<int> parse_knob_list(Knob k, const std::string& text);
+// Every pair of the two lists (sms-major), auto first where given.
+std::vector<LaunchKnobs> knob_grid(const std::vector<int>& sms, const std::vector<int>& threads);
+
 // Quantile q in [0,1] with linear interpolation (p10, p90 of the samples).
 double quantile(std::vector<double> v, double q);
 

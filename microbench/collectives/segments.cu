@@ -16,7 +16,7 @@ uint64_t rs_slot_elems(const Problem& p) {
   return (p.out_elems + v - 1) / v * v;
 }
 
-class SegmentImpl final : public PkImpl {
+class SegmentImpl final : public PkImplOf<SegmentImpl> {
  public:
   std::string name() const override { return "push"; }
   bool supports(int layout) const override { return layout != kAllReduce; }
@@ -25,18 +25,17 @@ class SegmentImpl final : public PkImpl {
   }
   void prepare(const Problem& p, Context& ctx) override {
     L_ = direct_layout(p, SegConfig::kPieceBytes);
-    threads_ = SegConfig::kThreads;
     const bool red = is_reduce(p.layout);
     const void* k = p.dtype == DType::bf16
                         ? (red ? reinterpret_cast<const void*>(reduce_scatter_segments_kernel<__nv_bfloat16>)
                                : reinterpret_cast<const void*>(push_segments_kernel<__nv_bfloat16>))
                         : (red ? reinterpret_cast<const void*>(reduce_scatter_segments_kernel<float>)
                                : reinterpret_cast<const void*>(push_segments_kernel<float>));
-    ctx.group.set_device(ctx.group.local_gpus()[0]);
-    const int most = std::min(ctx.sms, resident_blocks(k, threads_, 0, ctx.sms));
     // Enough blocks for the bytes one rank sends, never more than there are items.
-    blocks_ = std::min<int>(grid_for(p.in_elems * p.elem_bytes(), SegConfig::kBytesPerBlock, most),
-                            static_cast<int>(std::max<uint64_t>(1, std::min<uint64_t>(L_.items(), kMaxBlocks))));
+    set_grid(ctx, k, SegConfig::kThreads, 0, [&](int most) {
+      return std::min<int>(grid_for(p.in_elems * p.elem_bytes(), SegConfig::kBytesPerBlock, most),
+                           static_cast<int>(std::max<uint64_t>(1, std::min<uint64_t>(L_.items(), kMaxBlocks))));
+    });
     build_params(ctx, p, p.count, red ? rs_slot_elems(p) : 0, 0);
   }
   void enqueue(int gpu, cudaStream_t s) override {
@@ -59,6 +58,8 @@ class SegmentImpl final : public PkImpl {
   }
 
  private:
+  // A warp copies an item: whole warps up to the launch bound.
+  std::pair<int, int> thread_range() const override { return {32, SegConfig::kThreads}; }
   SegLayout L_{};
 };
 

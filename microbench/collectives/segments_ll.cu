@@ -12,7 +12,7 @@ namespace {
 // than the barriers `push` pays: LL serves small messages only.
 constexpr uint64_t kLlMaxBlockBytes = 1ull << 20;
 
-class SegmentLlImpl final : public PkImpl {
+class SegmentLlImpl final : public PkImplOf<SegmentLlImpl> {
  public:
   std::string name() const override { return "ll"; }
   bool supports(int layout) const override {
@@ -23,14 +23,13 @@ class SegmentLlImpl final : public PkImpl {
     return LlSegConfig::scratch_bytes(p.count, p.elem_bytes(), p.n);
   }
   void prepare(const Problem& p, Context& ctx) override {
-    threads_ = LlSegConfig::kThreads;
     const void* k = p.dtype == DType::bf16 ? reinterpret_cast<const void*>(segments_ll_kernel<__nv_bfloat16>)
                                            : reinterpret_cast<const void*>(segments_ll_kernel<float>);
-    ctx.group.set_device(ctx.group.local_gpus()[0]);
-    const int most = std::min(ctx.sms, resident_blocks(k, threads_, 0, ctx.sms));
     // Blocks by the lines one rank pushes (every peer's block); both phases stride the grid.
     const uint64_t lines = LlSegConfig::lines(p.count, p.elem_bytes());
-    blocks_ = grid_for(static_cast<uint64_t>(std::max(1, p.n - 1)) * lines, LlSegConfig::kLinesPerBlock, most);
+    set_grid(ctx, k, LlSegConfig::kThreads, 0, [&](int most) {
+      return grid_for(static_cast<uint64_t>(std::max(1, p.n - 1)) * lines, LlSegConfig::kLinesPerBlock, most);
+    });
     build_params(ctx, p, p.count, 0, 0);
     // Stale lines of another point must not carry a valid epoch. On the kernel's own stream,
     // finished before returning: the study's barrier then orders it before any peer's push.
@@ -50,6 +49,10 @@ class SegmentLlImpl final : public PkImpl {
   std::string config() const override {
     return PkImpl::config() + (LlSegConfig::whole_lines(p_.count, p_.elem_bytes()) ? " 8B" : " scalar");
   }
+
+ private:
+  // Grid-strided lines: whole warps up to the launch bound.
+  std::pair<int, int> thread_range() const override { return {32, LlSegConfig::kThreads}; }
 };
 
 }  // namespace

@@ -27,7 +27,7 @@ void launch(const CollParams<T>& p, int kind, int blocks, cudaStream_t s) {
   PK_CUDA_CHECK_LAUNCH();
 }
 
-class SegmentTmaImpl final : public PkImpl {
+class SegmentTmaImpl final : public PkImplOf<SegmentTmaImpl> {
  public:
   std::string name() const override { return "push_tma"; }
   bool supports(int layout) const override {
@@ -38,7 +38,6 @@ class SegmentTmaImpl final : public PkImpl {
     return p.layout == kReduceScatter ? 2ull * p.n * slot_elems(p) * p.elem_bytes() : 0;
   }
   void prepare(const Problem& p, Context& ctx) override {
-    threads_ = SegTmaConfig::kThreads;
     smem_ = SegTmaConfig::smem_bytes();
     const void* k = p.dtype == DType::bf16 ? reinterpret_cast<const void*>(segments_tma_kernel<__nv_bfloat16>)
                                            : reinterpret_cast<const void*>(segments_tma_kernel<float>);
@@ -46,9 +45,8 @@ class SegmentTmaImpl final : public PkImpl {
       ctx.group.set_device(gpu);
       PK_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem_)));
     }
-    ctx.group.set_device(ctx.group.local_gpus()[0]);
-    const int most = std::min(ctx.sms, resident_blocks(k, threads_, smem_, ctx.sms));
-    blocks_ = grid_for(p.count * p.elem_bytes(), SegTmaConfig::kBytesPerBlock, most);
+    set_grid(ctx, k, SegTmaConfig::kThreads, smem_,
+             [&](int most) { return grid_for(p.count * p.elem_bytes(), SegTmaConfig::kBytesPerBlock, most); });
     build_params(ctx, p, p.count, p.layout == kReduceScatter ? slot_elems(p) : 0, 0);
   }
   void enqueue(int gpu, cudaStream_t s) override {
@@ -58,6 +56,11 @@ class SegmentTmaImpl final : public PkImpl {
     else
       launch(pf_.at(gpu), kind, blocks_, s);
   }
+
+ private:
+  // The kernel's warp roles are compiled for its block (one issuing warp, kLocalThreads
+  // summing): the grid is a knob, the threads are not.
+  std::pair<int, int> thread_range() const override { return {SegTmaConfig::kThreads, SegTmaConfig::kThreads}; }
 };
 
 }  // namespace

@@ -349,3 +349,34 @@ TEST(CollMulticast, RefusalRules) {
   env = {{"NCCL_NVLS_ENABLE", "1"}};
   EXPECT_EQ(multicast_refusal(true, 1, get), "");
 }
+
+// --coll-sms / --coll-threads: auto or positive integers (threads: whole warps, <= 1024),
+// refused with the flag named.
+TEST(CollKnobs, ParsesAutoAndIntegersAndRefusesTheRestNamingTheFlag) {
+  EXPECT_EQ(parse_knob_list(Knob::sms, "auto"), std::vector<int>{0});
+  EXPECT_EQ(parse_knob_list(Knob::sms, "auto,8,8,3,auto"), (std::vector<int>{0, 8, 3}));
+  EXPECT_EQ(parse_knob_list(Knob::threads, "128,auto,1024"), (std::vector<int>{128, 0, 1024}));
+  auto refused = [](Knob k, const std::string& v, const std::string& says) {
+    try {
+      parse_knob_list(k, v);
+      ADD_FAILURE() << v << " was accepted";
+    } catch (const pk::ArgError& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find(std::string(knob_flag(k)) + "=" + v), std::string::npos) << m;
+      EXPECT_NE(m.find(says), std::string::npos) << m;
+    }
+  };
+  refused(Knob::sms, "0", "at least one");
+  refused(Knob::sms, "8,x", "neither auto nor a positive integer");
+  refused(Knob::sms, "-4", "neither auto");
+  refused(Knob::sms, "", "neither auto");
+  refused(Knob::sms, "9999999", "neither auto");
+  refused(Knob::threads, "100", "multiple of 32");
+  refused(Knob::threads, "2048", "at most 1024");
+  const auto g = knob_grid({0, 8}, {0, 256});
+  ASSERT_EQ(g.size(), 4u);
+  EXPECT_TRUE(g[0].is_auto());
+  EXPECT_EQ(g[1].text(), "sms=auto threads=256");
+  EXPECT_EQ(g[3].text(), "sms=8 threads=256");
+  EXPECT_EQ(LaunchKnobs{}.text(), "auto");
+}

@@ -396,3 +396,70 @@ TEST(TuningLoo, HidesEachPointAndComparesTheAnswerWithTheBest) {
   // A 25 % tolerance counts it within.
   EXPECT_EQ(loo_transfer(dir + "/transfer.csv", 0.25)[0].within(), 1);
 }
+
+// The collectives' launch knobs (sms, threads) as columns: the table keys its candidates on
+// them, answers them, and a run's `tuned` rows are never candidates. The fixture is a
+// virtual-rank run (2 ranks on one GPU): its rows name the machine fixturex1-virtual2.
+TEST(SweepsTuning, CollectivesKnobsAreColumnsOfTheTableAndVirtualRowsNameTheirOwnMachine) {
+  TuningTable t = collectives_tuning(fixture("collectives_knobs_fixture.csv"));
+  t.peer_modes = {"virtual"};  // as pkbench_tune --allow-virtual sets them
+  const size_t small = row_where(t, {{"from_bytes", "65536"}});
+  EXPECT_EQ(cell_text(t.at(small, "machine")), "fixturex1-virtual2");
+  // one_shot at 8 x 256 (9.0 us) beats its own default grid (10.0 us); the tuned row (8.5 us)
+  // is not a candidate.
+  EXPECT_EQ(cell_text(t.at(small, "impl")), "one_shot");
+  EXPECT_EQ(std::get<int64_t>(t.at(small, "sms")), 8);
+  EXPECT_EQ(std::get<int64_t>(t.at(small, "threads")), 256);
+  EXPECT_EQ(cell_text(t.at(small, "knobs")), "sms=8 threads=256");
+  EXPECT_EQ(std::get<int64_t>(t.at(small, "candidates")), 3);
+  const size_t big = row_where(t, {{"from_bytes", "1048576"}});
+  EXPECT_EQ(cell_text(t.at(big, "impl")), "two_shot_push");
+  EXPECT_EQ(std::get<int64_t>(t.at(big, "sms")), 16);
+  // Runs before the knob columns: the grid read from config where it has one, else unknown.
+  const TuningTable old = collectives_tuning(fixture("collectives_fixture.csv"));
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(old.at(0, "sms")));
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(old.at(0, "knobs")));
+
+  // The API answers implementation + SMs + threads + launch mode, for the same virtual ranks only.
+  namespace tn = pkbench::tuning;
+  tn::Tuner same("fixturex1-virtual2");
+  same.add(api_table(t));
+  const auto c = same.choose_collective("all_reduce", 65536, "bf16", 2, "eager");
+  EXPECT_EQ(c.basis, tn::Basis::measured);
+  EXPECT_EQ(c.impl, "one_shot");
+  EXPECT_EQ(c.sms, 8);
+  EXPECT_EQ(c.threads, 256);
+  EXPECT_EQ(c.launch_mode, "eager");
+  const auto mid = same.choose_collective("all_reduce", 262144, "bf16", 2, "eager");  // two octaves from each
+  EXPECT_EQ(mid.basis, tn::Basis::interpolated);
+  tn::Tuner real("fixturex1");  // a real run on that GPU: virtual rows never answer it
+  try {
+    real.add(api_table(t));
+    FAIL() << "a virtual-rank table was accepted for a real machine";
+  } catch (const tn::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("never tuning input for a real machine"), std::string::npos) << e.what();
+  }
+  tn::Tuner other("fixturex1-virtual4");  // other virtual ranks: another machine
+  EXPECT_THROW(other.add(api_table(t)), tn::Error);
+  EXPECT_EQ(tn::virtual_machine_key("h100x1", 4), "h100x1-virtual4");
+  EXPECT_TRUE(tn::is_virtual_machine_key("h100x1-virtual4"));
+  EXPECT_FALSE(tn::is_virtual_machine_key("h100x1"));
+}
+
+TEST(SweepsTuning, TunedRowsAgainstTheBestAndTheDefaultOfTheSameRun) {
+  const std::vector<TunedPoint> pts = tuned_points(fixture("collectives_knobs_fixture.csv"));
+  ASSERT_EQ(pts.size(), 2u);
+  EXPECT_EQ(pts[0].bytes, 65536);
+  EXPECT_DOUBLE_EQ(pts[0].tuned_us, 8.5);
+  EXPECT_DOUBLE_EQ(pts[0].best_us, 9.0);  // the best other row, the tuned row left out
+  EXPECT_EQ(pts[0].best, "one_shot 8 blocks x 256 threads");
+  EXPECT_DOUBLE_EQ(pts[0].default_us, 10.0);  // one_shot, knobs auto
+  EXPECT_NEAR(pts[0].of_best(), 9.0 / 8.5, 1e-12);
+  EXPECT_NEAR(pts[0].over_default(), 10.0 / 8.5, 1e-12);
+  EXPECT_EQ(pts[1].tuned_us, 0);
+  EXPECT_EQ(pts[1].of_best(), 0);
+  EXPECT_EQ(pts[1].answer.rfind("skipped: tuning table k.json", 0), 0u) << pts[1].answer;
+  const std::string md = collectives_summary_markdown({fixture("collectives_knobs_fixture.csv")});
+  EXPECT_NE(md.find("## Tuned"), std::string::npos);
+  EXPECT_NE(md.find("1 of 1 measured points reach the target, worst 1.059"), std::string::npos) << md;
+}

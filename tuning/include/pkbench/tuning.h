@@ -15,7 +15,11 @@
 // kSchemaVersion; a table with no rows for the machine the rows are taken from (the Tuner's
 // machine, or Options::accept_machine when the caller explicitly accepts another machine's
 // measurements); a table made from virtual-rank rows (peer_mode "virtual": those measure HBM,
-// not NVLink, and are never tuning input).
+// not NVLink, and are never tuning input for a real machine). Virtual rows carry a machine key
+// of their own, virtual_machine_key("h100x1", 4) = "h100x1-virtual4" (pkbench_tune
+// --allow-virtual writes them so): only a Tuner whose machine is that same key, i.e. a run on
+// the same GPU model and count with the same number of virtual ranks (pkbench's own `tuned`
+// rows), reads them.
 //
 // The rule for a point that was not measured (every lookup, stated once here):
 //   - Points: the measured sizes of the keys' rows (transfer: each bucket's sizes_measured;
@@ -54,6 +58,12 @@ namespace pkbench::tuning {
 // ("schema_version") and generated header (kGeneratedSchemaVersion). Bumped when a column a
 // lookup reads changes meaning or name.
 inline constexpr int kSchemaVersion = 1;
+
+// The machine key of N virtual ranks on `machine` (see the refusals above).
+inline std::string virtual_machine_key(const std::string& machine, int ranks) {
+  return machine + "-virtual" + std::to_string(ranks);
+}
+inline bool is_virtual_machine_key(std::string_view machine) { return machine.find("-virtual") != std::string_view::npos; }
 
 struct Error : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -96,6 +106,7 @@ struct Row {
 struct Table {
   std::string name, origin;  // "transfer" | "collectives" | "fused"; the file or "compiled"
   int schema_version = 0;
+  std::vector<std::string> peer_modes;  // of the rows it was made from ("virtual": virtual ranks)
   std::vector<Row> rows;
 };
 
@@ -318,15 +329,20 @@ class Tuner {
   const std::string& rows_machine() const { return opt_.accept_machine.empty() ? machine_ : opt_.accept_machine; }
   const std::vector<Table>& tables() const { return tables_; }
 
-  void load_json_file(const std::string& path) {
+  void load_json_file(const std::string& path) { add(read_json_file(path)); }
+
+  void load_json(std::string_view text, const std::string& origin = "json") { add(read_json(text, origin)); }
+
+  // A JSON table as written, unchecked but for its form (no machine, schema or row checks:
+  // add() makes those).
+  static Table read_json_file(const std::string& path) {
     std::ifstream f(path, std::ios::binary);
     if (!f) throw Error(path + ": cannot read");
     std::stringstream ss;
     ss << f.rdbuf();
-    load_json(ss.str(), path);
+    return read_json(ss.str(), path);
   }
-
-  void load_json(std::string_view text, const std::string& origin = "json") {
+  static Table read_json(std::string_view text, const std::string& origin = "json") {
     const detail::Json j = detail::JsonParser(text, origin).parse();
     if (j.kind != detail::Json::object) throw Error(origin + ": not a pkbench tuning table (not a JSON object)");
     const detail::Json* v = j.get("schema_version");
@@ -338,8 +354,7 @@ class Tuner {
     const detail::Json* name = j.get("table");
     t.name = name && name->kind == detail::Json::string ? name->s : "";
     if (const detail::Json* pm = j.get("peer_modes"))
-      for (const auto& m : pm->a)
-        if (m.s == "virtual") throw Error(origin + ": made from virtual-rank rows (peer_mode virtual): never tuning input");
+      for (const auto& m : pm->a) t.peer_modes.push_back(m.s);
     const detail::Json* rows = j.get("rows");
     if (!rows || rows->kind != detail::Json::array) throw Error(origin + ": no \"rows\" array");
     for (const auto& r : rows->a) {
@@ -360,7 +375,7 @@ class Tuner {
       }
       t.rows.push_back(std::move(row));
     }
-    add(std::move(t));
+    return t;
   }
 
   // The tables of the generated header pkbench_tuning.h (include it anywhere in this
@@ -389,21 +404,33 @@ class Tuner {
     }
   }
 
-  // Adds a table after the checks named at the top (schema version, machine, rows).
-  void add(Table t) {
+  // The schema version and the table's name (any machine).
+  static void check_schema(const Table& t) {
     if (t.schema_version != kSchemaVersion)
       throw Error(t.origin + ": table " + t.name + " has schema_version " + std::to_string(t.schema_version) +
                   "; this pkbench::tuning reads " + std::to_string(kSchemaVersion) + ": regenerate it with a matching pkbench_tune");
     if (t.name != "transfer" && t.name != "collectives" && t.name != "fused")
       throw Error(t.origin + ": unknown table '" + t.name + "'");
+  }
+
+  // Adds a table after the checks named at the top (schema version, machine, virtual rows).
+  void add(Table t) {
+    check_schema(t);
+    const bool virtual_rows_ok = is_virtual_machine_key(rows_machine());
+    const std::string never =
+        ": never tuning input for a real machine (only a run on the same virtual ranks reads it, by its machine key, "
+        "e.g. " + virtual_machine_key("h100x1", 4) + ")";
+    for (const auto& m : t.peer_modes)
+      if (m == "virtual" && !virtual_rows_ok)
+        throw Error(t.origin + ": made from virtual-rank rows (peer_mode virtual: ranks sharing one GPU measure HBM, not NVLink)" + never);
     std::string seen;
     bool mine = false;
     for (const auto& r : t.rows) {
       const std::string m = r.text("machine");
       if (m == rows_machine()) mine = true;
       else if (seen.find(m) == std::string::npos) seen += (seen.empty() ? "" : ", ") + m;
-      if (r.text("peer_mode") == "virtual")
-        throw Error(t.origin + ": a row from virtual ranks (peer_mode virtual): never tuning input");
+      if (r.text("peer_mode") == "virtual" && !virtual_rows_ok)
+        throw Error(t.origin + ": a row from virtual ranks" + never);
     }
     if (!mine) {
       if (opt_.accept_machine.empty())
