@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Writes RESULTS_DIR/REPORT.md from the folder's CSVs (pkbench_report), beside another
-# committed machine: OTHER_DIR, or by default the first other folder of results/ that holds
-# a study CSV (results/h200x2 is reported beside results/h100x1 and the other way round).
+# committed machine: OTHER_DIR, or by default the first other folder of results/, in name
+# order, that holds a study CSV (<study>/<study>.csv): results/h200x2 is reported beside
+# results/h100x1, results/h100x1 beside results/h200x1.
 #   scripts/report.sh results/h200x2 [OTHER_DIR]
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -14,7 +15,7 @@ if [ -z "$other" ]; then
   for d in "$PKBENCH_ROOT"/results/*/; do
     d=${d%/}
     [ "$(cd "$d" && pwd)" = "$here" ] && continue
-    ls "$d"/transfer.csv "$d"/sync.csv "$d"/gemm/gemm.csv >/dev/null 2>&1 || compgen -G "$d/*.csv" >/dev/null || continue
+    compgen -G "$d/*/*.csv" >/dev/null || continue
     other=$d
     break
   done

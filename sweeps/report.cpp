@@ -122,73 +122,58 @@ std::string ResultsFolder::describe() const {
   return dir;
 }
 
+// The studies in the order the report lists their figures (scripts/lib.sh's PK_STUDIES).
+const char* const kStudyFolders[] = {"transfer", "sync", "primitives", "collectives", "fused", "gemm"};
+
 ResultsFolder load_results(const std::string& dir) {
   if (!fs::is_directory(dir)) throw std::invalid_argument("no such folder: " + dir);
   ResultsFolder f;
   f.dir = dir;
-  if (fs::exists(dir + "/transfer.csv")) {
-    f.transfer = read_transfer(dir + "/transfer.csv");
+  // <study>/<study>.csv, or "" when the study was not measured here.
+  auto study_csv = [&](const std::string& study) {
+    const std::string p = dir + "/" + study + "/" + study + ".csv";
+    return fs::exists(p) ? p : std::string();
+  };
+  if (const std::string p = study_csv("transfer"); !p.empty()) {
+    f.transfer = read_transfer(p);
     f.transfer_summary = summarize_mechanisms(f.transfer->rows);
   }
-  if (fs::exists(dir + "/sync.csv")) f.sync = read_sync(dir + "/sync.csv");
-  for (const char* g : {"/gemm.csv", "/gemm/gemm.csv"})
-    if (!f.gemm && fs::exists(dir + g)) f.gemm = read_gemm(dir + g);
-  if (fs::is_directory(dir + "/peer-modes"))
-    for (const char* m : {"single", "ipc", "vmm"})
-      if (fs::is_directory(dir + "/peer-modes/" + m)) f.peer_modes.push_back(load_mode(m, dir + "/peer-modes/" + m));
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.is_regular_file() && e.path().extension() == ".png") f.figures.push_back(e.path().filename().string());
-  std::sort(f.figures.begin(), f.figures.end());
-  if (fs::exists(dir + "/environment.txt")) f.environment = slurp(dir + "/environment.txt");
-  // The collectives study's CSV: dir/collectives.csv, else the largest collectives CSV in
-  // dir/collectives/ (a study may keep several runs there).
-  if (fs::exists(dir + "/collectives.csv")) {
-    f.collectives_csv = dir + "/collectives.csv";
-  } else if (fs::is_directory(dir + "/collectives")) {
-    uintmax_t biggest = 0;
-    for (const auto& e : fs::directory_iterator(dir + "/collectives"))
-      if (e.is_regular_file() && e.path().extension() == ".csv" && peek_csv(e.path().string()).study == "collectives" &&
-          e.file_size() > biggest) {
-        biggest = e.file_size();
-        f.collectives_csv = e.path().string();
-      }
+  if (const std::string p = study_csv("sync"); !p.empty()) f.sync = read_sync(p);
+  if (const std::string p = study_csv("gemm"); !p.empty()) f.gemm = read_gemm(p);
+  f.collectives_csv = study_csv("collectives");
+  f.primitives_csv = study_csv("primitives");
+  f.fused_dir = dir + "/fused";
+  if (const std::string p = study_csv("fused"); !p.empty()) {
+    f.fused = fused_summary(p);
+    if (fs::exists(f.fused_dir + "/fused_table3.csv")) f.fused_k_sweep = fused_k_sweep(f.fused_dir + "/fused_table3.csv");
   }
-  // The primitives study: dir/primitives.csv, else dir/primitives/primitives.csv.
-  for (const char* p : {"/primitives.csv", "/primitives/primitives.csv"})
-    if (f.primitives_csv.empty() && fs::exists(dir + p)) f.primitives_csv = dir + p;
-  // The fused study: dir/fused/fused.csv (scripts/reproduce.sh merges its parts there), else
-  // dir/fused.csv; Table 3's K sweep beside it.
-  for (const char* d : {"/fused", ""})
-    if (!f.fused && fs::exists(dir + d + "/fused.csv")) {
-      f.fused_dir = dir + d;
-      f.fused = fused_summary(f.fused_dir + "/fused.csv");
-      if (fs::exists(f.fused_dir + "/fused_table3.csv")) f.fused_k_sweep = fused_k_sweep(f.fused_dir + "/fused_table3.csv");
-    }
-  for (const char* sub : {"collectives", "fused"})
-    if (fs::is_directory(dir + "/" + sub)) {
-      std::vector<std::string> figs;
+  const std::string modes = dir + "/transfer/peer-modes/";
+  for (const char* m : {"single", "ipc", "vmm"})
+    if (fs::is_directory(modes + m)) f.peer_modes.push_back(load_mode(m, modes + m));
+  // A study folder's own files (figures, virtual-rank CSVs), sorted: directory order is the
+  // file system's, and the report must not depend on it.
+  auto files_in = [&](const std::string& sub, const char* ext) {
+    std::vector<std::string> out;
+    if (fs::is_directory(dir + "/" + sub))
       for (const auto& e : fs::directory_iterator(dir + "/" + sub))
-        if (e.is_regular_file() && e.path().extension() == ".png") figs.push_back(std::string(sub) + "/" + e.path().filename().string());
-      std::sort(figs.begin(), figs.end());
-      f.sub_figures.insert(f.sub_figures.end(), figs.begin(), figs.end());
-    }
-  // The transfer study's wall time: timing.csv (scripts/run.sh, study,seconds_with_build),
-  // else the line pkbench_transfer_summary wrote into transfer_summary.md.
-  if (fs::exists(dir + "/timing.csv")) {
+        if (e.is_regular_file() && e.path().extension() == ext) out.push_back(sub + "/" + e.path().filename().string());
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  for (const char* study : kStudyFolders) {
+    for (auto& v : files_in(study, ".png")) f.figures.push_back(std::move(v));
+    for (auto& v : files_in(std::string(study) + "/virtual", ".csv")) f.virtual_csvs.push_back(std::move(v));
+  }
+  if (fs::exists(dir + "/environment.txt")) f.environment = slurp(dir + "/environment.txt");
+  // The transfer study's wall time with the build: run.sh writes one row per invocation, and
+  // the study ended with its last.
+  if (fs::exists(dir + "/transfer/timing.csv")) {
     ReadOptions o;
     o.one_machine = false;
-    const CsvTable t = CsvTable::read(dir + "/timing.csv", {{"step"}, {"seconds_with_build", ColumnType::number}}, o);
-    for (size_t i = 0; i < t.rows(); ++i)
-      if (t.text(i, "step") == "transfer") {
-        f.transfer_elapsed_s = t.number(i, "seconds_with_build");
-        f.elapsed_source = "timing.csv:" + std::to_string(t.line_of(i));
-      }
-  } else if (fs::exists(dir + "/transfer_summary.md")) {
-    std::smatch m;
-    const std::string s = slurp(dir + "/transfer_summary.md");
-    if (std::regex_search(s, m, std::regex("study wall time including the build: ([0-9.]+) s"))) {
-      f.transfer_elapsed_s = std::stod(m[1]);
-      f.elapsed_source = "transfer_summary.md (the run's own summary)";
+    const CsvTable t = CsvTable::read(dir + "/transfer/timing.csv", {{"seconds_with_build", ColumnType::number}}, o);
+    if (t.rows() > 0) {
+      f.transfer_elapsed_s = t.number(t.rows() - 1, "seconds_with_build");
+      f.elapsed_source = "transfer/timing.csv:" + std::to_string(t.line_of(t.rows() - 1));
     }
   }
   return f;
@@ -277,9 +262,7 @@ std::vector<ClaimRow> paper_claims(const ResultsFolder& here, const ResultsFolde
        ""},
       {"NVSHMEM-style element-wise access slower than PK-style", "up to 4.5x",
        [](const ResultsFolder& f) -> std::string {
-         for (const char* s : {"/primitives_summary.md", "/primitives/primitives_summary.md"})
-           if (fs::exists(f.dir + s)) return std::string("see `") + (s + 1) + "`";
-         return "";
+         return fs::exists(f.dir + "/primitives/primitives_summary.md") ? "see `primitives/primitives_summary.md`" : "";
        },
        "pkbench_primitives, against the real NVSHMEM and NCCL device APIs"},
       {"PK all-reduce over NCCL's best (BF16)", "up to 1.79x (8 GPUs)",
@@ -392,11 +375,11 @@ namespace {
 void section_studies(std::ostream& os, const ResultsFolder& here) {
   os << "Machine: " << here.describe() << ".\n\n| study | CSV | rows | commit measured | peer mode |\n|---|---|---:|---|---|\n";
   if (here.transfer)
-    os << "| transfer | `transfer.csv` | " << here.transfer->total << " (" << here.transfer->rows.size() << " ok, "
+    os << "| transfer | `transfer/transfer.csv` | " << here.transfer->total << " (" << here.transfer->rows.size() << " ok, "
        << here.transfer->skipped << " skipped, " << here.transfer->errors << " errors) | "
        << dash_if_empty(here.transfer->git_commit) << " | " << dash_if_empty(here.transfer->peer_mode) << " |\n";
   if (here.sync)
-    os << "| sync | `sync.csv` | " << here.sync->rows.size() << " | " << dash_if_empty(here.sync->git_commit) << " | "
+    os << "| sync | `sync/sync.csv` | " << here.sync->rows.size() << " | " << dash_if_empty(here.sync->git_commit) << " | "
        << dash_if_empty(here.sync->peer_mode) << " |\n";
   if (here.gemm)
     os << "| gemm | `" << fs::relative(here.gemm->path, here.dir).string() << "` | " << here.gemm->total << " | "
@@ -430,23 +413,18 @@ void section_studies(std::ostream& os, const ResultsFolder& here) {
          << m.sync.rows.size() << " | " << dash_if_empty(m.sync.git_commit) << " | " << m.sync.peer_mode << " |\n";
   }
   // Virtual ranks (N ranks on one GPU): listed, labelled, never in a target or a tuning table.
-  std::vector<std::string> virtual_csvs;
-  for (const auto& e : fs::recursive_directory_iterator(here.dir))
-    if (e.is_regular_file() && e.path().extension() == ".csv" && e.path().parent_path().filename() == "virtual")
-      virtual_csvs.push_back(e.path().string());
-  std::sort(virtual_csvs.begin(), virtual_csvs.end());
-  for (const auto& v : virtual_csvs) {
-    const CsvInfo c = csv_info(v);
-    os << "| " << fs::path(v).stem().string() << " (virtual ranks) | `" << rel(here, v) << "` | " << c.rows << " ("
-       << c.ok << " ok) | " << dash_if_empty(c.commit) << " | " << dash_if_empty(c.peer_mode) << " |\n";
+  for (const auto& v : here.virtual_csvs) {
+    const CsvInfo c = csv_info(here.dir + "/" + v);
+    os << "| " << fs::path(v).stem().string() << " (virtual ranks) | `" << v << "` | " << c.rows << " (" << c.ok
+       << " ok) | " << dash_if_empty(c.commit) << " | " << dash_if_empty(c.peer_mode) << " |\n";
   }
-  if (!virtual_csvs.empty())
+  if (!here.virtual_csvs.empty())
     os << "\nRows marked virtual ranks ran N ranks on this one GPU (green contexts): their bandwidths are HBM's, not "
           "NVLink's; they show correctness and per-SM rates, and no target or tuning table reads them.\n";
   std::vector<std::string> absent;
   if (!here.transfer) absent.push_back("transfer (" + std::string(here.sync && here.sync->machine.gpu_count < 2
                                                                      ? "one GPU: no peer to transfer to"
-                                                                     : "no transfer.csv") + ")");
+                                                                     : "no transfer/transfer.csv") + ")");
   if (here.collectives_csv.empty())
     absent.push_back("collectives (Figures 6, 15-17: not measured here)");
   if (!here.fused) absent.push_back("fused kernels (Figures 4, 5, 7-9, Table 3: not measured here)");
@@ -530,11 +508,8 @@ void section_environment(std::ostream& os, const ResultsFolder& here) {
 
 void section_figures(std::ostream& os, const ResultsFolder& here) {
   os << "\n## Figures\n\n";
-  if (here.figures.empty() && here.sub_figures.empty())
-    os << "No figures in this folder (scripts/plot.sh draws them from the CSVs).\n";
-  std::vector<std::string> all_figures = here.figures;
-  all_figures.insert(all_figures.end(), here.sub_figures.begin(), here.sub_figures.end());
-  for (const auto& fig : all_figures) {
+  if (here.figures.empty()) os << "No figures in this folder (scripts/plot.sh draws them from the CSVs).\n";
+  for (const auto& fig : here.figures) {
     const std::string svg = fs::path(fig).replace_extension(".svg").string();
     os << "### " << caption_of(fig) << "\n\n![" << fig << "](" << fig << ")\n\n";
     if (fs::exists(here.dir + "/" + svg)) os << "(vector: [`" << svg << "`](" << svg << "))\n\n";
@@ -683,12 +658,11 @@ void section_fused(std::ostream& os, const ResultsFolder& here) {
            << " |\n";
     }
     std::vector<std::string> more;
-    const std::string fd = rel(here, here.fused_dir);
-    for (const char* name : {"fused_model.txt", "fused_table3_model.txt", "fused_fig5_model.txt", "tuning/fused_tuning.csv",
-                             "table3.md", "README.md"})
-      if (fs::exists(here.fused_dir + "/" + name)) more.push_back("[`" + fd + "/" + name + "`](" + fd + "/" + name + ")");
+    for (const char* name : {"fused/fused_model.txt", "fused/fused_table3_model.txt", "fused/fused_fig5_model.txt",
+                             "tuning/fused_tuning.csv", "fused/table3.md", "fused/README.md"})
+      if (fs::exists(here.dir + "/" + name)) more.push_back(std::string("[`") + name + "`](" + name + ")");
     if (!more.empty()) {
-      os << "\nAlso in `" << fd << "/`: ";
+      os << "\nAlso: ";
       for (size_t i = 0; i < more.size(); ++i) os << (i ? ", " : "") << more[i];
       os << " (the cost model's predictions beside the measurements, the tuning table, the study's notes).\n";
     }
@@ -723,9 +697,9 @@ void section_gemm(std::ostream& os, const ResultsFolder& here) {
 void section_transfer_tuning(std::ostream& os, const ResultsFolder& here) {
   if (here.transfer) {
     const TuningTable t = transfer_tuning(*here.transfer);
-    os << "\n## Transfer tuning table\n\nThe table `pkbench_tune " << fs::path(here.dir).lexically_normal().string()
-       << "` writes as `transfer_tuning.csv`, `transfer_tuning.json` and `pkbench_tuning.h` (`lookup_transfer(machine, "
-          "direction, pattern, choice, bytes)`), from `transfer.csv`. "
+    os << "\n## Transfer tuning table\n\nThe table `pkbench_tune --out " << fs::path(here.dir).lexically_normal().string()
+       << "/tuning` writes as `tuning/transfer_tuning.csv`, `transfer_tuning.json` and `pkbench_tuning.h` "
+          "(`lookup_transfer(machine, direction, pattern, choice, bytes)`), from `transfer/transfer.csv`. "
        << t.doc
        << " \"tied\" counts the configurations within the fastest's noise; \"gap\" is how much slower the best "
           "configuration outside the noise was.\n\n"

@@ -1,8 +1,15 @@
 #pragma once
 // results/<machine>/REPORT.md: the environment, every figure, our numbers beside the
 // paper's claims and beside another committed machine, the tuning table, and every target
-// met or missed, all generated from the CSVs of the folder (and its subfolders gemm/,
-// peer-modes/<mode>/, collectives/, fused/).
+// met or missed, all generated from the CSVs of the folder. The folder's layout (what
+// scripts/run.sh writes) is read by fixed names, never guessed:
+//   environment.txt                     the machine
+//   <study>/<study>.csv                 each study's main CSV (transfer, sync, gemm, collectives,
+//                                       primitives, fused), its figures (*.png) beside it
+//   <study>/virtual/*.csv               virtual-rank runs (listed, never judged)
+//   transfer/timing.csv                 the transfer study's wall time (its last row)
+//   transfer/peer-modes/<mode>/         transfer.csv and sync.csv per peer mode
+//   fused/fused_table3.csv, fused_fig5.csv   the fused study's K sweep and SM split
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,15 +24,15 @@ struct ResultsFolder {
   std::optional<TransferData> transfer;
   std::vector<MechanismSummary> transfer_summary;
   std::optional<SyncData> sync;
-  std::optional<GemmData> gemm;            // dir/gemm.csv or dir/gemm/gemm.csv
-  std::vector<ModeResults> peer_modes;     // dir/peer-modes/<single|ipc|vmm>/
-  std::vector<std::string> figures;        // PNG files, relative to dir
-  std::string collectives_csv;             // dir/collectives.csv or the largest study CSV in dir/collectives/
-  std::string primitives_csv;              // dir/primitives.csv or dir/primitives/primitives.csv
-  std::optional<FusedSummary> fused;       // dir/fused/fused.csv (or dir/fused.csv)
-  std::vector<KSweepRow> fused_k_sweep;    // Table 3: fused_table3.csv beside it (empty if absent)
-  std::string fused_dir;                   // the folder holding fused.csv
-  std::vector<std::string> sub_figures;    // PNG files of collectives/ and fused/, relative to dir
+  std::optional<GemmData> gemm;
+  std::vector<ModeResults> peer_modes;     // transfer/peer-modes/<single|ipc|vmm>/
+  std::vector<std::string> figures;        // every study's PNG files, relative to dir, in study order
+  std::string collectives_csv;             // "" when absent
+  std::string primitives_csv;              // "" when absent
+  std::optional<FusedSummary> fused;
+  std::vector<KSweepRow> fused_k_sweep;    // Table 3 (empty if absent)
+  std::string fused_dir;                   // dir/fused
+  std::vector<std::string> virtual_csvs;   // <study>/virtual/*.csv, relative to dir
   std::string environment;                 // environment.txt
   double transfer_elapsed_s = -1;          // the transfer study's wall time with the build, if recorded
   std::string elapsed_source;

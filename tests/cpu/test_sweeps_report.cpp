@@ -14,19 +14,23 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A results folder holding every study: the per-study fixtures under the names the studies
-// write, tests/fixtures/report/ as it is, and two peer modes of the transfer and sync fixtures.
+// A results folder holding every study: the per-study fixtures where scripts/run.sh writes
+// them (<study>/<study>.csv), tests/fixtures/report/ as it is, and two peer modes of the transfer and sync fixtures.
 std::string fixture_folder() {
   const std::string d = temp_dir("report_folder");
   fs::copy(fixture("report"), d, fs::copy_options::recursive);
-  fs::copy_file(fixture("transfer_fixture.csv"), d + "/transfer.csv");
-  fs::copy_file(fixture("sync_fixture.csv"), d + "/sync.csv");
-  fs::create_directories(d + "/primitives");
-  fs::copy_file(fixture("primitives_fixture.csv"), d + "/primitives/primitives.csv");
+  for (const char* s : {"transfer", "sync", "primitives"}) {
+    fs::create_directories(d + "/" + s);
+    fs::copy_file(fixture(std::string(s) + "_fixture.csv"), d + "/" + s + "/" + s + ".csv");
+  }
+  // The verdict tests read the collectives fixture at report/collectives.csv.
+  fs::create_directories(d + "/collectives");
+  fs::rename(d + "/collectives.csv", d + "/collectives/collectives.csv");
   for (const char* m : {"single", "ipc"}) {
-    fs::create_directories(d + "/peer-modes/" + m);
-    fs::copy_file(fixture("transfer_fixture.csv"), d + "/peer-modes/" + m + "/transfer.csv");
-    fs::copy_file(fixture("sync_fixture.csv"), d + "/peer-modes/" + m + "/sync.csv");
+    const std::string mode = d + "/transfer/peer-modes/" + m;
+    fs::create_directories(mode);
+    fs::copy_file(fixture("transfer_fixture.csv"), mode + "/transfer.csv");
+    fs::copy_file(fixture("sync_fixture.csv"), mode + "/sync.csv");
   }
   return d;
 }
@@ -67,9 +71,9 @@ TEST(SweepsReport, EveryTargetOfEveryStudyListed) {
 
 TEST(SweepsReport, BesideAnotherFolder) {
   const ResultsFolder f = load_results(fixture_folder());
-  ResultsFolder g = load_results(fixture("report"));  // collectives, fused, GEMM only
+  ResultsFolder g = load_results(fixture("report"));  // fused and GEMM only
   EXPECT_FALSE(g.transfer.has_value());
   const std::string md = report_markdown(g, &f, "pkbench_report A --other B");
-  EXPECT_NE(md.find("Not in this folder: transfer (no transfer.csv)"), std::string::npos) << md;
+  EXPECT_NE(md.find("Not in this folder: transfer (no transfer/transfer.csv)"), std::string::npos) << md;
   EXPECT_NE(md.find("- transfer study: only " + f.machine_key() + " has it."), std::string::npos) << md;
 }

@@ -279,7 +279,10 @@ int main(int argc, char** argv) {
     if (i % 8 == 0) {
       const fs::path dir = work / "results";
       for (const auto& e : fs::directory_iterator(dir)) fs::remove_all(e.path());
-      fs::copy_file(file, dir / study_files[b]);
+      // Where scripts/run.sh writes it: <study>/<study>.csv.
+      const fs::path study_dir = dir / fs::path(study_files[b]).stem();
+      fs::create_directories(study_dir);
+      fs::copy_file(file, study_dir / study_files[b]);
       run("report", [&] {
         const ResultsFolder f = load_results(dir.string());
         report_markdown(f, nullptr, "fuzz");
