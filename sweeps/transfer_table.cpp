@@ -26,6 +26,12 @@ const std::vector<std::string>& transfer_knob_columns() {
   return v;
 }
 
+bool mechanism_uses_sms(std::string_view mechanism) {
+  for (const auto* m : pk::transfer::mechanisms())
+    if (m->name() == mechanism) return m->uses_sms();
+  return true;
+}
+
 namespace {
 
 int knob_index(const std::string& name) {
@@ -53,7 +59,7 @@ std::string TransferRow::config() const {
   const auto& names = transfer_knob_columns();
   for (size_t i = 0; i < knobs.size(); ++i)
     if (knobs[i]) c += (c.empty() ? "" : " ") + names[i] + "=" + std::to_string(knobs[i]);
-  if (c.empty()) return mechanism == "ce" || mechanism == "ce_batch" ? "copy engine" : "defaults";
+  if (c.empty()) return mechanism_uses_sms(mechanism) ? "defaults" : "copy engine";
   return c;
 }
 

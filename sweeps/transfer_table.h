@@ -5,6 +5,7 @@
 // and the fewest SMs reaching 90 % of the best.
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "csv_table.h"
@@ -14,6 +15,10 @@ namespace pk::sweeps {
 
 // The knob columns of transfer.csv, in declaration order (pk::transfer::all_knobs()).
 const std::vector<std::string>& transfer_knob_columns();
+// Whether the transfer mechanism of this name runs on SMs (asked of its declaration:
+// Mechanism::uses_sms); true for a name this build does not register, as for any name
+// that is not a copy engine's.
+bool mechanism_uses_sms(std::string_view mechanism);
 
 struct TransferRow {
   std::string sweep, mechanism, direction, pattern, status;

@@ -8,6 +8,7 @@
 
 #include "../harness/tidy_csv.h"
 #include "sweeps/csv_table.h"
+#include "sweeps/transfer_table.h"
 
 namespace pk::fused::model {
 namespace {
@@ -15,6 +16,7 @@ namespace {
 using sweeps::ColumnType;
 using sweeps::CsvTable;
 using sweeps::Field;
+using sweeps::mechanism_uses_sms;
 using sweeps::ReadOptions;
 
 CsvTable read(const std::string& path, const std::string& study, const std::vector<Field>& fields) {
@@ -26,8 +28,6 @@ CsvTable read(const std::string& path, const std::string& study, const std::vect
 void note_machine(Ceilings& c, const CsvTable& t) { c.machines.push_back({t.path(), t.machine().gpu_name}); }
 
 std::string at(const CsvTable& t, size_t row) { return t.path() + ":" + std::to_string(t.line_of(row)); }
-
-bool device_initiated(std::string_view mechanism) { return mechanism.rfind("ce", 0) != 0; }
 
 constexpr double kTileBytes = double(kTileM) * kTileN * 2;  // one output tile of the fused kernels, bf16
 
@@ -89,7 +89,7 @@ Ceilings read_ceilings(const std::string& gemm_csv, const std::string& transfer_
         if (2 * g > c.hbm_gbps) c.hbm_gbps = 2 * g, hbm_at = at(t, i);
         continue;
       }
-      if (!device_initiated(mech)) continue;
+      if (!mechanism_uses_sms(mech)) continue;  // a copy engine: not what a kernel's SMs reach
       if (pat == "bidir" && g > c.link_bidir_gbps) c.link_bidir_gbps = g, bidir_at = at(t, i);
       if (pat == "one_way" && g > c.link_oneway_gbps) c.link_oneway_gbps = g, oneway_at = at(t, i);
       if (pat == "one_way" && t.text(i, "sweep") == "fig3" && mech.rfind("tma", 0) == 0) {

@@ -146,12 +146,7 @@ class FusedStudy {
 
     const SampleStats st = summarize(ms);
     const double us = st.median * 1e3;
-    row["iters_per_sample"] = std::to_string(k);
-    row["samples"] = std::to_string(st.n);
-    row["time_us_median"] = fmt_num(us);
-    row["time_us_min"] = fmt_num(st.min * 1e3);
-    row["time_us_max"] = fmt_num(st.max * 1e3);
-    row["cv"] = fmt_num(st.cv, 4);
+    put_times(row, st, k);
     const Kind kind = schedule(p.schedule).kind;
     const bool coll_only = p.schedule == "coll_nccl" || p.schedule == "coll_pk";
     if (!coll_only) {  // a collective alone does no GEMM
@@ -217,10 +212,7 @@ class FusedPlan : public StudyPlan {
                    "run (0: the run's)")
         ->check(CLI::Range(0, kMaxGpus))
         ->capture_default_str();
-    add_timing_flags(app, opt_.timing);
-    app.add_option("--study-warmup-ms", opt_.study_warmup_ms, "GEMMs run before the first point")
-        ->check(CLI::Range(0.0, 1e7))
-        ->capture_default_str();
+    add_timing_flags(app, opt_.timing, opt_.study_warmup_ms, "GEMMs run");
   }
 
   void check_flags() override {
@@ -290,10 +282,8 @@ class FusedPlan : public StudyPlan {
 }  // namespace pk::fused
 
 int main(int argc, char** argv) {
-  pk::StudyMain study("pkbench_fused",
-                      "Fused GEMM + communication kernels (GEMM+RS, AG+GEMM, GEMM+AR): intra-SM vs inter-SM overlap, "
-                      "the SM split, and the baselines (cuBLASLt + NCCL, this suite's GEMM + collective, copy engine).",
-                      "fused.csv");
-  pk::fused::FusedPlan plan(study);
-  return study.main(argc, argv, plan);
+  return pk::study_main<pk::fused::FusedPlan>(argc, argv, "pkbench_fused",
+      "Fused GEMM + communication kernels (GEMM+RS, AG+GEMM, GEMM+AR): intra-SM vs inter-SM overlap, "
+      "the SM split, and the baselines (cuBLASLt + NCCL, this suite's GEMM + collective, copy engine).",
+      "fused.csv");
 }

@@ -278,12 +278,7 @@ class GemmStudy {
 
     const SampleStats st = summarize(ms);
     const double tflops = p.shape.flops() / (st.median * 1e9);
-    row["iters_per_sample"] = std::to_string(k);
-    row["samples"] = std::to_string(st.n);
-    row["time_us_median"] = fmt_num(st.median * 1e3);
-    row["time_us_min"] = fmt_num(st.min * 1e3);
-    row["time_us_max"] = fmt_num(st.max * 1e3);
-    row["cv"] = fmt_num(st.cv, 4);
+    put_times(row, st, k);
     row["tflops"] = fmt_num(tflops);
     row["tflops_best"] = fmt_num(p.shape.flops() / (st.min * 1e9));
     state.counters["TFLOP/s"] = tflops;
@@ -336,10 +331,7 @@ class GemmPlan : public StudyPlan {
     app.add_option("--group-m", opt_.group_m, "grouped tile order: band height in cluster-tile rows (0: variant default)")
         ->check(CLI::Range(0, 1 << 20))
         ->capture_default_str();
-    add_timing_flags(app, opt_.timing);
-    app.add_option("--study-warmup-ms", opt_.study_warmup_ms, "GEMMs run before the first point")
-        ->check(CLI::Range(0.0, 1e7))
-        ->capture_default_str();
+    add_timing_flags(app, opt_.timing, opt_.study_warmup_ms, "GEMMs run");
   }
 
   void check_flags() override {
@@ -405,10 +397,8 @@ class GemmPlan : public StudyPlan {
 }  // namespace pk::gemm
 
 int main(int argc, char** argv) {
-  pk::StudyMain study("pkbench_gemm",
-                      "This suite's Hopper bf16 GEMM (C = A * B^T, A MxK and B NxK row-major, fp32 accumulation) "
-                      "against cuBLASLt, per shape and SM count.",
-                      "gemm.csv");
-  pk::gemm::GemmPlan plan(study);
-  return study.main(argc, argv, plan);
+  return pk::study_main<pk::gemm::GemmPlan>(argc, argv, "pkbench_gemm",
+      "This suite's Hopper bf16 GEMM (C = A * B^T, A MxK and B NxK row-major, fp32 accumulation) "
+      "against cuBLASLt, per shape and SM count.",
+      "gemm.csv");
 }

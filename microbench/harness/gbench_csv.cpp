@@ -113,4 +113,13 @@ void TidyCsvReporter::ReportRuns(const std::vector<Run>& runs) {
   }
 }
 
+void put_times(Row& row, const SampleStats& ms, int iters_per_sample) {
+  row["iters_per_sample"] = std::to_string(iters_per_sample);
+  row["samples"] = std::to_string(ms.n);
+  row["time_us_median"] = fmt_num(ms.median * 1e3);
+  row["time_us_min"] = fmt_num(ms.min * 1e3);
+  row["time_us_max"] = fmt_num(ms.max * 1e3);
+  row["cv"] = fmt_num(ms.cv, 4);
+}
+
 }  // namespace pk

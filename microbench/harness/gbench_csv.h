@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string>
 
+#include "stats.h"
 #include "tidy_csv.h"
 
 namespace pk {
@@ -54,5 +55,9 @@ inline constexpr const char* kSkipped = "skipped";
 // any other exception "error", each with its reason in row["error"] and reported to Google
 // Benchmark, so one failed point never ends the run.
 void measure_point(benchmark::State& state, Row& row, const std::function<void()>& measure);
+
+// The timing columns every gated study writes from its samples of `iters_per_sample`
+// operations each, in ms: iters_per_sample, samples, time_us_median/min/max, cv.
+void put_times(Row& row, const SampleStats& ms, int iters_per_sample);
 
 }  // namespace pk

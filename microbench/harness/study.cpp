@@ -220,6 +220,13 @@ void add_timing_flags(CLI::App& app, TimingOptions& t) {
       ->capture_default_str();
 }
 
+void add_timing_flags(CLI::App& app, TimingOptions& t, double& study_warmup_ms, const std::string& what) {
+  add_timing_flags(app, t);
+  app.add_option("--study-warmup-ms", study_warmup_ms, what + " before the first point")
+      ->check(CLI::Range(0.0, 1e7))
+      ->capture_default_str();
+}
+
 void StudyMain::fatal(const std::string& msg) {
   if (comm_ && comm_->size() > 1)
     std::fprintf(stderr, "%s: rank %d: fatal: %s\n", cli_.program().c_str(), comm_->rank(), msg.c_str());

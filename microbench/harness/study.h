@@ -93,6 +93,14 @@ class StudyMain {
   std::unique_ptr<PeerGroup> group_;
 };
 
+// A study binary's main(): its StudyMain, its plan (which adds its flags), the life cycle.
+template <class Plan>
+int study_main(int argc, char** argv, std::string program, std::string description, std::string default_csv) {
+  StudyMain study(std::move(program), std::move(description), std::move(default_csv));
+  Plan plan(study);
+  return study.main(argc, argv, plan);
+}
+
 // Registers one point: manual time (the study sets each iteration's time from CUDA events),
 // exactly `iterations` iterations on every rank, microseconds on the console.
 void register_point(const std::string& name, int iterations, std::function<void(benchmark::State&)> fn);
@@ -100,6 +108,8 @@ void register_point(const std::string& name, int iterations, std::function<void(
 // The flags of the timing method every gated study shares (--samples, --warmup-ms,
 // --target-sample-ms, --gap-ms, --timeout-ms, --max-enqueued), with their checks.
 void add_timing_flags(CLI::App& app, TimingOptions& t);
+// The same and --study-warmup-ms (`what` runs before the first point, this long).
+void add_timing_flags(CLI::App& app, TimingOptions& t, double& study_warmup_ms, const std::string& what);
 
 // Console reporting off (ranks other than 0).
 class NullReporter : public benchmark::BenchmarkReporter {

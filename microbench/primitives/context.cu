@@ -18,13 +18,6 @@ constexpr uint64_t kRecordOffset = kCyclesBytes;
 constexpr uint64_t kMismatchOffset = kRecordOffset + 256;
 constexpr uint64_t kScratchBytes = kMismatchOffset + 256;
 
-double percentile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  const double pos = q * (v.size() - 1);
-  const size_t lo = static_cast<size_t>(std::floor(pos)), hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (pos - lo) * (v[hi] - v[lo]);
-}
-
 std::string encode(const Row& r) {
   std::string s;
   for (const auto& [k, v] : r) s += k + '\x1f' + v + '\x1e';
@@ -217,8 +210,8 @@ Row latency_row(const Spec& s, const std::vector<double>& ns, bool round_trip, c
   const double scale = round_trip ? 0.5 : 1.0;
   r["value"] = fmt_num(st.median * scale, 5);
   r["median_ns"] = fmt_num(st.median * scale, 5);
-  r["p10_ns"] = fmt_num(percentile(ns, 0.1) * scale, 5);
-  r["p90_ns"] = fmt_num(percentile(ns, 0.9) * scale, 5);
+  r["p10_ns"] = fmt_num(st.p10 * scale, 5);
+  r["p90_ns"] = fmt_num(st.p90 * scale, 5);
   r["min_ns"] = fmt_num(st.min * scale, 5);
   if (round_trip) r["round_trip_ns"] = fmt_num(st.median, 5);
   r["samples"] = std::to_string(st.n);

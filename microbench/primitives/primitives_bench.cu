@@ -104,11 +104,9 @@ class PrimitivesPlan : public StudyPlan {
 }  // namespace pk::prim
 
 int main(int argc, char** argv) {
-  pk::StudyMain study("pkbench_primitives",
-                      "Element-wise put, get, signals, quiet/fence, barriers and bulk puts in four styles: PK "
-                      "(PeerTable in registers), NVSHMEM (one process per GPU), NCCL's device API, and the "
-                      "NVSHMEM-shaped emulation",
-                      "primitives.csv");
-  pk::prim::PrimitivesPlan plan(study);
-  return study.main(argc, argv, plan);
+  return pk::study_main<pk::prim::PrimitivesPlan>(argc, argv, "pkbench_primitives",
+      "Element-wise put, get, signals, quiet/fence, barriers and bulk puts in four styles: PK "
+      "(PeerTable in registers), NVSHMEM (one process per GPU), NCCL's device API, and the "
+      "NVSHMEM-shaped emulation",
+      "primitives.csv");
 }

@@ -138,7 +138,5 @@ class SyncPlan : public StudyPlan {
 }  // namespace pk::sync
 
 int main(int argc, char** argv) {
-  pk::StudyMain study("pkbench_sync", "synchronisation latency: intra-SM, inter-SM, cross-GPU, host costs", "sync.csv");
-  pk::sync::SyncPlan plan(study);
-  return study.main(argc, argv, plan);
+  return pk::study_main<pk::sync::SyncPlan>(argc, argv, "pkbench_sync", "synchronisation latency: intra-SM, inter-SM, cross-GPU, host costs", "sync.csv");
 }

@@ -204,15 +204,6 @@ const std::vector<std::string>& sync_columns() {
   return c;
 }
 
-namespace {
-double percentile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  const double pos = q * (v.size() - 1);
-  const size_t lo = static_cast<size_t>(std::floor(pos)), hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (pos - lo) * (v[hi] - v[lo]);
-}
-}  // namespace
-
 Row sync_row(const Variant& v, const LatencyResult& r) {
   Row row;
   if (r.ns.empty()) return row;
@@ -221,12 +212,11 @@ Row sync_row(const Variant& v, const LatencyResult& r) {
   const SampleStats s = summarize(r.ns);
   row["one_way_ns"] = fmt_num(s.median * scale, 5);
   if (v.round_trip) row["round_trip_ns"] = fmt_num(s.median, 5);
-  const double p10 = percentile(r.ns, 0.1), p90 = percentile(r.ns, 0.9);
-  row["p10_ns"] = fmt_num(p10, 5);
-  row["p90_ns"] = fmt_num(p90, 5);
+  row["p10_ns"] = fmt_num(s.p10, 5);
+  row["p90_ns"] = fmt_num(s.p90, 5);
   row["min_ns"] = fmt_num(s.min, 5);
   row["max_ns"] = fmt_num(s.max, 5);
-  row["spread_ns"] = fmt_num(p90 - p10, 4);
+  row["spread_ns"] = fmt_num(s.p90 - s.p10, 4);
   row["samples"] = std::to_string(s.n);
   if (r.gbps > 0) row["gbps"] = fmt_num(r.gbps);
   row["clock_source"] = r.clock_source;

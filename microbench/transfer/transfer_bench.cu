@@ -259,12 +259,7 @@ class TransferStudy {
       fmin = i ? std::min(fmin, fg) : fg;
       fmax = i ? std::max(fmax, fg) : fg;
     }
-    row["iters_per_sample"] = std::to_string(k);
-    row["samples"] = std::to_string(st.n);
-    row["time_us_median"] = fmt_num(st.median * 1e3);
-    row["time_us_min"] = fmt_num(st.min * 1e3);
-    row["time_us_max"] = fmt_num(st.max * 1e3);
-    row["cv"] = fmt_num(st.cv, 4);
+    put_times(row, st, k);
     row["gbps"] = fmt_num(gbps);
     row["gbps_best"] = fmt_num(per_direction / (st.min * 1e6));
     row["gbps_total"] = fmt_num(bytes * pairs.size() / (st.median * 1e6));
@@ -329,10 +324,7 @@ class TransferPlan : public StudyPlan {
     app.add_option("--buffer", buffer_, "per-GPU source buffer (and per incoming flow destination)")
         ->check(size_validator())
         ->capture_default_str();
-    add_timing_flags(app, opt_.timing);
-    app.add_option("--study-warmup-ms", opt_.study_warmup_ms, "warm-up of every GPU before the first point")
-        ->check(CLI::Range(0.0, 1e7))
-        ->capture_default_str();
+    add_timing_flags(app, opt_.timing, opt_.study_warmup_ms, "warm-up of every GPU");
   }
 
   void check_flags() override {
@@ -380,8 +372,6 @@ class TransferPlan : public StudyPlan {
 }  // namespace pk::transfer
 
 int main(int argc, char** argv) {
-  pk::StudyMain study("pkbench_transfer", "GPU-to-GPU transfer bandwidth: copy engine, TMA and register mechanisms",
-                      "transfer.csv");
-  pk::transfer::TransferPlan plan(study);
-  return study.main(argc, argv, plan);
+  return pk::study_main<pk::transfer::TransferPlan>(argc, argv, "pkbench_transfer", "GPU-to-GPU transfer bandwidth: copy engine, TMA and register mechanisms",
+      "transfer.csv");
 }

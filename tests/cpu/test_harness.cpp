@@ -115,6 +115,20 @@ TEST(Stats, MedianMinMaxAndCv) {
   EXPECT_THROW(summarize({}), std::invalid_argument);
 }
 
+// Linear interpolation between order statistics: position q * (n - 1) of the sorted samples.
+TEST(Stats, QuantilesInterpolateBetweenOrderStatistics) {
+  EXPECT_DOUBLE_EQ(quantile({3, 1, 2}, 0.5), 2);
+  EXPECT_DOUBLE_EQ(quantile({11, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 0.1), 2);
+  EXPECT_DOUBLE_EQ(quantile({1, 2}, 0.5), 1.5);
+  EXPECT_DOUBLE_EQ(quantile({1, 2, 3, 4, 5}, 0.9), 4.6);
+  EXPECT_DOUBLE_EQ(quantile({1, 2}, 1.5), 2);  // q clamped to [0, 1]
+  EXPECT_DOUBLE_EQ(quantile({}, 0.5), 0);
+  const SampleStats s = summarize({50, 10, 40, 20, 30});
+  EXPECT_DOUBLE_EQ(s.p10, 14);
+  EXPECT_DOUBLE_EQ(s.p90, 46);
+  EXPECT_DOUBLE_EQ(s.median, quantile({50, 10, 40, 20, 30}, 0.5));
+}
+
 static GpuInfo nvlink_gpu(int ordinal, int links, double gbps) {
   GpuInfo g;
   g.ordinal = ordinal;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "microbench/transfer/mechanism.h"
 #include "sweeps/transfer_table.h"
 
 using namespace pk::sweeps;
@@ -81,4 +82,24 @@ TEST(TransferSummary, MarkdownStatesTargets) {
   EXPECT_NE(md.find("90 % of its peak with 12 SMs (target <= 16 SMs): **met**"), std::string::npos) << md;
   EXPECT_NE(md.find("passes 80 % of line rate at 16 MiB"), std::string::npos) << md;
   EXPECT_NE(md.find("200 s (target <= 240 s): **met**"), std::string::npos) << md;
+}
+
+// "Runs on SMs" is asked of each mechanism's declaration (the sms knob), not its name: every
+// registered mechanism answers as its declaration says, the copy engines say no, and a name
+// this build does not register (a retired mechanism in an older CSV) counts as SM-driven.
+TEST(TransferSummary, RunsOnSmsAskedOfTheMechanism) {
+  int copy_engines = 0;
+  for (const auto* m : pk::transfer::mechanisms()) {
+    EXPECT_EQ(mechanism_uses_sms(m->name()), m->has_knob("sms")) << m->name();
+    copy_engines += !mechanism_uses_sms(m->name());
+  }
+  EXPECT_GE(copy_engines, 2);  // ce, ce_batch
+  EXPECT_FALSE(mechanism_uses_sms("ce"));
+  EXPECT_TRUE(mechanism_uses_sms("no_such_mechanism"));
+  TransferRow ce;
+  ce.mechanism = "ce";
+  EXPECT_EQ(ce.config(), "copy engine");
+  TransferRow sm;
+  sm.mechanism = "no_such_mechanism";
+  EXPECT_EQ(sm.config(), "defaults");
 }
