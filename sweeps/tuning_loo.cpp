@@ -53,6 +53,7 @@ struct TextCsv {
       if (header[i] == n) return static_cast<int>(i);
     throw std::runtime_error("column '" + n + "' missing");
   }
+  bool has(const std::string& n) const { return std::find(header.begin(), header.end(), n) != header.end(); }
 };
 
 TextCsv read_text(const std::string& path) {
@@ -161,14 +162,21 @@ LooResult loo_collectives(const std::string& csv, double tol) {
   const int coll = c.col("collective"), dtype = c.col("dtype"), gpus = c.col("gpus"), mode = c.col("launch_mode"),
             bytes = c.col("bytes"), impl = c.col("impl"), config = c.col("config"), status = c.col("status"),
             t_med = c.col("time_us_median");
-  const std::string machine = machine_of(c);
+  std::string machine = machine_of(c);
+  // Virtual ranks' rows name their own machine (collectives_tuning): one rank count per CSV.
+  const int pm = c.has("peer_mode") ? c.col("peer_mode") : -1;
+  if (pm >= 0 && !c.rows.empty() && c.rows[0][pm] == "virtual")
+    machine = tn::virtual_machine_key(machine, static_cast<int>(num(c.rows[0][gpus])));
   using Key = std::tuple<std::string, std::string, std::string, std::string, long long>;
   auto key = [&](const std::vector<std::string>& r) {
     return Key{r[coll], r[dtype], r[gpus], r[mode], num(r[bytes])};
   };
+  // `tuned` rows (answered from a table) are neither candidates nor the best.
+  const int family = c.col("family");
+  auto measured = [&](const std::vector<std::string>& r) { return r[status] == "ok" && r[family] != "tuned"; };
   std::set<Key> points;
   for (const auto& r : c.rows)
-    if (r[status] == "ok") points.insert(key(r));
+    if (measured(r)) points.insert(key(r));
   LooResult res;
   res.table = "collectives (" + std::filesystem::path(csv).filename().string() + ")";
   res.source = csv;
@@ -180,7 +188,7 @@ LooResult loo_collectives(const std::string& csv, double tol) {
     lc.csv = csv;
     lc.point = cl + " " + dt + " " + g + " GPUs " + m + " " + std::to_string(b) + " B";
     for (const auto& r : c.rows)
-      if (r[status] == "ok" && key(r) == p && (lc.best_us == 0 || real(r[t_med]) < lc.best_us))
+      if (measured(r) && key(r) == p && (lc.best_us == 0 || real(r[t_med]) < lc.best_us))
         lc.best_us = real(r[t_med]), lc.best = r[impl] + " (" + r[config] + ")";
     const std::string tmp = write_without(c, "coll", [&](const std::vector<std::string>& r) { return key(r) != p; });
     tn::CollectiveChoice a;
@@ -194,13 +202,18 @@ LooResult loo_collectives(const std::string& csv, double tol) {
     std::filesystem::remove(tmp);
     lc.basis = tn::to_string(a.basis);
     lc.answer = a.ok() ? a.impl + " (" + a.config + ")" : a.why;
-    // The implementations pick their own grid per size today (config is what they used, not
-    // a knob): where the answered config was not run at this size, the implementation's
-    // own run there stands for it (said in the answer).
+    // The answered configuration: its grid (sms, threads) where the CSV has the knob columns,
+    // else its config text. Where it was not run at this size (auto grids differ by size), the
+    // implementation's own run there stands for it (said in the answer).
+    const int sms = c.has("sms") ? c.col("sms") : -1, threads = c.has("threads") ? c.col("threads") : -1;
+    auto same = [&](const std::vector<std::string>& r) {
+      if (sms >= 0 && a.sms > 0) return num(r[sms]) == a.sms && num(r[threads]) == a.threads;
+      return r[config] == a.config;
+    };
     for (const bool exact : {true, false}) {
       if (!a.ok() || lc.answer_us > 0) break;
       for (const auto& r : c.rows)
-        if (r[status] == "ok" && key(r) == p && r[impl] == a.impl && (!exact || r[config] == a.config) &&
+        if (measured(r) && key(r) == p && r[impl] == a.impl && (!exact || same(r)) &&
             (lc.answer_us == 0 || real(r[t_med]) < lc.answer_us)) {
           lc.answer_us = real(r[t_med]);
           if (!exact) lc.answer = a.impl + " (its own grid here: " + r[config] + ")";

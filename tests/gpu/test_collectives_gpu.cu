@@ -13,6 +13,7 @@
 #include "gpu_test_util.h"
 #include "microbench/collectives/coll_harness.h"
 #include "microbench/harness/cuda_check.h"
+#include "pkbench/tuning.h"
 
 using namespace pk;
 using namespace pk::coll;
@@ -260,6 +261,86 @@ TEST_P(CollectivesRanks, RankThatNeverArrivesEndsWithTimeout) {
         EXPECT_NE(std::string(e.what()).find("timeout"), std::string::npos) << e.what();
       }
     }
+}
+
+// Launch knobs: every implementation of ours at a grid of 3 blocks (odd, below and above the
+// auto grid across the counts) and, where its kernel launches other threads, 64 per block
+// (two warps: each kernel's loops stride by blockDim), odd counts, both dtypes and modes.
+TEST_P(CollectivesRanks, EveryImplementationIsCorrectWithNonDefaultKnobs) {
+  const std::string why = need_ranks(GetParam());
+  if (!why.empty()) GTEST_SKIP() << why;
+  Env env(2000, GetParam());
+  PointResults results;
+  Runner runner(*env.ctx, results);
+  int checked = 0;
+  for (auto& base : our_impls()) {
+    LaunchKnobs k{3, 64};
+    if (!base->knob_refusal(k).empty()) k.threads = 0;  // push_tma: its threads are compiled in
+    ASSERT_EQ(base->knob_refusal(k), "") << base->name();
+    auto impl = base->with_knobs(k);
+    ASSERT_TRUE(impl) << base->name();
+    EXPECT_EQ(impl->knobs().text(), k.text());
+    for (const auto& coll : collective_names()) {
+      const int layout = layout_of(coll);
+      const bool tensor = layout == kAllGatherCols || layout == kReduceScatterCols || layout == kAllToAll4d;
+      const std::vector<uint64_t> counts = tensor ? std::vector<uint64_t>{3} : std::vector<uint64_t>{1, 1001, 65537};
+      for (DType t : {DType::bf16, DType::f32})
+        for (uint64_t c : counts)
+          for (LaunchMode m : {LaunchMode::eager, LaunchMode::graph}) {
+            const Problem p = make_problem_count(coll, t, c, env.group->size(), odd_dims(env.group->size()));
+            if (!impl->supports(layout) || !impl->applies(p)) continue;
+            PointSpec ps{p, m, impl};
+            Row row;
+            try {
+              runner.measure(ps, row);
+            } catch (const std::exception& e) {
+              ADD_FAILURE() << ps.name() << ": " << e.what();
+              continue;
+            }
+            EXPECT_EQ(row["verified"], "yes") << ps.name();
+            EXPECT_EQ(row["sms"], "3") << ps.name();
+            if (k.threads) EXPECT_EQ(row["threads"], "64") << ps.name();
+            EXPECT_EQ(row["knobs"], k.text()) << ps.name();
+            ++checked;
+          }
+    }
+  }
+  EXPECT_GT(checked, 50);
+}
+
+// `tuned`: a table (in memory, as a user's program would load one) answers two_shot_push at
+// 3 blocks x 64 threads for 64 KiB bf16 all-reduce; the tuned point runs that, verified, and
+// says so; a size outside the table is a skipped point with the table's reason.
+TEST_P(CollectivesRanks, TunedRunsWhatTheTableAnswers) {
+  const std::string why = need_ranks(GetParam());
+  if (!why.empty()) GTEST_SKIP() << why;
+  Env env(2000, GetParam());
+  const int n = env.group->size();
+  const std::string machine = pkbench::tuning::virtual_machine_key("testx1", n);
+  const std::string row = "{\"machine\": \"" + machine + "\", \"collective\": \"all_reduce\", \"dtype\": \"bf16\", " +
+                          "\"gpus\": " + std::to_string(n) + ", \"launch_mode\": \"eager\", \"bytes\": 65536, " +
+                          "\"impl\": \"two_shot_push\", \"family\": \"pk\", \"sms\": 3, \"threads\": 64, " +
+                          "\"time_us\": 10.0, \"source\": \"t.csv:2\"}";
+  pkbench::tuning::Tuner tuner(machine);
+  tuner.load_json("{\"schema_version\": 1, \"table\": \"collectives\", \"peer_modes\": [\"virtual\"], \"rows\": [" + row + "]}",
+                  "mem.json");
+  PointResults results;
+  Runner runner(*env.ctx, results);
+  const Problem p = make_problem("all_reduce", DType::bf16, 65536, n, {});
+  auto tuned = tuned_impl(tuner, "mem.json", p, LaunchMode::eager, our_impls());
+  EXPECT_EQ(tuned->name(), "tuned");
+  EXPECT_EQ(tuned->underlying().name(), "two_shot_push");
+  Row r;
+  ASSERT_NO_THROW(runner.measure({p, LaunchMode::eager, tuned}, r));
+  EXPECT_EQ(r["verified"], "yes");
+  EXPECT_EQ(r["sms"], "3");
+  EXPECT_EQ(r["threads"], "64");
+  EXPECT_NE(r["tuning"].find("impl=two_shot_push sms=3 threads=64 launch_mode=eager basis=measured"), std::string::npos)
+      << r["tuning"];
+  const Problem far = make_problem("all_reduce", DType::bf16, 1 << 20, n, {});
+  auto refused = tuned_impl(tuner, "mem.json", far, LaunchMode::eager, our_impls());
+  Row skipped;
+  EXPECT_THROW(runner.measure({far, LaunchMode::eager, refused}, skipped), SkipPoint);
 }
 
 INSTANTIATE_TEST_SUITE_P(PeerModes, CollectivesRanks, ::testing::Values(PeerMode::single, PeerMode::virt),
