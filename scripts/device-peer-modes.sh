@@ -22,7 +22,7 @@ transfer_flags=("$@")
   nvidia-smi --query-gpu=index,name,pci.bus_id,driver_version,clocks.max.sm --format=csv
   nvidia-smi topo -m
   mpirun --version | head -n1
-  pk_build_targets pkbench_transfer pkbench_sync pkbench_gpu_tests pkbench_mpi_tests pkbench_transfer_summary \
+  pk_build pkbench_transfer pkbench_sync pkbench_gpu_tests pkbench_mpi_tests pkbench_transfer_summary \
     pkbench_sync_summary pkbench_peer_modes 2>&1 | tail -n 3
 } > "$OUT/build.log" 2>&1
 build_s=$(( $(date +%s) - t0 ))

@@ -8,23 +8,16 @@ export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 TORCH_SYMM_MEM_DISABLE_MULTICAS
 
 pk_log() { printf '[pkbench %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
+# Configures the build folder once, then builds the named targets (a device call need not
+# compile every study), or everything without arguments.
 pk_build() {
-  local gen=()
+  local gen=() targets=()
   command -v ninja >/dev/null 2>&1 && gen=(-G Ninja)
   if [ ! -f "$PKBENCH_BUILD_DIR/CMakeCache.txt" ]; then
     cmake -S "$PKBENCH_ROOT" -B "$PKBENCH_BUILD_DIR" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release ${PKBENCH_CMAKE_ARGS:-}
   fi
-  cmake --build "$PKBENCH_BUILD_DIR" -j "${PKBENCH_JOBS:-$(nproc)}"
-}
-
-# Builds only the named targets (a device call need not compile every study).
-pk_build_targets() {
-  local gen=()
-  command -v ninja >/dev/null 2>&1 && gen=(-G Ninja)
-  if [ ! -f "$PKBENCH_BUILD_DIR/CMakeCache.txt" ]; then
-    cmake -S "$PKBENCH_ROOT" -B "$PKBENCH_BUILD_DIR" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release ${PKBENCH_CMAKE_ARGS:-}
-  fi
-  cmake --build "$PKBENCH_BUILD_DIR" -j "${PKBENCH_JOBS:-$(nproc)}" --target "$@"
+  [ $# -gt 0 ] && targets=(--target "$@")
+  cmake --build "$PKBENCH_BUILD_DIR" -j "${PKBENCH_JOBS:-$(nproc)}" "${targets[@]}"
 }
 
 # The studies, in the order run.sh runs them, and where each study's binary is built.

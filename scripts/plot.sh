@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Redraw every figure of a results folder from its CSVs (PNG and SVG beside them).
+# Redraw every figure of a results folder from its CSVs (PNG and SVG beside them, in each
+# study's folder: transfer/, sync/, collectives/, fused/).
 #   scripts/plot.sh results/h200x2
 # What is drawn comes from the CSV itself: the mechanisms, directions, patterns and message
 # sizes present (no typed lists), each mechanism with its own colour, dash and point in
 # every figure, the NVLink line rate and the copy engine's best as reference lines, and the
 # machine and commit in the titles. The studies with figure scripts of their own are drawn by
-# them, in their subfolders: collectives/ (microbench/collectives/plot.sh: Figures 6, 15-17)
-# and fused/ (microbench/fused/plot.sh: Figures 4, 5, 7-9 and table3.md).
+# them: collectives/ (microbench/collectives/plot.sh: Figures 6, 15-17) and fused/
+# (microbench/fused/plot.sh: Figures 4, 5, 7-9 and table3.md).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 dir=${1:?usage: scripts/plot.sh RESULTS_DIR}
@@ -15,8 +16,8 @@ if ! command -v gnuplot >/dev/null 2>&1; then
   echo "plot.sh: gnuplot is not installed here; install it (apt install gnuplot-nox) to draw figures" >&2
   exit 3
 fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
 gp="$PKBENCH_ROOT/scripts/plots"
 
 # Splits a tidy CSV into one whitespace-separated file per curve:
@@ -55,9 +56,11 @@ title_of() {  # CSV -> "NVIDIA H200 x2, commit d12113004164"
   printf '%s x%s, commit %s' "$(first "$1" gpu_name)" "$(first "$1" gpu_count)" "$(first "$1" git_commit)"
 }
 
-drew=0
-if [ -f "$dir/transfer.csv" ]; then
-  csv=$dir/transfer.csv
+# Figures 2 and 3 of one transfer CSV, beside it.
+draw_transfer() {
+  local csv=$1 out tmp d p s term
+  out=$(dirname "$csv")
+  tmp=$(mktemp -d -p "$work")
   split_csv "$csv" 'v("sweep")=="fig2"' "sweep mechanism direction pattern" "message_bytes pct_of_line_rate gbps"
   split_csv "$csv" 'v("sweep")=="fig3"' "sweep mechanism direction message_bytes" "sms gbps pct_of_line_rate"
   for f in "$tmp"/*.dat; do [ -f "$f" ] && sort -g -k1,1 -o "$f" "$f"; done
@@ -85,16 +88,19 @@ if [ -f "$dir/transfer.csv" ]; then
   done
   for term in png svg; do
     if [ -n "$f2dirs" ]; then
-      gnuplot -e "$vars out='$dir/fig2_bandwidth_vs_message.$term'; term='$term'; dirs='$f2dirs'; pats='$f2pats'" "$gp/fig2.gp"
+      gnuplot -e "$vars out='$out/fig2_bandwidth_vs_message.$term'; term='$term'; dirs='$f2dirs'; pats='$f2pats'" "$gp/fig2.gp"
       drew=1
     fi
     if [ -n "$f3dirs" ]; then
-      gnuplot -e "$vars out='$dir/fig3_bandwidth_vs_sms.$term'; term='$term'; dirs='$f3dirs'; sizes='$f3sizes'" "$gp/fig3.gp"
+      gnuplot -e "$vars out='$out/fig3_bandwidth_vs_sms.$term'; term='$term'; dirs='$f3dirs'; sizes='$f3sizes'" "$gp/fig3.gp"
       drew=1
     fi
   done
-fi
-if [ -f "$dir/sync.csv" ]; then
+}
+# The latency of every primitive of one sync CSV, beside it.
+draw_sync() {
+  local csv=$1 tmp term
+  tmp=$(mktemp -d -p "$work")
   awk -F, 'NR==1{for(i=1;i<=NF;i++)c[$i]=i;next}
     $c["status"]=="ok" && $c["level"]!="clock" && $c["one_way_ns"]!="" && $c["gbps"]=="" {
       label=$c["level"] "/" $c["primitive"] " " $c["scope"] " " $c["semantics"] " " $c["placement"] " x" $c["participants"]
@@ -102,25 +108,27 @@ if [ -f "$dir/sync.csv" ]; then
       lo = hi = $c["one_way_ns"]
       # p10/p90 describe what was timed (round trips for ping-pongs): scale them like the median.
       if ($c["p10_ns"] != "") { s = $c["round_trip_ns"] != "" ? 0.5 : 1; lo = $c["p10_ns"] * s; hi = $c["p90_ns"] * s }
-      print NR-1, $c["one_way_ns"], lo, hi, label }' "$dir/sync.csv" > "$tmp/sync.dat"
+      print NR-1, $c["one_way_ns"], lo, hi, label }' "$csv" > "$tmp/sync.dat"
   if [ -s "$tmp/sync.dat" ]; then
     for term in png svg; do
-      gnuplot -e "data='$tmp/sync.dat'; out='$dir/sync_latency.$term'; term='$term'; gpu='$(title_of "$dir/sync.csv")'" "$gp/sync.gp"
+      gnuplot -e "data='$tmp/sync.dat'; out='$(dirname "$csv")/sync_latency.$term'; term='$term'; gpu='$(title_of "$csv")'" "$gp/sync.gp"
     done
     drew=1
   fi
+}
+
+drew=0
+# Every transfer CSV of the study (its runs under scale/, peer-modes/<mode>/ too) and every
+# sync CSV (the study's and each peer mode's).
+if [ -d "$dir/transfer" ]; then
+  while IFS= read -r csv; do draw_transfer "$csv"; done < <(find "$dir/transfer" -name transfer.csv | sort)
 fi
-# The collectives study: collectives/collectives.csv (scripts/reproduce.sh merges its parts
-# there), else the largest collectives CSV of the subfolder (a study run may keep several).
-coll=""
-if [ -f "$dir/collectives/collectives.csv" ]; then
-  coll=$dir/collectives/collectives.csv
-elif [ -d "$dir/collectives" ]; then
-  coll=$(for f in "$dir"/collectives/*.csv; do
-    [ -f "$f" ] && [ "$(first "$f" study)" = collectives ] && echo "$(stat -c %s "$f") $f"
-  done | sort -n | tail -n1 | cut -d' ' -f2-)
+[ -f "$dir/sync/sync.csv" ] && draw_sync "$dir/sync/sync.csv"
+if [ -d "$dir/transfer/peer-modes" ]; then
+  while IFS= read -r csv; do draw_sync "$csv"; done < <(find "$dir/transfer/peer-modes" -name sync.csv | sort)
 fi
-if [ -n "$coll" ]; then
+coll=$dir/collectives/collectives.csv
+if [ -f "$coll" ]; then
   if "$PKBENCH_ROOT/microbench/collectives/plot.sh" "$coll" "$dir/collectives" >&2; then drew=1
   else echo "plot.sh: microbench/collectives/plot.sh $coll failed" >&2; fi
 fi
@@ -129,4 +137,4 @@ if [ -f "$dir/fused/fused.csv" ]; then
   else echo "plot.sh: microbench/fused/plot.sh $dir/fused failed" >&2; fi
 fi
 [ "$drew" = 1 ] || { echo "plot.sh: no CSV with a figure in $dir" >&2; exit 1; }
-ls "$dir"/*.png 2>/dev/null | sed 's/^/plot.sh: wrote /' >&2
+ls "$dir"/*/*.png 2>/dev/null | sed 's/^/plot.sh: wrote /' >&2

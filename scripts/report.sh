@@ -24,7 +24,7 @@ fi
 tool=$PKBENCH_BUILD_DIR/sweeps/pkbench_report
 if [ ! -x "$tool" ]; then
   pk_ensure_deps >&2 || exit 1
-  pk_build_targets pkbench_report >&2 || { echo "report.sh: could not build pkbench_report" >&2; exit 1; }
+  pk_build pkbench_report >&2 || { echo "report.sh: could not build pkbench_report" >&2; exit 1; }
 fi
 # Relative paths keep the report's command line free of this machine's layout.
 rel() { realpath --relative-to="$PKBENCH_ROOT" "$1" 2>/dev/null || echo "$1"; }

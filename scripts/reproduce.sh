@@ -219,7 +219,7 @@ pk_log "machine $machine ($ngpus GPUs), commit $PKBENCH_GIT_COMMIT, results in $
 if [ "$dry" = 0 ]; then
   mkdir -p "$parts"
   pk_ensure_deps build || exit 1
-  pk_build_targets "${targets[@]}" || { pk_log "build failed"; exit 1; }
+  pk_build "${targets[@]}" || { pk_log "build failed"; exit 1; }
 else
   echo "would build: ${targets[*]}"
 fi

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Everything a results folder derives from its CSVs, by the layout's fixed names: the transfer
+# summaries and tuning CSVs (every transfer.csv under transfer/, with the study's wall time from
+# the timing.csv beside it), the sync summary, the tuning tables (tuning/command.txt, run from
+# the repository root), the figures (scripts/plot.sh) and REPORT.md (scripts/report.sh).
+# scripts/run.sh calls it after measuring; the regeneration test calls it on a copy of each
+# committed machine folder and compares the results byte for byte.
+#   scripts/regenerate.sh RESULTS_DIR [--no-figures]
+# Run from the repository root (or a copy of it): the tools record the paths they are given.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+dir="" figures=1
+for a in "$@"; do
+  case "$a" in
+    --no-figures) figures=0 ;;
+    -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "regenerate.sh: error: unknown option '$a'" >&2; exit 2 ;;
+    *) [ -z "$dir" ] || { echo "regenerate.sh: error: one RESULTS_DIR (got '$dir' and '$a')" >&2; exit 2; }; dir=$a ;;
+  esac
+done
+[ -n "$dir" ] || { echo "usage: scripts/regenerate.sh RESULTS_DIR [--no-figures]" >&2; exit 2; }
+[ -d "$dir" ] || { echo "regenerate.sh: error: no such folder: $dir" >&2; exit 2; }
+dir=${dir%/}
+tools=$PKBENCH_BUILD_DIR/sweeps
+for t in pkbench_transfer_summary pkbench_sync_summary pkbench_tune pkbench_report; do
+  [ -x "$tools/$t" ] || pk_build pkbench_transfer_summary pkbench_sync_summary pkbench_tune pkbench_tune_loo pkbench_report ||
+    { echo "regenerate.sh: could not build the sweep tools" >&2; exit 1; }
+done
+status=0
+
+# The study's wall time with the build: the last row of the timing.csv beside the CSV ("" if none).
+elapsed_of() {
+  [ -f "$1/timing.csv" ] || return 0
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { v = $c["seconds_with_build"] } END { print v }' "$1/timing.csv"
+}
+if [ -d "$dir/transfer" ]; then
+  while IFS= read -r csv; do
+    d=$(dirname "$csv")
+    # shellcheck disable=SC2046  # no elapsed time: no argument
+    "$tools/pkbench_transfer_summary" "$csv" "$d" $(elapsed_of "$d") > /dev/null || status=1
+  done < <(find "$dir/transfer" -name transfer.csv | sort)
+fi
+if [ -f "$dir/sync/sync.csv" ]; then
+  "$tools/pkbench_sync_summary" "$dir/sync/sync.csv" "$dir/sync" > /dev/null || status=1
+fi
+# tuning/command.txt: the pkbench_tune (and pkbench_tune_loo) lines that wrote tuning/, with
+# build/sweeps/ standing for this build's tools.
+if [ -f "$dir/tuning/command.txt" ]; then
+  while IFS= read -r line; do
+    case "$line" in ''|'#'*) continue ;; esac
+    read -ra cmd <<< "$line"
+    case "${cmd[0]}" in
+      build/sweeps/pkbench_tune|build/sweeps/pkbench_tune_loo) cmd[0]=$tools/${cmd[0]#build/sweeps/} ;;
+      *) echo "regenerate.sh: $dir/tuning/command.txt: '${cmd[0]}' is not a tuning tool; not run" >&2; status=1; continue ;;
+    esac
+    "${cmd[@]}" > /dev/null || status=1
+  done < "$dir/tuning/command.txt"
+fi
+if [ "$figures" = 1 ]; then
+  if command -v gnuplot >/dev/null 2>&1; then
+    "$PKBENCH_ROOT/scripts/plot.sh" "$dir" 2> /dev/null || pk_log "no figures drawn for $dir"
+  else
+    pk_log "gnuplot is not installed here: figures not drawn (apt install gnuplot-nox)"
+  fi
+fi
+"$PKBENCH_ROOT/scripts/report.sh" "$dir" > /dev/null || status=1
+exit "$status"
