@@ -71,6 +71,37 @@ TensorDims odd_dims(int n = 2) {
   return d;
 }
 
+// f(problem, mode) for every collective at per-rank counts `plain` (tensor layouts: `tensor`),
+// both dtypes, both launch modes, n ranks.
+template <class F>
+void for_each_odd_point(int n, const std::vector<uint64_t>& plain, const std::vector<uint64_t>& tensor, F&& f) {
+  for (const auto& coll : collective_names()) {
+    const int layout = layout_of(coll);
+    const bool is_tensor = layout == kAllGatherCols || layout == kReduceScatterCols || layout == kAllToAll4d;
+    for (DType t : {DType::bf16, DType::f32})
+      for (uint64_t c : is_tensor ? tensor : plain)
+        for (LaunchMode m : {LaunchMode::eager, LaunchMode::graph}) f(make_problem_count(coll, t, c, n, odd_dims(n)), m);
+  }
+}
+
+// One point measured and verified; false when it did not run (a skip where `skip_ok`, else a
+// failure is added).
+bool measured_and_verified(Runner& runner, const PointSpec& ps, Row& row, bool skip_ok) {
+  try {
+    runner.measure(ps, row);
+  } catch (const SkipPoint& e) {
+    if (!skip_ok) ADD_FAILURE() << ps.name() << ": skipped: " << e.what();
+    return false;
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << ps.name() << ": " << e.what();
+    return false;
+  }
+  EXPECT_EQ(row["wrong"], "0") << ps.name();
+  EXPECT_EQ(row["verified"], "yes") << ps.name();
+  EXPECT_FALSE(row["time_us_median"].empty()) << ps.name();
+  return true;
+}
+
 // The multi-rank tests run on two real GPUs (single) and on virtual ranks of one GPU.
 class CollectivesRanks : public ::testing::TestWithParam<PeerMode> {};
 
@@ -86,32 +117,13 @@ TEST_P(CollectivesRanks, EveryImplementationIsCorrectForOddCountsBothDtypesBothM
   PointResults results;
   Runner runner(*env.ctx, results);
   int checked = 0;
-  for (const auto& coll : collective_names()) {
-    const int layout = layout_of(coll);
-    const bool tensor = layout == kAllGatherCols || layout == kReduceScatterCols || layout == kAllToAll4d;
-    const std::vector<uint64_t> counts = tensor ? std::vector<uint64_t>{1, 3} : std::vector<uint64_t>{1, 7, 1001, 65537, 1000003};
-    for (DType t : {DType::bf16, DType::f32})
-      for (uint64_t c : counts)
-        for (LaunchMode m : {LaunchMode::eager, LaunchMode::graph})
-          for (auto& impl : impls) {
-            const Problem p = make_problem_count(coll, t, c, env.group->size(), odd_dims(env.group->size()));
-            if (!impl->supports(layout) || !impl->applies(p)) continue;
-            PointSpec ps{p, m, impl};
-            Row row;
-            try {
-              runner.measure(ps, row);
-            } catch (const SkipPoint& e) {
-              continue;
-            } catch (const std::exception& e) {
-              ADD_FAILURE() << ps.name() << ": " << e.what();
-              continue;
-            }
-            EXPECT_EQ(row["wrong"], "0") << ps.name();
-            EXPECT_EQ(row["verified"], "yes") << ps.name();
-            EXPECT_FALSE(row["time_us_median"].empty()) << ps.name();
-            ++checked;
-          }
-  }
+  for_each_odd_point(env.group->size(), {1, 7, 1001, 65537, 1000003}, {1, 3}, [&](const Problem& p, LaunchMode m) {
+    for (auto& impl : impls) {
+      if (!impl->supports(p.layout) || !impl->applies(p)) continue;
+      Row row;
+      checked += measured_and_verified(runner, {p, m, impl}, row, /*skip_ok=*/true);
+    }
+  });
   EXPECT_GT(checked, 100);
 }
 
@@ -280,30 +292,16 @@ TEST_P(CollectivesRanks, EveryImplementationIsCorrectWithNonDefaultKnobs) {
     auto impl = base->with_knobs(k);
     ASSERT_TRUE(impl) << base->name();
     EXPECT_EQ(impl->knobs().text(), k.text());
-    for (const auto& coll : collective_names()) {
-      const int layout = layout_of(coll);
-      const bool tensor = layout == kAllGatherCols || layout == kReduceScatterCols || layout == kAllToAll4d;
-      const std::vector<uint64_t> counts = tensor ? std::vector<uint64_t>{3} : std::vector<uint64_t>{1, 1001, 65537};
-      for (DType t : {DType::bf16, DType::f32})
-        for (uint64_t c : counts)
-          for (LaunchMode m : {LaunchMode::eager, LaunchMode::graph}) {
-            const Problem p = make_problem_count(coll, t, c, env.group->size(), odd_dims(env.group->size()));
-            if (!impl->supports(layout) || !impl->applies(p)) continue;
-            PointSpec ps{p, m, impl};
-            Row row;
-            try {
-              runner.measure(ps, row);
-            } catch (const std::exception& e) {
-              ADD_FAILURE() << ps.name() << ": " << e.what();
-              continue;
-            }
-            EXPECT_EQ(row["verified"], "yes") << ps.name();
-            EXPECT_EQ(row["sms"], "3") << ps.name();
-            if (k.threads) EXPECT_EQ(row["threads"], "64") << ps.name();
-            EXPECT_EQ(row["knobs"], k.text()) << ps.name();
-            ++checked;
-          }
-    }
+    for_each_odd_point(env.group->size(), {1, 1001, 65537}, {3}, [&](const Problem& p, LaunchMode m) {
+      if (!impl->supports(p.layout) || !impl->applies(p)) return;
+      const PointSpec ps{p, m, impl};
+      Row row;
+      if (!measured_and_verified(runner, ps, row, /*skip_ok=*/false)) return;
+      EXPECT_EQ(row["sms"], "3") << ps.name();
+      if (k.threads) EXPECT_EQ(row["threads"], "64") << ps.name();
+      EXPECT_EQ(row["knobs"], k.text()) << ps.name();
+      ++checked;
+    });
   }
   EXPECT_GT(checked, 50);
 }
