@@ -61,8 +61,10 @@ draw_transfer() {
   local csv=$1 out tmp d p s term
   out=$(dirname "$csv")
   tmp=$(mktemp -d -p "$work")
-  split_csv "$csv" 'v("sweep")=="fig2"' "sweep mechanism direction pattern" "message_bytes pct_of_line_rate gbps"
-  split_csv "$csv" 'v("sweep")=="fig3"' "sweep mechanism direction message_bytes" "sms gbps pct_of_line_rate"
+  # NVLink figures: the local pattern (a GPU's own memory: one-GPU machines) has no line rate
+  # to be a percentage of, and is left out.
+  split_csv "$csv" 'v("sweep")=="fig2" && v("pattern")!="local"' "sweep mechanism direction pattern" "message_bytes pct_of_line_rate gbps"
+  split_csv "$csv" 'v("sweep")=="fig3" && v("pattern")!="local"' "sweep mechanism direction message_bytes" "sms gbps pct_of_line_rate"
   for f in "$tmp"/*.dat; do [ -f "$f" ] && sort -g -k1,1 -o "$f" "$f"; done
   mechs=$(distinct "$csv" 'v("pattern")!="local"' mechanism)
   style=$(styles "$mechs")
@@ -73,17 +75,17 @@ draw_transfer() {
   }
   # Per panel, the mechanisms that have a curve there.
   vars="data='$tmp'; gpu='$(title_of "$csv")'; line_rate=${line_rate:-0}; $style"
-  f2dirs=$(distinct "$csv" 'v("sweep")=="fig2"' direction)
-  f2pats=$(distinct "$csv" 'v("sweep")=="fig2"' pattern)
-  f3dirs=$(distinct "$csv" 'v("sweep")=="fig3"' direction)
-  f3sizes=$(distinct "$csv" 'v("sweep")=="fig3"' message_bytes | tr ' ' '\n' | sort -n | tr '\n' ' ' | sed 's/ $//')
+  f2dirs=$(distinct "$csv" 'v("sweep")=="fig2" && v("pattern")!="local"' direction)
+  f2pats=$(distinct "$csv" 'v("sweep")=="fig2" && v("pattern")!="local"' pattern)
+  f3dirs=$(distinct "$csv" 'v("sweep")=="fig3" && v("pattern")!="local"' direction)
+  f3sizes=$(distinct "$csv" 'v("sweep")=="fig3" && v("pattern")!="local"' message_bytes | tr ' ' '\n' | sort -n | tr '\n' ' ' | sed 's/ $//')
   for d in $(distinct "$csv" 'v("pattern")!="local"' direction); do
     vars="$vars ce_$d=$(ce_best "$d");"
     for p in $f2pats; do
       vars="$vars m2_${d}_$p='$(distinct "$csv" "v(\"sweep\")==\"fig2\" && v(\"direction\")==\"$d\" && v(\"pattern\")==\"$p\"" mechanism)';"
     done
     for s in $f3sizes; do
-      vars="$vars m3_${d}_$s='$(distinct "$csv" "v(\"sweep\")==\"fig3\" && v(\"direction\")==\"$d\" && v(\"message_bytes\")==\"$s\"" mechanism)';"
+      vars="$vars m3_${d}_$s='$(distinct "$csv" "v(\"sweep\")==\"fig3\" && v(\"pattern\")!=\"local\" && v(\"direction\")==\"$d\" && v(\"message_bytes\")==\"$s\"" mechanism)';"
     done
   done
   for term in png svg; do
