@@ -57,3 +57,14 @@ set_tests_properties(sweeps_collectives_summary_missing_csv sweeps_collectives_s
   sweeps_collectives_summary_defects PROPERTIES LABELS cpu)
 set_tests_properties(sweeps_run_quick_takes_no_arguments sweeps_run_unknown_study sweeps_merge_refuses_two_studies
   PROPERTIES LABELS cpu)
+# The regeneration test, one per committed machine folder: every summary, tuning table, figure
+# and REPORT.md regenerates byte for byte from the committed CSVs (scripts/regenerate.sh on a
+# copy). By design the one test that reads the live results/.
+file(GLOB _pk_machines LIST_DIRECTORIES true RELATIVE ${CMAKE_SOURCE_DIR}/results ${CMAKE_SOURCE_DIR}/results/*)
+foreach(_m IN LISTS _pk_machines)
+  if(IS_DIRECTORY ${CMAKE_SOURCE_DIR}/results/${_m})
+    add_test(NAME results_regenerate_${_m} COMMAND ${_pk_cli}/regenerate_results.sh ${CMAKE_SOURCE_DIR}
+      ${CMAKE_BINARY_DIR} ${_m})
+    set_tests_properties(results_regenerate_${_m} PROPERTIES LABELS cpu)
+  endif()
+endforeach()
