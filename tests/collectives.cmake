@@ -40,13 +40,19 @@ if(TARGET pkbench_collectives)
   add_test(NAME collectives_cli_coll_threads_no_kernel COMMAND ${_coll_expect} 2
     "--coll-threads=1024: no selected implementation of ours launches with it .one_shot: threads=1024 outside"
     ${_coll_bin} --impls=one_shot,nccl --coll-threads=1024)
+  # Knob pairs are points of their own, named after the implementation; push_tma's threads are
+  # compiled in: it runs at the grids only (said in a note).
+  add_test(NAME collectives_cli_list_knobs COMMAND ${_coll_expect} 0,3
+    "all_reduce/one_shot.sms=8,threads=auto./bf16/65536/eager|no GPU"
+    ${_coll_bin} --list --collectives=all_reduce,all_gather --sizes=64K --impls=one_shot,push_tma --coll-sms=auto,8
+    --coll-threads=auto,256)
   add_test(NAME collectives_cli_tuning_table_missing COMMAND ${_coll_expect} 2 "--tuning-table=/nonexistent.json: .*cannot read"
     ${_coll_bin} --tuning-table=/nonexistent.json)
   add_test(NAME collectives_cli_tuning_table_schema COMMAND ${_coll_expect} 2 "--tuning-table=.*schema_version 2"
     ${_coll_bin} --tuning-table=${CMAKE_CURRENT_LIST_DIR}/fixtures/tuning_schema2.json)
   set_tests_properties(collectives_cli_bad_dtype collectives_cli_unknown_impl collectives_cli_bad_mode
     collectives_cli_list_or_no_gpu collectives_cli_unknown_nccl_config collectives_cli_impl_outside_nccl_configs
-    collectives_cli_bad_coll_sms collectives_cli_bad_coll_threads collectives_cli_coll_threads_no_kernel
+    collectives_cli_bad_coll_sms collectives_cli_bad_coll_threads collectives_cli_list_knobs collectives_cli_coll_threads_no_kernel
     collectives_cli_tuning_table_missing collectives_cli_tuning_table_schema
     PROPERTIES LABELS cpu)
   if(TARGET pkbench_tune)

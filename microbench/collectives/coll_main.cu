@@ -262,8 +262,14 @@ int main(int argc, char** argv) {
       ordered.push_back(i);
       continue;
     }
-    for (const auto& k : knobs)
-      if (i->knob_refusal(k).empty()) ordered.push_back(k.is_auto() ? i : i->with_knobs(k));
+    std::string why;
+    for (const auto& k : knobs) {
+      const std::string r = i->knob_refusal(k);
+      if (r.empty()) ordered.push_back(k.is_auto() ? i : i->with_knobs(k));
+      else if (why.empty()) why = r;
+    }
+    if (!why.empty())
+      study.note("pkbench_collectives: " + i->name() + " is not run at every knob pair asked for (" + why + ")");
   }
   auto plan = [&](int n) {
     std::vector<PointSpec> points;
