@@ -15,17 +15,42 @@ namespace pk::fused {
 using Cfg = gemm::Config128x256<4, 1>;
 static_assert(Cfg::CLUSTER_M == 1, "fused kernels take one tile per block (no cluster)");
 static_assert(Cfg::BM == kHalves * Cfg::WG_M, "a unit is one consumer warpgroup's half of a tile");
-// Inter-SM reduction: kReducePipes warps per communicator block, each driving a ring of
-// kReduceStages pieces (two loads in flight while one is summed); a piece is one box of
-// piece_rows x BN bf16 per GPU. The host picks piece_rows so that the rings fit.
-inline constexpr int kReduceStages = 3;
+// Inter-SM reduction communicator: kReducePipes pipelines per block, each one producer warp
+// (its lane 0 acquires flags and issues the TMA loads) and kReduceSumWarps warps that sum a
+// staged piece in registers and store it with 16-B global stores. A piece is one box of `rows`
+// x BN bf16 per GPU; a ring holds `stages` pieces. reduce_ring() picks the largest piece whose
+// rings still hold kReduceMinStages stages in the block's shared memory (bytes in flight per
+// SM are what the pull rate needs; the stage count, not the piece, sets how many are in flight),
+// then as many stages as fit.
 inline constexpr int kReducePipes = 4;
-__host__ __device__ constexpr uint32_t reduce_ring_bytes(int world, int piece_rows) {
-  return static_cast<uint32_t>(kReduceStages * world * piece_rows * Cfg::BN * 2);
+inline constexpr int kReduceSumWarps = 2;
+inline constexpr int kReduceMaxRows = 16, kReduceMinStages = 4, kReduceMaxStages = 8;
+struct ReduceRing {
+  int rows;    // rows of a unit per piece (one TMA box per GPU); a power of two dividing WG_M
+  int stages;  // pieces per ring
+};
+__host__ __device__ constexpr uint32_t reduce_stage_bytes(int world, int rows) {
+  return static_cast<uint32_t>(world * rows * Cfg::BN * 2);
 }
-// The communicator's shared memory: the rings, then one mbarrier per stage of each.
-__host__ __device__ constexpr uint64_t reduce_comm_smem_bytes(int world, int piece_rows) {
-  return uint64_t(kReducePipes) * (reduce_ring_bytes(world, piece_rows) + 8 * kReduceStages);
+__host__ __device__ constexpr int reduce_stages_fitting(int world, int rows) {
+  const uint64_t budget = Cfg::SMEM_BYTES - 1024;  // the kernel aligns its dynamic base to 1024 B
+  const uint64_t s = budget / (uint64_t(kReducePipes) * (reduce_stage_bytes(world, rows) + 16));  // + full, empty mbarriers
+  return static_cast<int>(s < kReduceMaxStages ? s : kReduceMaxStages);
+}
+__host__ __device__ constexpr ReduceRing reduce_ring(int world, int min_stages = kReduceMinStages) {
+  int rows = kReduceMaxRows;
+  while (rows > 1 && reduce_stages_fitting(world, rows) < min_stages) rows /= 2;
+  return ReduceRing{rows, reduce_stages_fitting(world, rows)};
+}
+static_assert(reduce_ring(kMaxGpus).stages >= 2, "every group size gets a ring");
+static_assert(Cfg::WG_M % kReduceMaxRows == 0, "pieces tile a unit");
+// Tile-major partials of the inter-SM reductions, seen as a column of EPI_COLS-wide rows: the
+// WG_M x EPI_COLS box of C at (row, col) (multiples of those) is rows [r, r + WG_M) for
+// r = partial_box_row(row, col, n), so unit (row / WG_M, col / BN) is BN / EPI_COLS
+// consecutive boxes, WG_M x BN contiguous elements.
+__host__ __device__ constexpr int partial_box_row(int row, int col, int n) {
+  return (((row / Cfg::WG_M) * (n / Cfg::BN) + col / Cfg::BN) * (Cfg::BN / Cfg::EPI_COLS) + col % Cfg::BN / Cfg::EPI_COLS) *
+         Cfg::WG_M;
 }
 
 struct FusedParams : gemm::GemmParams {
@@ -35,13 +60,15 @@ struct FusedParams : gemm::GemmParams {
   int reduce_to_all;     // GEMM+AR: every GPU gets the sum; GEMM+RS (0): only the rows' owner
   int order_first;       // interleaved order: index 0 belongs to shard (rank + order_first) % world
   int rows_per_flag;     // all-gather: tile rows per ready flag (1: communicator SMs; a chunk: copy engine)
-  int piece_rows;        // inter-SM reduction: rows of a unit staged per pipeline step (one TMA box)
-  // Intra-SM: every GPU's output (RS/AR) or A (AG), addressed from here. Inter-SM RS/AR: every
-  // GPU's partial buffer, both parities (2m rows), boxes of BN x piece_rows.
+  int comm_probe;        // TEMPORARY (not to be committed): communicator probe variant
+  // Intra-SM: every GPU's output (RS/AR) or A (AG), addressed from here.
   CUtensorMap tmap_peer[kMaxGpus];
-  CUtensorMap tmap_out[kMaxGpus];   // inter-SM RS: this GPU's output shard ([rank]); AR: every GPU's output
-  CUtensorMap tmap_c_odd;           // inter-SM RS/AR: the partial buffer of odd epochs (tmap_c: even)
+  CUtensorMap tmap_out[kMaxGpus];   // TEMPORARY: probe 6's TMA stores of the sum
+  // Inter-SM RS/AR: the tile-major partial buffer of odd epochs (tmap_c: even; partial_box_row()).
+  CUtensorMap tmap_c_odd;
+  PeerTable<__nv_bfloat16> part;     // inter-SM RS/AR: every GPU's partial buffer, both parities (2 m n elements)
   PeerTable<__nv_bfloat16> a;        // inter-SM AG: every GPU's A (M x K, its own shard in its rows)
+  PeerTable<__nv_bfloat16> out;      // inter-SM RS: this GPU's output shard (local()); AR: every GPU's output
 };
 
 #ifdef __CUDACC__

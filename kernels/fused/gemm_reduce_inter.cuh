@@ -1,8 +1,8 @@
 #pragma once
 // GEMM + reduce-scatter and GEMM + all-reduce, inter-SM overlap: compute blocks store their
 // partial tiles locally (the GEMM's own TMA store) and raise a flag per unit (half tile) in
-// the owner's memory; communicator blocks of the owner pull each unit from every GPU with TMA
-// as soon as all its flags are up, sum in fp32 and store the result with TMA:
+// the owner's memory; communicator blocks of the owner pull each unit from every GPU with
+// bulk copies as soon as all its flags are up, sum in fp32 and store the result:
 //   RS (reduce_to_all = 0): into the owner's output shard (a local store);
 //   AR (reduce_to_all = 1): into every GPU's output (the owner pushes its reduced rows), the
 //                           paper's Figure 21 with NVLink stores in place of the NVSwitch
@@ -10,6 +10,11 @@
 // Owners are row shards and the compute order is interleaved over them (fused_schedule.cuh),
 // so every GPU produces owner o's j-th unit at about the same moment and every owner's
 // communicator works from the start to the end of the kernel.
+//
+// Partials are tile-major (partial_box_row()): each unit (WG_M x BN) is one contiguous run of
+// BN / EPI_COLS boxes of WG_M x EPI_COLS, each box row-major, so the GEMM's TMA store of a box
+// writes 8 KiB in one piece and the communicator pulls any part of a unit with one 1-D bulk
+// copy per GPU (the all-gather communicator's shape), instead of 2-D boxes of 512-B rows.
 //
 // Flags: unit slot (unit, src) in the owner's memory gets epoch e (st.release.sys) once the
 // unit's stores are complete: after cp.async.bulk.wait_group and fence.proxy.async.global.
@@ -20,11 +25,10 @@
 // owner finished reading g's partials of launch e (an owner's launch e + 1 needs g's launch
 // e + 1 flags, and g's launch e + 1 follows its launch e), so no reader ever sees a partial
 // of a later launch and no handshake is needed for reuse.
-// AR only: each communicator pipeline, after its last push, adds one to every GPU's done
-// counter (its lane 0 issued every store: cp.async.bulk.wait_group 0 and
-// fence.proxy.async.global, then red.release.sys) and waits for this
-// GPU's counter to hold every communicator pipeline of every GPU, so the kernel ends with this
-// GPU's output complete.
+// AR only: each communicator block, once all its stores are complete, adds one to every GPU's
+// done counter (red.release.sys after a block barrier) and waits for this GPU's counter to
+// hold every communicator block of every GPU, so the kernel ends with this GPU's output
+// complete.
 #include "fused_params.cuh"
 
 namespace pk::fused {
@@ -33,8 +37,8 @@ struct ReduceInterOps : InterleavedOrder {
   static constexpr int kBoxesPerTile = Cfg::BN / Cfg::EPI_COLS;  // bulk groups a consumer commits per tile
   static constexpr int kRowBytes = Cfg::BN * 2;                  // one row of a unit
   static constexpr int kPipes = kReducePipes;
-  static_assert(kPipes * 32 <= Cfg::THREADS, "a warp per pipeline");
-  static constexpr int kStages = kReduceStages;
+  static constexpr int kSumWarps = kReduceSumWarps;
+  static_assert(kPipes * (1 + kSumWarps) * 32 <= Cfg::THREADS, "a producer warp and kSumWarps summing warps per pipeline");
 
   __device__ static bool before_tile_loads(const Params& p, TileCoord t) {
     start_tile(p, index_of(p, t), -1);
@@ -42,7 +46,7 @@ struct ReduceInterOps : InterleavedOrder {
   }
 
   __device__ static void store_box(const Params& p, TileCoord, int row, int col, uint32_t src) {
-    ptx::tensor_store_2d((block_epoch() & 1) ? &p.tmap_c_odd : &p.tmap_c, col, row, src);
+    ptx::tensor_store_2d((block_epoch() & 1) ? &p.tmap_c_odd : &p.tmap_c, 0, partial_box_row(row, col, p.n), src);
   }
 
   __device__ static void signal_unit(const Params& p, TileCoord t, int half) {
@@ -65,119 +69,208 @@ struct ReduceInterOps : InterleavedOrder {
   }
 
   // ---- communicator ----
-  // kPipes warps per block, each an independent pipeline over units block * kPipes + warp,
-  // + blocks * kPipes, ... (the transfer study's shape: four TMA pipelines per SM pulled
-  // ~50 GB/s; one block-wide pipeline measured ~9 GB/s per SM on the first H200x2 run). A
-  // warp's lane 0 acquires a unit's flags and loads each piece of every GPU's partial with one
-  // TMA box (piece_rows rows of 512 B, row-major) into its kStages-deep ring; the warp sums a
-  // staged piece into source 0's slot in fp32, and lane 0 stores it with one box per
-  // destination (RS: this GPU's shard; AR: every GPU).
-  // Shared memory: kPipes rings of kStages x world boxes, then kPipes x kStages mbarriers.
-  __device__ static void communicator(const Params& p, int block, int blocks, uint32_t smem) {
-    const int warp = static_cast<int>(threadIdx.x) / 32;
-    const uint32_t ring_bytes = reduce_ring_bytes(p.world, p.piece_rows);
-    if (threadIdx.x == 0) begin_block_epoch(p.sync);
-    __syncthreads();
-    const int e = block_epoch();
-    if (warp < kPipes)
-      pipeline(p, block * kPipes + warp, blocks * kPipes, e, smem + warp * ring_bytes,
-               smem + kPipes * ring_bytes + warp * kStages * 8);
-    __syncthreads();
-    if (threadIdx.x == 0) end_block_epoch(p.sync, e);
+  // kPipes pipelines per block; pipeline i is warp i (the producer: its lane 0 acquires a
+  // unit's flags and pulls each piece of every GPU's partial with one bulk copy into its
+  // ring) and warps i + kPipes, i + 2 kPipes, ... (kSumWarps summers: each thread sums up to
+  // kBatch vectors of 8 bf16 over the GPUs in fp32, GPU order, and stores the bf16 sum with
+  // 16-B global stores: RS into this GPU's shard, AR into every GPU's output). Full mbarriers
+  // (bulk-copy transactions) and empty ones (one arrive per summing warp) decouple the two: a
+  // producer waiting on a flag or an empty stage never stalls a summer with data in hand,
+  // and a stage is free as soon as it is summed. What the earlier shapes measured is in
+  // NOTES.md (runs 3 and 5).
+  // A piece is rows x BN elements of a unit: a contiguous part of one WG_M x EPI_COLS box
+  // (rows * BN / EPI_COLS of its rows). Shared memory: kPipes rings of `stages` x world
+  // pieces, then each pipeline's full and empty mbarriers.
+  static constexpr int kSumThreads = kSumWarps * 32;
+  static constexpr int kBatch = 4;                               // vectors a summer has in flight per GPU
+  static constexpr int kBoxRowVecs = Cfg::EPI_COLS * 2 / 16;     // 16-B vectors in a row of a box
+  static constexpr int kBoxElems = Cfg::WG_M * Cfg::EPI_COLS;
+  static_assert(kReduceMaxRows * Cfg::BN <= kBoxElems, "a piece lies within one box");
+
+  // What a pipeline reduces: units pipe, pipe + pipes, ... of this GPU's shard, each in
+  // pieces_per_unit pieces. The unit's coordinates are decoded once per unit (integer
+  // divisions on the issue path of every piece measured as a per-piece cost).
+  struct Walk {
+    const Params& p;
+    int pipe, pipes, rows, pieces_per_unit, units;
+    int64_t base;  // the unit's first element in a (tile-major) partial
+    int row, col;  // where the unit's first element belongs in C
+    __device__ Walk(const Params& q, int pipe_, int pipes_, int rows_) : p(q), pipe(pipe_), pipes(pipes_), rows(rows_) {
+      const int all = units_per_shard(tiles_m(p), tiles_n(p), p.world);
+      pieces_per_unit = Cfg::WG_M / rows;
+      units = all > pipe ? (all - 1 - pipe) / pipes + 1 : 0;
+    }
+    __device__ Unit at_unit(int i) {  // this pipeline's i-th unit
+      const Unit u = shard_unit(pipe + i * pipes, p.rank, tiles_m(p), tiles_n(p), p.group_m, p.world);
+      row = u.tile.m * Cfg::BM + u.half * Cfg::WG_M;
+      col = u.tile.n * Cfg::BN;
+      base = int64_t(partial_box_row(row, col, p.n)) * Cfg::EPI_COLS;
+      return u;
+    }
+    // Piece j of the current unit: rows * BN elements from base + j * rows * BN, the box rows
+    // j * rows * BN / EPI_COLS ... of box j * rows * BN / kBoxElems (a piece lies within a box).
+    __device__ int64_t elem_offset(int j) const { return base + int64_t(j) * rows * Cfg::BN; }
+    __device__ int row0(int j) const { return row + j * rows * Cfg::BN / Cfg::EPI_COLS % Cfg::WG_M; }
+    __device__ int col0(int j) const { return col + j * rows * Cfg::BN / kBoxElems * Cfg::EPI_COLS; }
+  };
+
+  __device__ static ReduceRing ring_of(const Params& p) {
+    return reduce_ring(p.world, (p.comm_probe & 4) ? 3 : kReduceMinStages);  // TEMPORARY probe bit 4: larger pieces
   }
 
-  __device__ static void pipeline(const Params& p, int pipe, int pipes, int e, uint32_t ring, uint32_t bars) {
-    const int lane = static_cast<int>(threadIdx.x) % 32;
-    const int w = p.world, rows = p.piece_rows;
-    const uint32_t piece_bytes = static_cast<uint32_t>(rows) * kRowBytes;
-    if (lane == 0) {
-      for (int s = 0; s < kStages; ++s) ptx::mbarrier_init(bars + 8 * s, 1);
+  __device__ static void communicator(const Params& p, int block, int blocks, uint32_t smem) {
+    const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+    const int pipe = warp % kPipes, role = warp / kPipes;  // role 0: producer, 1..kSumWarps: summers
+    const bool tma_out = (p.comm_probe & 2) != 0;          // TEMPORARY probe bit 2: the sum through TMA stores
+    const ReduceRing rg = ring_of(p);
+    const uint32_t stage_bytes = reduce_stage_bytes(p.world, rg.rows);
+    const uint32_t ring = smem + static_cast<uint32_t>(pipe * rg.stages) * stage_bytes;
+    const uint32_t full = smem + static_cast<uint32_t>(kPipes * rg.stages) * stage_bytes + pipe * rg.stages * 16;
+    const uint32_t empty = full + rg.stages * 8;
+    if (threadIdx.x == 0) begin_block_epoch(p.sync);
+    if (role == 0 && lane == 0) {
+      for (int s = 0; s < rg.stages; ++s) {
+        ptx::mbarrier_init(full + 8 * s, 1);
+        ptx::mbarrier_init(empty + 8 * s, tma_out ? 1 : kSumWarps);
+      }
       ptx::fence_mbarrier_init();
     }
-    __syncwarp();
-    const int tn = tiles_n(p);
-    const int units = units_per_shard(tiles_m(p), tn, w);
-    const int pieces_per_unit = Cfg::WG_M / rows;
-    const int my_units = units > pipe ? (units - 1 - pipe) / pipes + 1 : 0;
-    const int pieces = my_units * pieces_per_unit;
-    const int parity_rows = (e & 1) ? p.m : 0;
-
-    auto unit_of = [&](int piece) { return shard_unit(pipe + (piece / pieces_per_unit) * pipes, p.rank, tiles_m(p), tn, p.group_m, w); };
-    auto first_row = [&](const Unit& u, int piece) {
-      return u.tile.m * Cfg::BM + u.half * Cfg::WG_M + (piece % pieces_per_unit) * rows;
-    };
-    auto stage_at = [&](int s, int q) { return ring + static_cast<uint32_t>(s * w + q) * piece_bytes; };
-    // Lane 0: acquire the unit's flags (first piece of a unit), then load the piece of every
-    // GPU's partial into stage piece % kStages.
-    auto issue = [&](int piece) -> bool {
-      const Unit u = unit_of(piece);
-      if (piece % pieces_per_unit == 0) {
-        for (int q = 0; q < w; ++q)
-          if (!wait_flag_geq_sys(p.sync.flags.local() + unit_slot(u.tile, u.half, tn, q, kMaxGpus), e, p.deadline,
-                                 kWaitUnit | static_cast<unsigned long long>(q)))
-            return false;
-        tma::fence_proxy_async_global();  // generic acquire, then async-proxy reads of the data
-      }
-      const int s = piece % kStages;
-      const uint32_t bar = bars + 8 * s;
-      ptx::mbarrier_arrive_expect_tx(bar, piece_bytes * w);
-      const int row = first_row(u, piece) + parity_rows, col = u.tile.n * Cfg::BN;
-      for (int q = 0; q < w; ++q) ptx::tensor_load_2d(stage_at(s, q), &p.tmap_peer[q], col, row, bar);
-      return true;
-    };
-
+    __syncthreads();
+    const int e = block_epoch();
+    Walk k(p, block * kPipes + pipe, blocks * kPipes, rg.rows);
     bool ok = true;
-    if (lane == 0)
-      for (int piece = 0; ok && piece < kStages - 1 && piece < pieces; ++piece) ok = issue(piece);
-    ok = __shfl_sync(0xffffffffu, ok, 0);
-    for (int piece = 0; ok && piece < pieces; ++piece) {
-      const int s = piece % kStages;
-      if (!mbarrier_wait(bars + 8 * s, (piece / kStages) & 1, p.deadline)) ok = false;
-      if (__all_sync(0xffffffffu, ok)) {
-        const int vecs = rows * (kRowBytes / 16);
-        for (int v = lane; v < vecs; v += 32) {
-          float acc[8] = {};
-          for (int q = 0; q < w; ++q) {  // GPU order: one owner sums each element, so every GPU gets the same bits
-            const uint32_t a = stage_at(s, q) + v * 16;
-            uint4 x;
-            asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(x.x), "=r"(x.y), "=r"(x.z), "=r"(x.w) : "r"(a) : "memory");
-            add_vec<__nv_bfloat16>(acc, x);
-          }
-          const uint4 sum = Bf16::pack(acc);
-          asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(stage_at(s, 0) + v * 16), "r"(sum.x), "r"(sum.y),
-                       "r"(sum.z), "r"(sum.w)
-                       : "memory");
-        }
-        ptx::fence_proxy_async_smem();  // generic writes of the sum, then the async proxy's store reads them
-      } else {
-        ok = false;
-      }
-      __syncwarp();
-      if (lane == 0 && ok) {
-        const Unit u = unit_of(piece);
-        const int row = first_row(u, piece), col = u.tile.n * Cfg::BN;
-        if (p.reduce_to_all) {
-          for (int k = 1; k <= w; ++k) ptx::tensor_store_2d(&p.tmap_out[(p.rank + k) % w], col, row, stage_at(s, 0));
-        } else {
-          ptx::tensor_store_2d(&p.tmap_out[p.rank], col, row - p.rank * (p.m / w), stage_at(s, 0));
-        }
-        ptx::bulk_commit_group();
-        // The next piece to load reuses the stage of piece - 1, whose stores are the older group.
-        if (piece + kStages - 1 < pieces) {
-          ptx::bulk_wait_group_read<1>();
-          ok = issue(piece + kStages - 1);
-        }
-      }
-      ok = __shfl_sync(0xffffffffu, ok, 0);
+    if (role == 0) {
+      ok = produce(p, k, rg.stages, e, lane, ring, stage_bytes, full, empty);
+    } else if (role <= kSumWarps) {
+      ok = sum(p, k, rg.stages, (role - 1) * 32 + lane, pipe, tma_out, ring, stage_bytes, full, empty);
     }
-    if (lane == 0) {
-      ptx::bulk_wait_group<0>();  // every store performed before the block ends or signals
-      tma::fence_proxy_async_global();
+    // AR: every summer's stores are done (bar.sync orders them before thread 0's release,
+    // which is cumulative); one add per block to every GPU's counter, then this GPU's output
+    // is complete once every communicator block of every GPU has added.
+    ok = __syncthreads_and(ok);
+    if (threadIdx.x == 0) {
       if (p.reduce_to_all && ok) {
-        for (int q = 0; q < w; ++q) ptx::red_release_sys_add(p.sync.done.at[q], 1);
-        wait_flag_geq_sys(p.sync.done.local(), e * w * pipes, p.deadline, kWaitDone);
+        ptx::fence_acq_rel_sys();
+        for (int q = 0; q < p.world; ++q) ptx::red_release_sys_add(p.sync.done.at[q], 1);
+        wait_flag_geq_sys(p.sync.done.local(), e * p.world * blocks, p.deadline, kWaitDone);
+      }
+      end_block_epoch(p.sync, e);
+    }
+  }
+
+  // The producer warp; lane q < world serves GPU q: at a unit's first piece it acquires the
+  // unit's flag from q (then fence.proxy.async.global: its own bulk copies read q's data),
+  // and for each piece it waits for the stage to be summed and pulls q's piece. The flags
+  // and copies of the GPUs go out together instead of one after another from one thread.
+  __device__ static bool produce(const Params& p, Walk& k, int stages, int e, int lane, uint32_t ring,
+                                 uint32_t stage_bytes, uint32_t full, uint32_t empty) {
+    const int w = p.world;
+    const bool mine = lane < w;
+    const uint32_t piece_bytes = stage_bytes / w;
+    const __nv_bfloat16* src = mine ? p.part.at[lane] + ((e & 1) ? int64_t(p.m) * p.n : 0) : nullptr;
+    int piece = 0;
+    for (int i = 0; i < k.units; ++i) {
+      const Unit u = k.at_unit(i);
+      bool ok = !mine || wait_flag_geq_sys(p.sync.flags.local() + unit_slot(u.tile, u.half, tiles_n(p), lane, kMaxGpus), e,
+                                           p.deadline, kWaitUnit | static_cast<unsigned long long>(lane));
+      if (mine) tma::fence_proxy_async_global();  // generic acquire, then async-proxy reads of the data
+      if (!__all_sync(0xffffffffu, ok)) return false;
+      for (int j = 0; j < k.pieces_per_unit; ++j, ++piece) {
+        const int s = piece % stages, round = piece / stages;
+        ok = !mine || round == 0 || mbarrier_wait(empty + 8 * s, (round - 1) & 1, p.deadline);
+        if (!__all_sync(0xffffffffu, ok)) return false;
+        const uint32_t bar = full + 8 * s;
+        if (lane == 0) ptx::mbarrier_arrive_expect_tx(bar, stage_bytes);
+        if (mine) ptx::bulk_load(ring + static_cast<uint32_t>(s) * stage_bytes + lane * piece_bytes, src + k.elem_offset(j),
+                                 piece_bytes, bar);
       }
     }
+    return true;
+  }
+
+  // A summing thread (t of kSumThreads in its pipeline): vectors t, t + kSumThreads, ... of
+  // each piece, kBatch at a time, every GPU's piece read before the first add.
+  __device__ static bool sum(const Params& p, Walk& k, int stages, int t, int pipe, bool tma_out, uint32_t ring,
+                             uint32_t stage_bytes, uint32_t full, uint32_t empty) {
+    const int w = p.world;
+    const uint32_t piece_bytes = stage_bytes / w;
+    const int vecs = static_cast<int>(piece_bytes / 16);
+    const int64_t n = p.n;
+    const int shard_rows = p.reduce_to_all ? 0 : p.rank * (p.m / w);  // RS: rows are relative to the shard
+    int piece = 0;
+    for (int i = 0; i < k.units; ++i) {
+      k.at_unit(i);
+      for (int j = 0; j < k.pieces_per_unit; ++j, ++piece) {
+        const int s = piece % stages;
+        if (!mbarrier_wait(full + 8 * s, (piece / stages) & 1, p.deadline)) return false;
+        const uint32_t st = ring + static_cast<uint32_t>(s) * stage_bytes;
+        const int row0 = k.row0(j) - shard_rows, col0 = k.col0(j);
+        for (int v0 = t; v0 < vecs; v0 += kBatch * kSumThreads) {
+          float acc[kBatch][8];
+          for (int q = 0; q < w; ++q) {  // GPU order: one owner sums each element, so every GPU gets the same bits
+            uint4 x[kBatch];
+#pragma unroll
+            for (int b = 0; b < kBatch; ++b)
+              if (v0 + b * kSumThreads < vecs) x[b] = ld_shared_v4(st + q * piece_bytes + (v0 + b * kSumThreads) * 16);
+#pragma unroll
+            for (int b = 0; b < kBatch; ++b)
+              if (v0 + b * kSumThreads < vecs) {
+                if (q == 0) Bf16::unpack(x[b], acc[b]);
+                else add_vec<__nv_bfloat16>(acc[b], x[b]);
+              }
+          }
+#pragma unroll
+          for (int b = 0; b < kBatch; ++b) {
+            const int v = v0 + b * kSumThreads;
+            if (v >= vecs) continue;
+            const uint4 y = Bf16::pack(acc[b]);
+            if (tma_out) {
+              st_shared_v4(st + v * 16, y);
+              continue;
+            }
+            const int64_t at = int64_t(row0 + v / kBoxRowVecs) * n + col0 + (v % kBoxRowVecs) * 8;
+            if (p.reduce_to_all) {
+              for (int d = 1; d <= w; ++d) ptx::st_global_v4(p.out.at[(p.rank + d) % w] + at, y);
+            } else {
+              ptx::st_global_v4(p.out.local() + at, y);
+            }
+          }
+        }
+        if (tma_out) {
+          ptx::fence_proxy_async_smem();
+          ptx::bar_sync(1 + pipe, kSumThreads);
+          if (t == 0) {
+            if (p.reduce_to_all) {
+              for (int d = 1; d <= w; ++d) ptx::tensor_store_2d(&p.tmap_out[(p.rank + d) % w], col0, row0, st);
+            } else {
+              ptx::tensor_store_2d(&p.tmap_out[p.rank], col0, row0, st);
+            }
+            ptx::bulk_commit_group();
+            if (piece > 0) {  // the previous piece's stores have read its stage
+              ptx::bulk_wait_group_read<1>();
+              ptx::mbarrier_arrive(empty + 8 * ((piece - 1) % stages));
+            }
+          }
+          continue;
+        }
+        __syncwarp();  // every lane's reads of the stage are done
+        if (threadIdx.x % 32 == 0) ptx::mbarrier_arrive(empty + 8 * s);
+      }
+    }
+    if (tma_out && t == 0) {
+      ptx::bulk_wait_group<0>();
+      tma::fence_proxy_async_global();
+    }
+    return true;
+  }
+
+  __device__ static uint4 ld_shared_v4(uint32_t a) {
+    uint4 x;
+    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(x.x), "=r"(x.y), "=r"(x.z), "=r"(x.w) : "r"(a));
+    return x;
+  }
+  __device__ static void st_shared_v4(uint32_t a, uint4 x) {
+    asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(a), "r"(x.x), "r"(x.y), "r"(x.z), "r"(x.w) : "memory");
   }
 };
 

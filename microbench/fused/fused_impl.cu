@@ -1,6 +1,7 @@
 // The pieces every operator's schedules share: the kernel dispatch, the parameters of the
 // fused kernels and the standalone collective, the GEMM runners, and the schedules that are
 // the same for every operator (components, non-overlapped baselines).
+#include <cstdlib>
 #include <map>
 #include <tuple>
 
@@ -115,12 +116,9 @@ std::pair<int, int> sm_split(Context& c, const Point& p) {
 }
 
 namespace {
-// Rows of a unit staged per step of the inter-SM reduction (one TMA box per GPU): the
-// rings (one per warp pipeline) of every GPU's rows must fit the block's shared memory.
-int piece_rows(int world) {
-  int rows = Cfg::WG_M;
-  while (rows > 1 && reduce_comm_smem_bytes(world, rows) > Cfg::SMEM_BYTES - 1024) rows /= 2;
-  return rows;
+int comm_probe() {  // TEMPORARY
+  const char* v = std::getenv("PKBENCH_RS_PROBE");
+  return v ? std::atoi(v) : 0;
 }
 }  // namespace
 
@@ -138,7 +136,7 @@ FusedParams fused_params(Context& c, int g, KernelKind k, const Point& p, const 
   fp.reduce_to_all = p.op == Op::gemm_ar ? 1 : 0;
   fp.order_first = k == KernelKind::ag_remote ? 0 : 1;
   fp.rows_per_flag = 1;
-  fp.piece_rows = piece_rows(w);
+  fp.comm_probe = comm_probe();
   const PeerTable<bf16> outs = c.out_table(g), as = c.a_table(g);
   switch (k) {
     case KernelKind::reduce_intra: {
@@ -147,20 +145,21 @@ FusedParams fused_params(Context& c, int g, KernelKind k, const Point& p, const 
         fp.tmap_peer[q] = make_tensor_map_2d_bf16_sw128(outs.at[q], s.n, rows, uint64_t(s.n) * 2, Cfg::EPI_COLS, Cfg::WG_M);
       break;
     }
-    case KernelKind::reduce_inter:
-      fp.tmap_c_odd = make_tensor_map_2d_bf16_sw128(c.partial(g) + uint64_t(s.m) * s.n, s.n, s.m, uint64_t(s.n) * 2,
-                                                    Cfg::EPI_COLS, Cfg::WG_M);
-      {
-        const PeerTable<bf16> parts = c.partial_table(g);
-        const uint64_t pitch = uint64_t(s.n) * 2;
-        for (int q = 0; q < w; ++q) {
-          fp.tmap_peer[q] = make_tensor_map_2d_bf16(parts.at[q], s.n, 2 * uint64_t(s.m), pitch, Cfg::BN, fp.piece_rows);
-          if (p.op == Op::gemm_ar || q == g)
-            fp.tmap_out[q] = make_tensor_map_2d_bf16(outs.at[q], s.n, p.op == Op::gemm_ar ? s.m : s.m / w, pitch, Cfg::BN,
-                                                     fp.piece_rows);
-        }
-      }
+    case KernelKind::reduce_inter: {
+      // Tile-major partials (partial_box_row()): a column of EPI_COLS-wide rows per parity.
+      const uint64_t box_rows = uint64_t(s.m) * s.n / Cfg::EPI_COLS;
+      fp.tmap_c = make_tensor_map_2d_bf16_sw128(c.partial(g), Cfg::EPI_COLS, box_rows, Cfg::EPI_COLS * 2, Cfg::EPI_COLS,
+                                                Cfg::WG_M);
+      fp.tmap_c_odd = make_tensor_map_2d_bf16_sw128(c.partial(g) + uint64_t(s.m) * s.n, Cfg::EPI_COLS, box_rows,
+                                                    Cfg::EPI_COLS * 2, Cfg::EPI_COLS, Cfg::WG_M);
+      fp.part = c.partial_table(g);
+      fp.out = outs;
+      for (int q = 0; q < w; ++q)  // TEMPORARY: probe 6
+        if (p.op == Op::gemm_ar || q == g)
+          fp.tmap_out[q] = make_tensor_map_2d_bf16(outs.at[q], s.n, p.op == Op::gemm_ar ? s.m : s.m / w, uint64_t(s.n) * 2,
+                                                   Cfg::EPI_COLS, reduce_ring(w, (fp.comm_probe & 4) ? 3 : kReduceMinStages).rows * Cfg::BN / Cfg::EPI_COLS);
       break;
+    }
     case KernelKind::ag_pull:
       fp.a = as;
       break;
