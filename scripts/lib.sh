@@ -30,6 +30,37 @@ pk_bin() {
     echo "$PKBENCH_BUILD_DIR/microbench/pkbench_$1"
   fi
 }
+# NVSHMEM, for the studies with NVSHMEM rows: the nvidia-nvshmem-cu13 wheel of python3 (or an
+# install at PKBENCH_NVSHMEM_ROOT; microbench/primitives/nvshmem.cmake finds either). Installed
+# with pip from .deps/wheels (scripts/stage-deps.sh puts it there) or from PyPI where pip reaches
+# it; otherwise the exact commands are named and its rows are skipped with the reason.
+PK_NVSHMEM_STUDIES=(primitives collectives)
+PK_NVSHMEM_WHEEL=nvidia-nvshmem-cu13
+pk_nvshmem() {
+  [ -n "${PKBENCH_NVSHMEM_ROOT:-}" ] && return 0
+  python3 -c "import nvidia.nvshmem" 2>/dev/null && return 0
+  local pip=(python3 -m pip install) wheels=$PKBENCH_ROOT/.deps/wheels
+  [ "$(id -u)" = 0 ] || pip+=(--user)
+  if [ "${PKBENCH_NO_INSTALL:-0}" != 1 ] && python3 -m pip --version >/dev/null 2>&1; then
+    if compgen -G "$wheels/nvidia_nvshmem*.whl" >/dev/null; then
+      pk_log "NVSHMEM not found: ${pip[*]} --no-index --find-links $wheels $PK_NVSHMEM_WHEEL"
+      "${pip[@]}" --no-index --find-links "$wheels" "$PK_NVSHMEM_WHEEL" >&2
+    elif timeout 5 getent hosts pypi.org >/dev/null 2>&1; then
+      pk_log "NVSHMEM not found: ${pip[*]} $PK_NVSHMEM_WHEEL"
+      "${pip[@]}" "$PK_NVSHMEM_WHEEL" >&2
+    fi
+    if python3 -c "import nvidia.nvshmem" 2>/dev/null; then
+      # A build folder configured before the wheel came must look again.
+      [ -f "$PKBENCH_BUILD_DIR/CMakeCache.txt" ] && cmake "$PKBENCH_BUILD_DIR" > /dev/null
+      return 0
+    fi
+  fi
+  pk_log "NVSHMEM not found: its rows are skipped with the reason. To bring it: ${pip[*]} $PK_NVSHMEM_WHEEL" \
+    "(where pip reaches PyPI), or run scripts/stage-deps.sh where it does and carry .deps (the wheel lands in" \
+    ".deps/wheels), or set PKBENCH_NVSHMEM_ROOT=<an NVSHMEM install>"
+  return 1
+}
+
 pk_gpu_count() { nvidia-smi -L 2>/dev/null | grep -c '^GPU'; }
 
 # "h200x2" from two "NVIDIA H200"s; "h100x1" from one "NVIDIA H100 80GB HBM3".

@@ -8,9 +8,9 @@
 #   scripts/reproduce.sh --dry-run --gpus=2 all   # print the commands, run nothing
 # Options: --force (rerun finished steps), --gpus=N (plan for N GPUs; a real run refuses more
 # than are present), --timeout=S (per step, default 540).
-# A step writes results/<machine>/parts/<study>.<step>.csv and a .done marker when its study
-# exited 0; a later call (another device call) skips it and merges every finished part into
-# the CSV its plan line names (transfer.csv, collectives/collectives.csv, fused/fused.csv, ...).
+# A step writes results/<machine>/<study>/parts/<study>.<step>.csv and a .done marker when its
+# study exited 0; a later call (another device call) skips it and merges every finished part
+# into the CSV its plan line names (transfer/transfer.csv, collectives/collectives.csv, ...).
 # Steps that cannot run here are named with the reason and skipped: multicast (never run on
 # shared machines), more GPUs than present, a study not built yet.
 set -uo pipefail
@@ -23,14 +23,14 @@ source "$(dirname "$0")/lib.sh"
 # run of its own: the figure is drawn from steps A and B, which it stands for). CSV: where
 # the step's finished parts are merged, relative to the results folder.
 # Estimates (H200x2, wall time of the step including the process start): the step times of
-# the measured `reproduce.sh all` (results/h200x2/reproduce-58339564/README.md: 347 s in all,
-# build included), rounded up to 5 s.
+# the measured `reproduce.sh all` (347 s in all, build included; its README is in git history:
+# git show 4fd1c76:results/h200x2/reproduce-58339564/README.md), rounded up to 5 s.
 PLAN=$(cat <<'EOF'
-fig2|Figure 2: bandwidth vs message size, every mechanism, push/pull, one-way/bidir|transfer|2|30|--preset=fig2||transfer.csv
-fig3|Figure 3: bandwidth vs SMs at 2/16/64 KiB|transfer|2|25|--preset=fig3||transfer.csv
-table1|Table 1: per-mechanism peak, smallest message and fewest SMs (knob grid, mixed, local ceiling)|transfer|2|25|--preset=tune;--preset=mixed;--preset=local||transfer.csv
-sync|Sync numbers of Section 3.1.3 (64 ns mbarrier, 832 ns inter-SM) and cross-GPU signals|sync|1|5|||sync.csv
-scale|Fan-out / fan-in / all-pairs over 2, 4 and 8 GPUs (points above the GPU count are skipped)|transfer|2|5|--preset=scale||transfer.csv
+fig2|Figure 2: bandwidth vs message size, every mechanism, push/pull, one-way/bidir|transfer|2|30|--preset=fig2||transfer/transfer.csv
+fig3|Figure 3: bandwidth vs SMs at 2/16/64 KiB|transfer|2|25|--preset=fig3||transfer/transfer.csv
+table1|Table 1: per-mechanism peak, smallest message and fewest SMs (knob grid, mixed, local ceiling)|transfer|2|25|--preset=tune;--preset=mixed;--preset=local||transfer/transfer.csv
+sync|Sync numbers of Section 3.1.3 (64 ns mbarrier, 832 ns inter-SM) and cross-GPU signals|sync|1|5|||sync/sync.csv
+scale|Fan-out / fan-in / all-pairs over 2, 4 and 8 GPUs (points above the GPU count are skipped)|transfer|2|5|--preset=scale||transfer/transfer.csv
 fig6|Figure 6: BF16 all-reduce against NCCL, eager and graph, 4 KiB-1 GiB (and the design-overhead ablation)|collectives|2|90|--collectives=all_reduce --dtypes=bf16 --sizes=4K,16K,64K,256K,1M,4M,16M,64M,256M,1G --samples=7|mpi|collectives/collectives.csv
 fig6all|Figure 6's view of the other collectives: all-gather, reduce-scatter, all-to-all against NCCL|collectives|2|50|--collectives=all_gather,reduce_scatter,all_to_all --dtypes=bf16 --sizes=4K,16K,64K,256K,1M,4M,16M,64M,256M,1G --samples=7|mpi|collectives/collectives.csv
 fig15|Figure 15: tensor-dimension all-gather against NCCL + reshape|collectives|2|5|--collectives=all_gather_cols --dtypes=bf16 --tensor-sizes=64M --samples=7|mpi|collectives/collectives.csv
@@ -44,7 +44,7 @@ fig8|Figure 8: GEMM+RS against cuBLAS+NCCL and ours then ours; N = 4096, 8192, 1
 fig9|Figure 9: GEMM+AR against cuBLAS+NCCL and ours then ours; N = 4096, 8192, 16384|fused|2|20|--ops=gemm_ar --samples=7|mpi|fused/fused.csv
 table3|Table 3: GEMM vs GEMM+RS over K (communication hidden from K >= sR/2B)|fused|2|15|--preset=table3 --samples=5|mpi|fused/fused_table3.csv
 model|Section 3.1.1 cost model: the GEMM's rate against its SM count (the model runs on the fused CSVs afterwards)|gemm|2|10|--impls=pkbench --shapes=8192x8192x4096 --sms=66,100,108,116,124,132 --samples=5 --study-warmup-ms=200||fused/gemm.csv
-paper8|The paper's 8-GPU numbers (every figure at 8 GPUs)|transfer|8|0|--preset=scale --gpu-counts=8||transfer.csv
+paper8|The paper's 8-GPU numbers (every figure at 8 GPUs)|transfer|8|0|--preset=scale --gpu-counts=8||transfer/transfer.csv
 EOF
 )
 BUILD_S=60          # configure + build of the study binaries on a GPU machine (README: 12-19 s on 32 cores)
@@ -163,7 +163,6 @@ if [ "$dry" = 0 ] && [ "$present" = 0 ]; then
 fi
 machine=$(pk_machine_name 2>/dev/null || echo "dry-run")
 out=${PKBENCH_OUT:-$PKBENCH_ROOT/results/$machine}
-parts=$out/parts
 export PKBENCH_GIT_COMMIT=$(pk_git_commit)
 export CUDA_MODULE_LOADING=EAGER
 run_cmd() {  # prints, then runs unless --dry-run
@@ -217,15 +216,12 @@ printf '%s\n' $studies | grep -qx fused && targets+=(pkbench_cost_model)
 targets+=(pkbench_merge pkbench_transfer_summary pkbench_sync_summary pkbench_tune pkbench_report)
 pk_log "machine $machine ($ngpus GPUs), commit $PKBENCH_GIT_COMMIT, results in $out"
 if [ "$dry" = 0 ]; then
-  mkdir -p "$parts"
   pk_ensure_deps build || exit 1
   pk_build "${targets[@]}" || { pk_log "build failed"; exit 1; }
 else
   echo "would build: ${targets[*]}"
 fi
 
-# The study binary: build/microbench/pkbench_<study> (transfer, sync) or, for a study with its
-# own CMakeLists.txt, build/microbench/<study>/pkbench_<study>.
 start=$(date +%s) done_n=0 status=0
 planned=()  # the CSVs this call writes parts of (a dry run derives from them as if they existed)
 for n in "${todo[@]}"; do
@@ -246,8 +242,9 @@ for n in "${todo[@]}"; do
   for inv in "${invocations[@]}"; do
     k=$((k + 1))
     [ "$mode" = ipc ] && inv="$inv --peer-mode=ipc"
-    part=$parts/$study.$n.csv
-    [ "${#invocations[@]}" -gt 1 ] && part=$parts/$study.$n.$k.csv
+    part=$out/$study/parts/$study.$n.csv
+    [ "${#invocations[@]}" -gt 1 ] && part=$out/$study/parts/$study.$n.$k.csv
+    [ "$dry" = 1 ] || mkdir -p "$out/$study/parts"
     if [ -f "$part.done" ] && [ "$force" = 0 ]; then
       pk_log "$n: $(basename "$part") finished in an earlier call, not rerun (--force reruns)"
       continue
@@ -270,7 +267,6 @@ rp() { case "$1" in "$PKBENCH_ROOT"/*) echo "${1#"$PKBENCH_ROOT"/}" ;; *) echo "
 PKBENCH_BUILD_DIR=$(realpath -m "$PKBENCH_BUILD_DIR")
 cd "$PKBENCH_ROOT" || exit 1
 out=$(rp "$out")
-parts=$out/parts
 rel_planned=()
 for p in "${planned[@]:-}"; do [ -n "$p" ] && rel_planned+=("$(rp "$p")"); done
 planned=("${rel_planned[@]:-}")
@@ -285,6 +281,7 @@ for dest in $(printf '%s\n' "$PLAN" | cut -d'|' -f8 | awk '!seen[$0]++'); do
   done_parts=()
   while IFS='|' read -r n _ study _ _ _ _ csv; do
     [ "$csv" = "$dest" ] || continue
+    parts=$out/$study/parts
     for p in "$parts/$study.$n.csv" "$parts/$study.$n".[0-9]*.csv; do
       [ -f "$p" ] || continue
       if [ -f "$p.done" ] || { [ "$dry" = 1 ] && printf '%s\n' "${todo[@]}" | grep -qx -- "$n"; }; then done_parts+=("$p"); fi
@@ -303,43 +300,31 @@ for dest in $(printf '%s\n' "$PLAN" | cut -d'|' -f8 | awk '!seen[$0]++'); do
   [ "$dry" = 1 ] || mkdir -p "$(dirname "$out/$dest")"
   run_cmd "$tools/pkbench_merge" "$out/$dest" "${done_parts[@]}" || status=1
 done
-if have "$out/transfer.csv"; then
-  run_cmd "$tools/pkbench_transfer_summary" "$out/transfer.csv" "$out" || status=1
-fi
-if have "$out/sync.csv"; then run_cmd "$tools/pkbench_sync_summary" "$out/sync.csv" "$out" || status=1; fi
-# Tuning tables: transfer and collectives in the folder (one pkbench_tuning.h), the fused
-# table in fused/tuning/ (as results/h200x2/fused/tuning/ was made).
-tune_src=()
-have "$out/transfer.csv" && tune_src+=("$out/transfer.csv")
-have "$out/collectives/collectives.csv" && tune_src+=("$out/collectives/collectives.csv")
-if [ ${#tune_src[@]} -gt 0 ]; then
-  run_cmd "$tools/pkbench_tune" --out "$out" "${tune_src[@]}" || status=1
-fi
-fused=$out/fused
-if have "$fused/fused.csv"; then
-  [ "$dry" = 1 ] || mkdir -p "$fused/tuning"
-  run_cmd "$tools/pkbench_tune" --out "$fused/tuning" "$fused/fused.csv" || status=1
-fi
 # The cost model (Section 3.1.1) on every fused CSV, with this machine's link, HBM and latency
-# ceilings (transfer.csv, sync.csv) and the GEMM's rate against its SMs (fused/gemm.csv).
+# ceilings (transfer/transfer.csv, sync/sync.csv) and the GEMM's rate against its SMs (fused/gemm.csv).
+fused=$out/fused
 model=$PKBENCH_BUILD_DIR/microbench/fused/pkbench_cost_model
 for f in fused fused_table3 fused_fig5; do
   have "$fused/$f.csv" || continue
-  if ! have "$out/transfer.csv" || ! have "$out/sync.csv"; then
-    pk_log "cost model on $f.csv: not run (needs transfer.csv and sync.csv of this machine: steps fig2 and sync)"
+  if ! have "$out/transfer/transfer.csv" || ! have "$out/sync/sync.csv"; then
+    pk_log "cost model on $f.csv: not run (needs transfer/transfer.csv and sync/sync.csv of this machine: steps fig2 and sync)"
     continue
   fi
   gemm=()
   have "$fused/gemm.csv" && gemm=(--gemm "$fused/gemm.csv")
-  run_to "$fused/${f}_model.txt" "$model" --fused "$fused/$f.csv" --transfer "$out/transfer.csv" --sync "$out/sync.csv" \
-    "${gemm[@]}" --out "$fused/${f}_model.csv" --splits "$fused/${f}_splits.csv" || status=1
+  run_to "$fused/${f}_model.txt" "$model" --fused "$fused/$f.csv" --transfer "$out/transfer/transfer.csv" \
+    --sync "$out/sync/sync.csv" "${gemm[@]}" --out "$fused/${f}_model.csv" --splits "$fused/${f}_splits.csv" || status=1
 done
-if command -v gnuplot >/dev/null 2>&1; then
-  # Every study's figures: scripts/plot.sh calls the collectives' and the fused study's own scripts.
-  run_cmd "$PKBENCH_ROOT/scripts/plot.sh" "$out" || pk_log "figures not drawn"
-else
-  pk_log "gnuplot is not installed here: figures not drawn (scripts/plot.sh $out on a machine with gnuplot)"
+# The tuning tables of every measured study, one pkbench_tuning.h: the command kept in
+# tuning/command.txt, which scripts/regenerate.sh runs with the summaries, figures and report.
+tune_src=()
+for c in transfer/transfer.csv collectives/collectives.csv fused/fused.csv; do have "$out/$c" && tune_src+=("$out/$c"); done
+if [ ${#tune_src[@]} -gt 0 ]; then
+  line="build/sweeps/pkbench_tune --out $out/tuning ${tune_src[*]}"
+  echo "  tuning/command.txt: $line"
+  [ "$dry" = 1 ] || { mkdir -p "$out/tuning"
+    printf '# Run from the repository root on the CPU (scripts/regenerate.sh runs these lines).\n%s\n' "$line" > "$out/tuning/command.txt"; }
 fi
-run_cmd "$PKBENCH_ROOT/scripts/report.sh" "$out" || status=1
+run_cmd "$PKBENCH_ROOT/scripts/regenerate.sh" "$out" || status=1
 pk_log "done: ${#todo[@]} steps run or already finished, $refused refused, $(( $(date +%s) - start ))s"
 exit "$status"

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # The main job: bring missing dependencies, build, run every study this machine supports, and
-# write CSVs, logs, commands, summaries, tuning tables, figures and REPORT.md to
-# results/<machine>/ (or $PKBENCH_OUT).
+# write results/<machine>/ (or $PKBENCH_OUT): per study <study>/<study>.csv, command.txt,
+# timing.csv, <study>.log and a README; then the summaries, tuning tables, figures and REPORT.md
+# derived from them (scripts/regenerate.sh).
 #   scripts/run.sh                     # every study: transfer sync primitives collectives fused gemm
 #   scripts/run.sh --quick             # a profile of a new machine in minutes (see below)
 #   scripts/run.sh transfer --preset=fig2 --mechanisms=tma_bulk   # one study, its own flags
+#   scripts/run.sh collectives --as=collectives_fp32 --dtypes=fp32   # a second CSV of a study
+#   scripts/run.sh STUDY --list        # the study's plan (its binary's --list), nothing measured
 #   scripts/run.sh --help
 # One GPU: what one GPU can measure (the transfer mechanisms against the GPU's own memory, the
 # intra- and inter-SM sync, the GEMM against cuBLAS) and every multi-rank study with two
@@ -15,10 +18,15 @@
 # H200x2: about a minute with the build).
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
-# A caller that built first (device-run.sh) passes the build's seconds so they count.
+# A caller that built first (scripts/device.sh) passes the build's seconds so they count.
 start=$(( $(date +%s) - ${PKBENCH_BUILD_SECONDS:-0} ))
 
-usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; }
+# --list anywhere: the plan of every study named (each binary's --list), nothing built beyond
+# the binaries, nothing measured, no GPU needed.
+list=0 rest=()
+for a in "$@"; do [ "$a" = --list ] && list=1 || rest+=("$a"); done
+set -- "${rest[@]}"
 quick=0
 case "${1:-}" in
   -h|--help) usage; exit 0 ;;
@@ -36,6 +44,33 @@ elif [ $# -gt 0 ]; then
   echo "run.sh: error: flags go after a study name (run.sh STUDY --flag ...); got: $*" >&2
   exit 2
 fi
+# --as=NAME: this run's CSV is <study>/NAME.csv (NAME may hold a subfolder: peer-modes/ipc/transfer),
+# beside the study's main CSV; its command is appended to the study's command.txt.
+as="" flags=()
+for a in "$@"; do
+  case "$a" in
+    --as=*) as=${a#--as=} ;;
+    *) flags+=("$a") ;;
+  esac
+done
+set -- "${flags[@]}"
+if [ -n "$as" ]; then
+  [[ "$as" =~ ^[A-Za-z0-9_][A-Za-z0-9_./-]*$ && "$as" != *..* ]] ||
+    { echo "run.sh: error: --as=$as: a name of letters, digits, _ . - and / (no ..)" >&2; exit 2; }
+  [ ${#studies[@]} = 1 ] || { echo "run.sh: error: --as needs one study (run.sh STUDY --as=NAME ...)" >&2; exit 2; }
+fi
+
+if [ "$list" = 1 ]; then
+  rc=0
+  for s in "${studies[@]}"; do
+    bin=$(pk_bin "$s")
+    [ -x "$bin" ] || pk_build "pkbench_$s" >&2 || { echo "run.sh: error: pkbench_$s could not be built" >&2; exit 1; }
+    echo "== $s: $(basename "$bin") $* --list"
+    "$bin" "$@" --list || rc=$?
+  done
+  exit "$rc"
+fi
+
 # --peer-mode=ipc|vmm: one process per GPU under mpirun (see README).
 mode=$(pk_peer_mode_of "$@")
 [ "$mode" = virtual ] && mode=single  # one process as well
@@ -44,8 +79,8 @@ mapfile -t launcher < <(pk_launcher "$mode") || exit 2
 ngpu=$(pk_gpu_count)
 if [ "${ngpu:-0}" -lt 1 ]; then
   echo "run.sh: no NVIDIA GPU on this machine (nvidia-smi lists none), so there is nothing to measure." >&2
-  echo "        Figures and reports can still be redrawn from committed CSVs: scripts/plot.sh results/<machine>," >&2
-  echo "        scripts/report.sh results/<machine>" >&2
+  echo "        Plans: scripts/run.sh [STUDY ...] --list. Summaries, figures and reports can still be" >&2
+  echo "        redrawn from committed CSVs: scripts/regenerate.sh results/<machine>" >&2
   exit 3
 fi
 
@@ -56,7 +91,12 @@ export PKBENCH_GIT_COMMIT=$(pk_git_commit)
 pk_log "machine $machine ($ngpu GPU(s)), commit $PKBENCH_GIT_COMMIT, results in $out"
 
 pk_ensure_deps || { echo "run.sh: a required dependency is missing (see above)" >&2; exit 1; }
-pk_build || { echo "run.sh: build failed" >&2; exit 1; }
+for s in "${studies[@]}"; do
+  [[ " ${PK_NVSHMEM_STUDIES[*]} " == *" $s "* ]] && { pk_nvshmem || true; break; }
+done
+targets=(pkbench_transfer_summary pkbench_sync_summary pkbench_tune pkbench_report pkbench_merge)
+for s in "${studies[@]}"; do targets+=("pkbench_$s"); done
+pk_build "${targets[@]}" || { echo "run.sh: build failed" >&2; exit 1; }
 
 {
   echo "# environment of the run that wrote this folder"
@@ -71,45 +111,61 @@ pk_build || { echo "run.sh: build failed" >&2; exit 1; }
 } > "$out/environment.txt" 2>&1
 
 status=0
-transfer_elapsed=""
-timing="step,seconds,seconds_with_build,exit_code"
 export CUDA_MODULE_LOADING=EAGER
-# Where a study's files go: transfer and sync at the machine folder's root (the summaries and
-# figures read them there), every other study in its own folder.
-study_dir() { case "$1" in transfer|sync) echo "$out" ;; *) echo "$out/$1" ;; esac; }
+# Paths as the repository names them (results/<machine>/...), for the files run.sh writes.
+shown() { printf '%s' "$1" | sed "s|$PKBENCH_ROOT/||g"; }
 
-# run_study STUDY CSV [flags...]: one invocation, its command line saved in the study's
-# folder beside the CSV, its output appended to the study's log.
+# run_study STUDY CSV [flags...]: one invocation, its command line appended to the study's
+# command.txt, its output to the study's log, its wall time to the study's timing.csv.
 run_study() {
-  local s=$1 csv=$2 t0 rc dir
+  local s=$1 csv=$2 t0 rc dir log
   shift 2
-  dir=$(study_dir "$s")
+  dir=$out/$s
+  log=$dir/${as:-$s}.log
   mkdir -p "$dir" "$(dirname "$csv")"
   local cmd=("${launcher[@]}" "$(pk_bin "$s")" "--csv=$csv" "$@")
-  printf '%q ' "${cmd[@]}" | sed "s|$PKBENCH_ROOT/||g; s|$out|results/$machine|g" >> "$dir/$s.command"
-  echo >> "$dir/$s.command"
-  pk_log "running: $(tail -n 1 "$dir/$s.command")"
+  printf '%q ' "${cmd[@]}" | sed "s|$PKBENCH_ROOT/||g" >> "$dir/command.txt"
+  echo >> "$dir/command.txt"
+  pk_log "running: $(tail -n 1 "$dir/command.txt")"
   t0=$(date +%s)
-  "${cmd[@]}" 2>&1 | tee -a "$dir/$s.log"
+  "${cmd[@]}" 2>&1 | tee -a "$log"
   rc=${PIPESTATUS[0]}
-  timing="$timing
-$(basename "$csv" .csv),$(( $(date +%s) - t0 )),$(( $(date +%s) - start )),$rc"
-  [ "$rc" -ne 0 ] && { pk_log "$s exited with $rc (see $dir/$s.log)"; status=$rc; }
+  [ -f "$dir/timing.csv" ] || echo "step,seconds,seconds_with_build,exit_code" > "$dir/timing.csv"
+  echo "$(basename "$csv" .csv),$(( $(date +%s) - t0 )),$(( $(date +%s) - start )),$rc" >> "$dir/timing.csv"
+  [ "$rc" -ne 0 ] && { pk_log "$s exited with $rc (see $(shown "$log"))"; status=$rc; }
   return 0
+}
+# merge STUDY PARTS...: the study's main CSV from its parts.
+merge() {
+  local s=$1
+  shift
+  "$PKBENCH_BUILD_DIR/sweeps/pkbench_merge" "$out/$s/$s.csv" "$@" || status=1
+}
+# A short README for a study folder run.sh wrote.
+write_readme() {
+  local s=$1 dir=$out/$1
+  {
+    echo "# $machine / $s"
+    echo
+    echo "Written by \`scripts/run.sh\` at commit $PKBENCH_GIT_COMMIT on $(date -u +%Y-%m-%d) ($ngpu GPU(s))."
+    echo "The exact commands are in \`command.txt\`, their output in the \`.log\` files, each one's wall time"
+    echo "(build included) in \`timing.csv\`; \`../environment.txt\` is the machine. Summaries and figures"
+    echo "beside the CSVs are derived from them (\`scripts/regenerate.sh $(shown "$out")\`); \`../REPORT.md\`"
+    echo "holds the targets. CSVs under \`virtual/\` ran N ranks on one GPU: HBM, not NVLink."
+  } > "$dir/README.md"
 }
 
 # The one-GPU profile of STUDY (also run.sh --quick on one GPU).
 one_gpu_study() {
-  local s=$1 dir virt=(--peer-mode=virtual --ranks=2)
-  dir=$(study_dir "$s")
+  local s=$1 dir=$out/$1 virt=(--peer-mode=virtual --ranks=2)
   case "$s" in
     transfer)
-      run_study transfer "$out/parts/transfer.local-fig2.csv" --preset=fig2 --patterns=local
-      run_study transfer "$out/parts/transfer.local-fig3.csv" --preset=fig3 --patterns=local
-      run_study transfer "$out/parts/transfer.local.csv" --preset=local
-      "$PKBENCH_BUILD_DIR/sweeps/pkbench_merge" "$out/transfer.csv" "$out"/parts/transfer.local*.csv || status=1 ;;
+      run_study transfer "$dir/parts/transfer.local-fig2.csv" --preset=fig2 --patterns=local
+      run_study transfer "$dir/parts/transfer.local-fig3.csv" --preset=fig3 --patterns=local
+      run_study transfer "$dir/parts/transfer.local.csv" --preset=local
+      merge transfer "$dir"/parts/transfer.local*.csv ;;
     sync)
-      run_study sync "$out/sync.csv" --iters=1000
+      run_study sync "$dir/sync.csv" --iters=1000
       run_study sync "$dir/virtual/sync_virtual.csv" "${virt[@]}" --levels=cross_gpu --iters=1000 ;;
     gemm) run_study gemm "$dir/gemm.csv" --shapes=4096x4096x4096,8192x8192x8192 ;;
     primitives) run_study primitives "$dir/virtual/primitives_virtual.csv" "${virt[@]}" ;;
@@ -120,42 +176,44 @@ one_gpu_study() {
 }
 
 for s in "${studies[@]}"; do
-  dir=$(study_dir "$s")
-  rm -f "$dir/$s.command" "$dir/$s.log"
+  dir=$out/$s
+  if [ -n "$as" ]; then
+    run_study "$s" "$dir/$as.csv" "$@"
+    continue
+  fi
+  # The study's main run replaces what an earlier one left.
+  mkdir -p "$dir"
+  rm -f "$dir/command.txt" "$dir/timing.csv" "$dir/$s.log"
   if [ "$ngpu" -eq 1 ] && { [ "$quick" = 1 ] || [ ${#studies[@]} -gt 1 ]; }; then
     one_gpu_study "$s"
   elif [ "$quick" = 1 ]; then
     case "$s" in
       transfer)
-        run_study transfer "$out/parts/transfer.quick-fig2.csv" --preset=fig2 --patterns=one_way
-        run_study transfer "$out/parts/transfer.quick-fig3.csv" --preset=fig3
-        run_study transfer "$out/parts/transfer.quick-local.csv" --preset=local
-        "$PKBENCH_BUILD_DIR/sweeps/pkbench_merge" "$out/transfer.csv" "$out"/parts/transfer.quick-*.csv || status=1 ;;
-      sync) run_study sync "$out/sync.csv" --iters=1000 ;;
-      *) continue ;;  # --quick profiles transfer and sync on several GPUs
+        run_study transfer "$dir/parts/transfer.quick-fig2.csv" --preset=fig2 --patterns=one_way
+        run_study transfer "$dir/parts/transfer.quick-fig3.csv" --preset=fig3
+        run_study transfer "$dir/parts/transfer.quick-local.csv" --preset=local
+        merge transfer "$dir"/parts/transfer.quick-*.csv ;;
+      sync) run_study sync "$dir/sync.csv" --iters=1000 ;;
+      *) pk_log "$s: not in --quick on several GPUs (transfer and sync only)"; continue ;;
     esac
   else
     run_study "$s" "$dir/$s.csv" "$@"
   fi
-  [ "$s" = transfer ] && transfer_elapsed=$(( $(date +%s) - start ))
+  write_readme "$s"
 done
-printf '%s\n' "$timing" > "$out/timing.csv.tmp" && mv "$out/timing.csv.tmp" "$out/timing.csv"
+pk_log "studies done in $(( $(date +%s) - start ))s (build included)"
 
-elapsed=$(( $(date +%s) - start ))
-pk_log "studies done in ${elapsed}s (build included)"
-tools=$PKBENCH_BUILD_DIR/sweeps
-if [ -n "$transfer_elapsed" ] && [ -f "$out/transfer.csv" ] && [ -x "$tools/pkbench_transfer_summary" ]; then
-  "$tools/pkbench_transfer_summary" "$out/transfer.csv" "$out" "$transfer_elapsed" || status=1
-  "$tools/pkbench_tune" "$out" || status=1
+# Tuning tables on real peers (virtual and local rows feed none): the command kept beside them,
+# so scripts/regenerate.sh reruns exactly it.
+if [ "$ngpu" -ge 2 ]; then
+  tune_src=()
+  for s in transfer collectives fused; do [ -f "$out/$s/$s.csv" ] && tune_src+=("$(shown "$out/$s/$s.csv")"); done
+  if [ ${#tune_src[@]} -gt 0 ]; then
+    mkdir -p "$out/tuning"
+    { echo "# Run from the repository root on the CPU (scripts/regenerate.sh runs these lines)."
+      echo "build/sweeps/pkbench_tune --out $(shown "$out/tuning") ${tune_src[*]}"; } > "$out/tuning/command.txt"
+  fi
 fi
-if [[ " ${studies[*]} " == *" sync "* ]] && [ -f "$out/sync.csv" ] && [ -x "$tools/pkbench_sync_summary" ]; then
-  "$tools/pkbench_sync_summary" "$out/sync.csv" "$out" || status=1
-fi
-if command -v gnuplot >/dev/null 2>&1; then
-  "$PKBENCH_ROOT/scripts/plot.sh" "$out" || pk_log "figures not drawn (see above)"
-else
-  pk_log "gnuplot is not installed here: figures not drawn (scripts/plot.sh $out on a machine with gnuplot)"
-fi
-"$PKBENCH_ROOT/scripts/report.sh" "$out" || pk_log "REPORT.md not written (see above)"
+(cd "$PKBENCH_ROOT" && "$PKBENCH_ROOT/scripts/regenerate.sh" "$(shown "$out")") || { pk_log "deriving from the CSVs failed (see above)"; status=1; }
 pk_log "done in $(( $(date +%s) - start ))s: $out"
 exit "$status"
