@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Everything a results folder derives from its CSVs, by the layout's fixed names: the transfer
 # summaries and tuning CSVs (every transfer.csv under transfer/, with the study's wall time from
-# the timing.csv beside it), the sync summary, the tuning tables (tuning/command.txt, run from
+# the timing.csv beside it), the peer modes side by side (peer_modes.md wherever single/, ipc/,
+# vmm/ runs sit together under transfer/), the sync summary, the tuning tables (tuning/command.txt, run from
 # the repository root), the figures (scripts/plot.sh) and REPORT.md (scripts/report.sh).
 # scripts/run.sh calls it after measuring; the regeneration test calls it on a copy of each
 # committed machine folder and compares the results byte for byte.
@@ -22,8 +23,8 @@ done
 [ -d "$dir" ] || { echo "regenerate.sh: error: no such folder: $dir" >&2; exit 2; }
 dir=${dir%/}
 tools=$PKBENCH_BUILD_DIR/sweeps
-for t in pkbench_transfer_summary pkbench_sync_summary pkbench_tune pkbench_report; do
-  [ -x "$tools/$t" ] || pk_build pkbench_transfer_summary pkbench_sync_summary pkbench_tune pkbench_tune_loo pkbench_report ||
+for t in pkbench_transfer_summary pkbench_sync_summary pkbench_tune pkbench_peer_modes pkbench_report; do
+  [ -x "$tools/$t" ] || pk_build pkbench_transfer_summary pkbench_sync_summary pkbench_tune pkbench_tune_loo pkbench_peer_modes pkbench_report ||
     { echo "regenerate.sh: could not build the sweep tools" >&2; exit 1; }
 done
 status=0
@@ -39,6 +40,14 @@ if [ -d "$dir/transfer" ]; then
     # shellcheck disable=SC2046  # no elapsed time: no argument
     "$tools/pkbench_transfer_summary" "$csv" "$d" $(elapsed_of "$d") > /dev/null || status=1
   done < <(find "$dir/transfer" -name transfer.csv | sort)
+fi
+# The peer modes side by side: every folder under transfer/ holding runs of two or more modes.
+if [ -d "$dir/transfer" ]; then
+  while IFS= read -r p; do
+    modes=()
+    for m in single ipc vmm; do [ -f "$p/$m/transfer.csv" ] && modes+=("$m=$p/$m"); done
+    [ ${#modes[@]} -ge 2 ] && { "$tools/pkbench_peer_modes" "$p/peer_modes.md" "${modes[@]}" > /dev/null || status=1; }
+  done < <(find "$dir/transfer" -mindepth 2 -name transfer.csv -path '*/single/*' -printf '%h\n' | xargs -r -n1 dirname | sort -u)
 fi
 if [ -f "$dir/sync/sync.csv" ]; then
   "$tools/pkbench_sync_summary" "$dir/sync/sync.csv" "$dir/sync" > /dev/null || status=1
