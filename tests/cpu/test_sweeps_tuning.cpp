@@ -441,6 +441,17 @@ TEST(SweepsTuning, CollectivesKnobsAreColumnsOfTheTableAndVirtualRowsNameTheirOw
   }
   tn::Tuner other("fixturex1-virtual4");  // other virtual ranks: another machine
   EXPECT_THROW(other.add(api_table(t)), tn::Error);
+  if (json_available()) {  // the same through the JSON a program loads (peer_modes ["virtual"])
+    tn::Tuner j("fixturex1-virtual2");
+    j.load_json(table_json(t), "k.json");
+    EXPECT_EQ(j.choose_collective("all_reduce", 65536, "bf16", 2, "eager").sms, 8);
+    tn::Tuner r("fixturex1");
+    tn::Options accept;
+    accept.accept_machine = "fixturex1";  // accepting the GPU's real rows does not admit virtual ones
+    tn::Tuner ra("h100x1", accept);
+    EXPECT_THROW(r.load_json(table_json(t), "k.json"), tn::Error);
+    EXPECT_THROW(ra.load_json(table_json(t), "k.json"), tn::Error);
+  }
   EXPECT_EQ(tn::virtual_machine_key("h100x1", 4), "h100x1-virtual4");
   EXPECT_TRUE(tn::is_virtual_machine_key("h100x1-virtual4"));
   EXPECT_FALSE(tn::is_virtual_machine_key("h100x1"));
