@@ -34,7 +34,12 @@ class NcclState {
     const auto& gpus = g.local_gpus();
     if (comm.size() > 1 && gpus.size() != 1)
       throw std::runtime_error("NCCL baselines under MPI need one GPU per process");
-    comms_ = make_nccl_comms(g);
+    grouped_ = gpus.size() > 1;
+    // The default configuration's communicator only when it is asked for (--nccl-configs): an
+    // idle communicator's proxy thread is one more thing beside the timed one.
+    bool want_default = false;
+    for (const NcclConfig& c : configs) want_default |= c.proto.empty() && !c.symmetric;
+    if (want_default) comms_ = make_nccl_comms(g);
     // One communicator per forced configuration, NCCL_PROTO / NCCL_ALGO set around its
     // creation only (NCCL reads them then); a failure disables that configuration alone.
     for (const NcclConfig& c : configs) {
@@ -136,6 +141,7 @@ class NcclState {
   // "" when configuration `c` has its communicators, else why not.
   std::string config_error(const NcclConfig& c) const {
     if (c.symmetric && !sym_error_.empty()) return "symmetric windows unavailable: " + sym_error_;
+    if (c.proto.empty() && !c.symmetric && comms_.empty()) return "configuration " + c.name + " was not set up in this run";
     if (c.proto.empty()) return "";
     if (auto it = forced_error_.find(c.name); it != forced_error_.end())
       return "communicator with NCCL_PROTO=" + c.proto + " NCCL_ALGO=" + c.algo + " failed: " + it->second;
@@ -144,7 +150,7 @@ class NcclState {
   }
   NcclBufs& bufs(int gpu) { return bufs_.at(gpu); }
   const NcclSizes& sizes() const { return sizes_; }
-  bool grouped() const { return comms_.size() > 1; }  // one process drives several GPUs
+  bool grouped() const { return grouped_; }  // one process drives several GPUs
 
  private:
   Context& ctx_;
@@ -154,6 +160,7 @@ class NcclState {
   std::map<std::string, std::map<int, ncclComm_t>> forced_;  // by NcclConfig::name
   std::map<std::string, std::string> forced_error_;
   std::string sym_error_;
+  bool grouped_ = false;
 
   // Sets environment variables for its lifetime and restores what was there before.
   class ForcedEnv {
