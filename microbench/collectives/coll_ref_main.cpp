@@ -41,7 +41,36 @@ std::vector<std::string> split_commas(const std::string& s) {
 
 }  // namespace
 
+// nccl-tests' program of a collective (all_reduce -> all_reduce_perf; all_to_all -> alltoall_perf).
+std::string nccltests_program(const std::string& collective) {
+  return collective == "all_to_all" ? "alltoall_perf" : collective + "_perf";
+}
+
+// --plan: one line per (collective, configuration) that NCCL takes, with what the tool needs
+// to measure that configuration, so ref_check.sh restates no configuration name or refusal:
+//   <collective> <config> <study impl> <program> <env: K=V,... or -> <extra tool args: comma list or ->
+int print_plan(const std::string& colls, const std::string& configs) {
+  std::vector<NcclConfig> cs;
+  std::vector<std::pair<std::string, int>> layouts;
+  try {
+    cs = parse_nccl_configs(configs);
+    std::stringstream in(colls);
+    for (std::string c; std::getline(in, c, ',');) layouts.push_back({c, layout_of(c)});
+  } catch (const std::exception& e) {
+    return usage(std::string("--plan: ") + e.what());
+  }
+  for (const auto& [coll, layout] : layouts)
+    for (const NcclConfig& c : cs) {
+      if (!nccl_config_refusal(c, layout).empty()) continue;
+      const std::string env = c.proto.empty() ? "-" : "NCCL_PROTO=" + c.proto + ",NCCL_ALGO=" + c.algo;
+      std::printf("%s %s %s %s %s %s\n", coll.c_str(), c.name.c_str(), c.impl_name().c_str(),
+                  nccltests_program(coll).c_str(), env.c_str(), c.symmetric ? "-R,2" : "-");
+    }
+  return 0;
+}
+
 int main(int argc, char** argv) {
+  if (argc == 4 && std::string(argv[1]) == "--plan") return print_plan(argv[2], argv[3]);
   std::vector<std::string> csvs;
   std::string out;
   std::vector<std::pair<std::string, std::string>> refs;  // config, file
@@ -62,6 +91,8 @@ int main(int argc, char** argv) {
       refs.push_back({config, v});
     } else if (a == "--help" || a == "-h") {
       std::printf("usage: pkbench_coll_ref --csv=FILE ... [--out=FILE] --nccl-tests=[CONFIG:]FILE ...\n"
+                  "       pkbench_coll_ref --plan COLLECTIVES CONFIGS   (what ref_check.sh runs: a line per\n"
+                  "  collective and configuration NCCL takes: collective config impl program env(K=V,..|-) args(a,b|-))\n"
                   "  several --csv (the study run repeatedly, alternating with the tool): each row's time_us_nccltests\n"
                   "  is the median over the runs (nccltests_repeats counts them; --out needed)\n"
                   "  merges nccl-tests' output into the NCCL rows of the collectives CSV (ref_tool, ref_time_us,\n"

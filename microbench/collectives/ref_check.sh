@@ -44,34 +44,21 @@ case $DTYPE in bf16) NT_TYPE=bfloat16 ;; fp32) NT_TYPE=float ;; *) echo "DTYPE=$
 [[ $SIZES == *:* && $MAX != *:* ]] || { echo "SIZES=$SIZES: MIN:MAX" >&2; exit 2; }
 [[ $REPEATS =~ ^[1-9][0-9]*$ ]] || { echo "REPEATS=$REPEATS: a positive integer" >&2; exit 2; }
 
-nt_bin() {  # the nccl-tests binary of a collective
-  local name
-  case $1 in
-    all_reduce | all_gather | reduce_scatter) name=${1}_perf ;;
-    all_to_all) name=alltoall_perf ;;
-    *) echo "COLLS: no nccl-tests binary for '$1'" >&2; return 2 ;;
-  esac
+tool_path() {  # $1: the nccl-tests program
   if [ -n "${PKBENCH_NCCL_TESTS:-}" ]; then
-    [ -x "$PKBENCH_NCCL_TESTS/$name" ] || { echo "PKBENCH_NCCL_TESTS=$PKBENCH_NCCL_TESTS has no $name" >&2; return 2; }
-    echo "$PKBENCH_NCCL_TESTS/$name"
+    [ -x "$PKBENCH_NCCL_TESTS/$1" ] || { echo "PKBENCH_NCCL_TESTS=$PKBENCH_NCCL_TESTS has no $1" >&2; return 2; }
+    echo "$PKBENCH_NCCL_TESTS/$1"
   else
-    command -v "$name" || { echo "$name: not on PATH and PKBENCH_NCCL_TESTS unset" >&2; return 2; }
+    command -v "$1" || { echo "$1: not on PATH and PKBENCH_NCCL_TESTS unset" >&2; return 2; }
   fi
 }
-impl_of() {  # default -> nccl, symmetric -> nccl_sym, LL/Ring -> nccl_ll_ring
-  case $1 in default) echo nccl ;; symmetric) echo nccl_sym ;; */*) echo "nccl_${1%/*}_${1#*/}" | tr 'A-Z' 'a-z' ;; esac
-}
-applies() {  # $1 config, $2 collective: NCCL forces no algorithm on all-to-all, Tree only all-reduce
-  case $1 in default | symmetric) return 0 ;; esac
-  [ "$2" = all_to_all ] && return 1
-  [ "${1#*/}" = Tree ] && [ "$2" != all_reduce ] && return 1
-  return 0
-}
-
-IMPLS=""
-for c in ${CONFIGS//,/ }; do IMPLS+="${IMPLS:+,}$(impl_of "$c")"; done
+# What to run, from the study's own declaration of the configurations (pkbench_coll_ref --plan:
+# names, which collective NCCL takes each for, its environment and tool flags): no second list here.
+PLAN=$("$REF" --plan "$COLLS" "$CONFIGS") || exit 2
+IMPLS=$(awk '{print $3}' <<< "$PLAN" | sort -u | paste -sd, -)
 if [ "$NP" -ge 2 ]; then
-  LAUNCH=(mpirun -np "$NP" --allow-run-as-root --oversubscribe -x NCCL_NVLS_ENABLE=0)
+  LAUNCH=(mpirun -np "$NP" --allow-run-as-root --oversubscribe -x NCCL_NVLS_ENABLE=0 -x NVSHMEM_DISABLE_NVLS=1
+          -x TORCH_SYMM_MEM_DISABLE_MULTICAST=1)
   G=1
 else
   LAUNCH=()
@@ -91,30 +78,28 @@ for ((r = 1; r <= REPEATS; r++)); do
   rc=$?
   [ $rc = 0 ] || { echo "pkbench_collectives failed (rc=$rc):" >&2; tail -20 "$O/study_r$r.log" >&2; exit $rc; }
   STUDY+=(--csv="$O/study_r$r.csv")
-  for coll in ${COLLS//,/ }; do
-    exe=$(nt_bin "$coll") || exit 2
-    for c in ${CONFIGS//,/ }; do
-      applies "$c" "$coll" || continue
-      for m in ${MODES//,/ }; do
-        args=(-b "$MIN" -e "$MAX" -f 2 -d "$NT_TYPE" -n "$ITERS" -w 1 -g "$G")
-        [ "$m" = graph ] && args+=(-G 1)
-        env=()
-        case $c in symmetric) args+=(-R 2) ;; */*) env=(NCCL_PROTO="${c%/*}" NCCL_ALGO="${c#*/}") ;; esac
-        f="$O/nccltests_${coll}_$(impl_of "$c")_${m}_r$r.txt"
-        echo "== round $r/$REPEATS: ${env[*]} $(basename "$exe") ${args[*]}"
-        if [ "$NP" -ge 2 ]; then
-          xenv=()
-          for e in "${env[@]}"; do xenv+=(-x "$e"); done
-          "${LAUNCH[@]}" "${xenv[@]}" "$exe" "${args[@]}" > "$f" 2>&1
-        else
-          env "${env[@]}" "$exe" "${args[@]}" > "$f" 2>&1
-        fi
-        rc=$?
-        [ $rc = 0 ] || { echo "$(basename "$exe") failed (rc=$rc):" >&2; tail -20 "$f" >&2; exit $rc; }
-        MERGE+=(--nccl-tests="$c:$f")  # the configuration's name is its nccl_config; its rounds' median
-      done
+  while read -r coll c impl prog envs targs; do
+    exe=$(tool_path "$prog") || exit 2
+    env=() extra=()
+    [ "$envs" = - ] || IFS=, read -r -a env <<< "$envs"
+    [ "$targs" = - ] || IFS=, read -r -a extra <<< "$targs"
+    for m in ${MODES//,/ }; do
+      args=(-b "$MIN" -e "$MAX" -f 2 -d "$NT_TYPE" -n "$ITERS" -w 1 -g "$G" "${extra[@]}")
+      [ "$m" = graph ] && args+=(-G 1)
+      f="$O/nccltests_${coll}_${impl}_${m}_r$r.txt"
+      echo "== round $r/$REPEATS: ${env[*]} $prog ${args[*]}"
+      if [ "$NP" -ge 2 ]; then
+        xenv=()
+        for e in "${env[@]}"; do xenv+=(-x "$e"); done
+        "${LAUNCH[@]}" "${xenv[@]}" "$exe" "${args[@]}" > "$f" 2>&1
+      else
+        env "${env[@]}" "$exe" "${args[@]}" > "$f" 2>&1
+      fi
+      rc=$?
+      [ $rc = 0 ] || { echo "$prog failed (rc=$rc):" >&2; tail -20 "$f" >&2; exit $rc; }
+      MERGE+=(--nccl-tests="$c:$f")  # the configuration's name is its nccl_config; its rounds' median
     done
-  done
+  done <<< "$PLAN"
 done
 
 echo "== ratios (time_us_nccltests / nccl-tests' out-of-place time)"
