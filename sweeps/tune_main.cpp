@@ -57,6 +57,7 @@ TuningTable table_of(const std::string& study, const std::string& csv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  answer_help(argc, argv, kUsage);
   std::string out, header = "pkbench_tuning.h";
   std::vector<std::string> sources;
   bool allow_virtual = false;
@@ -65,10 +66,6 @@ int main(int argc, char** argv) {
     if (s == "--allow-virtual") {
       allow_virtual = true;
       continue;
-    }
-    if (s == "-h" || s == "--help") {
-      std::fputs(kUsage, stdout);
-      return 0;
     }
     if (option(argc, argv, i, "--out", &out) || option(argc, argv, i, "--header", &header)) continue;
     if (s.rfind("--", 0) == 0) usage_error(argv[0], "unknown option '" + s + "'", kUsage);
@@ -127,6 +124,16 @@ int main(int argc, char** argv) {
                                                 : std::string(" (--allow-virtual takes collectives CSVs only)")),
                     kUsage);
     }
+    // A table holding virtual and real rows would be refused whole on the real machine: the
+    // virtual ranks' table is written apart.
+    std::string real_coll, virtual_coll;
+    for (size_t c = 0; c < csvs.size(); ++c)
+      if (csvs[c].first == "collectives") (modes[c].count("virtual") ? virtual_coll : real_coll) = csvs[c].second;
+    if (!real_coll.empty() && !virtual_coll.empty())
+      usage_error(argv[0],
+                  "--allow-virtual: '" + virtual_coll + "' (virtual ranks) and '" + real_coll +
+                      "' (real peers) would make one collectives table: write the virtual one apart (its own --out)",
+                  kUsage);
     for (size_t c = 0; c < csvs.size(); ++c) {
       const auto& [study, csv] = csvs[c];
       const auto t0 = std::chrono::steady_clock::now();

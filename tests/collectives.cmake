@@ -65,7 +65,11 @@ if(TARGET pkbench_collectives)
     add_test(NAME collectives_tune_allow_virtual COMMAND ${_coll_expect} 0 "wrote .*collectives_tuning.csv"
       $<TARGET_FILE:pkbench_tune> --allow-virtual --out ${CMAKE_CURRENT_BINARY_DIR}/tune_virtual
       ${CMAKE_CURRENT_LIST_DIR}/fixtures/collectives_knobs_fixture.csv)
-    set_tests_properties(collectives_tune_refuses_virtual collectives_tune_allow_virtual PROPERTIES LABELS cpu)
+    add_test(NAME collectives_tune_virtual_apart COMMAND ${_coll_expect} 2 "write the virtual one apart"
+      $<TARGET_FILE:pkbench_tune> --allow-virtual --out ${CMAKE_CURRENT_BINARY_DIR}/tune_virtual
+      ${CMAKE_CURRENT_LIST_DIR}/fixtures/collectives_knobs_fixture.csv ${CMAKE_CURRENT_LIST_DIR}/fixtures/collectives_fixture.csv)
+    set_tests_properties(collectives_tune_refuses_virtual collectives_tune_allow_virtual collectives_tune_virtual_apart
+      PROPERTIES LABELS cpu)
   endif()
   # ref_check.sh's wiring (same sizes, dtype, iterations and modes to the study and to
   # nccl-tests, the merge, the sweeps' cross-check summary) with stand-ins for both; no GPU needed.
