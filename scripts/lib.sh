@@ -91,6 +91,14 @@ pk_launcher() {
       # in containers.
       printf '%s\n' -x NCCL_NVLS_ENABLE -x NVSHMEM_DISABLE_NVLS -x TORCH_SYMM_MEM_DISABLE_MULTICAST \
         -x CUDA_MODULE_LOADING -x PKBENCH_GIT_COMMIT --mca btl_vader_single_copy_mechanism none
+      # Where a caller set them: the bootstraps' interfaces (scripts/device.sh: loopback) and
+      # NCCL's transports (NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1: its network path, simulated
+      # inter-node).
+      local v
+      for v in NCCL_SOCKET_IFNAME NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME NCCL_P2P_DISABLE NCCL_SHM_DISABLE; do
+        [ -n "${!v:-}" ] && printf '%s\n' -x "$v"
+      done
+      true
       ;;
     *) echo "unknown peer mode '$1' (single, ipc, vmm)" >&2; return 2 ;;
   esac

@@ -44,8 +44,9 @@ elif [ $# -gt 0 ]; then
   echo "run.sh: error: flags go after a study name (run.sh STUDY --flag ...); got: $*" >&2
   exit 2
 fi
-# --as=NAME: this run's CSV is <study>/NAME.csv (NAME may hold a subfolder: peer-modes/ipc/transfer),
-# beside the study's main CSV; its command is appended to the study's command.txt.
+# --as=NAME: this run's CSV is <study>/NAME.csv (NAME may hold a subfolder: peer-modes/ipc/transfer,
+# or lead to another study's folder: ../transfer/peer-modes/ipc/sync, never out of the machine
+# folder), beside the study's main CSV; its command is appended to the study's command.txt.
 as="" flags=()
 for a in "$@"; do
   case "$a" in
@@ -55,18 +56,26 @@ for a in "$@"; do
 done
 set -- "${flags[@]}"
 if [ -n "$as" ]; then
-  [[ "$as" =~ ^[A-Za-z0-9_][A-Za-z0-9_./-]*$ && "$as" != *..* ]] ||
-    { echo "run.sh: error: --as=$as: a name of letters, digits, _ . - and / (no ..)" >&2; exit 2; }
+  [[ "$as" =~ ^[A-Za-z0-9_./-]+$ && "$as" != /* ]] ||
+    { echo "run.sh: error: --as=$as: a relative name of letters, digits, _ . - and /" >&2; exit 2; }
   [ ${#studies[@]} = 1 ] || { echo "run.sh: error: --as needs one study (run.sh STUDY --as=NAME ...)" >&2; exit 2; }
 fi
 
 if [ "$list" = 1 ]; then
+  # A binary refuses --peer-mode=ipc|vmm outside mpirun, --list too: the plan is made without it.
+  plan=()
+  for a in "$@"; do
+    case "$a" in
+      --peer-mode=ipc|--peer-mode=vmm) echo "run.sh: $a: planned in one process (the binary needs mpirun for $a)" ;;
+      *) plan+=("$a") ;;
+    esac
+  done
   rc=0
   for s in "${studies[@]}"; do
     bin=$(pk_bin "$s")
     [ -x "$bin" ] || pk_build "pkbench_$s" >&2 || { echo "run.sh: error: pkbench_$s could not be built" >&2; exit 1; }
-    echo "== $s: $(basename "$bin") $* --list"
-    "$bin" "$@" --list || rc=$?
+    echo "== $s: $(basename "$bin") ${plan[*]} --list"
+    "$bin" "${plan[@]}" --list || rc=$?
   done
   exit "$rc"
 fi
@@ -87,6 +96,12 @@ fi
 machine=$(pk_machine_name)
 out=${PKBENCH_OUT:-$PKBENCH_ROOT/results/$machine}
 mkdir -p "$out"
+if [ -n "$as" ]; then
+  case "$(realpath -m "$out/${studies[0]}/$as")" in
+    "$(realpath -m "$out")"/*) ;;
+    *) echo "run.sh: error: --as=$as leads out of $out" >&2; exit 2 ;;
+  esac
+fi
 export PKBENCH_GIT_COMMIT=$(pk_git_commit)
 pk_log "machine $machine ($ngpu GPU(s)), commit $PKBENCH_GIT_COMMIT, results in $out"
 
