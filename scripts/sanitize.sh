@@ -3,7 +3,7 @@
 # virtual-rank instances (N ranks on one GPU, so every multi-rank kernel is reached on one
 # GPU), one log per tool and binary, and a summary table of the errors each reported.
 #   scripts/sanitize.sh [--ranks=N] [--tools=memcheck,racecheck,...] [OUT_DIR]
-# OUT_DIR defaults to results/<machine>/sanitizer. Needs a GPU, a build (scripts/test.sh builds)
+# OUT_DIR defaults to results/<machine>/tests/sanitizer. Needs a GPU, a build (scripts/test.sh builds)
 # and compute-sanitizer on PATH (or in $CUDA_HOME/bin). Exit 0 when every tool reported 0
 # errors, 1 otherwise, 2 for bad arguments, 3 without a GPU or compute-sanitizer.
 set -uo pipefail
@@ -27,7 +27,7 @@ done
 san=$(command -v compute-sanitizer || echo "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer")
 [ -x "$san" ] || { echo "sanitize.sh: compute-sanitizer not found (PATH or \$CUDA_HOME/bin)" >&2; exit 3; }
 [ "$(pk_gpu_count)" -ge 1 ] || { echo "sanitize.sh: no NVIDIA GPU here" >&2; exit 3; }
-out=${out:-$PKBENCH_ROOT/results/$(pk_machine_name)/sanitizer}
+out=${out:-$PKBENCH_ROOT/results/$(pk_machine_name)/tests/sanitizer}
 mkdir -p "$out"
 export PKBENCH_VIRTUAL_RANKS=$ranks CUDA_MODULE_LOADING=EAGER CUDA_DEVICE_MAX_CONNECTIONS=32
 summary="tool,binary,ranks,errors,tests_exit_code,seconds"
