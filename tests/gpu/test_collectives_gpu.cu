@@ -308,19 +308,25 @@ TEST_P(CollectivesRanks, EveryImplementationIsCorrectWithNonDefaultKnobs) {
 
 // `tuned`: a table (in memory, as a user's program would load one) answers two_shot_push at
 // 3 blocks x 64 threads for 64 KiB bf16 all-reduce; the tuned point runs that, verified, and
-// says so; a size outside the table is a skipped point with the table's reason.
+// says so. Refused, each a skipped point with the reason: an answer whose threads its kernel
+// cannot launch (256 KiB), an implementation this build does not register (1 MiB), a size
+// outside the table (4 MiB).
 TEST_P(CollectivesRanks, TunedRunsWhatTheTableAnswers) {
   const std::string why = need_ranks(GetParam());
   if (!why.empty()) GTEST_SKIP() << why;
   Env env(2000, GetParam());
   const int n = env.group->size();
   const std::string machine = pkbench::tuning::virtual_machine_key("testx1", n);
-  const std::string row = "{\"machine\": \"" + machine + "\", \"collective\": \"all_reduce\", \"dtype\": \"bf16\", " +
-                          "\"gpus\": " + std::to_string(n) + ", \"launch_mode\": \"eager\", \"bytes\": 65536, " +
-                          "\"impl\": \"two_shot_push\", \"family\": \"pk\", \"sms\": 3, \"threads\": 64, " +
-                          "\"time_us\": 10.0, \"source\": \"t.csv:2\"}";
+  auto row = [&](int bytes, const char* impl, int threads, int line) {
+    return "{\"machine\": \"" + machine + "\", \"collective\": \"all_reduce\", \"dtype\": \"bf16\", \"gpus\": " +
+           std::to_string(n) + ", \"launch_mode\": \"eager\", \"bytes\": " + std::to_string(bytes) + ", \"impl\": \"" +
+           impl + "\", \"family\": \"pk\", \"sms\": 3, \"threads\": " + std::to_string(threads) +
+           ", \"time_us\": 10.0, \"source\": \"t.csv:" + std::to_string(line) + "\"}";
+  };
   pkbench::tuning::Tuner tuner(machine);
-  tuner.load_json("{\"schema_version\": 1, \"table\": \"collectives\", \"peer_modes\": [\"virtual\"], \"rows\": [" + row + "]}",
+  tuner.load_json("{\"schema_version\": 1, \"table\": \"collectives\", \"peer_modes\": [\"virtual\"], \"rows\": [" +
+                      row(65536, "two_shot_push", 64, 2) + ", " + row(262144, "two_shot_push", 1024, 3) + ", " +
+                      row(1 << 20, "no_such_impl", 64, 4) + "]}",
                   "mem.json");
   PointResults results;
   Runner runner(*env.ctx, results);
@@ -335,10 +341,17 @@ TEST_P(CollectivesRanks, TunedRunsWhatTheTableAnswers) {
   EXPECT_EQ(r["threads"], "64");
   EXPECT_NE(r["tuning"].find("impl=two_shot_push sms=3 threads=64 launch_mode=eager basis=measured"), std::string::npos)
       << r["tuning"];
-  const Problem far = make_problem("all_reduce", DType::bf16, 1 << 20, n, {});
-  auto refused = tuned_impl(tuner, "mem.json", far, LaunchMode::eager, our_impls());
-  Row skipped;
-  EXPECT_THROW(runner.measure({far, LaunchMode::eager, refused}, skipped), SkipPoint);
+  for (const auto& [bytes, says] : std::vector<std::pair<uint64_t, std::string>>{
+           {262144, "threads=1024 outside"}, {1 << 20, "has not registered"}, {4 << 20, "outside the measured range"}}) {
+    const Problem q = make_problem("all_reduce", DType::bf16, bytes, n, {});
+    Row skipped;
+    try {
+      runner.measure({q, LaunchMode::eager, tuned_impl(tuner, "mem.json", q, LaunchMode::eager, our_impls())}, skipped);
+      ADD_FAILURE() << bytes << " B: ran";
+    } catch (const SkipPoint& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(PeerModes, CollectivesRanks, ::testing::Values(PeerMode::single, PeerMode::virt),
