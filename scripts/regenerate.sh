@@ -2,7 +2,8 @@
 # Everything a results folder derives from its CSVs, by the layout's fixed names: the transfer
 # summaries and tuning CSVs (every transfer.csv under transfer/, with the study's wall time from
 # the timing.csv beside it), the peer modes side by side (peer_modes.md wherever single/, ipc/,
-# vmm/ runs sit together under transfer/), the sync summary, the tuning tables (tuning/command.txt, run from
+# vmm/ runs sit together under transfer/), the sync summary, the primitives summary, the fused
+# cost model, the tuning tables (tuning/command.txt, run from
 # the repository root), the figures (scripts/plot.sh) and REPORT.md (scripts/report.sh).
 # scripts/run.sh calls it after measuring; the regeneration test calls it on a copy of each
 # committed machine folder and compares the results byte for byte.
@@ -52,6 +53,35 @@ fi
 if [ -f "$dir/sync/sync.csv" ]; then
   "$tools/pkbench_sync_summary" "$dir/sync/sync.csv" "$dir/sync" > /dev/null || status=1
 fi
+# The library-primitives summary: the study's main CSV, its rerun (run-to-run noise) and its
+# one-process run where measured.
+prim=$dir/primitives
+if [ -f "$prim/primitives.csv" ]; then
+  more=()
+  for f in primitives_rerun primitives_single; do [ -f "$prim/$f.csv" ] && more+=("$prim/$f.csv"); done
+  if [ -x "$PKBENCH_BUILD_DIR/microbench/primitives/pkbench_primitives_summary" ]; then
+    "$PKBENCH_BUILD_DIR/microbench/primitives/pkbench_primitives_summary" "$prim/primitives.csv" "$prim" "${more[@]}" \
+      > /dev/null || status=1
+  else
+    pk_log "pkbench_primitives_summary is not built here: primitives/primitives_summary.md not rewritten"; status=1
+  fi
+fi
+# The cost model (Section 3.1.1) on every fused CSV, with this machine's link, HBM and latency
+# ceilings (transfer/transfer.csv, sync/sync.csv) and the GEMM's rate against its SMs
+# (fused/gemm.csv, where measured).
+model=$PKBENCH_BUILD_DIR/microbench/fused/pkbench_cost_model
+for f in fused fused_table3 fused_fig5; do
+  [ -f "$dir/fused/$f.csv" ] || continue
+  if [ ! -f "$dir/transfer/transfer.csv" ] || [ ! -f "$dir/sync/sync.csv" ]; then
+    pk_log "cost model on fused/$f.csv: not run (needs transfer/transfer.csv and sync/sync.csv of this machine)"
+    continue
+  fi
+  [ -x "$model" ] || { pk_log "pkbench_cost_model is not built here: fused/${f}_model.* not rewritten"; status=1; continue; }
+  gemm=()
+  [ -f "$dir/fused/gemm.csv" ] && gemm=(--gemm "$dir/fused/gemm.csv")
+  "$model" --fused "$dir/fused/$f.csv" --transfer "$dir/transfer/transfer.csv" --sync "$dir/sync/sync.csv" "${gemm[@]}" \
+    --out "$dir/fused/${f}_model.csv" --splits "$dir/fused/${f}_splits.csv" > "$dir/fused/${f}_model.txt" || status=1
+done
 # tuning/command.txt: the pkbench_tune (and pkbench_tune_loo) lines that wrote tuning/, with
 # build/sweeps/ standing for this build's tools.
 if [ -f "$dir/tuning/command.txt" ]; then

@@ -300,23 +300,9 @@ for dest in $(printf '%s\n' "$PLAN" | cut -d'|' -f8 | awk '!seen[$0]++'); do
   [ "$dry" = 1 ] || mkdir -p "$(dirname "$out/$dest")"
   run_cmd "$tools/pkbench_merge" "$out/$dest" "${done_parts[@]}" || status=1
 done
-# The cost model (Section 3.1.1) on every fused CSV, with this machine's link, HBM and latency
-# ceilings (transfer/transfer.csv, sync/sync.csv) and the GEMM's rate against its SMs (fused/gemm.csv).
-fused=$out/fused
-model=$PKBENCH_BUILD_DIR/microbench/fused/pkbench_cost_model
-for f in fused fused_table3 fused_fig5; do
-  have "$fused/$f.csv" || continue
-  if ! have "$out/transfer/transfer.csv" || ! have "$out/sync/sync.csv"; then
-    pk_log "cost model on $f.csv: not run (needs transfer/transfer.csv and sync/sync.csv of this machine: steps fig2 and sync)"
-    continue
-  fi
-  gemm=()
-  have "$fused/gemm.csv" && gemm=(--gemm "$fused/gemm.csv")
-  run_to "$fused/${f}_model.txt" "$model" --fused "$fused/$f.csv" --transfer "$out/transfer/transfer.csv" \
-    --sync "$out/sync/sync.csv" "${gemm[@]}" --out "$fused/${f}_model.csv" --splits "$fused/${f}_splits.csv" || status=1
-done
 # The tuning tables of every measured study, one pkbench_tuning.h: the command kept in
-# tuning/command.txt, which scripts/regenerate.sh runs with the summaries, figures and report.
+# tuning/command.txt, which scripts/regenerate.sh runs with the summaries, the cost model on
+# each fused CSV, the figures and the report.
 tune_src=()
 for c in transfer/transfer.csv collectives/collectives.csv fused/fused.csv; do have "$out/$c" && tune_src+=("$out/$c"); done
 if [ ${#tune_src[@]} -gt 0 ]; then
