@@ -2,7 +2,7 @@
 // All-reduce, low-latency (LL) protocol for small messages: no barrier at all. Each GPU
 // pushes its input to every peer as LL lines (16 B = two {4 B data, 4 B flag} words, the
 // flag being this launch's epoch), then polls its own landing lines until every flag
-// reads the epoch, and sums. The flag travels inside the data word (coll_ptx.cuh: the 8-B
+// reads the epoch, and sums. The flag travels inside the data word (kernels/ptx/global.cuh: the 8-B
 // halves are single-copy atomic), so the data is valid the moment its flag is, with no
 // fence and no separate signal: one NVLink trip per message instead of data + flag +
 // barrier round trips. Half of every line is flag, so it only pays for small messages.

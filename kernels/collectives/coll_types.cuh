@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "coll_ptx.cuh"
+#include "../ptx.cuh"
 
 namespace pk::coll {
 

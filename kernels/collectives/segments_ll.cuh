@@ -10,7 +10,7 @@
 //   reduce-scatter  block for r: in + r*count    summed (fp32, own block first, then peers
 //                                                in rotated order) into r's out
 // The own block never leaves the GPU (copied, or summed first). The flag travels inside the
-// data word (coll_ptx.cuh: the 8-B halves of st/ld.volatile.v2.u64 are single-copy
+// data word (kernels/ptx/global.cuh: the 8-B halves of st/ld.volatile.v2.u64 are single-copy
 // atomic), so a line is valid the moment its flags are: no fence, no signal, one NVLink
 // trip. Half of every line is flag, so it only pays for small messages (the host caps it).
 //

@@ -27,7 +27,6 @@
 
 #include <cstdint>
 
-#include "../gemm/tma_cluster.cuh"
 #include "../peer_table.cuh"
 #include "../ptx.cuh"
 #include "../spin_wait.cuh"

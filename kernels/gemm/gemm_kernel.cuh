@@ -38,8 +38,6 @@
 #include "../spin_wait.cuh"
 #include "../status.cuh"
 #include "schedule.cuh"
-#include "tma_cluster.cuh"
-#include "wgmma.cuh"
 
 namespace pk::gemm {
 

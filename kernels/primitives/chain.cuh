@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "../sync_library_style.cuh"
-#include "data_access.cuh"
+#include "../ptx.cuh"
 #include "element_put.cuh"
 
 namespace pk::prim {

@@ -17,7 +17,6 @@
 #include "../peer_table.cuh"
 #include "../ptx.cuh"
 #include "../sync_timing.cuh"
-#include "data_access.cuh"
 
 namespace pk::prim {
 

@@ -16,7 +16,6 @@
 
 #include "../spin_wait.cuh"
 #include "chain.cuh"
-#include "data_access.cuh"
 #include "element_put.cuh"
 #include "pingpong.cuh"
 

@@ -34,7 +34,6 @@
 #include "bulk_put.cuh"
 #include "completion.cuh"
 #include "chain.cuh"
-#include "data_access.cuh"
 #include "element_put.cuh"
 #include "pingpong.cuh"
 

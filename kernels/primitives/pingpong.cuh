@@ -14,7 +14,7 @@
 #include <cstdint>
 
 #include "../spin_wait.cuh"
-#include "data_access.cuh"
+#include "../ptx.cuh"
 #include "element_put.cuh"
 #include "ordering.cuh"
 

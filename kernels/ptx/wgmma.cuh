@@ -3,7 +3,8 @@
 // one instruction shape the kernel issues (m64n256k16, bf16 in, fp32 accumulate, both
 // operands K-major in shared memory), the async-group fences, and the register
 // reallocation that lets the producer give its registers to the consumers.
-// One instruction per wrapper, each with a "memory" clobber (see kernels/ptx.cuh).
+// One instruction per wrapper, each with a "memory" clobber. Hand-written: CUDA 13's
+// cuda::ptx has neither wgmma nor setmaxnreg. Their own namespace (wgmma::fence, ...).
 #include <cstdint>
 
 namespace pk::wgmma {
