@@ -19,4 +19,14 @@ const std::vector<std::string>& coll_columns() {
   return c;
 }
 
+const std::vector<std::string>& coll_read_columns() {
+  static const std::vector<std::string> c = [] {
+    std::vector<std::string> v = coll_columns();
+    for (const char* x : {"nccl_algo", "speedup_vs_nccl", "speedup_vs_nccl_sym", "speedup_vs_best_nccl", "speedup_vs_nvshmem"})
+      v.push_back(x);
+    return v;
+  }();
+  return c;
+}
+
 }  // namespace pk::coll

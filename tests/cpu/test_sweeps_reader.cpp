@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "microbench/collectives/coll_schema.h"
 #include "sweeps/csv_table.h"
 #include "sweeps/fused_table.h"
 #include "sweeps/study_schema.h"
@@ -39,13 +40,26 @@ TEST(SweepsReader, StudiesRegisterTheirOwnColumns) {
   ASSERT_NE(s, nullptr);
   EXPECT_TRUE(s->declares("one_way_ns"));
   EXPECT_TRUE(s->declares("ranks"));  // metadata appended where a declaration leaves it out
-  // A study that is not built in is still known by name, with the reason (the collectives
-  // study has no plain C++ schema library yet).
-  const StudySchema* f = find_study("collectives");
-  ASSERT_NE(f, nullptr);
-  EXPECT_FALSE(f->built());
-  EXPECT_NE(f->not_built.find("not part of this build"), std::string::npos);
+  // The collectives study's check is on (pkbench_coll_problem), its retired columns accepted.
+  const StudySchema* c = find_study("collectives");
+  ASSERT_NE(c, nullptr);
+  ASSERT_TRUE(c->built()) << c->not_built;
+  for (const auto& col : pk::coll::coll_columns()) EXPECT_TRUE(c->declares(col)) << col;
+  EXPECT_TRUE(c->declares("nccl_algo"));
+  EXPECT_FALSE(c->declares("gbps"));
   EXPECT_EQ(find_study("warp_drive"), nullptr);
+}
+
+// The collectives check is on: a column the study does not declare is refused, naming it;
+// the retired ones older files carry are read.
+TEST(SweepsReader, CollectivesColumnsCheckedAgainstTheStudy) {
+  const std::string dir = temp_dir("coll_schema");
+  write(dir + "/foreign.csv", "study,collective,gbps\ncollectives,all_reduce,1\n");
+  EXPECT_NE(error_of([&] { CsvTable::read(dir + "/foreign.csv", {{"collective"}}, {"collectives"}); })
+                .find("column 'gbps': not a column of the collectives study"),
+            std::string::npos);
+  write(dir + "/retired.csv", "study,collective,nccl_algo\ncollectives,all_reduce,Ring\n");
+  EXPECT_EQ(CsvTable::read(dir + "/retired.csv", {{"collective"}}, {"collectives"}).rows(), 1u);
 }
 
 TEST(SweepsReader, ReadsTypedColumnsByName) {
