@@ -9,79 +9,24 @@
 #include <stdexcept>
 
 #include "primitives_schema.h"
+#include "sweeps/csv_table.h"
 
 namespace pk::prim {
 
 // ---------------------------------------------------------------- reading
 
-CsvTable parse_csv(const std::string& text) {
-  std::vector<std::vector<std::string>> records;
-  std::vector<std::string> rec;
-  std::string field;
-  bool quoted = false, any = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char ch = text[i];
-    if (quoted) {
-      if (ch == '"' && i + 1 < text.size() && text[i + 1] == '"') {
-        field += '"';
-        ++i;
-      } else if (ch == '"') {
-        quoted = false;
-      } else {
-        field += ch;
-      }
-      continue;
-    }
-    if (ch == '"') {
-      quoted = true;
-      any = true;
-    } else if (ch == ',') {
-      rec.push_back(field);
-      field.clear();
-      any = true;
-    } else if (ch == '\n' || ch == '\r') {
-      if (ch == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
-      if (any || !field.empty()) {
-        rec.push_back(field);
-        records.push_back(rec);
-      }
-      rec.clear();
-      field.clear();
-      any = false;
-    } else {
-      field += ch;
-      any = true;
-    }
+PrimitivesRows read_csv(const std::string& path) {
+  std::vector<sweeps::Field> fields;
+  for (const auto& h : sweeps::peek_csv(path).header) fields.push_back({h, sweeps::ColumnType::text, true});
+  const sweeps::CsvTable t = sweeps::CsvTable::read(path, fields, {"primitives"});
+  PrimitivesRows out;
+  for (const auto& f : fields) out.columns.push_back(f.name);
+  for (size_t i = 0; i < t.rows(); ++i) {
+    Row r;
+    for (const auto& c : out.columns) r[c] = std::string(t.text(i, c));
+    out.rows.push_back(std::move(r));
   }
-  if (quoted) throw std::runtime_error("unterminated quoted field");
-  if (any || !field.empty()) {
-    rec.push_back(field);
-    records.push_back(rec);
-  }
-  if (records.empty()) throw std::runtime_error("empty file (no header)");
-  CsvTable t;
-  t.columns = records[0];
-  for (size_t r = 1; r < records.size(); ++r) {
-    if (records[r].size() > t.columns.size())
-      throw std::runtime_error("row " + std::to_string(r) + " has " + std::to_string(records[r].size()) +
-                               " fields, the header " + std::to_string(t.columns.size()));
-    Row row;
-    for (size_t c = 0; c < t.columns.size(); ++c) row[t.columns[c]] = c < records[r].size() ? records[r][c] : "";
-    t.rows.push_back(row);
-  }
-  return t;
-}
-
-CsvTable read_csv(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  try {
-    return parse_csv(ss.str());
-  } catch (const std::exception& e) {
-    throw std::runtime_error(path + ": " + e.what());
-  }
+  return out;
 }
 
 namespace {
@@ -100,14 +45,14 @@ bool matches(const Row& r, const std::map<std::string, std::string>& where) {
 
 }  // namespace
 
-std::vector<const Row*> all_ok(const CsvTable& t, const std::map<std::string, std::string>& where) {
+std::vector<const Row*> all_ok(const PrimitivesRows& t, const std::map<std::string, std::string>& where) {
   std::vector<const Row*> v;
   for (const Row& r : t.rows)
     if (col(r, "status") == "ok" && matches(r, where)) v.push_back(&r);
   return v;
 }
 
-const Row* find_ok(const CsvTable& t, const std::map<std::string, std::string>& where) {
+const Row* find_ok(const PrimitivesRows& t, const std::map<std::string, std::string>& where) {
   auto v = all_ok(t, where);
   return v.empty() ? nullptr : v.front();
 }
@@ -183,14 +128,14 @@ struct Pair {
 };
 
 // Element-put rows of one style at one (metric, elem, scope, mode).
-const Row* put_row(const CsvTable& t, const std::string& style, const std::string& metric, const std::string& elem,
+const Row* put_row(const PrimitivesRows& t, const std::string& style, const std::string& metric, const std::string& elem,
                    const std::string& scope, const std::string& mode) {
   return find_ok(t, {{"op", "put"}, {"style", style}, {"metric", metric}, {"elem_bytes", elem}, {"scope", scope},
                      {"mode", mode}});
 }
 
 // Latency: library / PK (how many times lower PK's is); bandwidth: PK - library.
-void put_tables(std::ostringstream& os, const CsvTable& t, std::vector<Pair>* lat_nv, std::vector<Pair>* lat_nccl,
+void put_tables(std::ostringstream& os, const PrimitivesRows& t, std::vector<Pair>* lat_nv, std::vector<Pair>* lat_nccl,
                 std::vector<Pair>* bw_nv, std::vector<Pair>* bw_nccl) {
   for (const char* metric : {kMetricLatency, kMetricGbps}) {
     const bool lat = std::string(metric) == kMetricLatency;
@@ -279,7 +224,7 @@ std::string range_gain(const std::vector<Pair>& v) {
 
 }  // namespace
 
-std::string summary_markdown(const CsvTable& t, const std::string& targets) {
+std::string summary_markdown(const PrimitivesRows& t, const std::string& targets) {
   std::ostringstream os;
   std::set<std::string> gpus, modes, commits;
   for (const Row& r : t.rows) {

@@ -1,7 +1,7 @@
 #pragma once
 // pkbench_primitives_summary: primitives.csv -> primitives_summary.md. Reads the CSV by
-// column name (any column order, extra columns ignored), so it keeps working as the schema
-// grows. Plain C++.
+// column name through the sweeps' reader (sweeps/csv_table.h: the study's columns checked,
+// any order), so it keeps working as the schema grows. Plain C++.
 #include <map>
 #include <string>
 #include <vector>
@@ -10,27 +10,26 @@
 
 namespace pk::prim {
 
-struct CsvTable {
+// A primitives CSV as rows of named values.
+struct PrimitivesRows {
   std::vector<std::string> columns;
   std::vector<Row> rows;
 };
-// Throws std::runtime_error for a missing or malformed file (a row with more fields than
-// the header). Handles RFC 4180 quoting.
-CsvTable read_csv(const std::string& path);
-CsvTable parse_csv(const std::string& text);
+// Throws std::runtime_error for a missing, malformed or foreign file (the sweeps' reader).
+PrimitivesRows read_csv(const std::string& path);
 
 // The first row with status ok whose columns equal every `where` entry; nullptr if none.
-const Row* find_ok(const CsvTable& t, const std::map<std::string, std::string>& where);
+const Row* find_ok(const PrimitivesRows& t, const std::map<std::string, std::string>& where);
 // Every ok row matching `where`.
-std::vector<const Row*> all_ok(const CsvTable& t, const std::map<std::string, std::string>& where);
+std::vector<const Row*> all_ok(const PrimitivesRows& t, const std::map<std::string, std::string>& where);
 double value_of(const Row& r);  // the `value` column as a number
 
 // The paper's numbers (section 3.1.4).
 inline constexpr double kPaperLatencyRatio = 4.5;   // "up to 4.5x lower element-wise NVLink access latency"
 inline constexpr double kPaperBandwidthGain = 20;   // "about 20 GB/s higher bandwidth"
 // `targets`: the targets section's table, as the sweeps library prints it
-// (pkbench_primitives_summary passes targets_table_markdown(primitives_targets(csv)); this
-// library cannot link the sweeps, which link it). "" leaves the section saying so.
-std::string summary_markdown(const CsvTable& t, const std::string& targets = "");
+// (pkbench_primitives_summary passes targets_table_markdown(primitives_targets(csv))). ""
+// leaves the section saying so.
+std::string summary_markdown(const PrimitivesRows& t, const std::string& targets = "");
 
 }  // namespace pk::prim

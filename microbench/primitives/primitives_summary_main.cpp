@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
     size_t rows = 0;
     for (int i = 1; i < argc; ++i) {
       if (i == 2) continue;
-      const pk::prim::CsvTable t = pk::prim::read_csv(argv[i]);
+      const pk::prim::PrimitivesRows t = pk::prim::read_csv(argv[i]);
       if (t.rows.empty()) throw std::runtime_error(std::string("no rows in ") + argv[i]);
       rows += t.rows.size();
       if (!md.empty()) md += "\n---\n\n# Another run: " + std::string(argv[i]) + "\n\n";
