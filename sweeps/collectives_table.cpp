@@ -70,9 +70,7 @@ struct CollRow {
 
 // Every row (any status); `info` filled when given.
 std::vector<CollRow> read_rows(const std::string& path, CollectivesData* info) {
-  ReadOptions o;
-  o.study = "collectives";
-  const CsvTable t = CsvTable::read(path, collectives_fields(), o);
+  const CsvTable t = CsvTable::read(path, collectives_fields(), {"collectives"});
   std::vector<CollRow> rows;
   rows.reserve(t.rows());
   for (size_t i = 0; i < t.rows(); ++i) {
@@ -480,9 +478,7 @@ void ablation_section(std::ostream& os, const std::string& path) {
   static const char* const kBase = "two_shot_push";
   static const char* const kVariants[] = {"two_shot_push_handshake", "two_shot_push_staged",
                                           "two_shot_push_handshake_staged"};
-  ReadOptions o;
-  o.study = "collectives";
-  const CsvTable t = CsvTable::read(path, collectives_fields(), o);
+  const CsvTable t = CsvTable::read(path, collectives_fields(), {"collectives"});
   std::map<std::tuple<std::string, int64_t, std::string>, double> us;  // impl, bytes, mode
   std::vector<std::pair<int64_t, std::string>> order;
   for (size_t i = 0; i < t.rows(); ++i) {

@@ -19,81 +19,57 @@ namespace fs = std::filesystem;
 
 namespace pk::sweeps {
 
+namespace {
+// The sample range of the studies that write the timing columns (harness put_times()).
+StudyMeasure timed(StudyMeasure m) {
+  m.t_median = "time_us_median";
+  m.t_min = "time_us_min";
+  m.t_max = "time_us_max";
+  m.cv = "cv";
+  return m;
+}
+}  // namespace
+
 const std::vector<StudyMeasure>& study_measures() {
   static const std::vector<StudyMeasure> v = [] {
     std::vector<StudyMeasure> m;
-    StudyMeasure transfer{"transfer",
-                          {"sweep", "mechanism", "direction", "pattern", "src_gpu", "dst_gpu", "message_bytes"},
-                          {"mechanism", "direction", "pattern"},
-                          "gbps",
-                          "GB/s",
-                          true,
-                          "time_us_median",
-                          "time_us_min",
-                          "time_us_max",
-                          "cv",
-                          "",
-                          "",
-                          "",
-                          ""};
+    StudyMeasure transfer = timed({.study = "transfer",
+                                   .key = {"sweep", "mechanism", "direction", "pattern", "src_gpu", "dst_gpu", "message_bytes"},
+                                   .group = {"mechanism", "direction", "pattern"},
+                                   .metric = "gbps",
+                                   .unit = "GB/s"});
     for (const auto& k : transfer_knob_columns()) transfer.key.push_back(k);  // from the mechanisms' declarations
     m.push_back(transfer);
-    m.push_back({"sync",
-                 {"level", "primitive", "scope", "semantics", "placement", "participants"},
-                 {"level"},
-                 "one_way_ns",
-                 "ns",
-                 false,
-                 "",
-                 "",
-                 "",
-                 "",
-                 "p10_ns",
-                 "p90_ns",
-                 "round_trip_ns",
-                 "one_way_ns"});
-    m.push_back({"gemm",
-                 {"impl", "variant", "m", "n", "k", "sms"},
-                 {"impl", "variant"},
-                 "tflops",
-                 "TFLOP/s",
-                 true,
-                 "time_us_median",
-                 "time_us_min",
-                 "time_us_max",
-                 "cv",
-                 "",
-                 "",
-                 "",
-                 ""});
-    m.push_back({"collectives",
-                 {"collective", "impl", "dtype", "bytes", "gpus", "launch_mode"},
-                 {"collective", "impl"},
-                 "time_us_median",
-                 "us",
-                 false,
-                 "",
-                 "",
-                 "",
-                 "",
-                 "time_us_p10",
-                 "time_us_p90",
-                 "time_us_median",
-                 ""});
-    m.push_back({"fused",
-                 {"op", "overlap", "impl", "m", "n", "k", "gpus", "comm_sms"},
-                 {"op", "overlap"},
-                 "time_us_median",
-                 "us",
-                 false,
-                 "time_us_median",
-                 "time_us_min",
-                 "time_us_max",
-                 "cv",
-                 "",
-                 "",
-                 "",
-                 ""});
+    m.push_back({.study = "sync",
+                 .key = {"level", "primitive", "scope", "semantics", "placement", "participants"},
+                 .group = {"level"},
+                 .metric = "one_way_ns",
+                 .unit = "ns",
+                 .higher_better = false,
+                 .lo = "p10_ns",
+                 .hi = "p90_ns",
+                 .range_ref = "round_trip_ns",
+                 .range_ref_alt = "one_way_ns"});
+    m.push_back(timed({.study = "gemm",
+                       .key = {"impl", "variant", "m", "n", "k", "sms"},
+                       .group = {"impl", "variant"},
+                       .metric = "tflops",
+                       .unit = "TFLOP/s"}));
+    m.push_back({.study = "collectives",
+                 .key = {"collective", "impl", "dtype", "bytes", "gpus", "launch_mode"},
+                 .group = {"collective", "impl"},
+                 .metric = "time_us_median",
+                 .unit = "us",
+                 .higher_better = false,
+                 .lo = "time_us_p10",
+                 .hi = "time_us_p90",
+                 .range_ref = "time_us_median"});
+    m.push_back(timed({.study = "fused",
+                       .key = {"op", "overlap", "impl", "m", "n", "k", "gpus", "comm_sms"},
+                       .group = {"op", "overlap"},
+                       .metric = "time_us_median",
+                       .unit = "us",
+                       .higher_better = false}));
     return m;
   }();
   return v;
@@ -150,9 +126,7 @@ Side load(const std::string& path, const StudyMeasure& m) {
         std::none_of(f.begin(), f.end(), [&](const Field& x) { return x.name == *c; }))
       f.push_back({*c, T::number, false});
   for (const char* meta : {"git_commit", "peer_mode"}) f.push_back({meta, T::text, false});
-  ReadOptions o;
-  o.study = m.study;
-  const CsvTable t = CsvTable::read(path, f, o);
+  const CsvTable t = CsvTable::read(path, f, {m.study});
   Side s;
   s.desc = t.machine().describe();
   if (t.rows()) {

@@ -19,15 +19,12 @@ static const char* kUsage =
     "  --csv writes every matched point; --fail-on-change exits 4 when any point got worse.\n";
 
 int main(int argc, char** argv) {
+  answer_help(argc, argv, kUsage);
   std::string a, b, out, csv, top_text;
   size_t top = 30;
   bool all = false, fail = false;
   for (int i = 1; i < argc; ++i) {
     const std::string s = argv[i];
-    if (s == "-h" || s == "--help") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
     if (option(argc, argv, i, "--out", &out) || option(argc, argv, i, "--csv", &csv)) continue;
     if (option(argc, argv, i, "--top", &top_text)) {
       auto r = std::from_chars(top_text.data(), top_text.data() + top_text.size(), top);

@@ -326,6 +326,19 @@ CsvTable CsvTable::read_unclipped(const std::string& path, const std::vector<Fie
     for (int m = 0; m < 3; ++m) machine_hi[m] = t.cols_[machine_f[m]].header_index;
     const int study_hi = t.cols_[study_f].header_index;
 
+    // A number or an integer: the whole value, `valid`, and not negative where declared so;
+    // `empty` for an empty value.
+    auto parse = [&](const Column& c, std::string_view v, size_t line, auto empty, const char* what, auto valid) {
+      auto x = empty;
+      if (v.empty()) return x;
+      auto refuse = [&](const char* why) {
+        return std::runtime_error(where(path, line, c.header_index + 1, c.decl.name) + " " + quote_value(v) + why);
+      };
+      auto r = std::from_chars(v.data(), v.data() + v.size(), x);
+      if (r.ec != std::errc() || r.ptr != v.data() + v.size() || !valid(x)) throw refuse(what);
+      if (c.decl.non_negative && x < 0) throw refuse(" is negative");
+      return x;
+    };
     auto store = [&](int f, std::string_view v, size_t line) {
       Column& c = t.cols_[f];
       switch (c.decl.type) {
@@ -349,34 +362,13 @@ CsvTable CsvTable::read_unclipped(const std::string& path, const std::vector<Fie
           c.codes.push_back(code);
           break;
         }
-        case ColumnType::number: {
-          double x = std::nan("");
-          if (!v.empty()) {
-            auto r = std::from_chars(v.data(), v.data() + v.size(), x);
-            if (r.ec != std::errc() || r.ptr != v.data() + v.size() || !std::isfinite(x))
-              throw std::runtime_error(where(path, line, c.header_index + 1, c.decl.name) + " " + quote_value(v) +
-                                       " is not a number");
-            if (c.decl.non_negative && x < 0)
-              throw std::runtime_error(where(path, line, c.header_index + 1, c.decl.name) + " " + quote_value(v) +
-                                       " is negative");
-          }
-          c.numbers.push_back(x);
+        case ColumnType::number:
+          c.numbers.push_back(parse(c, v, line, std::nan(""), " is not a number", [](double x) { return std::isfinite(x); }));
           break;
-        }
-        case ColumnType::integer: {
-          int64_t x = kEmptyInteger;
-          if (!v.empty()) {
-            auto r = std::from_chars(v.data(), v.data() + v.size(), x);
-            if (r.ec != std::errc() || r.ptr != v.data() + v.size() || x == kEmptyInteger)
-              throw std::runtime_error(where(path, line, c.header_index + 1, c.decl.name) + " " + quote_value(v) +
-                                       " is not an integer");
-            if (c.decl.non_negative && x < 0)
-              throw std::runtime_error(where(path, line, c.header_index + 1, c.decl.name) + " " + quote_value(v) +
-                                       " is negative");
-          }
-          c.integers.push_back(x);
+        case ColumnType::integer:
+          c.integers.push_back(
+              parse(c, v, line, kEmptyInteger, " is not an integer", [](int64_t x) { return x != kEmptyInteger; }));
           break;
-        }
       }
     };
     auto bad_count = [&](size_t n, size_t line) {

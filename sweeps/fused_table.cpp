@@ -48,9 +48,7 @@ bool simpler(const FusedRow& a, const FusedRow& b) {
 }  // namespace
 
 TuningTable fused_tuning(const std::string& path) {
-  ReadOptions o;
-  o.study = "fused";
-  const CsvTable t = CsvTable::read(path, fused_fields(), o);
+  const CsvTable t = CsvTable::read(path, fused_fields(), {"fused"});
   std::vector<FusedRow> rows;
   for (size_t i = 0; i < t.rows(); ++i) {
     if (t.text(i, "status") != "ok") continue;
@@ -175,9 +173,7 @@ std::vector<Field> summary_fields() {
 }  // namespace
 
 FusedSummary fused_summary(const std::string& path) {
-  ReadOptions o;
-  o.study = "fused";
-  const CsvTable t = CsvTable::read(path, summary_fields(), o);
+  const CsvTable t = CsvTable::read(path, summary_fields(), {"fused"});
   FusedSummary s;
   s.path = path;
   s.rows = t.rows();
@@ -220,9 +216,7 @@ FusedSummary fused_summary(const std::string& path) {
 }
 
 std::vector<KSweepRow> fused_k_sweep(const std::string& path, const std::string& op) {
-  ReadOptions o;
-  o.study = "fused";
-  const CsvTable t = CsvTable::read(path, summary_fields(), o);
+  const CsvTable t = CsvTable::read(path, summary_fields(), {"fused"});
   std::vector<KSweepRow> out;
   std::map<std::tuple<int64_t, int64_t, int64_t>, size_t> index;
   for (size_t i = 0; i < t.rows(); ++i) {

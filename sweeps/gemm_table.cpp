@@ -8,8 +8,6 @@ std::string GemmRow::shape() const { return std::to_string(m) + "x" + std::to_st
 
 GemmData read_gemm(const std::string& path) {
   using T = ColumnType;
-  ReadOptions o;
-  o.study = "gemm";
   const CsvTable t = CsvTable::read(path,
                                     {{"impl"},
                                      {"variant"},
@@ -25,7 +23,7 @@ GemmData read_gemm(const std::string& path) {
                                      {"cv", T::number, false},
                                      {"status"},
                                      {"git_commit", T::text, false}},
-                                    o);
+                                    {"gemm"});
   GemmData d;
   d.path = path;
   d.machine = t.machine();

@@ -11,8 +11,6 @@
 namespace pk::sweeps {
 SyncData read_sync(const std::string& path) {
   using T = ColumnType;
-  ReadOptions o;
-  o.study = "sync";
   const CsvTable t = CsvTable::read(path,
                                     {{"level"},
                                      {"primitive"},
@@ -34,7 +32,7 @@ SyncData read_sync(const std::string& path) {
                                      {"gpu_name"},
                                      {"git_commit", T::text, false},
                                      {"peer_mode", T::text, false}},
-                                    o);
+                                    {"sync"});
   SyncData d;
   d.path = path;
   d.machine = t.machine();

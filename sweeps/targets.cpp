@@ -458,8 +458,6 @@ struct PrimRow {
 
 std::vector<PrimRow> read_primitives(const std::string& path) {
   using T = ColumnType;
-  ReadOptions o;
-  o.study = "primitives";
   const CsvTable t = CsvTable::read(path,
                                     {{"op"},
                                      {"style"},
@@ -475,7 +473,7 @@ std::vector<PrimRow> read_primitives(const std::string& path) {
                                      {"ref_tool", T::text, false},
                                      {"ref_time_ns", T::number, false},
                                      {"ref_ratio", T::number, false}},
-                                    o);
+                                    {"primitives"});
   std::vector<PrimRow> rows;
   for (size_t i = 0; i < t.rows(); ++i) {
     if (t.text(i, "status") != "ok") continue;

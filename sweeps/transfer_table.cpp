@@ -103,9 +103,7 @@ TransferData read_transfer(const std::string& path) {
                                {"git_commit", T::text, false},
                                {"peer_mode", T::text, false}};
   for (const auto& k : transfer_knob_columns()) fields.push_back({k, T::integer, true, kMeasured});
-  ReadOptions o;
-  o.study = "transfer";
-  const CsvTable t = CsvTable::read(path, fields, o);
+  const CsvTable t = CsvTable::read(path, fields, {"transfer"});
   TransferData d;
   d.path = path;
   d.machine = t.machine();

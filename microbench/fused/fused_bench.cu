@@ -184,13 +184,10 @@ std::vector<ListedPoint> listed(const std::vector<Point>& points, const GpuInfo&
   return out;
 }
 
-class FusedPlan : public StudyPlan {
+class FusedPlan : public PointStudyPlan<Point, FusedStudy> {
  public:
   explicit FusedPlan(StudyMain& study) : study_(study) {
-    opt_.timing.samples = 10;
-    opt_.timing.warmup_ms = 100;
-    opt_.timing.target_sample_ms = 20;
-    opt_.timing.gap_ms = 20;
+    opt_.timing = TimingOptions::gemm_bound(20);
     CLI::App& app = study.cli().app();
     std::string pdesc, sdesc, odesc;
     for (const auto& p : presets()) pdesc += "\n    " + p.name + ": " + p.help;
@@ -260,12 +257,9 @@ class FusedPlan : public StudyPlan {
     else study_.note("NCCL " + NcclComms::version() + " (NCCL_NVLS_ENABLE=0)");
     if (!nvml::available()) study_.note("note: NVML unavailable (" + nvml::unavailable_reason() + "): no clock readings");
     study_.note(std::to_string(points_.size()) + " points");
-    st_ = std::make_unique<FusedStudy>(group, results, opt_, points_);
-    for (const auto& p : points_)
-      register_point(p.name(), opt_.timing.samples, [this, p](benchmark::State& s) { st_->run_point(s, p); });
+    run_points(std::make_unique<FusedStudy>(group, results, opt_, points_), opt_.timing.samples);
   }
   std::vector<std::string> columns() const override { return fused_columns(); }
-  void finish() override { st_.reset(); }  // collective teardown before the group goes
 
  private:
   StudyMain& study_;
@@ -274,8 +268,6 @@ class FusedPlan : public StudyPlan {
   std::map<std::string, std::string> knob_args_;
   int world_hint_ = 0;
   GridSpec grid_;
-  std::vector<Point> points_;
-  std::unique_ptr<FusedStudy> st_;
 };
 
 }  // namespace

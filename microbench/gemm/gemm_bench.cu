@@ -310,13 +310,10 @@ std::vector<std::string> variant_names() {
   return v;
 }
 
-class GemmPlan : public StudyPlan {
+class GemmPlan : public PointStudyPlan<Point, GemmStudy> {
  public:
   explicit GemmPlan(StudyMain& study) : study_(study) {
-    opt_.timing.samples = 10;
-    opt_.timing.warmup_ms = 100;
-    opt_.timing.target_sample_ms = 20;
-    opt_.timing.gap_ms = 50;
+    opt_.timing = TimingOptions::gemm_bound(50);
     std::string vdesc;
     for (const auto& v : variant_infos()) vdesc += "\n    " + v.description();
     CLI::App& app = study.cli().app();
@@ -363,12 +360,9 @@ class GemmPlan : public StudyPlan {
   void setup(PeerGroup& group, PointResults& results) override {
     if (!nvml::available())
       study_.note("note: NVML unavailable (" + nvml::unavailable_reason() + "): no clock readings");
-    st_ = std::make_unique<GemmStudy>(group, results, opt_);
-    for (const auto& p : points_)
-      register_point(p.name(), opt_.timing.samples, [this, p](benchmark::State& s) { st_->run_point(s, p); });
+    run_points(std::make_unique<GemmStudy>(group, results, opt_), opt_.timing.samples);
   }
   std::vector<std::string> columns() const override { return gemm_columns(); }
-  void finish() override { st_.reset(); }
 
  private:
   std::vector<int> sm_list(const GpuInfo& g) const {
@@ -389,8 +383,6 @@ class GemmPlan : public StudyPlan {
   std::string shapes_arg_ = kDefaultShapes, sms_arg_ = "all", impls_arg_ = "cublaslt,pkbench", variants_arg_ = "c1";
   std::vector<Shape> shapes_;
   std::vector<std::string> impls_, variants_;
-  std::vector<Point> points_;
-  std::unique_ptr<GemmStudy> st_;
 };
 
 }  // namespace

@@ -23,22 +23,12 @@ void load(Fn* slot, const char* name, int version) {
 
 }  // namespace
 
+#define PK_DRIVER_LOAD(name, version) load(&x.name, #name, version);
+
 const Api& api() {
   static const Api a = [] {
     Api x{};
-    load(&x.cuGetErrorString, "cuGetErrorString", 12000);
-    load(&x.cuDeviceGet, "cuDeviceGet", 12000);
-    load(&x.cuMemGetAllocationGranularity, "cuMemGetAllocationGranularity", 12000);
-    load(&x.cuMemCreate, "cuMemCreate", 12000);
-    load(&x.cuMemRelease, "cuMemRelease", 12000);
-    load(&x.cuMemExportToShareableHandle, "cuMemExportToShareableHandle", 12000);
-    load(&x.cuMemImportFromShareableHandle, "cuMemImportFromShareableHandle", 12000);
-    load(&x.cuMemAddressReserve, "cuMemAddressReserve", 12000);
-    load(&x.cuMemAddressFree, "cuMemAddressFree", 12000);
-    load(&x.cuMemMap, "cuMemMap", 12000);
-    load(&x.cuMemUnmap, "cuMemUnmap", 12000);
-    load(&x.cuMemSetAccess, "cuMemSetAccess", 12000);
-    load(&x.cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled", 12000);
+    PK_DRIVER_API(PK_DRIVER_LOAD)
     return x;
   }();
   return a;
@@ -47,15 +37,7 @@ const Api& api() {
 const GreenApi& green_api() {
   static const GreenApi a = [] {
     GreenApi x{};
-    load(&x.cuDeviceGetDevResource, "cuDeviceGetDevResource", 12050);
-    load(&x.cuDevSmResourceSplitByCount, "cuDevSmResourceSplitByCount", 12050);
-    load(&x.cuDevResourceGenerateDesc, "cuDevResourceGenerateDesc", 12050);
-    load(&x.cuGreenCtxCreate, "cuGreenCtxCreate", 12050);
-    load(&x.cuGreenCtxDestroy, "cuGreenCtxDestroy", 12050);
-    load(&x.cuCtxFromGreenCtx, "cuCtxFromGreenCtx", 12050);
-    load(&x.cuGreenCtxStreamCreate, "cuGreenCtxStreamCreate", 12050);
-    load(&x.cuCtxSetCurrent, "cuCtxSetCurrent", 12000);
-    load(&x.cuCtxGetCurrent, "cuCtxGetCurrent", 12000);
+    PK_DRIVER_GREEN_API(PK_DRIVER_LOAD)
     return x;
   }();
   return a;

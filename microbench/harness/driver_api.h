@@ -6,42 +6,30 @@
 
 namespace pk::driver {
 
-struct Api {
-  CUresult (*cuGetErrorString)(CUresult, const char**);
-  CUresult (*cuDeviceGet)(CUdevice*, int);
-  CUresult (*cuMemGetAllocationGranularity)(size_t*, const CUmemAllocationProp*, CUmemAllocationGranularity_flags);
-  CUresult (*cuMemCreate)(CUmemGenericAllocationHandle*, size_t, const CUmemAllocationProp*, unsigned long long);
-  CUresult (*cuMemRelease)(CUmemGenericAllocationHandle);
-  CUresult (*cuMemExportToShareableHandle)(void*, CUmemGenericAllocationHandle, CUmemAllocationHandleType,
-                                           unsigned long long);
-  CUresult (*cuMemImportFromShareableHandle)(CUmemGenericAllocationHandle*, void*, CUmemAllocationHandleType);
-  CUresult (*cuMemAddressReserve)(CUdeviceptr*, size_t, size_t, CUdeviceptr, unsigned long long);
-  CUresult (*cuMemAddressFree)(CUdeviceptr, size_t);
-  CUresult (*cuMemMap)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle, unsigned long long);
-  CUresult (*cuMemUnmap)(CUdeviceptr, size_t);
-  CUresult (*cuMemSetAccess)(CUdeviceptr, size_t, const CUmemAccessDesc*, size_t);
-  CUresult (*cuTensorMapEncodeTiled)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
-                                     const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
-                                     CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-};
+// Each entry point named once, with the CUDA version whose signature it has: the table's
+// member (typed as cuda.h declares it) and its load.
+#define PK_DRIVER_API(X)                                                                                   \
+  X(cuGetErrorString, 12000) X(cuDeviceGet, 12000) X(cuMemGetAllocationGranularity, 12000)                \
+  X(cuMemCreate, 12000) X(cuMemRelease, 12000) X(cuMemExportToShareableHandle, 12000)                    \
+  X(cuMemImportFromShareableHandle, 12000) X(cuMemAddressReserve, 12000) X(cuMemAddressFree, 12000)      \
+  X(cuMemMap, 12000) X(cuMemUnmap, 12000) X(cuMemSetAccess, 12000) X(cuTensorMapEncodeTiled, 12000)
+// Green contexts (CUDA 12.5+ drivers: cuGreenCtxStreamCreate): loaded apart from api() so that
+// an older driver still runs every other peer mode.
+#define PK_DRIVER_GREEN_API(X)                                                                             \
+  X(cuDeviceGetDevResource, 12050) X(cuDevSmResourceSplitByCount, 12050)                                 \
+  X(cuDevResourceGenerateDesc, 12050) X(cuGreenCtxCreate, 12050) X(cuGreenCtxDestroy, 12050)             \
+  X(cuCtxFromGreenCtx, 12050) X(cuGreenCtxStreamCreate, 12050) X(cuCtxSetCurrent, 12000)                 \
+  X(cuCtxGetCurrent, 12000)
+#define PK_DRIVER_SLOT(name, version) decltype(&::name) name = nullptr;
 
+struct Api {
+  PK_DRIVER_API(PK_DRIVER_SLOT)
+};
 const Api& api();
 
-// Green contexts (CUDA 12.5+ drivers: cuGreenCtxStreamCreate): loaded apart from api() so that an older driver
-// still runs every other peer mode.
 struct GreenApi {
-  CUresult (*cuDeviceGetDevResource)(CUdevice, CUdevResource*, CUdevResourceType);
-  CUresult (*cuDevSmResourceSplitByCount)(CUdevResource*, unsigned int*, const CUdevResource*, CUdevResource*,
-                                          unsigned int, unsigned int);
-  CUresult (*cuDevResourceGenerateDesc)(CUdevResourceDesc*, CUdevResource*, unsigned int);
-  CUresult (*cuGreenCtxCreate)(CUgreenCtx*, CUdevResourceDesc, CUdevice, unsigned int);
-  CUresult (*cuGreenCtxDestroy)(CUgreenCtx);
-  CUresult (*cuCtxFromGreenCtx)(CUcontext*, CUgreenCtx);
-  CUresult (*cuGreenCtxStreamCreate)(CUstream*, CUgreenCtx, unsigned int, int);
-  CUresult (*cuCtxSetCurrent)(CUcontext);
-  CUresult (*cuCtxGetCurrent)(CUcontext*);
+  PK_DRIVER_GREEN_API(PK_DRIVER_SLOT)
 };
-
 const GreenApi& green_api();
 
 // Throws CudaError "<call>: <driver message>" unless r is CUDA_SUCCESS.

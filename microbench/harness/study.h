@@ -24,6 +24,10 @@
 
 namespace pk {
 
+// Registers one point: manual time (the study sets each iteration's time from CUDA events),
+// exactly `iterations` iterations on every rank, microseconds on the console.
+void register_point(const std::string& name, int iterations, std::function<void(benchmark::State&)> fn);
+
 // A point as --list prints it: its label and, on a GPU that lacks what it needs, why it
 // would be skipped ("" runs).
 struct ListedPoint {
@@ -48,6 +52,25 @@ class StudyPlan {
   virtual std::vector<std::string> columns() const = 0;
   // After the run, before the peer group goes (collective teardown).
   virtual void finish() = 0;
+};
+
+// A plan whose points each run as one registered benchmark of its Study, which is built in
+// setup() and torn down (collectively, before the peer group goes) in finish():
+// Study::run_point(benchmark::State&, const Point&).
+template <class Point, class Study>
+class PointStudyPlan : public StudyPlan {
+ public:
+  void finish() override { st_.reset(); }
+
+ protected:
+  // Takes the study built for this run's points_ and registers one benchmark per point.
+  void run_points(std::unique_ptr<Study> st, int iterations) {
+    st_ = std::move(st);
+    for (const auto& p : points_)
+      register_point(p.name(), iterations, [this, p](benchmark::State& s) { st_->run_point(s, p); });
+  }
+  std::vector<Point> points_;
+  std::unique_ptr<Study> st_;
 };
 
 class StudyMain {
@@ -101,9 +124,6 @@ int study_main(int argc, char** argv, std::string program, std::string descripti
   return study.main(argc, argv, plan);
 }
 
-// Registers one point: manual time (the study sets each iteration's time from CUDA events),
-// exactly `iterations` iterations on every rank, microseconds on the console.
-void register_point(const std::string& name, int iterations, std::function<void(benchmark::State&)> fn);
 
 // The flags of the timing method every gated study shares (--samples, --warmup-ms,
 // --target-sample-ms, --gap-ms, --timeout-ms, --max-enqueued), with their checks.

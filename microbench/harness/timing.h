@@ -26,6 +26,17 @@ struct TimingOptions {
   int max_enqueued = 512;        // calls queued behind one gate (the launch queue is finite)
   double gap_ms = 10;            // idle between points
   double timeout_ms = 2000;      // any spin-wait, the start gate included
+
+  // The GEMM-bound studies' defaults (gemm, fused): 10 samples of about 20 ms after 100 ms
+  // of warm-up, points `gap` ms apart.
+  static TimingOptions gemm_bound(double gap) {
+    TimingOptions t;
+    t.samples = 10;
+    t.warmup_ms = 100;
+    t.target_sample_ms = 20;
+    t.gap_ms = gap;
+    return t;
+  }
 };
 
 struct Flow {

@@ -2,6 +2,7 @@
 #include "measure.h"
 
 #include "../../kernels/primitives/chain.cuh"
+#include "../../kernels/primitives/pingpong.cuh"
 #include "../harness/cuda_check.h"
 
 namespace pk::prim {
@@ -91,6 +92,21 @@ Row measure_chain(Context& c, const Spec& s, int reader, int owner, uint64_t* ch
     throw std::runtime_error("chain ended at word " + std::to_string(sink) + ", expected " + std::to_string(want));
   r["verified"] = "yes";
   return r;
+}
+
+const SymBuf& pingpong_payload(Context& c) { return c.buf("payload_src", uint64_t(c.total_iters()) * sizeof(uint4)); }
+
+std::function<void()> pingpong_reset(Context& c, const SymBuf& payload, std::function<void(int gpu)> clear) {
+  return [&c, &payload, clear = std::move(clear)] {
+    for (int g : {c.a(), c.b()})
+      c.on(g, [&] {
+        clear(g);
+        payload_fill_kernel<<<8, 256>>>(reinterpret_cast<uint4*>(payload.local(g)), c.total_iters(), g);
+        PK_CUDA_CHECK_LAUNCH();
+        PK_CUDA_CHECK(cudaDeviceSynchronize());
+      });
+    c.comm().barrier();
+  };
 }
 
 Row measure_pingpong(Context& c, const Spec& s, const std::function<void()>& reset, const SideLaunch& launch) {

@@ -30,6 +30,11 @@ uint64_t chain_bytes(const Context& c, const Spec& s);
 // Ping-pong between a (initiator) and b. reset() zeroes the style's flags (collective);
 // launch(gpu, stream, initiator) starts the style's pingpong kernel on gpu.
 using SideLaunch = std::function<void(int gpu, cudaStream_t, bool initiator)>;
+// The payload source of the library styles' data ping-pongs (total_iters() 16-B rounds per
+// GPU), and their reset before a sample: on both GPUs `clear(gpu)` (the style's flags) and
+// the payload refilled, then every rank meets.
+const SymBuf& pingpong_payload(Context& c);
+std::function<void()> pingpong_reset(Context& c, const SymBuf& payload, std::function<void(int gpu)> clear);
 Row measure_pingpong(Context& c, const Spec& s, const std::function<void()>& reset, const SideLaunch& launch);
 
 // Barrier across a and b: launch(gpu, stream) starts the style's barrier kernel.

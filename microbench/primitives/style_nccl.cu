@@ -165,17 +165,8 @@ Row get(Context& c, NcclRuntime& n, const Spec& s) {
 Row pingpong(Context& c, NcclRuntime& n, const Spec& s) {
   const int a = c.a(), b = c.b(), total = c.total_iters();
   const Window& w = n.window("flags", kFlagBytes);
-  const SymBuf& psrc = c.buf("payload_src", uint64_t(total) * sizeof(uint4));
-  auto reset = [&] {
-    for (int g : {a, b})
-      c.on(g, [&] {
-        PK_CUDA_CHECK(cudaMemset(w.ptr.at(g), 0, kFlagBytes));
-        payload_fill_kernel<<<8, 256>>>(reinterpret_cast<uint4*>(psrc.local(g)), total, g);
-        PK_CUDA_CHECK_LAUNCH();
-        PK_CUDA_CHECK(cudaDeviceSynchronize());
-      });
-    c.comm().barrier();
-  };
+  const SymBuf& psrc = pingpong_payload(c);
+  auto reset = pingpong_reset(c, psrc, [&](int g) { PK_CUDA_CHECK(cudaMemset(w.ptr.at(g), 0, kFlagBytes)); });
   return measure_pingpong(c, s, reset, [&](int gpu, cudaStream_t st, bool init) {
     const int partner = init ? b : a;
     const auto* src = reinterpret_cast<const uint4*>(psrc.local(gpu));

@@ -103,17 +103,8 @@ Row get(Context& c, Heap& h, const Spec& s) {
 Row pingpong(Context& c, Heap& h, const Spec& s) {
   const int a = c.a(), b = c.b(), total = c.total_iters();
   char* flags = static_cast<char*>(h.buf("flags", kFlagBytes));
-  const SymBuf& psrc = c.buf("payload_src", uint64_t(total) * sizeof(uint4));
-  auto reset = [&] {
-    for (int g : {a, b})
-      c.on(g, [&] {
-        PK_CUDA_CHECK(cudaMemset(flags, 0, kPayloadOffset + sizeof(uint4)));
-        payload_fill_kernel<<<8, 256>>>(reinterpret_cast<uint4*>(psrc.local(g)), total, g);
-        PK_CUDA_CHECK_LAUNCH();
-        PK_CUDA_CHECK(cudaDeviceSynchronize());
-      });
-    c.comm().barrier();
-  };
+  const SymBuf& psrc = pingpong_payload(c);
+  auto reset = pingpong_reset(c, psrc, [&](int) { PK_CUDA_CHECK(cudaMemset(flags, 0, kPayloadOffset + sizeof(uint4))); });
   return measure_pingpong(c, s, reset, [&](int gpu, cudaStream_t st, bool init) {
     const int partner = init ? b : a;
     auto* sig = reinterpret_cast<uint64_t*>(flags);

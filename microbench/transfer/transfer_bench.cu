@@ -293,7 +293,7 @@ std::vector<ListedPoint> listed(const std::vector<TransferPoint>& points, const 
   return out;
 }
 
-class TransferPlan : public StudyPlan {
+class TransferPlan : public PointStudyPlan<TransferPoint, TransferStudy> {
  public:
   explicit TransferPlan(StudyMain& study) : study_(study) {
     CLI::App& app = study.cli().app();
@@ -350,22 +350,18 @@ class TransferPlan : public StudyPlan {
   void setup(PeerGroup& group, PointResults& results) override {
     if (!nvml::available())
       study_.note("note: NVML unavailable (" + nvml::unavailable_reason() + "): no line rate, no clock readings");
-    st_ = std::make_unique<TransferStudy>(group, results, opt_);
-    st_->setup(points_);
-    for (const auto& p : points_)
-      register_point(p.name(), opt_.timing.samples, [this, p](benchmark::State& s) { st_->run_point(s, p); });
+    auto st = std::make_unique<TransferStudy>(group, results, opt_);
+    st->setup(points_);
+    run_points(std::move(st), opt_.timing.samples);
   }
   void warm_up() override { st_->warm_up(); }
   std::vector<std::string> columns() const override { return transfer_columns(); }
-  void finish() override { st_.reset(); }  // collective teardown before the group goes
 
  private:
   StudyMain& study_;
   GridOptions grid_;
   StudyOptions opt_;
   std::string buffer_ = "1G", total_;
-  std::vector<TransferPoint> points_;
-  std::unique_ptr<TransferStudy> st_;
 };
 
 }  // namespace
