@@ -16,17 +16,17 @@ using Cfg = gemm::Config128x256<4, 1>;
 static_assert(Cfg::CLUSTER_M == 1, "fused kernels take one tile per block (no cluster)");
 static_assert(Cfg::BM == kHalves * Cfg::WG_M, "a unit is one consumer warpgroup's half of a tile");
 // Inter-SM reduction communicator: kReducePipes pipelines per block, each one producer warp
-// (its lane 0 acquires flags and issues the TMA loads) and kReduceSumWarps warps that sum a
-// staged piece in registers and store it with 16-B global stores. A piece is one box of `rows`
-// x BN bf16 per GPU; a ring holds `stages` pieces. reduce_ring() picks the largest piece whose
-// rings still hold kReduceMinStages stages in the block's shared memory (bytes in flight per
-// SM are what the pull rate needs; the stage count, not the piece, sets how many are in flight),
-// then as many stages as fit.
+// (lane q pulls GPU q's part of a piece) and kReduceSumWarps warps that sum a staged piece and
+// store it with TMA. A piece is rows x BN bf16 of a unit per GPU; a ring holds `stages` pieces.
+// reduce_ring() picks the largest piece whose rings still hold kReduceMinStages stages in the
+// block's shared memory, then as many stages as fit: every piece costs a fixed issue and
+// synchronisation time; with the same bytes in flight, pieces twice as large in half the
+// stages were 1.2-1.6x faster (H100, virtual ranks, NOTES.md run 7).
 inline constexpr int kReducePipes = 4;
 inline constexpr int kReduceSumWarps = 2;
-inline constexpr int kReduceMaxRows = 16, kReduceMinStages = 4, kReduceMaxStages = 8;
+inline constexpr int kReduceMaxRows = 16, kReduceMinStages = 3, kReduceMaxStages = 8;
 struct ReduceRing {
-  int rows;    // rows of a unit per piece (one TMA box per GPU); a power of two dividing WG_M
+  int rows;    // rows of a unit per piece (one bulk copy per GPU); a power of two dividing WG_M
   int stages;  // pieces per ring
 };
 __host__ __device__ constexpr uint32_t reduce_stage_bytes(int world, int rows) {
@@ -37,9 +37,9 @@ __host__ __device__ constexpr int reduce_stages_fitting(int world, int rows) {
   const uint64_t s = budget / (uint64_t(kReducePipes) * (reduce_stage_bytes(world, rows) + 16));  // + full, empty mbarriers
   return static_cast<int>(s < kReduceMaxStages ? s : kReduceMaxStages);
 }
-__host__ __device__ constexpr ReduceRing reduce_ring(int world, int min_stages = kReduceMinStages) {
+__host__ __device__ constexpr ReduceRing reduce_ring(int world) {
   int rows = kReduceMaxRows;
-  while (rows > 1 && reduce_stages_fitting(world, rows) < min_stages) rows /= 2;
+  while (rows > 1 && reduce_stages_fitting(world, rows) < kReduceMinStages) rows /= 2;
   return ReduceRing{rows, reduce_stages_fitting(world, rows)};
 }
 static_assert(reduce_ring(kMaxGpus).stages >= 2, "every group size gets a ring");
@@ -60,15 +60,13 @@ struct FusedParams : gemm::GemmParams {
   int reduce_to_all;     // GEMM+AR: every GPU gets the sum; GEMM+RS (0): only the rows' owner
   int order_first;       // interleaved order: index 0 belongs to shard (rank + order_first) % world
   int rows_per_flag;     // all-gather: tile rows per ready flag (1: communicator SMs; a chunk: copy engine)
-  int comm_probe;        // TEMPORARY (not to be committed): communicator probe variant
   // Intra-SM: every GPU's output (RS/AR) or A (AG), addressed from here.
   CUtensorMap tmap_peer[kMaxGpus];
-  CUtensorMap tmap_out[kMaxGpus];   // TEMPORARY: probe 6's TMA stores of the sum
+  CUtensorMap tmap_out[kMaxGpus];   // inter-SM RS: this GPU's output shard ([rank]); AR: every GPU's output
   // Inter-SM RS/AR: the tile-major partial buffer of odd epochs (tmap_c: even; partial_box_row()).
   CUtensorMap tmap_c_odd;
   PeerTable<__nv_bfloat16> part;     // inter-SM RS/AR: every GPU's partial buffer, both parities (2 m n elements)
   PeerTable<__nv_bfloat16> a;        // inter-SM AG: every GPU's A (M x K, its own shard in its rows)
-  PeerTable<__nv_bfloat16> out;      // inter-SM RS: this GPU's output shard (local()); AR: every GPU's output
 };
 
 #ifdef __CUDACC__

@@ -69,21 +69,21 @@ struct ReduceInterOps : InterleavedOrder {
   }
 
   // ---- communicator ----
-  // kPipes pipelines per block; pipeline i is warp i (the producer: its lane 0 acquires a
-  // unit's flags and pulls each piece of every GPU's partial with one bulk copy into its
+  // kPipes pipelines per block; pipeline i is warp i (the producer: lane q acquires the
+  // unit's flag from GPU q and pulls each piece of q's partial with one bulk copy into the
   // ring) and warps i + kPipes, i + 2 kPipes, ... (kSumWarps summers: each thread sums up to
-  // kBatch vectors of 8 bf16 over the GPUs in fp32, GPU order, and stores the bf16 sum with
-  // 16-B global stores: RS into this GPU's shard, AR into every GPU's output). Full mbarriers
-  // (bulk-copy transactions) and empty ones (one arrive per summing warp) decouple the two: a
-  // producer waiting on a flag or an empty stage never stalls a summer with data in hand,
-  // and a stage is free as soon as it is summed. What the earlier shapes measured is in
-  // NOTES.md (runs 3 and 5).
+  // kBatch vectors of 8 bf16 over the GPUs in fp32, GPU order, into GPU 0's slot of the stage;
+  // then the pipeline's first summing thread stores the piece with one TMA box per
+  // destination: RS this GPU's shard, AR every GPU's output). Full mbarriers (bulk-copy
+  // transactions) and empty ones (the storer, once the stores read the stage) decouple the
+  // producer from the summers: a producer waiting on a flag or an empty stage never stalls a
+  // summer with data in hand. What each step of this shape bought, and what did not help, is
+  // in NOTES.md (runs 5-7).
   // A piece is rows x BN elements of a unit: a contiguous part of one WG_M x EPI_COLS box
   // (rows * BN / EPI_COLS of its rows). Shared memory: kPipes rings of `stages` x world
   // pieces, then each pipeline's full and empty mbarriers.
   static constexpr int kSumThreads = kSumWarps * 32;
   static constexpr int kBatch = 4;                               // vectors a summer has in flight per GPU
-  static constexpr int kBoxRowVecs = Cfg::EPI_COLS * 2 / 16;     // 16-B vectors in a row of a box
   static constexpr int kBoxElems = Cfg::WG_M * Cfg::EPI_COLS;
   static_assert(kReduceMaxRows * Cfg::BN <= kBoxElems, "a piece lies within one box");
 
@@ -114,15 +114,10 @@ struct ReduceInterOps : InterleavedOrder {
     __device__ int col0(int j) const { return col + j * rows * Cfg::BN / kBoxElems * Cfg::EPI_COLS; }
   };
 
-  __device__ static ReduceRing ring_of(const Params& p) {
-    return reduce_ring(p.world, (p.comm_probe & 4) ? 3 : kReduceMinStages);  // TEMPORARY probe bit 4: larger pieces
-  }
-
   __device__ static void communicator(const Params& p, int block, int blocks, uint32_t smem) {
     const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
     const int pipe = warp % kPipes, role = warp / kPipes;  // role 0: producer, 1..kSumWarps: summers
-    const bool tma_out = (p.comm_probe & 2) != 0;          // TEMPORARY probe bit 2: the sum through TMA stores
-    const ReduceRing rg = ring_of(p);
+    const ReduceRing rg = reduce_ring(p.world);
     const uint32_t stage_bytes = reduce_stage_bytes(p.world, rg.rows);
     const uint32_t ring = smem + static_cast<uint32_t>(pipe * rg.stages) * stage_bytes;
     const uint32_t full = smem + static_cast<uint32_t>(kPipes * rg.stages) * stage_bytes + pipe * rg.stages * 16;
@@ -131,7 +126,7 @@ struct ReduceInterOps : InterleavedOrder {
     if (role == 0 && lane == 0) {
       for (int s = 0; s < rg.stages; ++s) {
         ptx::mbarrier_init(full + 8 * s, 1);
-        ptx::mbarrier_init(empty + 8 * s, tma_out ? 1 : kSumWarps);
+        ptx::mbarrier_init(empty + 8 * s, 1);  // the storer
       }
       ptx::fence_mbarrier_init();
     }
@@ -142,11 +137,12 @@ struct ReduceInterOps : InterleavedOrder {
     if (role == 0) {
       ok = produce(p, k, rg.stages, e, lane, ring, stage_bytes, full, empty);
     } else if (role <= kSumWarps) {
-      ok = sum(p, k, rg.stages, (role - 1) * 32 + lane, pipe, tma_out, ring, stage_bytes, full, empty);
+      ok = sum(p, k, rg.stages, (role - 1) * 32 + lane, pipe, ring, stage_bytes, full, empty);
     }
-    // AR: every summer's stores are done (bar.sync orders them before thread 0's release,
-    // which is cumulative); one add per block to every GPU's counter, then this GPU's output
-    // is complete once every communicator block of every GPU has added.
+    // AR: every storer's stores are complete (wait_group 0 and fence.proxy.async.global, then
+    // bar.sync orders them before thread 0's release, which is cumulative); one add per block
+    // to every GPU's counter, then this GPU's output is complete once every communicator block
+    // of every GPU has added.
     ok = __syncthreads_and(ok);
     if (threadIdx.x == 0) {
       if (p.reduce_to_all && ok) {
@@ -189,13 +185,15 @@ struct ReduceInterOps : InterleavedOrder {
   }
 
   // A summing thread (t of kSumThreads in its pipeline): vectors t, t + kSumThreads, ... of
-  // each piece, kBatch at a time, every GPU's piece read before the first add.
-  __device__ static bool sum(const Params& p, Walk& k, int stages, int t, int pipe, bool tma_out, uint32_t ring,
-                             uint32_t stage_bytes, uint32_t full, uint32_t empty) {
+  // each piece, kBatch at a time, every GPU's piece read before the first add; the sum goes
+  // back over GPU 0's vectors (each thread rewrites only what it read). Thread 0 then stores
+  // the piece (a box of rows * BN / EPI_COLS rows x EPI_COLS of C) and, once the previous
+  // piece's stores have read their stage, frees that stage.
+  __device__ static bool sum(const Params& p, Walk& k, int stages, int t, int pipe, uint32_t ring, uint32_t stage_bytes,
+                             uint32_t full, uint32_t empty) {
     const int w = p.world;
     const uint32_t piece_bytes = stage_bytes / w;
     const int vecs = static_cast<int>(piece_bytes / 16);
-    const int64_t n = p.n;
     const int shard_rows = p.reduce_to_all ? 0 : p.rank * (p.m / w);  // RS: rows are relative to the shard
     int piece = 0;
     for (int i = 0; i < k.units; ++i) {
@@ -220,44 +218,26 @@ struct ReduceInterOps : InterleavedOrder {
               }
           }
 #pragma unroll
-          for (int b = 0; b < kBatch; ++b) {
-            const int v = v0 + b * kSumThreads;
-            if (v >= vecs) continue;
-            const uint4 y = Bf16::pack(acc[b]);
-            if (tma_out) {
-              st_shared_v4(st + v * 16, y);
-              continue;
-            }
-            const int64_t at = int64_t(row0 + v / kBoxRowVecs) * n + col0 + (v % kBoxRowVecs) * 8;
-            if (p.reduce_to_all) {
-              for (int d = 1; d <= w; ++d) ptx::st_global_v4(p.out.at[(p.rank + d) % w] + at, y);
-            } else {
-              ptx::st_global_v4(p.out.local() + at, y);
-            }
+          for (int b = 0; b < kBatch; ++b)
+            if (v0 + b * kSumThreads < vecs) st_shared_v4(st + (v0 + b * kSumThreads) * 16, Bf16::pack(acc[b]));
+        }
+        ptx::fence_proxy_async_smem();  // generic writes of the sum, then the TMA stores read them
+        ptx::bar_sync(1 + pipe, kSumThreads);
+        if (t == 0) {
+          if (p.reduce_to_all) {
+            for (int d = 1; d <= w; ++d) ptx::tensor_store_2d(&p.tmap_out[(p.rank + d) % w], col0, row0, st);
+          } else {
+            ptx::tensor_store_2d(&p.tmap_out[p.rank], col0, row0, st);
+          }
+          ptx::bulk_commit_group();
+          if (piece > 0) {  // the previous piece's stores have read its stage
+            ptx::bulk_wait_group_read<1>();
+            ptx::mbarrier_arrive(empty + 8 * ((piece - 1) % stages));
           }
         }
-        if (tma_out) {
-          ptx::fence_proxy_async_smem();
-          ptx::bar_sync(1 + pipe, kSumThreads);
-          if (t == 0) {
-            if (p.reduce_to_all) {
-              for (int d = 1; d <= w; ++d) ptx::tensor_store_2d(&p.tmap_out[(p.rank + d) % w], col0, row0, st);
-            } else {
-              ptx::tensor_store_2d(&p.tmap_out[p.rank], col0, row0, st);
-            }
-            ptx::bulk_commit_group();
-            if (piece > 0) {  // the previous piece's stores have read its stage
-              ptx::bulk_wait_group_read<1>();
-              ptx::mbarrier_arrive(empty + 8 * ((piece - 1) % stages));
-            }
-          }
-          continue;
-        }
-        __syncwarp();  // every lane's reads of the stage are done
-        if (threadIdx.x % 32 == 0) ptx::mbarrier_arrive(empty + 8 * s);
       }
     }
-    if (tma_out && t == 0) {
+    if (t == 0) {  // every store complete before the block signals (AR) or ends
       ptx::bulk_wait_group<0>();
       tma::fence_proxy_async_global();
     }

@@ -3,7 +3,9 @@
 # not NVLink): build the fused study, verify every fused kernel with 2, 3, 4 and 8 virtual
 # ranks (the fused GPU tests' virtual cases: odd tile counts, more tiles than blocks), then
 # time the inter-SM GEMM+RS / GEMM+AR at K = 64 (the GEMM is negligible: the
-# communicator_only rows) over the communication SMs, with 2 and 4 ranks. One call on
+# communicator_only rows) over the communication SMs, with 2 and 4 ranks (on one H100 the
+# last comm-SM point of each, 32 of 66 and 16 of 33 SMs, timed the same for every
+# communicator variant: the GEMM on the SMs left and the tail bound it there). One call on
 # nvidia-h100-x1 (or nvidia-h200), carrying .deps:
 #   PKBENCH_GIT_COMMIT=<sha> bash microbench/fused/device-comm-virtual.sh
 # Everything lands in $OUT/comm-virtual.tgz (logs, CSVs, the commands); a table is printed last.
@@ -47,7 +49,7 @@ table() {
 }
 run() {  # NAME ARGS...: one timed run, its command and log kept
   local name=$1; shift
-  echo "$F $*" >"$W/$name.command"
+  echo "$F --peer-mode=virtual $* --csv=$name.csv" >"$W/$name.command"
   timeout 120 "$F" --peer-mode=virtual "$@" --csv="$W/$name.csv" >"$W/$name.log" 2>&1
   stamp "$name: rc=$?"
   [ -f "$W/$name.csv" ] && table "$W/$name.csv" | tee -a "$W/table.txt"

@@ -1,7 +1,6 @@
 // The pieces every operator's schedules share: the kernel dispatch, the parameters of the
 // fused kernels and the standalone collective, the GEMM runners, and the schedules that are
 // the same for every operator (components, non-overlapped baselines).
-#include <cstdlib>
 #include <map>
 #include <tuple>
 
@@ -115,12 +114,6 @@ std::pair<int, int> sm_split(Context& c, const Point& p) {
   return {sms - comm, comm};
 }
 
-namespace {
-int comm_probe() {  // TEMPORARY
-  const char* v = std::getenv("PKBENCH_RS_PROBE");
-  return v ? std::atoi(v) : 0;
-}
-}  // namespace
 
 FusedParams fused_params(Context& c, int g, KernelKind k, const Point& p, const SyncRegion& sync, int compute_blocks) {
   const Shape& s = p.shape;
@@ -136,7 +129,6 @@ FusedParams fused_params(Context& c, int g, KernelKind k, const Point& p, const 
   fp.reduce_to_all = p.op == Op::gemm_ar ? 1 : 0;
   fp.order_first = k == KernelKind::ag_remote ? 0 : 1;
   fp.rows_per_flag = 1;
-  fp.comm_probe = comm_probe();
   const PeerTable<bf16> outs = c.out_table(g), as = c.a_table(g);
   switch (k) {
     case KernelKind::reduce_intra: {
@@ -153,11 +145,12 @@ FusedParams fused_params(Context& c, int g, KernelKind k, const Point& p, const 
       fp.tmap_c_odd = make_tensor_map_2d_bf16_sw128(c.partial(g) + uint64_t(s.m) * s.n, Cfg::EPI_COLS, box_rows,
                                                     Cfg::EPI_COLS * 2, Cfg::EPI_COLS, Cfg::WG_M);
       fp.part = c.partial_table(g);
-      fp.out = outs;
-      for (int q = 0; q < w; ++q)  // TEMPORARY: probe 6
+      // The communicator stores a piece (reduce_ring's rows x BN elements of a unit) as one
+      // box of EPI_COLS columns.
+      for (int q = 0; q < w; ++q)
         if (p.op == Op::gemm_ar || q == g)
           fp.tmap_out[q] = make_tensor_map_2d_bf16(outs.at[q], s.n, p.op == Op::gemm_ar ? s.m : s.m / w, uint64_t(s.n) * 2,
-                                                   Cfg::EPI_COLS, reduce_ring(w, (fp.comm_probe & 4) ? 3 : kReduceMinStages).rows * Cfg::BN / Cfg::EPI_COLS);
+                                                   Cfg::EPI_COLS, reduce_ring(w).rows * Cfg::BN / Cfg::EPI_COLS);
       break;
     }
     case KernelKind::ag_pull:
