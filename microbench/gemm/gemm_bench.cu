@@ -53,10 +53,9 @@ std::vector<Feature> needs_of(const std::string& impl) {
   return {Feature::device_code};
 }
 
-class GemmStudy {
+class GemmStudy : private GatedRig {
  public:
-  GemmStudy(PeerGroup& g, PointResults& r, StudyOptions o)
-      : group_(g), topo_(g.topology()), results_(r), opt_(o), gate_(g), status_(g), streams_(g) {
+  GemmStudy(PeerGroup& g, PointResults& r, StudyOptions o) : GatedRig(g, r), opt_(o) {
     group_.set_device(0);
     stream_ = streams_.get(0, 0);
   }
@@ -290,13 +289,7 @@ class GemmStudy {
     }
   }
 
-  PeerGroup& group_;
-  const Topology& topo_;
-  PointResults& results_;
   StudyOptions opt_;
-  Gate gate_;
-  StatusBoard status_;
-  StreamPool streams_;
   cudaStream_t stream_ = nullptr;
   Buffers buf_;
   bool warmed_up_ = false;

@@ -124,6 +124,19 @@ int study_main(int argc, char** argv, std::string program, std::string descripti
   return study.main(argc, argv, plan);
 }
 
+// What a gated study's measurements share: its peer group and topology, where its rows go,
+// the start gate, the status board kernels report through, and the streams.
+struct GatedRig {
+  GatedRig(PeerGroup& g, PointResults& r)
+      : group_(g), topo_(g.topology()), results_(r), gate_(g), status_(g), streams_(g) {}
+  PeerGroup& group_;
+  const Topology& topo_;
+  PointResults& results_;
+  Gate gate_;
+  StatusBoard status_;
+  StreamPool streams_;
+};
+
 
 // The flags of the timing method every gated study shares (--samples, --warmup-ms,
 // --target-sample-ms, --gap-ms, --timeout-ms, --max-enqueued), with their checks.

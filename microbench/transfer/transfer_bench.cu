@@ -40,10 +40,9 @@ struct FlowPlan {
   uint64_t dst_offset = 0;  // its slot in the destination buffer (fan-in patterns share a GPU)
 };
 
-class TransferStudy {
+class TransferStudy : private GatedRig {
  public:
-  TransferStudy(PeerGroup& g, PointResults& r, StudyOptions o)
-      : group_(g), topo_(g.topology()), results_(r), opt_(o), gate_(g), status_(g), streams_(g) {}
+  TransferStudy(PeerGroup& g, PointResults& r, StudyOptions o) : GatedRig(g, r), opt_(o) {}
 
   // Symmetric buffers sized for the largest fan-in among the points; sources filled with
   // their GPU's pattern, destinations poisoned. Collective.
@@ -270,13 +269,7 @@ class TransferStudy {
     if (lr.gbps > 0) state.counters["%line"] = 100.0 * gbps / lr.gbps;
   }
 
-  PeerGroup& group_;
-  const Topology& topo_;
-  PointResults& results_;
   StudyOptions opt_;
-  Gate gate_;
-  StatusBoard status_;
-  StreamPool streams_;
   SymBuf src_, dst_;
 };
 
@@ -368,6 +361,7 @@ class TransferPlan : public PointStudyPlan<TransferPoint, TransferStudy> {
 }  // namespace pk::transfer
 
 int main(int argc, char** argv) {
-  return pk::study_main<pk::transfer::TransferPlan>(argc, argv, "pkbench_transfer", "GPU-to-GPU transfer bandwidth: copy engine, TMA and register mechanisms",
+  return pk::study_main<pk::transfer::TransferPlan>(argc, argv, "pkbench_transfer",
+      "GPU-to-GPU transfer bandwidth: copy engine, TMA and register mechanisms",
       "transfer.csv");
 }
