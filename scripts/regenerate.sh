@@ -30,10 +30,13 @@ for t in pkbench_transfer_summary pkbench_sync_summary pkbench_tune pkbench_peer
 done
 status=0
 
-# The study's wall time with the build: the last row of the timing.csv beside the CSV ("" if none).
+# The transfer study's wall time with the build ("" if not recorded): in the timing.csv beside
+# the CSV, the last row of its main run (step "transfer", or a part "transfer.<part>"; run.sh
+# --as runs are named otherwise), as pkbench_report reads it.
 elapsed_of() {
   [ -f "$1/timing.csv" ] || return 0
-  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { v = $c["seconds_with_build"] } END { print v }' "$1/timing.csv"
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    $c["step"] == "transfer" || index($c["step"], "transfer.") == 1 { v = $c["seconds_with_build"] } END { print v }' "$1/timing.csv"
 }
 if [ -d "$dir/transfer" ]; then
   while IFS= read -r csv; do

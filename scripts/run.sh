@@ -59,6 +59,10 @@ if [ -n "$as" ]; then
   [[ "$as" =~ ^[A-Za-z0-9_./-]+$ && "$as" != /* ]] ||
     { echo "run.sh: error: --as=$as: a relative name of letters, digits, _ . - and /" >&2; exit 2; }
   [ ${#studies[@]} = 1 ] || { echo "run.sh: error: --as needs one study (run.sh STUDY --as=NAME ...)" >&2; exit 2; }
+  # The main run's names (the study's, its parts' study.<part>) stay its own: its wall time is read by them.
+  case "$as" in
+    "${studies[0]}"|"${studies[0]}".*) echo "run.sh: error: --as=$as: the name of the study's main run; pick another" >&2; exit 2 ;;
+  esac
 fi
 
 if [ "$list" = 1 ]; then
@@ -146,7 +150,7 @@ run_study() {
   "${cmd[@]}" 2>&1 | tee -a "$log"
   rc=${PIPESTATUS[0]}
   [ -f "$dir/timing.csv" ] || echo "step,seconds,seconds_with_build,exit_code" > "$dir/timing.csv"
-  echo "$(basename "$csv" .csv),$(( $(date +%s) - t0 )),$(( $(date +%s) - start )),$rc" >> "$dir/timing.csv"
+  echo "${as:-$(basename "$csv" .csv)},$(( $(date +%s) - t0 )),$(( $(date +%s) - start )),$rc" >> "$dir/timing.csv"
   [ "$rc" -ne 0 ] && { pk_log "$s exited with $rc (see $(shown "$log"))"; status=$rc; }
   return 0
 }

@@ -165,15 +165,19 @@ ResultsFolder load_results(const std::string& dir) {
     for (auto& v : files_in(std::string(study) + "/virtual", ".csv")) f.virtual_csvs.push_back(std::move(v));
   }
   if (fs::exists(dir + "/environment.txt")) f.environment = slurp(dir + "/environment.txt");
-  // The transfer study's wall time with the build: run.sh writes one row per invocation, and
-  // the study ended with its last.
+  // The transfer study's wall time with the build: run.sh writes one row per invocation, named
+  // after its CSV; the study's main run (step "transfer", or its parts "transfer.<part>") ended
+  // with the last of them. Further runs (run.sh --as=NAME) are named otherwise.
   if (fs::exists(dir + "/transfer/timing.csv")) {
     ReadOptions o;
     o.one_machine = false;
-    const CsvTable t = CsvTable::read(dir + "/transfer/timing.csv", {{"seconds_with_build", ColumnType::number}}, o);
-    if (t.rows() > 0) {
-      f.transfer_elapsed_s = t.number(t.rows() - 1, "seconds_with_build");
-      f.elapsed_source = "transfer/timing.csv:" + std::to_string(t.line_of(t.rows() - 1));
+    const CsvTable t =
+        CsvTable::read(dir + "/transfer/timing.csv", {{"step"}, {"seconds_with_build", ColumnType::number}}, o);
+    for (size_t i = 0; i < t.rows(); ++i) {
+      const std::string step(t.text(i, "step"));
+      if (step != "transfer" && step.rfind("transfer.", 0) != 0) continue;
+      f.transfer_elapsed_s = t.number(i, "seconds_with_build");
+      f.elapsed_source = "transfer/timing.csv:" + std::to_string(t.line_of(i));
     }
   }
   return f;
