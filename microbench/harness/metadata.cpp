@@ -40,7 +40,11 @@ Row metadata_row(const Topology& topo, const std::string& peer_mode, int ranks) 
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   r["gpu_name"] = name.empty() ? "none" : name;
-  r["gpu_count"] = std::to_string(topo.count());
+  // Physical GPUs (host + bus id), not ranks: N virtual ranks on one GPU are one GPU, so that
+  // the machine ("h100x1") and its tuning key ("h100x1-virtual4") name the hardware.
+  std::set<std::string> physical;
+  for (const auto& g : topo.gpus) physical.insert(g.host + "/" + (g.pci_bus_id.empty() ? std::to_string(g.ordinal) : g.pci_bus_id));
+  r["gpu_count"] = std::to_string(physical.size());
   r["driver_version"] = topo.driver_version;
   r["cuda_runtime"] = cuda_version_string(topo.cuda_runtime_version);
   r["cuda_driver"] = cuda_version_string(topo.cuda_driver_version);
