@@ -2,8 +2,8 @@
 # Everything a results folder derives from its CSVs, by the layout's fixed names: the transfer
 # summaries and tuning CSVs (every transfer.csv under transfer/, with the study's wall time from
 # the timing.csv beside it), the peer modes side by side (peer_modes.md wherever single/, ipc/,
-# vmm/ runs sit together under transfer/), the sync summary, the primitives summary, the fused
-# cost model, the tuning tables (tuning/command.txt, run from
+# vmm/ runs sit together under transfer/), the sync summary, the collectives verdicts, the
+# primitives summary, the fused cost model, the tuning tables (tuning/command.txt, run from
 # the repository root), the figures (scripts/plot.sh) and REPORT.md (scripts/report.sh).
 # scripts/run.sh calls it after measuring; the regeneration test calls it on a copy of each
 # committed machine folder and compares the results byte for byte.
@@ -24,8 +24,8 @@ done
 [ -d "$dir" ] || { echo "regenerate.sh: error: no such folder: $dir" >&2; exit 2; }
 dir=${dir%/}
 tools=$PKBENCH_BUILD_DIR/sweeps
-for t in pkbench_transfer_summary pkbench_sync_summary pkbench_tune pkbench_peer_modes pkbench_report; do
-  [ -x "$tools/$t" ] || pk_build pkbench_transfer_summary pkbench_sync_summary pkbench_tune pkbench_tune_loo pkbench_peer_modes pkbench_report ||
+for t in pkbench_transfer_summary pkbench_sync_summary pkbench_tune pkbench_peer_modes pkbench_collectives_summary pkbench_report; do
+  [ -x "$tools/$t" ] || pk_build pkbench_transfer_summary pkbench_sync_summary pkbench_tune pkbench_tune_loo pkbench_peer_modes pkbench_collectives_summary pkbench_report ||
     { echo "regenerate.sh: could not build the sweep tools" >&2; exit 1; }
 done
 status=0
@@ -55,6 +55,14 @@ if [ -d "$dir/transfer" ]; then
 fi
 if [ -f "$dir/sync/sync.csv" ]; then
   "$tools/pkbench_sync_summary" "$dir/sync/sync.csv" "$dir/sync" > /dev/null || status=1
+fi
+# The collectives verdicts (pkbench_collectives_summary): the study's main CSV first (the
+# headline), then its other runs of the folder, in name order.
+coll=$dir/collectives
+if [ -f "$coll/collectives.csv" ]; then
+  others=()
+  for f in "$coll"/*.csv; do [ "$f" = "$coll/collectives.csv" ] || others+=("$f"); done
+  "$tools/pkbench_collectives_summary" --out "$coll/verdicts.md" "$coll/collectives.csv" "${others[@]}" > /dev/null || status=1
 fi
 # The library-primitives summary: the study's main CSV, its rerun (run-to-run noise) and its
 # one-process run where measured.
