@@ -12,9 +12,21 @@ endif()
 # Capability gating on a fake device of each architecture (sm_80, sm_90a, sm_100a).
 target_sources(pkbench_cpu_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/cpu/test_capability.cpp)
 
+# Each case "NAME|REGEX|ARG|ARG...": the study binary with those arguments exits 2 and prints
+# REGEX (test refuse_<study>_<NAME>).
+function(pk_refuse_cases study target)
+  foreach(_case ${ARGN})
+    string(REPLACE "|" ";" _f "${_case}")
+    list(GET _f 0 _name)
+    list(GET _f 1 _re)
+    list(SUBLIST _f 2 -1 _args)
+    pk_cli_test(refuse_${study}_${_name} ${target} 2 "${_re}" ${_args})
+  endforeach()
+endfunction()
+
 # A grid check that needs no GPU, refused here even without --list.
 if(TARGET pkbench_transfer)
-  foreach(_case
+  pk_refuse_cases(transfer pkbench_transfer
       "vecs|--vecs=3: reg accepts 4, 8, 16|--vecs=3"
       "unrolls|--unrolls=3: reg accepts 1, 2, 4, 8|--unrolls=3"
       "threads_33|--threads must be a multiple of 32|--threads=33"
@@ -34,13 +46,8 @@ if(TARGET pkbench_transfer)
       "timeout_inf|--timeout-ms|--timeout-ms=inf"
       "csv_folder|--csv=/tmp: is a folder|--csv=/tmp"
       "arch_without_list|--arch=sm_100a plans a --list for another GPU: add --list|--arch=sm_100a"
-      "arch_unknown|--arch=sm_99: unknown architecture|--list;--arch=sm_99")
-    string(REPLACE "|" ";" _f "${_case}")
-    list(GET _f 0 _name)
-    list(GET _f 1 _re)
-    list(SUBLIST _f 2 -1 _args)
-    pk_cli_test(refuse_transfer_${_name} pkbench_transfer 2 "${_re}" ${_args})
-  endforeach()
+      "arch_unknown|--arch=sm_99: unknown architecture|--list|--arch=sm_99")
+
   # --arch plans for a stand-in GPU on any machine, and says what would be skipped and why.
   pk_cli_test(refuse_transfer_list_sm80 pkbench_transfer 0
     "tma_bulk/one_way/push.* skipped: this build has no device code for sm_80"
@@ -55,7 +62,7 @@ if(TARGET pkbench_transfer)
 endif()
 
 if(TARGET pkbench_collectives)
-  foreach(_case
+  pk_refuse_cases(collectives pkbench_collectives
       "sizes_0|--sizes: 0: a collective needs at least one element per rank|--sizes=0"
       "counts_0|--counts: 0: a collective needs at least one element per rank|--counts=0"
       "tensor_cols_0|--tensor-cols=0: the \\*_cols layouts need at least one column per rank|--tensor-cols=0"
@@ -65,12 +72,7 @@ if(TARGET pkbench_collectives)
       "warmup_nan|--warmup-ms=nan: not a finite number|--warmup-ms=nan"
       "multimem_without_consent|--impls=multimem: the NVSwitch multicast variant is refused by policy unless --allow-multicast|--impls=multimem"
       "csv_folder|--csv=/tmp: is a folder|--csv=/tmp")
-    string(REPLACE "|" ";" _f "${_case}")
-    list(GET _f 0 _name)
-    list(GET _f 1 _re)
-    list(SUBLIST _f 2 -1 _args)
-    pk_cli_test(refuse_collectives_${_name} pkbench_collectives 2 "${_re}" ${_args})
-  endforeach()
+
   # Built with NVSHMEM (CI installs the wheel): listed; without: refused with the reason.
   pk_cli_test(refuse_collectives_nvshmem pkbench_collectives 0,2
     "(/nvshmem/|--impls=nvshmem: this build has no NVSHMEM)" --impls=nvshmem --list --collectives=all_reduce)
