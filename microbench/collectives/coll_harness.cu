@@ -391,6 +391,7 @@ void Runner::measure(const PointSpec& ps, Row& row) {
   // mode, launched once (-G 1).
   const int nt_iters = std::max(1, ctx_.cfg.nccltests_iters);
   const int nt_repeats = std::max(1, ctx_.cfg.nccltests_repeats);
+  const int nt_launches = std::max(1, ctx_.cfg.nccltests_graph_launches);
   Graphs nt_graphs{ctx_.group, {}, {}};
   std::string nt_err;
   bool nt_skip = false;
@@ -442,7 +443,7 @@ void Runner::measure(const PointSpec& ps, Row& row) {
   double nt_us = 0;
   collectively(comm, [&] {
     std::vector<double> runs;
-    for (int r = 0; r < nt_repeats; ++r) runs.push_back(nccltests_time_us(steady_host_clock(), nt_iters, graph ? 1 : 0, steps));
+    for (int r = 0; r < nt_repeats; ++r) runs.push_back(nccltests_time_us(steady_host_clock(), nt_iters, graph ? nt_launches : 0, steps));
     nt_us = summarize(runs).median;
     if (shift) impl.set_iteration(0);  // the verified run uses the buffers' first window
     ctx_.status.check(gpus);
@@ -524,6 +525,7 @@ void Runner::measure(const PointSpec& ps, Row& row) {
   row["busbw_gbps_nccltests"] = fmt_num(p.algbw_gbps(nt_us * 1e-6) * p.factor());
   row["nccltests_iters"] = std::to_string(nt_iters);
   row["nccltests_repeats"] = std::to_string(nt_repeats);
+  row["nccltests_graph_launches"] = graph ? std::to_string(nt_launches) : "";
   row["nccltests_shift"] = shift ? "yes" : "no";
 }
 

@@ -58,6 +58,7 @@ struct StudyConfig {
   TimingOptions timing;
   int ops_per_sample = 100;  // most collectives per timed sample (fewer for large sizes)
   int nccltests_iters = 20;  // nccl-tests' -n
+  int nccltests_graph_launches = 1;  // nccl-tests' -G in graph mode: launches of the graph of `iters`
   int nccltests_repeats = 1;  // runs of the whole method per point; time_us_nccltests is their median
   bool nccltests_shift = false;  // NCCL rows move their buffers per iteration as nccl-tests does
   uint64_t seed = 0x5eed;

@@ -100,6 +100,11 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 128))
       ->capture_default_str();
   app.add_option("--nccltests-iters", cfg.nccltests_iters, "nccl-tests' -n for the nccl-tests-style time")->check(CLI::Range(1, 100000))->capture_default_str();
+  app.add_option("--nccltests-graph-launches", cfg.nccltests_graph_launches,
+                 "nccl-tests' -G in graph mode: launches of the captured graph of --nccltests-iters collectives, timed "
+                 "together (column nccltests_graph_launches; ref_check.sh passes the same -G to the tool)")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
   app.add_option("--nccltests-repeats", cfg.nccltests_repeats,
                  "runs of the whole nccl-tests method per point; time_us_nccltests is their median (one run of a "
                  "launch-bound size moves by ~10 % from run to run, as nccl-tests' own figure does; column "

@@ -14,7 +14,7 @@ const std::vector<std::string>& coll_columns() {
       "sms", "threads", "knobs", "tuning",
       "nccl_config", "iters_per_sample", "samples",
       "time_us_median", "time_us_p10", "time_us_p90", "time_us_min", "algbw_gbps", "busbw_gbps", "busbw_factor",
-      "time_us_nccltests", "busbw_gbps_nccltests", "nccltests_iters", "nccltests_repeats", "nccltests_shift", "ref_tool", "ref_time_us", "ref_ratio", "wrong",
+      "time_us_nccltests", "busbw_gbps_nccltests", "nccltests_iters", "nccltests_graph_launches", "nccltests_repeats", "nccltests_shift", "ref_tool", "ref_time_us", "ref_ratio", "wrong",
       "max_abs_err", "max_rel_err", "verified", "nccl_env", "status", "error"};
   return c;
 }

@@ -105,6 +105,9 @@ int merge_nccltests(std::vector<CsvRow>& rows, const std::vector<NcclTestsRun>& 
       if (run.collective() != row["collective"] || (run.graph_launches > 0) != graph ||
           std::to_string(run.ranks) != row["gpus"])
         continue;
+      // A graph row timed over N launches compares with the tool's -G N only (older rows: any).
+      if (const std::string g = row["nccltests_graph_launches"]; graph && !g.empty() && g != std::to_string(run.graph_launches))
+        continue;
       for (const NcclTestsLine& l : run.lines) {
         if (std::to_string(l.bytes) != row["bytes"] || l.type != nccltests_type_of(row["dtype"])) continue;
         times.push_back(l.time_us);

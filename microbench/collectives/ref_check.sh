@@ -16,6 +16,7 @@
 #   COLLS     [all_reduce] (all_reduce, all_gather, reduce_scatter, all_to_all)
 #   DTYPE     [bf16] (bf16, fp32)     SIZES [4K:1G] (MIN:MAX, doubling, as -b MIN -e MAX -f 2)
 #   MODES     [eager,graph]           ITERS [20] (nccl-tests' -n and --nccltests-iters)
+#   GRAPH_LAUNCHES [1] nccl-tests' -G N for graph mode, and the study's --nccltests-graph-launches
 #   REPEATS   [5] rounds of (the study, then each tool invocation); both sides' figure is
 #             the median of their rounds: a launch-bound size moves by 10 % and more between
 #             two runs of nccl-tests itself
@@ -37,12 +38,14 @@ SIZES=${SIZES:-4K:1G}
 MODES=${MODES:-eager,graph}
 ITERS=${ITERS:-20}
 REPEATS=${REPEATS:-5}
+GRAPH_LAUNCHES=${GRAPH_LAUNCHES:-1}
 CONFIGS=${CONFIGS:-default,symmetric}
 MIN=${SIZES%%:*}
 MAX=${SIZES#*:}
 case $DTYPE in bf16) NT_TYPE=bfloat16 ;; fp32) NT_TYPE=float ;; *) echo "DTYPE=$DTYPE: bf16 or fp32" >&2; exit 2 ;; esac
 [[ $SIZES == *:* && $MAX != *:* ]] || { echo "SIZES=$SIZES: MIN:MAX" >&2; exit 2; }
 [[ $REPEATS =~ ^[1-9][0-9]*$ ]] || { echo "REPEATS=$REPEATS: a positive integer" >&2; exit 2; }
+[[ $GRAPH_LAUNCHES =~ ^[1-9][0-9]*$ ]] || { echo "GRAPH_LAUNCHES=$GRAPH_LAUNCHES: a positive integer" >&2; exit 2; }
 
 tool_path() {  # $1: the nccl-tests program
   if [ -n "${PKBENCH_NCCL_TESTS:-}" ]; then
@@ -73,7 +76,7 @@ STUDY=() MERGE=()
 for ((r = 1; r <= REPEATS; r++)); do
   echo "== round $r/$REPEATS: pkbench_collectives: $COLLS $DTYPE $SIZES $MODES, $CONFIGS"
   "${LAUNCH[@]}" "$BIN" --collectives="$COLLS" --dtypes="$DTYPE" --sizes="$SIZES" --modes="$MODES" --impls="$IMPLS" \
-    --nccl-configs="$CONFIGS" --nccltests-iters="$ITERS" --nccltests-shift --csv="$O/study_r$r.csv" "$@" \
+    --nccl-configs="$CONFIGS" --nccltests-iters="$ITERS" --nccltests-graph-launches="$GRAPH_LAUNCHES" --nccltests-shift --csv="$O/study_r$r.csv" "$@" \
     > "$O/study_r$r.log" 2>&1
   rc=$?
   [ $rc = 0 ] || { echo "pkbench_collectives failed (rc=$rc):" >&2; tail -20 "$O/study_r$r.log" >&2; exit $rc; }
@@ -85,7 +88,7 @@ for ((r = 1; r <= REPEATS; r++)); do
     [ "$targs" = - ] || IFS=, read -r -a extra <<< "$targs"
     for m in ${MODES//,/ }; do
       args=(-b "$MIN" -e "$MAX" -f 2 -d "$NT_TYPE" -n "$ITERS" -w 1 -g "$G" "${extra[@]}")
-      [ "$m" = graph ] && args+=(-G 1)
+      [ "$m" = graph ] && args+=(-G "$GRAPH_LAUNCHES")
       f="$O/nccltests_${coll}_${impl}_${m}_r$r.txt"
       echo "== round $r/$REPEATS: ${env[*]} $prog ${args[*]}"
       if [ "$NP" -ge 2 ]; then

@@ -109,6 +109,11 @@ TEST(NcclTestsOutput, SeveralRunsOfTheToolGiveTheirMedian) {
   EXPECT_EQ(rows[0]["ref_time_us"], "1");
   EXPECT_EQ(rows[0]["ref_ratio"], "1.1000");
   EXPECT_EQ(rows[0]["ref_tool"], "nccl-tests 2.19.6 all_reduce_perf -G 1 (median of 3 runs)");
+  // A row timed over 10 graph launches takes no -G 1 figure.
+  rows[0]["nccltests_graph_launches"] = "10";
+  rows[0].erase("ref_tool");
+  EXPECT_EQ(merge_nccltests(rows, {with_time("1.30")}, "default"), 0);
+  EXPECT_EQ(rows[0].count("ref_tool"), 0u);
 }
 
 TEST(NcclTestsOutput, StudyRunsCombineIntoTheirMedian) {
