@@ -76,12 +76,18 @@ TEST(TransferGrid, ScalePresetSweepsGpuCountsOnFanPatternsOnly) {
   EXPECT_EQ(fan, 27 * 2);
 }
 
-TEST(TransferGrid, Fig2SpansSixteenBytesToOneGiBForTheCopyEngine) {
+// Figure 2's sizes, one way, pushed, for one mechanism.
+static GridOptions fig2_one_way_push(const char* mechanism) {
   GridOptions o;
   o.preset = "fig2";
-  o.mechanisms = "ce";
+  o.mechanisms = mechanism;
   o.directions = "push";
   o.patterns = "one_way";
+  return o;
+}
+
+TEST(TransferGrid, Fig2SpansSixteenBytesToOneGiBForTheCopyEngine) {
+  const GridOptions o = fig2_one_way_push("ce");
   auto pts = build_grid(o, h200(), 2);
   ASSERT_EQ(pts.size(), 27u);
   EXPECT_EQ(pts.front().message_bytes, 16u);
@@ -89,11 +95,7 @@ TEST(TransferGrid, Fig2SpansSixteenBytesToOneGiBForTheCopyEngine) {
 }
 
 TEST(TransferGrid, AutoFitShrinksTmaStagesForLargeMessages) {
-  GridOptions o;
-  o.preset = "fig2";
-  o.mechanisms = "tma_bulk";
-  o.directions = "push";
-  o.patterns = "one_way";
+  const GridOptions o = fig2_one_way_push("tma_bulk");
   for (const auto& p : build_grid(o, h200(), 2)) {
     const uint64_t stride = (p.message_bytes + 127) / 128 * 128;
     const uint64_t warps = p.knob("threads") / 32, depth = p.knob("pipeline_depth");
