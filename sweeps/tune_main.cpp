@@ -1,9 +1,9 @@
 // pkbench_tune: tuning tables other projects include, from results folders or study CSVs.
 //   pkbench_tune [--out DIR] [--header NAME.h] [--allow-virtual] SOURCE...
-// SOURCE: a results folder (its transfer.csv, collectives.csv or collectives/collectives.csv,
-// fused.csv or fused/fused.csv) or a study CSV (its `study` column says which table). Tables
+// SOURCE: a results folder (the layout's transfer/transfer.csv, collectives/collectives.csv,
+// fused/fused.csv) or a study CSV (its `study` column says which table). Tables
 // of several machines merge into one (one source per machine). Writes, in DIR (default: the
-// only source folder):
+// only source folder's tuning/):
 //   <table>_tuning.csv, <table>_tuning.json (with nlohmann-json), and pkbench_tuning.h
 // (constexpr rows + lookup_<table>(machine, ..., bytes)).
 // A CSV with rows from virtual ranks (peer_mode "virtual": N ranks on one GPU measure HBM,
@@ -31,7 +31,7 @@ using namespace pk::sweeps;
 static const char* kUsage =
     "usage: pkbench_tune [--out DIR] [--header NAME.h] [--allow-virtual] SOURCE...\n"
     "  SOURCE: a results folder or a study CSV (transfer, collectives, fused). Writes DIR/<table>_tuning.csv,\n"
-    "  DIR/<table>_tuning.json and DIR/pkbench_tuning.h (DIR defaults to the only source folder).\n";
+    "  DIR/<table>_tuning.json and DIR/pkbench_tuning.h (DIR defaults to the only source folder's tuning/).\n";
 
 namespace {
 
@@ -76,7 +76,8 @@ int main(int argc, char** argv) {
   if (out.empty()) {
     if (sources.size() != 1 || !fs::is_directory(sources[0]))
       usage_error(argv[0], "--out DIR is needed unless the only SOURCE is a folder", kUsage);
-    out = sources[0];
+    out = sources[0] + "/tuning";  // the results layout's folder for the tables
+    fs::create_directories(out);
   }
   if (header.find('/') != std::string::npos || header.size() < 3 || header.substr(header.size() - 2) != ".h")
     usage_error(argv[0], "--header=" + header + ": a file name ending in .h, without a folder", kUsage);
@@ -86,9 +87,9 @@ int main(int argc, char** argv) {
     for (const auto& s : sources) {
       if (fs::is_directory(s)) {
         const std::vector<std::pair<std::string, std::vector<std::string>>> look = {
-            {"transfer", {"transfer.csv"}},
-            {"collectives", {"collectives.csv", "collectives/collectives.csv"}},
-            {"fused", {"fused.csv", "fused/fused.csv"}}};
+            {"transfer", {"transfer/transfer.csv"}},
+            {"collectives", {"collectives/collectives.csv"}},
+            {"fused", {"fused/fused.csv"}}};
         bool any = false;
         for (const auto& [study, names] : look)
           for (const auto& n : names)
