@@ -70,30 +70,27 @@ int Cli::bad_input(const std::string& what, bool quiet) const {
   return kExitBadInput;
 }
 
-CLI::Validator size_list_validator() {
+namespace {
+// A CLI11 validator from a parser that throws ArgError: its message, or "" when it parses.
+CLI::Validator validator_of(void (*parse)(const std::string&), const char* name) {
   return CLI::Validator(
-      [](std::string& s) -> std::string {
+      [parse](std::string& s) -> std::string {
         try {
-          parse_size_list(s);
+          parse(s);
         } catch (const ArgError& e) {
           return e.what();
         }
         return "";
       },
-      "SIZES");
+      name);
 }
+}  // namespace
 
+CLI::Validator size_list_validator() {
+  return validator_of([](const std::string& s) { parse_size_list(s); }, "SIZES");
+}
 CLI::Validator size_validator() {
-  return CLI::Validator(
-      [](std::string& s) -> std::string {
-        try {
-          parse_size(s);
-        } catch (const ArgError& e) {
-          return e.what();
-        }
-        return "";
-      },
-      "SIZE");
+  return validator_of([](const std::string& s) { parse_size(s); }, "SIZE");
 }
 
 void check_output_path(const std::string& path, const std::string& flag) {

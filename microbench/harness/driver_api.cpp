@@ -26,20 +26,12 @@ void load(Fn* slot, const char* name, int version) {
 #define PK_DRIVER_LOAD(name, version) load(&x.name, #name, version);
 
 const Api& api() {
-  static const Api a = [] {
-    Api x{};
-    PK_DRIVER_API(PK_DRIVER_LOAD)
-    return x;
-  }();
+  static const Api a = [] { Api x{}; PK_DRIVER_API(PK_DRIVER_LOAD) return x; }();
   return a;
 }
 
 const GreenApi& green_api() {
-  static const GreenApi a = [] {
-    GreenApi x{};
-    PK_DRIVER_GREEN_API(PK_DRIVER_LOAD)
-    return x;
-  }();
+  static const GreenApi a = [] { GreenApi x{}; PK_DRIVER_GREEN_API(PK_DRIVER_LOAD) return x; }();
   return a;
 }
 

@@ -71,30 +71,17 @@ double value_of(const Row& r) {
 
 namespace {
 
-std::string ns(double v) {
+// v in printf format `fmt`, "-" when not a number.
+std::string shown(const char* fmt, double v) {
   if (!std::isfinite(v)) return "-";
   char b[32];
-  std::snprintf(b, sizeof b, v >= 100 ? "%.0f ns" : "%.1f ns", v);
+  std::snprintf(b, sizeof b, fmt, v);
   return b;
 }
-std::string gbps(double v) {
-  if (!std::isfinite(v)) return "-";
-  char b[32];
-  std::snprintf(b, sizeof b, "%.1f GB/s", v);
-  return b;
-}
-std::string ratio(double v) {
-  if (!std::isfinite(v)) return "-";
-  char b[32];
-  std::snprintf(b, sizeof b, "%.2fx", v);
-  return b;
-}
-std::string signed_gbps(double v) {
-  if (!std::isfinite(v)) return "-";
-  char b[32];
-  std::snprintf(b, sizeof b, "%+.1f GB/s", v);
-  return b;
-}
+std::string ns(double v) { return shown(v >= 100 ? "%.0f ns" : "%.1f ns", v); }
+std::string gbps(double v) { return shown("%.1f GB/s", v); }
+std::string ratio(double v) { return shown("%.2fx", v); }
+std::string signed_gbps(double v) { return shown("%+.1f GB/s", v); }
 double val(const Row* r) { return r ? value_of(*r) : NAN; }
 
 // The smallest value among rows (latencies), or the largest (bandwidths).
