@@ -226,15 +226,6 @@ ReshapePlan nccl_reshape_plan(const Problem& p, uint64_t piece_bytes) {
   return r;
 }
 
-double quantile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const double pos = std::clamp(q, 0.0, 1.0) * (v.size() - 1);
-  const size_t i = static_cast<size_t>(std::floor(pos));
-  if (i + 1 >= v.size()) return v.back();
-  return v[i] + (pos - i) * (v[i + 1] - v[i]);
-}
-
 std::string nccl_func_name(int layout) {
   switch (layout) {
     case kAllReduce: return "AllReduce";

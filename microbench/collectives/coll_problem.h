@@ -10,6 +10,7 @@
 
 #include "../../kernels/collectives/coll_reference.cuh"
 #include "../../kernels/collectives/seg_layout.cuh"
+#include "../harness/stats.h"
 
 namespace pk::coll {
 
@@ -103,8 +104,8 @@ std::vector<int> parse_knob_list(Knob k, const std::string& text);
 // Every pair of the two lists (sms-major), auto first where given.
 std::vector<LaunchKnobs> knob_grid(const std::vector<int>& sms, const std::vector<int>& threads);
 
-// Quantile q in [0,1] with linear interpolation (p10, p90 of the samples).
-double quantile(std::vector<double> v, double q);
+// Quantile q in [0,1] with linear interpolation (p10, p90 of the samples): the harness's.
+using ::pk::quantile;
 
 std::string nccl_func_name(int layout);  // AllReduce, AllGather, ReduceScatter, AlltoAll
 
