@@ -14,6 +14,13 @@ if(TARGET pkbench_fused_schema)
   target_compile_definitions(pkbench_fused_cpu_tests PRIVATE PKBENCH_FIXTURE_DIR="${CMAKE_CURRENT_LIST_DIR}/fixtures")
   gtest_discover_tests(pkbench_fused_cpu_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS cpu)
 endif()
+# The tuned schedule's answers and refusals, and its summary (the sweeps read the rows).
+if(TARGET pkbench_fused_schema AND TARGET pkbench_sweeps)
+  add_executable(pkbench_fused_tuned_tests ${CMAKE_CURRENT_LIST_DIR}/cpu/test_fused_tuned.cpp)
+  target_link_libraries(pkbench_fused_tuned_tests PRIVATE pkbench_fused_schema pkbench_sweeps GTest::gtest_main)
+  target_compile_definitions(pkbench_fused_tuned_tests PRIVATE PKBENCH_FIXTURE_DIR="${CMAKE_CURRENT_LIST_DIR}/fixtures")
+  gtest_discover_tests(pkbench_fused_tuned_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS cpu)
+endif()
 
 if(TARGET pkbench_fused_core)
   add_executable(pkbench_fused_gpu_tests ${CMAKE_CURRENT_LIST_DIR}/gpu/gpu_main.cpp
@@ -45,9 +52,30 @@ if(TARGET pkbench_fused)
     ${_fused_bin} --list --preset=smoke)
   add_test(NAME fused_cli_multicast_refused COMMAND ${CMAKE_COMMAND} -E env NCCL_NVLS_ENABLE=1
     ${_fused_expect} 2 "NCCL_NVLS_ENABLE=1: NVSwitch multicast is never run" ${_fused_bin} --list)
+  # A tuning table that is missing, of another schema version or not the fused one: exit 2
+  # before any GPU work (also where there is no GPU).
+  add_test(NAME fused_cli_tuning_table_missing COMMAND ${_fused_expect} 2 "--tuning-table=/nonexistent.json: .*cannot read"
+    ${_fused_bin} --tuning-table=/nonexistent.json)
+  add_test(NAME fused_cli_tuning_table_schema COMMAND ${_fused_expect} 2 "--tuning-table=.*schema_version 2"
+    ${_fused_bin} --tuning-table=${CMAKE_CURRENT_LIST_DIR}/fixtures/tuning_schema2.json)
+  add_test(NAME fused_cli_tuning_table_not_fused COMMAND ${_fused_expect} 2 "a collectives table, not the fused one"
+    ${_fused_bin} --tuning-table=${CMAKE_CURRENT_LIST_DIR}/fixtures/tuning_collectives_v1.json)
   set_tests_properties(fused_cli_shape_not_whole_tiles fused_cli_size_not_divisible_by_gpus
     fused_cli_shards_not_whole_tiles fused_cli_knob_out_of_range fused_cli_unknown_schedule fused_cli_unknown_flag
-    fused_cli_list_or_no_gpu fused_cli_multicast_refused PROPERTIES LABELS cpu)
+    fused_cli_list_or_no_gpu fused_cli_multicast_refused fused_cli_tuning_table_missing fused_cli_tuning_table_schema
+    fused_cli_tuning_table_not_fused PROPERTIES LABELS cpu)
+endif()
+# The tuned rows' summary, and a virtual-rank fused CSV as a table only the same virtual
+# ranks read (pkbench_tune --allow-virtual; refused without it).
+if(TARGET pkbench_fused_summary)
+  add_test(NAME fused_summary_tuned_section COMMAND ${_fused_expect} 0 "1 of 1 measured points reach the target, worst 0.990"
+    $<TARGET_FILE:pkbench_fused_summary> ${CMAKE_CURRENT_LIST_DIR}/fixtures/fused_tuned_fixture.csv)
+  add_test(NAME fused_tune_virtual_refused COMMAND ${_fused_expect} 2 "never tuning input for a real machine"
+    $<TARGET_FILE:pkbench_tune> --out ${CMAKE_CURRENT_BINARY_DIR} ${CMAKE_CURRENT_LIST_DIR}/fixtures/fused_tuned_fixture.csv)
+  add_test(NAME fused_tune_allow_virtual COMMAND ${_fused_expect} 0 "wrote .*fused_tuning.csv"
+    $<TARGET_FILE:pkbench_tune> --allow-virtual --out ${CMAKE_CURRENT_BINARY_DIR}
+    ${CMAKE_CURRENT_LIST_DIR}/fixtures/fused_tuned_fixture.csv)
+  set_tests_properties(fused_summary_tuned_section fused_tune_virtual_refused fused_tune_allow_virtual PROPERTIES LABELS cpu)
 endif()
 if(TARGET pkbench_cost_model)
   set(_fx ${CMAKE_CURRENT_LIST_DIR}/fixtures)
@@ -58,7 +86,7 @@ if(TARGET pkbench_cost_model)
     $<TARGET_FILE:pkbench_cost_model> --fused ${_fx}/fused_points.csv --sync ${_fx}/fused_sync.csv)
   add_test(NAME fused_cost_model_mixed_machines COMMAND ${_fused_expect} 2 "different GPUs"
     $<TARGET_FILE:pkbench_cost_model> --fused ${_fx}/fused_points.csv --transfer ${_fx}/fused_transfer.csv
-    --sync ${CMAKE_SOURCE_DIR}/results/h200x2/sync/sync.csv)
+    --sync ${CMAKE_CURRENT_LIST_DIR}/fixtures/compare/old/sync.csv)
   set_tests_properties(fused_cost_model_fixture fused_cost_model_needs_transfer fused_cost_model_mixed_machines
     PROPERTIES LABELS cpu)
 endif()

@@ -1,6 +1,6 @@
 # Sweep-driver tests (tests/CMakeLists.txt includes every tests/*.cmake whose name is in
 # PKBENCH_STUDIES, or all of them): the reader, tuning tables, comparison and report on
-# fixtures and on the committed results; the generated tuning header compiled by a small
+# fixtures (copies of committed results where real data matters: tests/fixtures/compare/); the generated tuning header compiled by a small
 # C++17 program; the scripts' plans and refusals. All CPU (label cpu).
 if(NOT TARGET pkbench_sweeps)
   return()
@@ -17,10 +17,10 @@ set(_pk_cli ${CMAKE_CURRENT_LIST_DIR}/cli)
 add_test(NAME sweeps_tuning_header COMMAND ${_pk_cli}/tuning_header.sh $<TARGET_FILE:pkbench_tune>
   ${CMAKE_CXX_COMPILER} ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/tuning_header)
 add_test(NAME sweeps_compare_usage COMMAND ${_pk_cli}/expect_exit.sh 2 "is not a folder"
-  $<TARGET_FILE:pkbench_compare> /nonexistent ${CMAKE_SOURCE_DIR}/results/h200x2)
+  $<TARGET_FILE:pkbench_compare> /nonexistent ${CMAKE_CURRENT_LIST_DIR}/fixtures/compare/single)
 add_test(NAME sweeps_compare_peer_modes COMMAND ${_pk_cli}/expect_exit.sh 0 "ce_batch/pull/bidir \\| 15 "
-  $<TARGET_FILE:pkbench_compare> ${CMAKE_SOURCE_DIR}/results/h200x2/transfer/peer-modes/single
-  ${CMAKE_SOURCE_DIR}/results/h200x2/transfer/peer-modes/ipc)
+  $<TARGET_FILE:pkbench_compare> ${CMAKE_CURRENT_LIST_DIR}/fixtures/compare/single
+  ${CMAKE_CURRENT_LIST_DIR}/fixtures/compare/ipc)
 add_test(NAME sweeps_tune_refuses_sync_csv COMMAND ${_pk_cli}/expect_exit.sh 2 "is a sync CSV"
   $<TARGET_FILE:pkbench_tune> --out ${CMAKE_CURRENT_BINARY_DIR} ${CMAKE_CURRENT_LIST_DIR}/fixtures/sync_fixture.csv)
 add_test(NAME sweeps_summary_bad_elapsed COMMAND ${_pk_cli}/expect_exit.sh 2 "ELAPSED_SECONDS 'soon'"
@@ -29,7 +29,7 @@ add_test(NAME sweeps_summary_bad_elapsed COMMAND ${_pk_cli}/expect_exit.sh 2 "EL
 add_test(NAME sweeps_summary_foreign_csv COMMAND ${_pk_cli}/expect_exit.sh 1 "sync_fixture.csv:2:1: column 'study'"
   $<TARGET_FILE:pkbench_transfer_summary> ${CMAKE_CURRENT_LIST_DIR}/fixtures/sync_fixture.csv ${CMAKE_CURRENT_BINARY_DIR})
 add_test(NAME sweeps_report_usage COMMAND ${_pk_cli}/expect_exit.sh 2 "--other=/nonexistent: not a folder"
-  $<TARGET_FILE:pkbench_report> ${CMAKE_SOURCE_DIR}/results/h200x2 --other=/nonexistent)
+  $<TARGET_FILE:pkbench_report> ${CMAKE_CURRENT_LIST_DIR}/fixtures/report --other=/nonexistent)
 add_test(NAME sweeps_reproduce_plan COMMAND ${_pk_cli}/reproduce_plan.sh ${CMAKE_SOURCE_DIR})
 add_test(NAME sweeps_deps_plan COMMAND ${_pk_cli}/deps_plan.sh ${CMAKE_SOURCE_DIR})
 set_tests_properties(sweeps_tuning_header sweeps_compare_usage sweeps_compare_peer_modes sweeps_tune_refuses_sync_csv

@@ -1,16 +1,15 @@
-// pkbench_compare's core on the committed results: one device call in two peer modes, and
-// the old code's run against the new code's.
+// pkbench_compare's core on copies of committed results (tests/fixtures/compare/): one device
+// call in two peer modes (H200x2's transfer/peer-modes/single and ipc), and the old code's run
+// (H200x2's transfer/transfer.csv and sync/sync.csv) against the new code's.
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <filesystem>
 
 #include "sweeps/compare.h"
 #include "sweeps_test_util.h"
 
 using namespace pk::sweeps;
 using namespace pk::sweeps::testing;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -34,7 +33,7 @@ const PointDiff* point(const FileDiff& f, const std::vector<std::string>& tokens
 }  // namespace
 
 TEST(SweepsCompare, AFolderAgainstItselfHasNoChange) {
-  const std::string dir = source_dir() + "/results/h200x2/transfer/peer-modes/single";
+  const std::string dir = fixture("compare/single");
   const FolderDiff d = compare_folders(dir, dir);
   ASSERT_EQ(d.files.size(), 2u);  // sync.csv, transfer.csv (transfer_tuning.csv is not a study CSV)
   EXPECT_EQ(d.changes(), 0);
@@ -43,7 +42,7 @@ TEST(SweepsCompare, AFolderAgainstItselfHasNoChange) {
 }
 
 TEST(SweepsCompare, SingleAgainstIpc) {
-  const std::string base = source_dir() + "/results/h200x2/transfer/peer-modes/";
+  const std::string base = fixture("compare/");
   const FolderDiff d = compare_folders(base + "single", base + "ipc");
   const FileDiff& t = file(d, "transfer.csv");
   EXPECT_EQ(t.study, "transfer");
@@ -71,13 +70,7 @@ TEST(SweepsCompare, SingleAgainstIpc) {
 }
 
 TEST(SweepsCompare, OldCodeAgainstNewCode) {
-  // The old run's transfer and sync CSVs live in their study folders: side by side in one folder,
-  // as compare_folders pairs files by name.
-  const std::string old_run = temp_dir("compare_old_run");
-  for (const char* s : {"transfer", "sync"})
-    fs::copy_file(source_dir() + "/results/h200x2/" + s + "/" + s + ".csv", old_run + "/" + s + ".csv",
-                  fs::copy_options::overwrite_existing);
-  const FolderDiff d = compare_folders(old_run, source_dir() + "/results/h200x2/transfer/peer-modes/single");
+  const FolderDiff d = compare_folders(fixture("compare/old"), fixture("compare/single"));
   const FileDiff& t = file(d, "transfer.csv");
   EXPECT_EQ(t.points.size(), 937u);
   EXPECT_EQ(t.only_b.size(), 60u);  // ce_batch did not exist in the old code

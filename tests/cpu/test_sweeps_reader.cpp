@@ -84,8 +84,8 @@ TEST(SweepsReader, ReadsTypedColumnsByName) {
 }
 
 TEST(SweepsReader, OlderFilesWithoutNewerColumnsStillRead) {
-  // results/h200x2/transfer/transfer.csv predates the `ranks` column.
-  const TransferData d = read_transfer(source_dir() + "/results/h200x2/transfer/transfer.csv");
+  // H200x2's transfer/transfer.csv (copied as tests/fixtures/compare/old/) predates the `ranks` column.
+  const TransferData d = read_transfer(fixture("compare/old/transfer.csv"));
   EXPECT_EQ(d.total, 941u);
   EXPECT_EQ(d.rows.size(), 937u);
   EXPECT_EQ(d.skipped, 4u);
