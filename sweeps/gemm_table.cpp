@@ -1,29 +1,30 @@
 #include "gemm_table.h"
 
+#include "row_reader.h"
+
 #include <algorithm>
 
 namespace pk::sweeps {
 
 std::string GemmRow::shape() const { return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k); }
 
+namespace {
+const RowReader<GemmRow>& gemm_reader() {
+  using R = GemmRow;
+  static const RowReader<R> r =
+      RowReader<R>()
+          .text("impl", &R::impl).text("variant", &R::variant)
+          .integer("m", &R::m).integer("n", &R::n).integer("k", &R::k).integer("sms", &R::sms)
+          .number("tflops", &R::tflops).number("ratio_to_cublas", &R::ratio_to_cublas, false)
+          .number("time_us_median", &R::time_us_median).number("time_us_min", &R::time_us_min, false)
+          .number("time_us_max", &R::time_us_max, false).number("cv", &R::cv, false)
+          .also({"status"}).also({"git_commit", ColumnType::text, false});
+  return r;
+}
+}  // namespace
+
 GemmData read_gemm(const std::string& path) {
-  using T = ColumnType;
-  const CsvTable t = CsvTable::read(path,
-                                    {{"impl"},
-                                     {"variant"},
-                                     {"m", T::integer},
-                                     {"n", T::integer},
-                                     {"k", T::integer},
-                                     {"sms", T::integer},
-                                     {"tflops", T::number},
-                                     {"ratio_to_cublas", T::number, false},
-                                     {"time_us_median", T::number},
-                                     {"time_us_min", T::number, false},
-                                     {"time_us_max", T::number, false},
-                                     {"cv", T::number, false},
-                                     {"status"},
-                                     {"git_commit", T::text, false}},
-                                    {"gemm"});
+  const CsvTable t = CsvTable::read(path, gemm_reader().fields(), {"gemm"});
   GemmData d;
   d.path = path;
   d.machine = t.machine();
@@ -31,19 +32,7 @@ GemmData read_gemm(const std::string& path) {
   if (t.rows()) d.git_commit = std::string(t.text(0, "git_commit"));
   for (size_t i = 0; i < t.rows(); ++i) {
     if (t.text(i, "status") != "ok") continue;
-    GemmRow r;
-    r.impl = t.text(i, "impl");
-    r.variant = t.text(i, "variant");
-    r.m = t.integer(i, "m");
-    r.n = t.integer(i, "n");
-    r.k = t.integer(i, "k");
-    r.sms = static_cast<int>(t.integer(i, "sms"));
-    r.tflops = t.number(i, "tflops");
-    r.ratio_to_cublas = t.number(i, "ratio_to_cublas");
-    r.time_us_median = t.number(i, "time_us_median");
-    r.time_us_min = t.number(i, "time_us_min");
-    r.time_us_max = t.number(i, "time_us_max");
-    r.cv = t.number(i, "cv");
+    GemmRow r = gemm_reader().row(t, i);
     r.line = t.line_of(i);
     d.rows.push_back(r);
   }

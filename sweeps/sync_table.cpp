@@ -1,6 +1,7 @@
 #include "sync_table.h"
 
 #include "csv_table.h"
+#include "row_reader.h"
 #include "format.h"
 
 #include <cstdio>
@@ -9,30 +10,25 @@
 #include <stdexcept>
 
 namespace pk::sweeps {
+namespace {
+const RowReader<SyncRow>& sync_reader() {
+  using R = SyncRow;
+  static const RowReader<R> r =
+      RowReader<R>()
+          .text("level", &R::level).text("primitive", &R::primitive).text("scope", &R::scope)
+          .text("semantics", &R::semantics).text("placement", &R::placement).integer("participants", &R::participants)
+          .number("one_way_ns", &R::one_way_ns).number("round_trip_ns", &R::round_trip_ns)
+          .number("p10_ns", &R::p10_ns, false).number("p90_ns", &R::p90_ns, false).number("spread_ns", &R::spread_ns)
+          .integer("samples", &R::samples).number("gbps", &R::gbps).text("clock_source", &R::clock_source)
+          .number("clock_resolution_ns", &R::clock_resolution_ns).text("status", &R::status).text("error", &R::error)
+          .text("gpu_name", &R::gpu_name)
+          .also({"git_commit", ColumnType::text, false}).also({"peer_mode", ColumnType::text, false});
+  return r;
+}
+}  // namespace
+
 SyncData read_sync(const std::string& path) {
-  using T = ColumnType;
-  const CsvTable t = CsvTable::read(path,
-                                    {{"level"},
-                                     {"primitive"},
-                                     {"scope"},
-                                     {"semantics"},
-                                     {"placement"},
-                                     {"participants", T::integer},
-                                     {"one_way_ns", T::number},
-                                     {"round_trip_ns", T::number},
-                                     {"p10_ns", T::number, false},
-                                     {"p90_ns", T::number, false},
-                                     {"spread_ns", T::number},
-                                     {"samples", T::integer},
-                                     {"gbps", T::number},
-                                     {"clock_source"},
-                                     {"clock_resolution_ns", T::number},
-                                     {"status"},
-                                     {"error"},
-                                     {"gpu_name"},
-                                     {"git_commit", T::text, false},
-                                     {"peer_mode", T::text, false}},
-                                    {"sync"});
+  const CsvTable t = CsvTable::read(path, sync_reader().fields(), {"sync"});
   SyncData d;
   d.path = path;
   d.machine = t.machine();
@@ -40,19 +36,8 @@ SyncData read_sync(const std::string& path) {
     d.git_commit = std::string(t.text(0, "git_commit"));
     d.peer_mode = std::string(t.text(0, "peer_mode"));
   }
-  auto s = [&](size_t i, const char* c) { return std::string(t.text(i, c)); };
   for (size_t i = 0; i < t.rows(); ++i) {
-    SyncRow r{s(i, "level"),    s(i, "primitive"),    s(i, "scope"),  s(i, "semantics"), s(i, "placement"),
-              s(i, "gpu_name"), s(i, "clock_source"), s(i, "status"), s(i, "error")};
-    r.participants = static_cast<int>(t.integer(i, "participants"));
-    r.one_way_ns = t.number(i, "one_way_ns");
-    r.round_trip_ns = t.number(i, "round_trip_ns");
-    r.p10_ns = t.number(i, "p10_ns");
-    r.p90_ns = t.number(i, "p90_ns");
-    r.spread_ns = t.number(i, "spread_ns");
-    r.gbps = t.number(i, "gbps");
-    r.clock_resolution_ns = t.number(i, "clock_resolution_ns");
-    r.samples = static_cast<int>(t.integer(i, "samples"));
+    SyncRow r = sync_reader().row(t, i);
     r.line = t.line_of(i);
     d.rows.push_back(r);
   }

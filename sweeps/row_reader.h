@@ -1,0 +1,53 @@
+#pragma once
+// A reader's columns bound to the members of its row type, declared together: the fields it
+// asks CsvTable::read for and the copy of each row come from one list, so a reader names each
+// column once (no field list beside a copy loop).
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "csv_table.h"
+
+namespace pk::sweeps {
+
+template <class R>
+class RowReader {
+ public:
+  RowReader& text(const char* column, std::string R::*m, bool required = true) {
+    return bind({column, ColumnType::text, required},
+                [m](R& r, const CsvTable& t, size_t i, int f) { r.*m = std::string(t.text(i, f)); });
+  }
+  template <class I>  // int or int64_t members; an empty cell reads as 0
+  RowReader& integer(const char* column, I R::*m, bool required = true) {
+    return bind({column, ColumnType::integer, required},
+                [m](R& r, const CsvTable& t, size_t i, int f) { r.*m = static_cast<I>(t.integer(i, f)); });
+  }
+  // An empty cell reads as 0.
+  RowReader& number(const char* column, double R::*m, bool required = true) {
+    return bind({column, ColumnType::number, required},
+                [m](R& r, const CsvTable& t, size_t i, int f) { r.*m = t.number(i, f); });
+  }
+  // A column the reader asks for but uses itself (status, git_commit, ...).
+  RowReader& also(Field f) { return bind(std::move(f), nullptr); }
+
+  const std::vector<Field>& fields() const { return fields_; }
+  R row(const CsvTable& t, size_t i) const {
+    R r;
+    for (size_t k = 0; k < copies_.size(); ++k)
+      if (copies_[k]) copies_[k](r, t, i, t.field(fields_[k].name));
+    return r;
+  }
+
+ private:
+  using Copy = std::function<void(R&, const CsvTable&, size_t, int)>;
+  RowReader& bind(Field f, Copy c) {
+    fields_.push_back(std::move(f));
+    copies_.push_back(std::move(c));
+    return *this;
+  }
+  std::vector<Field> fields_;
+  std::vector<Copy> copies_;
+};
+
+}  // namespace pk::sweeps
