@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "format.h"
+#include "row_reader.h"
 
 namespace fs = std::filesystem;
 
@@ -456,36 +457,28 @@ struct PrimRow {
   }
 };
 
-std::vector<PrimRow> read_primitives(const std::string& path) {
+const RowReader<PrimRow>& prim_reader() {
+  using R = PrimRow;
   using T = ColumnType;
-  const CsvTable t = CsvTable::read(path,
-                                    {{"op"},
-                                     {"style"},
-                                     {"scope", T::text, false},
-                                     {"ordering", T::text, false},
-                                     {"protocol", T::text, false},
-                                     {"ordering_detail", T::text, false},
-                                     {"placement", T::text, false},
-                                     {"memory", T::text, false},
-                                     {"protocol_correct", T::text, false},
-                                     {"value", T::number},
-                                     {"status"},
-                                     {"ref_tool", T::text, false},
-                                     {"ref_time_ns", T::number, false},
-                                     {"ref_ratio", T::number, false}},
-                                    {"primitives"});
+  static const RowReader<R> r =
+      RowReader<R>()
+          .text("op", &R::op).text("style", &R::style).text("ordering", &R::ordering, false)
+          .text("protocol", &R::protocol, false).text("placement", &R::placement, false)
+          .text("protocol_correct", &R::correct, false)
+          .also({"scope", T::text, false}).also({"ordering_detail", T::text, false}).also({"memory", T::text, false})
+          .also({"value", T::number}).also({"status"}).also({"ref_tool", T::text, false})
+          .also({"ref_time_ns", T::number, false}).also({"ref_ratio", T::number, false});
+  return r;
+}
+
+std::vector<PrimRow> read_primitives(const std::string& path) {
+  const CsvTable t = CsvTable::read(path, prim_reader().fields(), {"primitives"});
   std::vector<PrimRow> rows;
   for (size_t i = 0; i < t.rows(); ++i) {
     if (t.text(i, "status") != "ok") continue;
-    PrimRow r;
-    r.op = t.text(i, "op");
-    r.style = t.text(i, "style");
-    r.ordering = t.text(i, "ordering");
-    r.protocol = t.text(i, "protocol");
+    PrimRow r = prim_reader().row(t, i);
     // CSVs older than the protocol column name the LL protocol only in the ordering's detail.
     if (r.protocol.empty() && t.text(i, "ordering_detail").substr(0, 11) == "LL protocol") r.protocol = "ll";
-    r.placement = t.text(i, "placement");
-    r.correct = t.text(i, "protocol_correct");
     r.t = Timing{t.number(i, "value"), 0, 0};
     r.check = cross_check(std::string(t.text(i, "ref_tool")), t.number(i, "ref_time_ns"), t.number(i, "ref_ratio"));
     r.desc = r.style + " " + std::string(t.text(i, "scope")) + " " + (r.protocol.empty() ? "" : r.protocol + " ") +
