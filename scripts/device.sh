@@ -121,6 +121,6 @@ if [ "$run" = 1 ]; then
   fi
 fi
 tar czf "$OUT/results.tgz" -C "$(dirname "$PKBENCH_OUT")" "$(basename "$PKBENCH_OUT")"
-log "done; $OUT/results.tgz holds $(tar tzf "$OUT/results.tgz" | grep -c '\.csv$') CSVs"
+log "done; $OUT/results.tgz holds $(tar tzf "$OUT/results.tgz" | grep -v 'timing\.csv$' | grep -c '\.csv$') study CSVs"
 tail -n 3 "$OUT/tests.log" 2>/dev/null
 grep -E "exited with|error" "$OUT/run.log" 2>/dev/null | tail -n 10

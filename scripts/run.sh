@@ -140,7 +140,7 @@ run_study() {
   local s=$1 csv=$2 t0 rc dir log
   shift 2
   dir=$out/$s
-  log=$dir/${as:-$s}.log
+  log=$(realpath -m "$dir/${as:-$s}.log")
   mkdir -p "$dir" "$(dirname "$csv")"
   local cmd=("${launcher[@]}" "$(pk_bin "$s")" "--csv=$csv" "$@")
   printf '%q ' "${cmd[@]}" | sed "s|$PKBENCH_ROOT/||g" >> "$dir/command.txt"
@@ -197,7 +197,7 @@ one_gpu_study() {
 for s in "${studies[@]}"; do
   dir=$out/$s
   if [ -n "$as" ]; then
-    run_study "$s" "$dir/$as.csv" "$@"
+    run_study "$s" "$(realpath -m "$dir/$as.csv")" "$@"
     continue
   fi
   # The study's main run replaces what an earlier one left.
