@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <string>
 
+#include "../microbench/harness/tidy_csv.h"
+
 namespace pk::sweeps {
 
 [[noreturn]] inline void usage_error(const char* argv0, const std::string& what, const char* usage) {
@@ -53,6 +55,21 @@ inline bool option(int argc, char** argv, int& i, const std::string& name, std::
   }
   if (found && (name == "--out" || name == "--csv")) check_output_parent(argv[0], name, *value);
   return found;
+}
+
+// A summary tool's markdown, made by make(): on stdout, or written (atomically) to `out` when
+// given. Returns main's exit code: 1, with "argv0: error: ..." on stderr, when make() throws.
+template <class Make>
+int emit_markdown(const char* argv0, const std::string& out, Make make) {
+  try {
+    const std::string md = make();
+    if (out.empty()) std::fwrite(md.data(), 1, md.size(), stdout);
+    else pk::write_file_atomically(out, md);
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: error: %s\n", argv0, e.what());
+    return 1;
+  }
 }
 
 }  // namespace pk::sweeps

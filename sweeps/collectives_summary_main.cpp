@@ -29,13 +29,5 @@ int main(int argc, char** argv) {
   }
   if (csvs.empty()) pk::sweeps::usage_error(argv[0], "a collectives CSV is needed", kUsage);
   if (!out.empty()) pk::sweeps::check_output_parent(argv[0], "--out", out, kUsage);
-  try {
-    const std::string md = pk::sweeps::collectives_summary_markdown(csvs);
-    if (out.empty()) std::fwrite(md.data(), 1, md.size(), stdout);
-    else pk::write_file_atomically(out, md);
-    return 0;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s: error: %s\n", argv[0], e.what());
-    return 1;
-  }
+  return pk::sweeps::emit_markdown(argv[0], out, [&] { return pk::sweeps::collectives_summary_markdown(csvs); });
 }

@@ -381,7 +381,7 @@ std::vector<TunedPoint> tuned_points(const std::string& path) {
     if (t.tuning.rfind("impl=", 0) == 0) answered = t.tuning.substr(5, t.tuning.find(' ') - 5);
     for (const auto& r : rows) {
       if (r.family == "tuned" || r.status != "ok" || !same_point(r, t)) continue;
-      if (p.best_us == 0 || r.t < p.best_us) p.best_us = r.t, p.best = r.name();
+      p.consider(r.t, r.name());
       if (r.impl == answered && (r.knobs.empty() || r.knobs == "auto")) p.default_us = r.t, p.default_config = r.name();
     }
     out.push_back(p);
@@ -390,9 +390,6 @@ std::vector<TunedPoint> tuned_points(const std::string& path) {
 }
 
 namespace {
-
-std::string us_cell(double us) { return us > 0 ? (us >= 10000 ? num(us, 0) : num(us, 2)) : "-"; }
-std::string x_cell(double x) { return x > 0 ? num(x, 2) : "-"; }
 
 void counts_section(std::ostream& os, const std::vector<std::string>& paths) {
   os << "## Rows\n\n| file | rows | ok | skipped | error | skip reasons |\n|---|---:|---:|---:|---:|---|\n";
@@ -510,29 +507,13 @@ void ablation_section(std::ostream& os, const std::string& path) {
 // `tuned` rows against the same run's best measured row and the answered implementation's
 // default grid, device-time view (the view the tuning table chooses on).
 void tuned_section(std::ostream& os, const std::string& path) {
-  const std::vector<TunedPoint> pts = tuned_points(path);
-  if (pts.empty()) return;
-  int ok = 0, near = 0;
-  double worst = 0;
-  for (const auto& p : pts)
-    if (p.tuned_us > 0 && p.best_us > 0) {
-      ++ok;
-      near += p.of_best() >= kTunedOfBestTarget;
-      if (worst == 0 || p.of_best() < worst) worst = p.of_best();
-    }
-  os << "\n## Tuned (configuration from a tuning table, through pkbench/tuning.h)\n\n"
-     << "Device-time view. best = the fastest other row at the point (any implementation, any knobs); default = the "
-        "answered implementation at its own grid (knobs auto). tuned / best = best us / tuned us (1 = as fast as the "
-        "best; target >= "
-     << num(kTunedOfBestTarget, 2) << "), over default = default us / tuned us. " << near << " of " << ok
-     << " measured points reach the target" << (ok ? ", worst " + num(worst, 3) : std::string()) << ".\n\n"
-     << "| collective | dtype | size | mode | table's answer | tuned us | best (row) | best us | tuned / best | "
-        "default us | over default |\n|---|---|---:|---|---|---:|---|---:|---:|---:|---:|\n";
-  for (const auto& p : pts)
-    os << "| " << p.collective << " | " << p.dtype << " | " << size_text(static_cast<uint64_t>(p.bytes)) << " | "
-       << p.launch_mode << " | " << p.answer << " | " << us_cell(p.tuned_us) << " | " << (p.best.empty() ? "-" : p.best)
-       << " | " << us_cell(p.best_us) << " | " << x_cell(p.of_best()) << " | " << us_cell(p.default_us) << " | "
-       << x_cell(p.over_default()) << " |\n";
+  std::vector<TunedLine> lines;
+  for (const auto& p : tuned_points(path))
+    lines.push_back({{p.collective, p.dtype, size_text(static_cast<uint64_t>(p.bytes)), p.launch_mode}, p});
+  pk::sweeps::tuned_section(os,
+                            "Device-time view. best = the fastest other row at the point (any implementation, any "
+                            "knobs); default = the answered implementation at its own grid (knobs auto).",
+                            {"collective", "dtype", "size", "mode"}, lines);
 }
 
 }  // namespace

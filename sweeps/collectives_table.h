@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "csv_table.h"
+#include "tuned_section.h"
 #include "tuning_table.h"
 #include "verdict.h"
 
@@ -100,15 +101,9 @@ std::vector<CollectiveComparison> collective_comparisons(const std::string& csv_
 
 // Each `tuned` row against the same point's best other row and the answered
 // implementation's default grid (knobs auto), device-time view (gated medians).
-inline constexpr double kTunedOfBestTarget = 0.97;  // issue 21: tuned >= 0.97x the best measured
-struct TunedPoint {
+struct TunedPoint : TunedRatio {  // best, default_config: "impl config" of those rows
   std::string collective, dtype, launch_mode;
   int64_t gpus = 0, bytes = 0;
-  std::string answer;  // the row's tuning cell, or its status and reason when not ok
-  double tuned_us = 0, best_us = 0, default_us = 0;
-  std::string best, default_config;  // "impl config" of those rows
-  double of_best() const { return tuned_us > 0 && best_us > 0 ? best_us / tuned_us : 0; }
-  double over_default() const { return tuned_us > 0 && default_us > 0 ? default_us / tuned_us : 0; }
 };
 std::vector<TunedPoint> tuned_points(const std::string& csv_path);
 

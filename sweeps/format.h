@@ -32,6 +32,10 @@ inline std::string ns_text(double ns) {
 
 inline std::string ratio_text(double r, int prec = 2) { return num(r, prec) + "x"; }
 
+// Table cells: a time in us, a ratio; "-" where not measured (<= 0).
+inline std::string us_cell(double us) { return us > 0 ? (us >= 10000 ? num(us, 0) : num(us, 2)) : "-"; }
+inline std::string x_cell(double x) { return x > 0 ? num(x, 2) : "-"; }
+
 // The power-of-two bucket holding `bytes`: [lo, 2 lo - 1].
 inline uint64_t pow2_floor(uint64_t bytes) {
   uint64_t p = 1;

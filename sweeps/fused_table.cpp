@@ -2,8 +2,12 @@
 
 #include "verdict.h"
 
+#include <pkbench/tuning.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <map>
+#include <sstream>
 #include <tuple>
 
 namespace pk::sweeps {
@@ -23,14 +27,16 @@ const std::vector<Field>& fused_fields() {
                                        {"time_us_max", T::number},
                                        {"cv", T::number, false},
                                        {"tflops", T::number},
-                                       {"status"}};
+                                       {"status"},
+                                       {"peer_mode", T::text, false},
+                                       {"tuning", T::text, false}};
   return f;
 }
 
 namespace {
 
 struct FusedRow {
-  std::string op, overlap, impl;
+  std::string op, overlap, impl, peer_mode;
   int64_t m = 0, n = 0, k = 0, gpus = 0, comm_sms = 0;
   double t = 0, tmin = 0, tmax = 0, tflops = 0;
   size_t line = 0;
@@ -56,6 +62,7 @@ TuningTable fused_tuning(const std::string& path) {
     r.op = t.text(i, "op");
     r.overlap = t.text(i, "overlap");
     r.impl = t.text(i, "impl");
+    r.peer_mode = t.text(i, "peer_mode");
     r.m = t.integer(i, "m");
     r.n = t.integer(i, "n");
     r.k = t.integer(i, "k");
@@ -103,7 +110,12 @@ TuningTable fused_tuning(const std::string& path) {
   tt.sources = {path};
   std::map<std::tuple<std::string, int64_t, int64_t, int64_t, int64_t>, std::vector<const FusedRow*>> groups;
   for (const auto& r : rows) groups[{r.op, r.gpus, r.m, r.n, r.k}].push_back(&r);
-  const std::string machine = t.machine().key();
+  // Virtual ranks (several on one GPU) measure HBM, not NVLink: their rows name a machine of
+  // their own, which only a run on the same virtual ranks matches (pkbench/tuning.h).
+  auto machine_of = [&](const FusedRow& r) {
+    return r.peer_mode == "virtual" ? pkbench::tuning::virtual_machine_key(t.machine().key(), static_cast<int>(r.gpus))
+                                    : t.machine().key();
+  };
   for (const auto& [key, all] : groups) {
     std::vector<const FusedRow*> rs;
     const FusedRow* base = nullptr;
@@ -128,7 +140,7 @@ TuningTable fused_tuning(const std::string& path) {
       else if (!runner || r->t < runner->t) runner = r;
     }
     const FusedRow* c = *std::min_element(tied.begin(), tied.end(), [](auto a, auto b) { return simpler(*a, *b); });
-    tt.rows.push_back({machine,
+    tt.rows.push_back({machine_of(*c),
                        c->op,
                        c->gpus,
                        c->m,
@@ -166,7 +178,7 @@ std::vector<Field> summary_fields() {
   f.push_back({"comm_share", T::number, false});
   f.push_back({"comm_ratio", T::number, false});
   f.push_back({"git_commit", T::text, false});
-  f.push_back({"peer_mode", T::text, false});
+  f.push_back({"error", T::text, false});
   return f;
 }
 
@@ -213,6 +225,64 @@ FusedSummary fused_summary(const std::string& path) {
     }
   }
   return s;
+}
+
+std::vector<FusedTuned> fused_tuned_points(const std::string& path) {
+  const CsvTable t = CsvTable::read(path, summary_fields(), {"fused"});
+  auto point_of = [&](size_t i) {
+    return std::make_tuple(std::string(t.text(i, "op")), t.integer(i, "gpus"), t.integer(i, "m"), t.integer(i, "n"),
+                           t.integer(i, "k"));
+  };
+  // "intra_sm", "inter_sm comm_sms=8": a fused row's configuration.
+  auto config_of = [&](size_t i) {
+    const std::string impl(t.text(i, "impl"));
+    return impl == "inter_sm" ? impl + " comm_sms=" + std::to_string(t.integer(i, "comm_sms")) : impl;
+  };
+  std::vector<FusedTuned> out;
+  for (size_t i = 0; i < t.rows(); ++i) {
+    if (t.text(i, "impl") != "tuned") continue;
+    FusedTuned p;
+    std::tie(p.op, p.gpus, p.m, p.n, p.k) = point_of(i);
+    const bool ok = t.text(i, "status") == "ok";
+    p.answer = ok ? std::string(t.text(i, "tuning")) : std::string(t.text(i, "status")) + ": " + std::string(t.text(i, "error"));
+    if (ok) p.tuned_us = t.number(i, "time_us_median");
+    // "... default=inter_sm/comm_sms:16" (microbench/fused/fused_tuned.cpp): the answered
+    // schedule at its untuned knobs, written as the point names write knobs.
+    std::string dflt, word;
+    for (std::istringstream is{std::string(t.text(i, "tuning"))}; is >> word;)
+      if (word.rfind("default=", 0) == 0) dflt = word.substr(8);
+    const std::string dflt_impl = dflt.substr(0, dflt.find('/'));
+    const size_t at = dflt.find("/comm_sms:");
+    const int64_t dflt_sms = at == std::string::npos ? 0 : std::atoll(dflt.c_str() + at + 10);  // 0: none (intra_sm)
+    for (size_t j = 0; j < t.rows(); ++j) {
+      const std::string overlap(t.text(j, "overlap"));
+      if (t.text(j, "status") != "ok" || (overlap != "intra_sm" && overlap != "inter_sm") || point_of(j) != point_of(i)) continue;
+      p.consider(t.number(j, "time_us_median"), config_of(j));
+      if (t.text(j, "impl") == dflt_impl && (dflt_sms == 0 || t.integer(j, "comm_sms") == dflt_sms))
+        p.default_us = t.number(j, "time_us_median"), p.default_config = config_of(j);
+    }
+    out.push_back(p);
+  }
+  return out;
+}
+
+std::string fused_summary_markdown(const std::string& path) {
+  const FusedSummary s = fused_summary(path);
+  std::ostringstream os;
+  os << "# Fused summary\n\n`" << path << "`: " << s.rows << " rows (" << s.ok << " ok), git commit "
+     << (s.git_commit.empty() ? "-" : s.git_commit) << ", peer mode " << (s.peer_mode.empty() ? "-" : s.peer_mode) << ".\n";
+  std::vector<TunedLine> lines;
+  for (const auto& p : fused_tuned_points(path))
+    lines.push_back({{p.op, std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k),
+                      std::to_string(p.gpus)},
+                     p});
+  if (lines.empty()) os << "\nNo `tuned` rows (pkbench_fused --tuning-table=fused_tuning.json adds them).\n";
+  tuned_section(os,
+                "best = the fastest fused row at the point (the tuning table's candidates: intra-SM and every "
+                "inter-SM split measured; baselines are never answered); default = the answered schedule at its "
+                "untuned knobs (the answer's default=).",
+                {"op", "local M x N x K", "GPUs"}, lines);
+  return os.str();
 }
 
 std::vector<KSweepRow> fused_k_sweep(const std::string& path, const std::string& op) {

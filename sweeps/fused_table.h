@@ -12,7 +12,9 @@
 //   m, n, k     the local GEMM shape (integers); gpus (integer)
 //   comm_sms    SMs given to communication (integer; 0 for intra-SM and baselines)
 //   time_us_median, time_us_min, time_us_max (numbers, per fused operation), cv (number)
-//   tflops      (number), status, plus the metadata columns.
+//   tflops      (number), status, plus the metadata columns; peer_mode ("virtual": rows of
+//               virtual ranks, whose tuning rows name the machine "<machine>-virtual<ranks>"),
+//               tuning (on `tuned` rows, impl and overlap "tuned": never a tuning candidate).
 // Noise: rows whose min..max overlaps the fastest's are tied; among them the fewest
 // communication SMs win (intra-SM counts as 0), then intra-SM before inter-SM.
 // Exercised on tests/fixtures/fused_fixture.csv (written in this schema by hand).
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "csv_table.h"
+#include "tuned_section.h"
 #include "tuning_table.h"
 
 namespace pk::sweeps {
@@ -71,5 +74,17 @@ struct KSweepRow {
   int64_t inter_comm_sms = 0;
 };
 std::vector<KSweepRow> fused_k_sweep(const std::string& csv_path, const std::string& op = "gemm_rs");
+
+// Each `tuned` row (pkbench_fused --tuning-table: impl and overlap "tuned", the answer in its
+// tuning column) against the same run's fastest fused row at its point (the table's
+// candidates: intra_sm and inter_sm at every comm_sms) and the answered schedule at its
+// untuned knobs (the answer's default=, e.g. inter_sm/comm_sms:16), medians.
+struct FusedTuned : TunedRatio {  // best, default_config: "intra_sm", "inter_sm comm_sms=8"
+  std::string op;
+  int64_t m = 0, n = 0, k = 0, gpus = 0;
+};
+std::vector<FusedTuned> fused_tuned_points(const std::string& csv_path);
+// The fused summary (pkbench_fused_summary): the CSV's row counts and its Tuned section.
+std::string fused_summary_markdown(const std::string& csv_path);
 
 }  // namespace pk::sweeps

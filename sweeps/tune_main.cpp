@@ -8,9 +8,9 @@
 // (constexpr rows + lookup_<table>(machine, ..., bytes)).
 // A CSV with rows from virtual ranks (peer_mode "virtual": N ranks on one GPU measure HBM,
 // not NVLink) is refused, exit 2: such rows are never tuning input for a real machine. With
-// --allow-virtual a collectives CSV of virtual ranks is taken: its rows' machine becomes
-// "<machine>-virtual<ranks>" (pkbench/tuning.h's virtual_machine_key), which no real machine
-// matches, only a run on the same virtual ranks (the collectives study's `tuned` rows).
+// --allow-virtual a collectives or fused CSV of virtual ranks is taken: its rows' machine
+// becomes "<machine>-virtual<ranks>" (pkbench/tuning.h's virtual_machine_key), which no real
+// machine matches, only a run on the same virtual ranks (the studies' `tuned` rows).
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -115,26 +115,31 @@ int main(int argc, char** argv) {
     }
     std::map<std::string, std::vector<TuningTable>> by_name;
     std::vector<std::set<std::string>> modes;
+    // The studies whose `tuned` rows read a table of virtual ranks (run on the same ranks).
+    auto virtual_ok = [](const std::string& study) { return study == "collectives" || study == "fused"; };
     for (const auto& [study, csv] : csvs) {
       modes.push_back(peer_modes_of(csv));
-      if (modes.back().count("virtual") && !(allow_virtual && study == "collectives"))
+      if (modes.back().count("virtual") && !(allow_virtual && virtual_ok(study)))
         usage_error(argv[0],
                     "'" + csv + "' holds rows from virtual ranks (peer_mode virtual: several ranks on one GPU measure "
                     "HBM, not NVLink): never tuning input for a real machine" +
-                        (study == "collectives" ? std::string(" (--allow-virtual: a table only the same virtual ranks read)")
-                                                : std::string(" (--allow-virtual takes collectives CSVs only)")),
+                        (virtual_ok(study) ? std::string(" (--allow-virtual: a table only the same virtual ranks read)")
+                                           : std::string(" (--allow-virtual takes collectives and fused CSVs only)")),
                     kUsage);
     }
     // A table holding virtual and real rows would be refused whole on the real machine: the
     // virtual ranks' table is written apart.
-    std::string real_coll, virtual_coll;
-    for (size_t c = 0; c < csvs.size(); ++c)
-      if (csvs[c].first == "collectives") (modes[c].count("virtual") ? virtual_coll : real_coll) = csvs[c].second;
-    if (!real_coll.empty() && !virtual_coll.empty())
-      usage_error(argv[0],
-                  "--allow-virtual: '" + virtual_coll + "' (virtual ranks) and '" + real_coll +
-                      "' (real peers) would make one collectives table: write the virtual one apart (its own --out)",
-                  kUsage);
+    std::map<std::string, std::pair<std::string, std::string>> real_virtual;  // study -> a real CSV, a virtual CSV
+    for (size_t c = 0; c < csvs.size(); ++c) {
+      auto& rv = real_virtual[csvs[c].first];
+      (modes[c].count("virtual") ? rv.second : rv.first) = csvs[c].second;
+    }
+    for (const auto& [study, rv] : real_virtual)
+      if (!rv.first.empty() && !rv.second.empty())
+        usage_error(argv[0],
+                    "--allow-virtual: '" + rv.second + "' (virtual ranks) and '" + rv.first + "' (real peers) would make one " +
+                        study + " table: write the virtual one apart (its own --out)",
+                    kUsage);
     for (size_t c = 0; c < csvs.size(); ++c) {
       const auto& [study, csv] = csvs[c];
       const auto t0 = std::chrono::steady_clock::now();

@@ -15,11 +15,13 @@
 
 #include "../harness/args.h"
 #include "../harness/capability.h"
+#include "../harness/metadata.h"
 #include "../harness/cuda_check.h"
 #include "../harness/nvml.h"
 #include "../harness/stats.h"
 #include "../harness/study.h"
 #include "fused_context.h"
+#include "fused_tuned.h"
 
 namespace pk::fused {
 namespace {
@@ -68,11 +70,12 @@ class FusedStudy {
   Row describe(const Point& p) const {
     const int w = ctx_.world();
     const Shape& s = p.shape;
-    const Schedule& sch = schedule(p.schedule);
+    const Point run = point_run(p);  // a refused tuned point runs nothing: no schedule
+    const bool runs = run.schedule != kTunedSchedule;
     Row r{{"study", "fused"},
           {"op", op_name(p.op)},
           {"impl", p.schedule},
-          {"overlap", overlap_of(sch)},
+          {"overlap", p.tuning ? kTunedSchedule : overlap_of(schedule(p.schedule))},
           {"gpus", std::to_string(w)},
           {"size_n", p.size_n ? std::to_string(p.size_n) : ""},
           {"m", std::to_string(s.m)},
@@ -81,9 +84,10 @@ class FusedStudy {
           {"flops", fmt_num(s.flops())},
           {"verified", "no"}};
     for (const auto& [k, v] : p.knobs) r[k] = std::to_string(v);
-    const bool intra = p.schedule == "intra_sm";
-    const bool gemm_only = p.schedule == "gemm_pk" || p.schedule == "gemm_cublas";
-    r["comm_bytes"] = gemm_only ? "0" : fmt_num(intra ? intra_sm_bytes(p.op, s, w) : collective_bytes(p.op, s, w));
+    if (p.tuning) r["tuning"] = p.tuning->answer;
+    const bool intra = run.schedule == "intra_sm";
+    const bool gemm_only = run.schedule == "gemm_pk" || run.schedule == "gemm_cublas";
+    if (runs) r["comm_bytes"] = gemm_only ? "0" : fmt_num(intra ? intra_sm_bytes(p.op, s, w) : collective_bytes(p.op, s, w));
     const double a = double(s.m) * s.k, b = double(s.n) * s.k, c = double(s.m) * s.n;
     r["working_set_bytes"] = fmt_num(2 * (a + b + (p.op == Op::ag_gemm ? c : 2 * c)));
     return r;
@@ -99,9 +103,11 @@ class FusedStudy {
     return c >= 1e9 ? 0 : c;
   }
 
-  void measure(benchmark::State& state, const Point& p, Row& row) {
+  // A tuned point runs what its table answered (point_run) under its own name and row.
+  void measure(benchmark::State& state, const Point& tp, Row& row) {
+    const Point p = point_run(tp);
     ctx_.ensure_shape(p.op, p.shape);
-    std::unique_ptr<Impl> impl = make_impl(p, ctx_);
+    std::unique_ptr<Impl> impl = make_impl(tp, ctx_);  // SkipPoint where the table refused
     row["compute_sms"] = impl->compute_sms ? std::to_string(impl->compute_sms) : "";
     row["comm_blocks"] = std::to_string(impl->comm_blocks);
     row["group_m"] = impl->group_m ? std::to_string(impl->group_m) : "";
@@ -159,7 +165,7 @@ class FusedStudy {
     // best and every speedup over it are the sweeps' (sweeps/fused_table.h), from the rows:
     // a searched baseline writes one row per knob setting, its knobs in their own columns.
     auto& seen = times_[key(p)];
-    double& best = seen[p.schedule];
+    double& best = seen[tp.schedule];
     if (best <= 0 || us < best) best = us;
     auto at = [&](const char* s) { auto it = seen.find(s); return it == seen.end() ? 0.0 : it->second; };
     if (const double lt = at("gemm_cublas"), nc = at("coll_nccl"); lt > 0 && nc > 0) row["comm_share"] = fmt_num(nc / (lt + nc), 4);
@@ -209,6 +215,11 @@ class FusedPlan : public PointStudyPlan<Point, FusedStudy> {
                    "run (0: the run's)")
         ->check(CLI::Range(0, kMaxGpus))
         ->capture_default_str();
+    app.add_option("--tuning-table", tuning_table_,
+                   "a fused tuning table (pkbench_tune's fused_tuning.json): adds the `tuned` schedule after each "
+                   "operator and shape, configured from the table through pkbench/tuning.h (Tuner::choose_split) as a "
+                   "user's program would be (column tuning says what it answered). The table must be of this machine; a "
+                   "table of virtual ranks only for a run on the same virtual ranks (pkbench_tune --allow-virtual)");
     add_timing_flags(app, opt_.timing, opt_.study_warmup_ms, "GEMMs run");
   }
 
@@ -236,11 +247,13 @@ class FusedPlan : public PointStudyPlan<Point, FusedStudy> {
     }
     // What needs no GPU is refused now: the tile, and the GPU count when --world names it.
     build_points(grid_, world_hint_);
+    if (!tuning_table_.empty()) check_tuning_table(tuning_table_);  // its machine once the GPUs are known
     if (const std::string mc = keep_nccl_multicast_off(); !mc.empty()) throw ArgError(mc);
   }
   std::vector<ListedPoint> plan(const GpuInfo& g) override {
     const int w = world_hint_ > 0 ? world_hint_ : 2;
     study_.note("note: points planned for " + std::to_string(w) + " GPUs (--world)");
+    if (!tuning_table_.empty()) study_.note("note: the tuned points are answered for this machine's GPUs: not listed here");
     return listed(build_points(grid_, w), g);
   }
   std::vector<ListedPoint> points(PeerGroup& group) override {
@@ -250,6 +263,12 @@ class FusedPlan : public PointStudyPlan<Point, FusedStudy> {
       if (g.cc_major != 9)
         throw ArgError("the fused kernels need Hopper GPUs (sm_90a); GPU" + std::to_string(g.ordinal) + " is " + g.name);
     points_ = build_points(grid_, group.size());
+    if (!tuning_table_.empty()) {  // refused for another machine before any point runs
+      const Row meta = metadata_row(group);
+      const pkbench::tuning::Tuner tuner = load_tuning_table(
+          tuning_table_, tuning_machine(meta.at("gpu_name"), std::stoi(meta.at("gpu_count")), group.is_virtual(), group.size()));
+      points_ = with_tuned_points(points_, tuner, tuning_table_, group.size());
+    }
     return listed(points_, group.topology().gpus[0]);
   }
   void setup(PeerGroup& group, PointResults& results) override {
@@ -264,7 +283,7 @@ class FusedPlan : public PointStudyPlan<Point, FusedStudy> {
  private:
   StudyMain& study_;
   FusedOptions opt_;
-  std::string preset_name_ = "default", ops_arg_, schedules_arg_, sizes_arg_, shapes_arg_;
+  std::string preset_name_ = "default", ops_arg_, schedules_arg_, sizes_arg_, shapes_arg_, tuning_table_;
   std::map<std::string, std::string> knob_args_;
   int world_hint_ = 0;
   GridSpec grid_;

@@ -231,6 +231,8 @@ std::unique_ptr<Impl> make_ag_gemm(const Point& p, Context& c);  // op_ag_gemm.c
 std::unique_ptr<Impl> make_gemm_ar(const Point& p, Context& c);  // op_gemm_ar.cu
 // The components and the non-overlapped baselines, the same for every operator (fused_impl.cu).
 std::unique_ptr<Impl> make_common(const Point& p, Context& c);  // nullptr when the operator builds it
+// Any point's implementation; a tuned point's is its table's answer (point_run: prepare and
+// verify that point), and a refused answer throws SkipPoint with the table's reason.
 std::unique_ptr<Impl> make_impl(const Point& p, Context& c);
 
 // Collective: `ops` operations back to back (no gate, untimed), then every local GPU

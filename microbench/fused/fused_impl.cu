@@ -11,6 +11,7 @@
 #include "../harness/tensor_map.h"
 #include "../harness/tensor_map_gemm.h"
 #include "fused_context.h"
+#include "fused_tuned.h"
 
 namespace pk::fused {
 
@@ -244,6 +245,10 @@ std::unique_ptr<Impl> make_common(const Point& p, Context& c) {
 }
 
 std::unique_ptr<Impl> make_impl(const Point& p, Context& c) {
+  if (p.tuning) {  // a tuned point: what its table answered, or skipped with the table's refusal
+    if (!p.tuning->refused.empty()) throw SkipPoint(p.tuning->refused);
+    return make_impl(point_run(p), c);
+  }
   // This suite's kernels address the peers' memory directly; NCCL and cuBLASLt do not need to.
   const bool direct = p.schedule != "gemm_pk" && p.schedule != "gemm_cublas" && p.schedule.find("nccl") == std::string::npos;
   if (direct)

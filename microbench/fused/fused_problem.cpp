@@ -141,7 +141,8 @@ const std::vector<Schedule>& schedules() {
       {"inter_sm", Kind::fused,
        "inter-SM overlap: comm_sms communicator blocks (RS/AR: pull flagged partial tiles and reduce; AG: TMA-copy "
        "the next shard) beside the GEMM on the rest",
-       all, {{&knobs::comm_sms, "4,8,16,24,32"}}},
+       // untuned: the presets' single setting (smoke, table3), what a program without a table launches.
+       all, {{&knobs::comm_sms, "4,8,16,24,32", 16}}},
   };
   return v;
 }
@@ -228,7 +229,7 @@ std::vector<Point> build_points(const GridSpec& g, int world) {
             }
           combos = next;
         }
-        for (const auto& c : combos) out.push_back(Point{op, sch.name, shape, n, c});
+        for (const auto& c : combos) out.push_back(Point{op, sch.name, shape, n, c, {}});
       }
   }
   return out;
@@ -244,7 +245,7 @@ const std::vector<std::string>& fused_columns() {
          {"compute_sms", "comm_blocks", "group_m", "tile_order", "flops", "comm_bytes", "working_set_bytes",
           "iters_per_sample", "samples", "time_us_median", "time_us_min", "time_us_max", "cv", "tflops",
           "tflops_best", "gemm_us", "comm_ratio", "comm_share", "algo", "rel_fro_err", "max_rel_err", "wrong", "elem_tol", "verified", "sm_clock_mhz_start",
-          "sm_clock_mhz_end", "sm_clock_mhz_max", "status", "error"})
+          "sm_clock_mhz_end", "sm_clock_mhz_max", "tuning", "status", "error"})
       v.push_back(x);
     for (const auto& m : metadata_columns()) v.push_back(m);
     return v;

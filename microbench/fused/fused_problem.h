@@ -4,6 +4,7 @@
 // knobs declared once (the point grid, the point names and the CSV columns derive from the
 // declarations, like the transfer study's mechanisms), and the bytes each operator moves.
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,9 @@ extern const Knob chunks;    // pipeline chunks per row shard (overlapped baseli
 struct KnobUse {
   const Knob* knob;
   std::string default_list;  // the values a point grid takes when the flag is not given
+  // The one value a program without a tuning table launches: the `tuned` rows' "default"
+  // configuration (fused_tuned.h). 0: none declared.
+  int untuned = 0;
 };
 
 enum class Kind { component, baseline, fused };
@@ -97,12 +101,20 @@ const std::vector<const Knob*>& all_knobs();
 std::vector<int> parse_knob_list(const Knob& k, const std::string& list);
 
 // ---- points ----
+// What a tuning table answered for a `tuned` point (fused_tuned.h).
+struct Tuning {
+  std::string schedule;  // the answered schedule, run with the point's knobs ("" when refused)
+  std::string answer;    // the `tuning` column: what, basis, source rows, table, machine, default
+  std::string refused;   // why nothing runs: the point is skipped with it
+};
+
 struct Point {
   Op op = Op::gemm_rs;
-  std::string schedule;
+  std::string schedule;  // "tuned" for a tuned point
   Shape shape;
   int size_n = 0;  // the paper's N this shape came from (0: given as MxNxK)
   std::map<std::string, int> knobs;
+  std::optional<Tuning> tuning;  // tuned points only
   int knob(const std::string& name, int missing = 0) const;
   std::string name() const;  // "fused/gemm_rs/inter_sm/8192x8192x4096/comm_sms:16"
 };

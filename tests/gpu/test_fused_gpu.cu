@@ -5,13 +5,15 @@
 // alternate their partial buffers), on odd multiples of the tile and on a grid with more
 // tiles than SMs (blocks with several tiles: the deferred per-tile flags); a kernel whose
 // peer never starts ends in a timeout error instead of a hang; and the study's final check
-// catches an operation that writes only on its first launch (one GPU: the GEMM components).
+// catches an operation that writes only on its first launch (one GPU: the GEMM components);
+// the `tuned` schedule runs what a tuning table answers and skips what it refuses.
 #include <gtest/gtest.h>
 
 #include <chrono>
 
 #include "gpu_test_util.h"
 #include "microbench/fused/fused_context.h"
+#include "microbench/fused/fused_tuned.h"
 #include "microbench/harness/cuda_check.h"
 #include "microbench/harness/device_runtime.h"
 
@@ -76,6 +78,70 @@ TEST_P(FusedGpu, EveryOperatorAndScheduleIsRightOnTwoGpus) {
   std::printf("%d points verified, %d skipped\n", verified, skipped);
 }
 
+// `tuned`: a table in memory (as a user's program loads one, through pkbench/tuning.h)
+// answers inter_sm at 3 communication SMs for a GEMM+RS shape and intra_sm for a GEMM+AR
+// shape; each tuned point runs that configuration, verified on fresh inputs, under its own
+// name. Refused, a skipped point with the table's reason: a shape outside the table, and an
+// answer this build has no fused schedule for.
+TEST_P(FusedGpu, TunedRunsWhatTheTableAnswers) {
+  PK_REQUIRE_GPU();
+  PeerGroup group(test_comm(), GetParam());
+  if (const std::string why = hopper_pair(group); !why.empty()) GTEST_SKIP() << why;
+  const int w = group.size();
+  const Shape s{w * 3 * 128, 3 * 256, 5 * 64}, outside{w * 6 * 128, 6 * 256, 10 * 64};
+  const std::string machine = pkbench::tuning::virtual_machine_key("testx1", w);
+  auto row = [&](const char* op, const char* impl, int comm_sms, int line) {
+    return "{\"machine\": \"" + machine + "\", \"op\": \"" + op + "\", \"gpus\": " + std::to_string(w) +
+           ", \"m\": " + std::to_string(s.m) + ", \"n\": " + std::to_string(s.n) + ", \"k\": " + std::to_string(s.k) +
+           ", \"overlap\": \"" + (std::string(impl) == "ce_overlap" ? "baseline" : impl) + "\", \"impl\": \"" + impl +
+           "\", \"comm_sms\": " + std::to_string(comm_sms) + ", \"time_us\": 10.0, \"source\": \"t.csv:" +
+           std::to_string(line) + "\"}";
+  };
+  pkbench::tuning::Tuner tuner(machine);
+  tuner.load_json("{\"schema_version\": 1, \"table\": \"fused\", \"peer_modes\": [\"virtual\"], \"rows\": [" +
+                      row("gemm_rs", "inter_sm", 3, 2) + ", " + row("gemm_ar", "intra_sm", 0, 3) + ", " +
+                      row("ag_gemm", "ce_overlap", 0, 4) + "]}",
+                  "mem.json");
+  const std::vector<Point> points = {tuned_point(tuner, "mem.json", Op::gemm_rs, s, 0, w),
+                                     tuned_point(tuner, "mem.json", Op::gemm_ar, s, 0, w),
+                                     tuned_point(tuner, "mem.json", Op::gemm_rs, outside, 0, w),
+                                     tuned_point(tuner, "mem.json", Op::ag_gemm, s, 0, w)};
+  const std::vector<std::string> runs = {"fused/gemm_rs/inter_sm/" + s.str() + "/comm_sms:3", "fused/gemm_ar/intra_sm/" + s.str(),
+                                         "", ""};
+  const std::vector<std::string> skips = {"", "", "outside the measured shapes", "answers ce_overlap: no fused schedule"};
+  FusedOptions opt;
+  opt.study_warmup_ms = 0;
+  opt.timing.timeout_ms = 2000;
+  Context ctx(group, opt, points);
+  for (size_t i = 0; i < points.size(); ++i) {
+    const Point& p = points[i];
+    SCOPED_TRACE(p.name());
+    EXPECT_EQ(p.schedule, "tuned");
+    std::string err, skipped;
+    try {
+      const Point run = point_run(p);
+      ctx.ensure_shape(run.op, run.shape);
+      std::unique_ptr<Impl> impl = make_impl(p, ctx);
+      if (run.name() != runs[i]) err = "runs " + run.name() + ", the table answered " + runs[i];
+      ctx.prepare_point(run);
+      run_untimed(ctx, *impl, 3);
+      const gemm::Comparison c = verify_fresh_run(ctx, *impl, run);
+      if (err.empty() && !c.ok()) err = "wrong result: " + c.describe();
+      if (err.empty() && run.knob("comm_sms") != impl->comm_blocks) err = "comm blocks " + std::to_string(impl->comm_blocks);
+    } catch (const SkipPoint& e) {
+      skipped = e.what();
+    } catch (const std::exception& e) {
+      err = e.what();
+    }
+    if (skips[i].empty()) EXPECT_EQ(skipped, "");
+    else EXPECT_NE(skipped.find(skips[i]), std::string::npos) << skipped;
+    EXPECT_EQ(agreed(err), "");
+  }
+  EXPECT_NE(points[0].tuning->answer.find("overlap=inter_sm impl=inter_sm comm_sms=3 basis=measured from=t.csv:2 table=mem.json"),
+            std::string::npos)
+      << points[0].tuning->answer;
+}
+
 INSTANTIATE_TEST_SUITE_P(PeerModes, FusedGpu, ::testing::ValuesIn(test_modes()), mode_param_name);
 
 // GPU 0 runs GEMM+RS intra-SM alone: it waits for GPU 1's "output zeroed" signal, which never
@@ -87,7 +153,7 @@ TEST(FusedGpuPeers, MissingPeerEndsInATimeout) {
   if (const std::string why = hopper_pair(group); !why.empty()) GTEST_SKIP() << why;
   for (const char* sched : {"intra_sm", "inter_sm"}) {
     SCOPED_TRACE(sched);
-    Point p{Op::gemm_rs, sched, Shape{768, 768, 320}, 0, {}};
+    Point p{Op::gemm_rs, sched, Shape{768, 768, 320}, 0, {}, {}};
     if (std::string(sched) == "inter_sm") p.knobs["comm_sms"] = 4;
     FusedOptions opt;
     opt.study_warmup_ms = 0;
