@@ -20,6 +20,9 @@ if(TARGET pkbench_coll_core)
   gtest_discover_tests(pkbench_collectives_gpu_tests DISCOVERY_MODE PRE_TEST
     PROPERTIES LABELS gpu RESOURCE_LOCK gpu SKIP_REGULAR_EXPRESSION "SKIPPED" ENVIRONMENT "CUDA_MODULE_LOADING=EAGER;CUDA_DEVICE_MAX_CONNECTIONS=32")
   pk_virtual_rank_tests(pkbench_collectives_gpu_tests)
+  # The all-reduce registry needs no GPU: its test of the GPU binary runs as a CPU test too.
+  add_test(NAME collectives_registry COMMAND pkbench_collectives_gpu_tests --gtest_filter=CollectivesRegistry.*)
+  set_tests_properties(collectives_registry PROPERTIES LABELS cpu)
 endif()
 
 if(TARGET pkbench_collectives)
@@ -27,6 +30,16 @@ if(TARGET pkbench_collectives)
   set(_coll_bin $<TARGET_FILE:pkbench_collectives>)
   add_test(NAME collectives_cli_bad_dtype COMMAND ${_coll_expect} 2 "unsupported dtype" ${_coll_bin} --dtypes=fp16)
   add_test(NAME collectives_cli_unknown_impl COMMAND ${_coll_expect} 2 "unknown implementation" ${_coll_bin} --impls=ring9)
+  # Every all-reduce algorithm listed in ar_list.h is accepted by name and planned (--list
+  # plans for a reference GPU where there is none); the names are read from the list itself.
+  file(STRINGS ${CMAKE_SOURCE_DIR}/microbench/collectives/ar_list.h _ar_lines REGEX "^PK_ALL_REDUCE\\(")
+  foreach(_ar_line ${_ar_lines})
+    string(REGEX REPLACE "^PK_ALL_REDUCE\\(([a-z0-9_]+)\\).*" "\\1" _ar ${_ar_line})
+    add_test(NAME collectives_cli_all_reduce_${_ar} COMMAND ${_coll_expect} 0 "^all_reduce/${_ar}/bf16/4096/eager$"
+      ${_coll_bin} --list --collectives=all_reduce --impls=${_ar} --sizes=4K --dtypes=bf16 --modes=eager)
+    set_tests_properties(collectives_cli_all_reduce_${_ar} PROPERTIES LABELS cpu)
+  endforeach()
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/microbench/collectives/ar_list.h)
   add_test(NAME collectives_cli_bad_mode COMMAND ${_coll_expect} 2 "unknown launch mode" ${_coll_bin} --modes=lazy)
   add_test(NAME collectives_cli_list_or_no_gpu COMMAND ${_coll_expect} 0,3 "all_reduce/|no GPU" ${_coll_bin} --list)
   add_test(NAME collectives_cli_unknown_nccl_config COMMAND ${_coll_expect} 2 "--nccl-configs: unknown configuration"

@@ -9,8 +9,10 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "gpu_test_util.h"
+#include "microbench/collectives/ar_algorithm.h"
 #include "microbench/collectives/coll_harness.h"
 #include "microbench/harness/cuda_check.h"
 #include "pkbench/tuning.h"
@@ -35,6 +37,12 @@ std::string need_ranks(PeerMode m) {
   return m == PeerMode::virt ? no_gpu_reason() : need_two_gpus();
 }
 
+// The symmetric buffers of the test context: input and output, and scratch (every registered
+// implementation's scratch at the counts below must fit: CollectivesRegistry checks it).
+constexpr uint64_t kEnvBytes = 64ull << 20, kEnvScratchBytes = 4 * kEnvBytes;
+// Per-rank counts of the plain collectives that every implementation is verified at.
+const std::vector<uint64_t> kOddCounts = {1, 7, 1001, 65537, 1000003};
+
 struct Env {
   std::unique_ptr<Comm> comm = make_self_comm();
   std::unique_ptr<PeerGroup> group;
@@ -49,8 +57,8 @@ struct Env {
     cfg.timing.timeout_ms = timeout_ms;
     cfg.ops_per_sample = 3;
     cfg.nccltests_iters = 2;
-    const uint64_t big = 64ull << 20;
-    ctx = std::make_unique<Context>(*group, cfg, big, big, 4 * big);
+    const uint64_t big = kEnvBytes;
+    ctx = std::make_unique<Context>(*group, cfg, big, big, kEnvScratchBytes);
     NcclSizes z;
     z.user_in = z.user_out = z.send = z.recv = z.reshape_send = z.reshape_recv = big;
     // Two forced configurations stand for the six (the LL protocol; the Tree algorithm, which
@@ -117,7 +125,7 @@ TEST_P(CollectivesRanks, EveryImplementationIsCorrectForOddCountsBothDtypesBothM
   PointResults results;
   Runner runner(*env.ctx, results);
   int checked = 0;
-  for_each_odd_point(env.group->size(), {1, 7, 1001, 65537, 1000003}, {1, 3}, [&](const Problem& p, LaunchMode m) {
+  for_each_odd_point(env.group->size(), kOddCounts, {1, 3}, [&](const Problem& p, LaunchMode m) {
     for (auto& impl : impls) {
       if (!impl->supports(p.layout) || !impl->applies(p)) continue;
       Row row;
@@ -351,6 +359,47 @@ TEST_P(CollectivesRanks, TunedRunsWhatTheTableAnswers) {
     } catch (const SkipPoint& e) {
       EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
     }
+  }
+}
+
+// The all-reduce registry (ar_list.h), no GPU needed (also run as the CPU test
+// collectives_registry): every listed algorithm is registered under its name, in the list's
+// order, and is runnable: both kernels exist, its default threads are whole warps it can
+// launch, it takes the launch knobs, and at the counts the GPU tests verify (up to 8 ranks)
+// it needs no more scratch than their context has. A name not listed is not registered
+// (the study refuses it: collectives_cli_unknown_impl).
+TEST(CollectivesRegistry, EveryListedAllReduceAlgorithmIsRegisteredAndRunnable) {
+  const auto& algos = all_reduce_algorithms();
+  const ImplList impls = all_reduce_impls();
+  ASSERT_EQ(impls.size(), algos.size());
+  std::set<std::string> names;
+  for (size_t i = 0; i < algos.size(); ++i) {
+    const ArEntry& a = algos[i];
+    SCOPED_TRACE(a.name);
+    EXPECT_TRUE(names.insert(a.name).second) << "listed twice";
+    EXPECT_EQ(impls[i]->name(), a.name);
+    EXPECT_EQ(impls[i]->family(), "pk");
+    for (DType t : {DType::bf16, DType::f32}) EXPECT_NE(a.algo->kernels().of(t), nullptr);
+    const int threads = a.algo->threads();
+    EXPECT_TRUE(threads >= 32 && threads <= 1024 && threads % 32 == 0) << threads;
+    EXPECT_GT(a.algo->bytes_per_block(), 0u);
+    for (const auto& c : collective_names()) EXPECT_EQ(impls[i]->supports(layout_of(c)), c == "all_reduce") << c;
+    for (const LaunchKnobs k : {LaunchKnobs{}, LaunchKnobs{3, 32}, LaunchKnobs{kMaxBlocks, threads}}) {
+      EXPECT_EQ(impls[i]->knob_refusal(k), "") << k.text();
+      auto copy = impls[i]->with_knobs(k);
+      ASSERT_TRUE(copy);
+      EXPECT_EQ(copy->name(), a.name);
+    }
+    EXPECT_NE(impls[i]->knob_refusal({0, threads + 32}), "");
+    for (int n : {2, 3, 4, 8})
+      for (DType t : {DType::bf16, DType::f32}) {
+        EXPECT_TRUE(impls[i]->applies(make_problem("all_reduce", t, 4096, n, {}))) << n << " ranks, 4 KiB";
+        for (uint64_t c : kOddCounts) {
+          const Problem p = make_problem_count("all_reduce", t, c, n, {});
+          if (impls[i]->applies(p))
+            EXPECT_LE(impls[i]->with_knobs({kMaxBlocks, 0})->scratch_bytes(p), kEnvScratchBytes) << p.describe();
+        }
+      }
   }
 }
 
