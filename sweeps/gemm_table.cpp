@@ -25,6 +25,7 @@ const RowReader<GemmRow>& gemm_reader() {
 
 GemmData read_gemm(const std::string& path) {
   const CsvTable t = CsvTable::read(path, gemm_reader().fields(), {"gemm"});
+  const auto row_of = gemm_reader().rows(t);
   GemmData d;
   d.path = path;
   d.machine = t.machine();
@@ -32,7 +33,7 @@ GemmData read_gemm(const std::string& path) {
   if (t.rows()) d.git_commit = std::string(t.text(0, "git_commit"));
   for (size_t i = 0; i < t.rows(); ++i) {
     if (t.text(i, "status") != "ok") continue;
-    GemmRow r = gemm_reader().row(t, i);
+    GemmRow r = row_of(i);
     r.line = t.line_of(i);
     d.rows.push_back(r);
   }

@@ -32,12 +32,27 @@ class RowReader {
   RowReader& also(Field f) { return bind(std::move(f), nullptr); }
 
   const std::vector<Field>& fields() const { return fields_; }
-  R row(const CsvTable& t, size_t i) const {
-    R r;
-    for (size_t k = 0; k < copies_.size(); ++k)
-      if (copies_[k]) copies_[k](r, t, i, t.field(fields_[k].name));
-    return r;
-  }
+
+  // The rows of a table read with fields(), its field indices looked up once: rows(i).
+  class Rows {
+   public:
+    R operator()(size_t i) const {
+      R r;
+      for (size_t k = 0; k < reader_.copies_.size(); ++k)
+        if (reader_.copies_[k]) reader_.copies_[k](r, t_, i, index_[k]);
+      return r;
+    }
+
+   private:
+    friend class RowReader;
+    Rows(const RowReader& reader, const CsvTable& t) : reader_(reader), t_(t) {
+      for (const auto& f : reader.fields_) index_.push_back(t.field(f.name));
+    }
+    const RowReader& reader_;
+    const CsvTable& t_;
+    std::vector<int> index_;
+  };
+  Rows rows(const CsvTable& t) const { return Rows(*this, t); }
 
  private:
   using Copy = std::function<void(R&, const CsvTable&, size_t, int)>;

@@ -29,6 +29,7 @@ const RowReader<SyncRow>& sync_reader() {
 
 SyncData read_sync(const std::string& path) {
   const CsvTable t = CsvTable::read(path, sync_reader().fields(), {"sync"});
+  const auto row_of = sync_reader().rows(t);
   SyncData d;
   d.path = path;
   d.machine = t.machine();
@@ -37,7 +38,7 @@ SyncData read_sync(const std::string& path) {
     d.peer_mode = std::string(t.text(0, "peer_mode"));
   }
   for (size_t i = 0; i < t.rows(); ++i) {
-    SyncRow r = sync_reader().row(t, i);
+    SyncRow r = row_of(i);
     r.line = t.line_of(i);
     d.rows.push_back(r);
   }

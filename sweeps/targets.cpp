@@ -473,10 +473,11 @@ const RowReader<PrimRow>& prim_reader() {
 
 std::vector<PrimRow> read_primitives(const std::string& path) {
   const CsvTable t = CsvTable::read(path, prim_reader().fields(), {"primitives"});
+  const auto row_of = prim_reader().rows(t);
   std::vector<PrimRow> rows;
   for (size_t i = 0; i < t.rows(); ++i) {
     if (t.text(i, "status") != "ok") continue;
-    PrimRow r = prim_reader().row(t, i);
+    PrimRow r = row_of(i);
     // CSVs older than the protocol column name the LL protocol only in the ordering's detail.
     if (r.protocol.empty() && t.text(i, "ordering_detail").substr(0, 11) == "LL protocol") r.protocol = "ll";
     r.t = Timing{t.number(i, "value"), 0, 0};
