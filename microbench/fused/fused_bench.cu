@@ -4,7 +4,8 @@
 // One Google Benchmark per point; one tidy CSV row per point (schema: fused_columns()). After
 // timing, one more run of the timed operation on fresh inputs (a new seed) into re-poisoned
 // outputs is checked against a cuBLASLt reference (itself checked against fp64 host dot
-// products); a wrong result is an error row.
+// products); a wrong result is an error row. With --tuning-table, a `tuned` point after each
+// operator and shape runs what the table answers through pkbench/tuning.h (fused_tuned.h).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kernels/fused/fused_schedule.cuh"
+#include "fused_test_util.h"
 #include "microbench/fused/fused_problem.h"
 #include "microbench/harness/cuda_check.h"
 #ifdef PKBENCH_FUSED_MODEL
@@ -187,16 +188,6 @@ TEST(FusedProblem, BytesEachOperatorMoves) {
   EXPECT_DOUBLE_EQ(intra_sm_bytes(Op::ag_gemm, s, 2), collective_bytes(Op::ag_gemm, s, 2) * (2048 / 256));
 }
 
-namespace {
-std::string refusal(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ArgError& e) {
-    return e.what();
-  }
-  return "";
-}
-}  // namespace
 
 TEST(FusedProblem, ShapesNotWholeTilesAreRefusedWithEveryReason) {
   const std::string e = refusal([] { check_shape(Op::gemm_rs, Shape{1000, 300, 100}, 2, "--shapes"); });

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "fused_test_util.h"
 #include "microbench/fused/fused_tuned.h"
 #include "microbench/harness/cuda_check.h"
 #include "sweeps/fused_table.h"
@@ -53,15 +54,6 @@ tn::Tuner tuner() {
   tn::Tuner t(kMachine);
   t.load_json(table_json(), "mem.json");
   return t;
-}
-
-std::string refusal(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ArgError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 std::string temp_file(const std::string& name, const std::string& text) {
