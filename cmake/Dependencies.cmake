@@ -24,13 +24,20 @@ else()
   message(WARNING "pkbench: GoogleTest not found: tests are not built")
 endif()
 
-# CLI11 (Debian libcli11-dev, header-only): the study binaries' command lines.
-find_path(PKBENCH_CLI11_INCLUDE_DIR CLI/CLI.hpp HINTS "${PKBENCH_DEPS_DIR}/include" /usr/include /usr/local/include)
-if(PKBENCH_CLI11_INCLUDE_DIR)
-  message(STATUS "pkbench: CLI11 found in ${PKBENCH_CLI11_INCLUDE_DIR}")
-else()
-  message(WARNING "pkbench: CLI/CLI.hpp not found (apt install libcli11-dev, or scripts/stage-deps.sh): the study binaries are not built")
-endif()
+# A header-only dependency (a Debian package, or staged into .deps/include by
+# scripts/stage-deps.sh): `var` is its include folder; found, a status line (`found_note`
+# after the folder); missing, a warning saying what goes without it.
+function(pk_find_header var header name package found_note without)
+  find_path(${var} ${header} HINTS "${PKBENCH_DEPS_DIR}/include" /usr/include /usr/local/include)
+  if(${var})
+    message(STATUS "pkbench: ${name} found in ${${var}}${found_note}")
+  else()
+    message(WARNING "pkbench: ${header} not found (apt install ${package}, or scripts/stage-deps.sh): ${without}")
+  endif()
+endfunction()
+
+# CLI11: the study binaries' command lines.
+pk_find_header(PKBENCH_CLI11_INCLUDE_DIR CLI/CLI.hpp CLI11 libcli11-dev "" "the study binaries are not built")
 
 # MPI: one process per GPU (--peer-mode=ipc|vmm under mpirun). Without it those modes are
 # not built and the binaries say so when started by an MPI launcher.
