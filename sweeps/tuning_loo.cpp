@@ -81,9 +81,14 @@ std::string write_without(const TextCsv& c, const std::string& tag, Keep keep) {
 long long num(const std::string& s) { return std::strtoll(s.c_str(), nullptr, 10); }
 double real(const std::string& s) { return std::strtod(s.c_str(), nullptr); }
 
+// Virtual ranks' rows name their own machine (collectives_tuning, fused_tuning): one rank
+// count per CSV.
 std::string machine_of(const TextCsv& c) {
   if (c.rows.empty()) return "";
-  return tn::machine_key(c.rows[0][c.col("gpu_name")], static_cast<int>(num(c.rows[0][c.col("gpu_count")])));
+  const std::string m = tn::machine_key(c.rows[0][c.col("gpu_name")], static_cast<int>(num(c.rows[0][c.col("gpu_count")])));
+  if (c.has("peer_mode") && c.rows[0][c.col("peer_mode")] == "virtual")
+    return tn::virtual_machine_key(m, static_cast<int>(num(c.rows[0][c.col("gpus")])));
+  return m;
 }
 
 }  // namespace
@@ -162,11 +167,7 @@ LooResult loo_collectives(const std::string& csv, double tol) {
   const int coll = c.col("collective"), dtype = c.col("dtype"), gpus = c.col("gpus"), mode = c.col("launch_mode"),
             bytes = c.col("bytes"), impl = c.col("impl"), config = c.col("config"), status = c.col("status"),
             t_med = c.col("time_us_median");
-  std::string machine = machine_of(c);
-  // Virtual ranks' rows name their own machine (collectives_tuning): one rank count per CSV.
-  const int pm = c.has("peer_mode") ? c.col("peer_mode") : -1;
-  if (pm >= 0 && !c.rows.empty() && c.rows[0][pm] == "virtual")
-    machine = tn::virtual_machine_key(machine, static_cast<int>(num(c.rows[0][gpus])));
+  const std::string machine = machine_of(c);
   using Key = std::tuple<std::string, std::string, std::string, std::string, long long>;
   auto key = [&](const std::vector<std::string>& r) {
     return Key{r[coll], r[dtype], r[gpus], r[mode], num(r[bytes])};
