@@ -40,7 +40,7 @@ struct TuningTable {
   std::string from_column, to_column;  // the size bucket (integers), or "" for none
   std::vector<std::vector<Cell>> rows;
   std::vector<std::string> sources;  // the CSVs it was built from
-  std::vector<std::string> peer_modes;  // of the rows it was built from (never "virtual": see tune_main.cpp)
+  std::vector<std::string> peer_modes;  // of the rows it was built from ("virtual" only with pkbench_tune --allow-virtual: see tune_main.cpp)
 
   int column(const std::string& name) const;  // index; std::logic_error if absent
   const Cell& at(size_t row, const std::string& column) const { return rows.at(row).at(this->column(column)); }
