@@ -239,10 +239,16 @@ std::vector<TransferPoint> build_grid(const GridOptions& o, const GpuInfo& g, in
         else lists.push_back({u.knob.name, {0}});  // the mechanism's default
       }
       const auto knob_sets = combinations(lists);
-      // Points the user asked for by value must run or be refused, never dropped or shrunk.
-      bool overridden = !o.sizes.empty();
+      // Knob values the user asked for must run or be refused, never dropped or shrunk. Sizes
+      // alone do not pin the preset's knobs: `--sizes 16:1G` over the default presets keeps
+      // fitting (or, in a tuning grid, leaving out) the preset knob values that a size cannot
+      // hold, while a size no configuration of the mechanism can carry is still refused.
+      // The SM count is left out too: it sets no block's shared memory, so it decides no fit.
+      bool overridden = false;
       for (const KnobUse& u : mech.knobs())
-        if (auto ov = o.knob_lists.find(u.knob.name); ov != o.knob_lists.end() && !ov->second.empty()) overridden = true;
+        if (auto ov = o.knob_lists.find(u.knob.name);
+            u.knob.name != knobs::sms.name && ov != o.knob_lists.end() && !ov->second.empty())
+          overridden = true;
       for (const auto& dir : dirs)
         for (const auto& pat : pats)
           for (int ngpus : is_fan(pat) ? counts : std::vector<int>{0})  // counts apply to fan patterns

@@ -105,6 +105,23 @@ TEST(TransferGrid, AutoFitShrinksTmaStagesForLargeMessages) {
   }
 }
 
+TEST(TransferGrid, SizesAloneKeepFittingThePresetKnobs) {
+  // `--sizes 16:128K` over the default presets: the tuning grid's TMA warps x stages that a
+  // 32 KiB message cannot hold are left out (or shrunk), not refused; knob values the user
+  // gave still run or are refused.
+  GridOptions o;
+  o.sizes = "16:128K";
+  EXPECT_NO_THROW(build_grid(o, h200(), 2));
+  o.knob_lists["sms"] = "1:132:+33";
+  EXPECT_NO_THROW(build_grid(o, h200(), 2));
+  GridOptions pinned;
+  pinned.mechanisms = "tma_bulk";
+  pinned.sizes = "32K";
+  pinned.knob_lists["threads"] = "128";
+  pinned.knob_lists["pipeline_depth"] = "2";
+  EXPECT_THROW(build_grid(pinned, h200(), 2), ArgError);
+}
+
 TEST(TransferGrid, RejectsBadExplicitInput) {
   GridOptions o;
   o.preset = "custom";
