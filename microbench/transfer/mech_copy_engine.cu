@@ -34,6 +34,7 @@ class CopyEngine final : public Mechanism {
   uint64_t max_message(const GpuInfo&) const override { return UINT64_MAX; }
   // Calls per operation; they are queued behind the start gate, and the queue is finite.
   uint64_t default_max_ops() const override { return 256; }
+  std::vector<uint64_t> size_sweep(const GpuInfo&) const override { return pow2_sizes(16, 1ull << 30); }
   void resolve_knobs(TransferPoint&, const GpuInfo&) const override {}
   std::unique_ptr<FlowOp> prepare(const TransferPoint& p, const FlowBuffers& b, const GpuInfo&) const override {
     return std::make_unique<CopyEngineOp>(b, p.message_bytes);

@@ -60,6 +60,7 @@ class CopyEngineBatch final : public Mechanism {
   // Messages in one batch call: up to the start gate's queue budget (--max-enqueued), so
   // one operation always fits behind the gate.
   uint64_t default_max_ops() const override { return 512; }
+  std::vector<uint64_t> size_sweep(const GpuInfo&) const override { return pow2_sizes(1024, 1ull << 30); }
   std::unique_ptr<FlowOp> prepare(const TransferPoint& p, const FlowBuffers& b, const GpuInfo&) const override {
     return std::make_unique<CopyEngineBatchOp>(b, p.message_bytes);
   }

@@ -66,6 +66,8 @@ class Register : public Mechanism {
   }
   uint64_t max_message(const GpuInfo&) const override { return 1ull << 30; }
   uint64_t default_max_ops() const override { return 1u << 20; }
+  // The 16-B-only l2hint variant from 1 KiB.
+  std::vector<uint64_t> size_sweep(const GpuInfo&) const override { return pow2_sizes(l2_hint_ ? 1024 : 16, 1u << 20); }
   void resolve_knobs(TransferPoint& p, const GpuInfo& g) const override {
     if (p.message_bytes > max_message(g)) throw ArgError(name() + ": message larger than 1 GiB");
     if (p.message_bytes % p.knob(kVec.name))

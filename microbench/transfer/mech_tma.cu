@@ -100,6 +100,14 @@ class TmaBulk final : public TmaBase {
  public:
   std::string name() const override { return "tma_bulk"; }
   std::string summary() const override { return "TMA 1-D bulk copies (cp.async.bulk) through shared memory"; }
+  // Up to the shared-memory limit: the powers of two, then the largest bulk message in whole
+  // KiB (one warp, one stage).
+  std::vector<uint64_t> size_sweep(const GpuInfo& g) const override {
+    const uint64_t top = largest_pow2_at_most(max_message(g)), limit = max_message(g) / 1024 * 1024;
+    std::vector<uint64_t> v = pow2_sizes(16, top);
+    if (limit > top) v.push_back(limit);
+    return v;
+  }
   std::unique_ptr<FlowOp> prepare(const TransferPoint& p, const FlowBuffers& b, const GpuInfo& g) const override;
 };
 
@@ -144,6 +152,9 @@ class TmaTile final : public TmaBase {
   }
   uint64_t op_granule(const TransferPoint& p) const override {
     return kTileRowBytes * tile_shape(p.message_bytes).box_rows;
+  }
+  std::vector<uint64_t> size_sweep(const GpuInfo& g) const override {
+    return pow2_sizes(16, largest_pow2_at_most(max_message(g)));
   }
   std::unique_ptr<FlowOp> prepare(const TransferPoint& p, const FlowBuffers& b, const GpuInfo& g) const override;
 

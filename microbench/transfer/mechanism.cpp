@@ -34,6 +34,18 @@ std::vector<std::string> mechanism_names() {
   return v;
 }
 
+std::vector<uint64_t> pow2_sizes(uint64_t lo, uint64_t hi) {
+  std::vector<uint64_t> v;
+  for (uint64_t x = lo; x <= hi; x *= 2) v.push_back(x);
+  return v;
+}
+
+uint64_t largest_pow2_at_most(uint64_t x) {
+  uint64_t p = 1;
+  while (p * 2 <= x) p *= 2;
+  return p;
+}
+
 bool Mechanism::has_knob(const std::string& k) const {
   for (const KnobUse& u : knobs())
     if (u.knob.name == k) return true;

@@ -52,6 +52,9 @@ class Mechanism {
   // Largest message one operation can carry on this GPU.
   virtual uint64_t max_message(const GpuInfo& g) const = 0;
   virtual uint64_t default_max_ops() const = 0;
+  // Its message sizes in the fig2 preset (bandwidth against message size), which every
+  // registered mechanism joins (a mechanism that runs on SMs, on every SM).
+  virtual std::vector<uint64_t> size_sweep(const GpuInfo& g) const = 0;
   // Fills knobs left at 0 (declared defaults first, then resolve_knobs()), checks every
   // value against its declaration and the GPU (ArgError naming the knob's flag).
   void resolve(TransferPoint& p, const GpuInfo& g) const;
@@ -67,6 +70,10 @@ class Mechanism {
   // allowed values.
   virtual void resolve_knobs(TransferPoint& p, const GpuInfo& g) const = 0;
 };
+
+// Powers of two from lo to hi (both included when powers of two); the largest power of two <= x.
+std::vector<uint64_t> pow2_sizes(uint64_t lo, uint64_t hi);
+uint64_t largest_pow2_at_most(uint64_t x);
 
 const std::vector<const Mechanism*>& mechanisms();
 const Mechanism& mechanism(const std::string& name);  // ArgError if unknown

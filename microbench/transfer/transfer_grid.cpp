@@ -30,38 +30,20 @@ struct Sweep {
   std::vector<int> gpu_counts = {0};  // 0: every visible GPU
 };
 
-std::vector<uint64_t> pow2_range(uint64_t lo, uint64_t hi) {
-  std::vector<uint64_t> v;
-  for (uint64_t x = lo; x <= hi; x *= 2) v.push_back(x);
-  return v;
-}
-
-uint64_t largest_pow2_at_most(uint64_t x) {
-  uint64_t p = 1;
-  while (p * 2 <= x) p *= 2;
-  return p;
-}
-
 std::vector<Sweep> preset(const std::string& name, const GpuInfo& g) {
   const int S = g.sm_count;
-  const uint64_t tma_max = largest_pow2_at_most(mechanism("tma_bulk").max_message(g));
-  // The largest bulk message, in whole KiB (one warp, one stage): "up to the shared-memory limit".
-  const uint64_t tma_limit = mechanism("tma_bulk").max_message(g) / KiB * KiB;
-  std::vector<uint64_t> tma_sizes = pow2_range(16, tma_max);
-  if (tma_limit > tma_max) tma_sizes.push_back(tma_limit);
-  const uint64_t tile_max = largest_pow2_at_most(mechanism("tma_tile").max_message(g));
   std::vector<int> sm_sweep;
   for (int s : {1, 2, 4, 6, 8, 10, 12, 14, 16, 20, 24, 32, 48, 64, 96, 128})
     if (s < S) sm_sweep.push_back(s);
   sm_sweep.push_back(S);
 
-  Sweep fig2{"fig2", {"push", "pull"}, {"one_way", "bidir"}, 1 * GiB,
-             {{"ce", pow2_range(16, 1 * GiB), {}},
-              {"ce_batch", pow2_range(1 * KiB, 1 * GiB), {}},
-              {"tma_bulk", tma_sizes, {{"sms", {S}}}},
-              {"tma_tile", pow2_range(16, tile_max), {{"sms", {S}}}},
-              {"reg", pow2_range(16, 1 * MiB), {{"sms", {S}}}},
-              {"reg_l2hint", pow2_range(1 * KiB, 1 * MiB), {{"sms", {S}}}}}};
+  // Every registered mechanism against message size, in registration order, its own sizes.
+  Sweep fig2{"fig2", {"push", "pull"}, {"one_way", "bidir"}, 1 * GiB, {}};
+  for (const Mechanism* m : mechanisms()) {
+    MechGrid mg{m->name(), m->size_sweep(g), {}};
+    if (m->uses_sms()) mg.knobs[knobs::sms.name] = {S};
+    fig2.mechs.push_back(mg);
+  }
   const std::vector<uint64_t> fig3_sizes = {2 * KiB, 16 * KiB, 64 * KiB};
   Sweep fig3{"fig3", {"push", "pull"}, {"one_way"}, 256 * MiB,
              {{"tma_bulk", fig3_sizes, {{"sms", sm_sweep}}},
@@ -150,10 +132,18 @@ std::vector<KnobValues> combinations(const std::vector<std::pair<std::string, st
 void check_options(const GridOptions& o) {
   if (std::find(preset_names().begin(), preset_names().end(), o.preset) == preset_names().end())
     throw ArgError("--preset: unknown preset '" + o.preset + "'");
+  // A name list's refusal names its flag.
+  auto names = [](const char* flag, const std::string& text, const std::vector<std::string>& known, const char* what) {
+    try {
+      return parse_name_list(text, known, what);
+    } catch (const ArgError& e) {
+      throw ArgError(std::string(flag) + "=" + text + ": " + e.what());
+    }
+  };
   std::vector<std::string> mech_filter;
-  if (!o.mechanisms.empty()) mech_filter = parse_name_list(o.mechanisms, mechanism_names(), "mechanism");
-  if (!o.directions.empty()) parse_name_list(o.directions, direction_names(), "direction");
-  if (!o.patterns.empty()) parse_name_list(o.patterns, pattern_names(), "pattern");
+  if (!o.mechanisms.empty()) mech_filter = names("--mechanisms", o.mechanisms, mechanism_names(), "mechanism");
+  if (!o.directions.empty()) names("--directions", o.directions, direction_names(), "direction");
+  if (!o.patterns.empty()) names("--patterns", o.patterns, pattern_names(), "pattern");
   // Sizes every mechanism refuses (validate_common's rule), refused before any GPU is looked for.
   if (!o.sizes.empty())
     for (uint64_t m : parse_size_list(o.sizes))

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <set>
+#include <vector>
 
 #include "microbench/harness/cuda_check.h"
 #include "microbench/transfer/mechanism.h"
@@ -42,12 +43,52 @@ TEST(TransferGrid, DefaultPresetCoversEveryMechanismWithoutDuplicates) {
     sweeps.insert(p.sweep);
   }
   EXPECT_EQ(names.size(), pts.size());
-  EXPECT_EQ(mechs, (std::set<std::string>{"ce", "ce_batch", "tma_bulk", "tma_tile", "reg", "reg_l2hint"}));
+  const auto all = mechanism_names();
+  EXPECT_EQ(mechs, (std::set<std::string>(all.begin(), all.end())));  // fig2 takes every registered one
   EXPECT_EQ(sweeps, (std::set<std::string>{"fig2", "fig3", "tune", "mixed", "local"}));
   EXPECT_GT(dropped, 0);  // the tuning grid spans TMA stages that exceed shared memory
   for (const auto& p : pts) {
     if (mechanism(p.mechanism).uses_sms()) EXPECT_TRUE(p.sms() >= 1 && p.sms() <= 132) << p.name();
     else EXPECT_TRUE(p.knobs.empty()) << p.name();
+  }
+}
+
+// The registry (mechanism_list.h): every registered mechanism has one name, its own curve in
+// fig2 (the sizes it declares, each one it accepts on an H200), and is runnable asked by name
+// (resolved at the preset's default point); an unknown name is refused with its flag named.
+TEST(TransferGrid, EveryRegisteredMechanismIsInFig2AndRunnableByName) {
+  const auto all = mechanism_names();
+  ASSERT_FALSE(all.empty());
+  EXPECT_EQ(std::set<std::string>(all.begin(), all.end()).size(), all.size()) << "a name registered twice";
+  GridOptions fig2;
+  fig2.preset = "fig2";
+  fig2.directions = "push";
+  fig2.patterns = "one_way";
+  const auto pts = build_grid(fig2, h200(), 2);
+  for (const Mechanism* m : mechanisms()) {
+    SCOPED_TRACE(m->name());
+    EXPECT_EQ(&mechanism(m->name()), m);
+    std::vector<uint64_t> sizes;
+    for (const auto& p : pts)
+      if (p.mechanism == m->name()) sizes.push_back(p.message_bytes);
+    EXPECT_EQ(sizes, m->size_sweep(h200()));
+    EXPECT_FALSE(sizes.empty());
+    GridOptions o;
+    o.preset = "custom";
+    o.mechanisms = m->name();
+    const auto mine = build_grid(o, h200(), 2);
+    ASSERT_FALSE(mine.empty());
+    for (const auto& p : mine) EXPECT_EQ(p.mechanism, m->name());
+  }
+  GridOptions bad;
+  bad.mechanisms = "ce,no_such_mechanism";
+  try {
+    check_options(bad);
+    ADD_FAILURE() << "an unknown mechanism was accepted";
+  } catch (const ArgError& e) {
+    EXPECT_NE(std::string(e.what()).find("--mechanisms=ce,no_such_mechanism: unknown mechanism 'no_such_mechanism'"),
+              std::string::npos)
+        << e.what();
   }
 }
 

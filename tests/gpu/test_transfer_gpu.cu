@@ -137,6 +137,17 @@ class TransferGpu : public ::testing::TestWithParam<PeerMode> {
   SymBuf src_, dst_;
 };
 
+// Every registered mechanism (mechanism_list.h) at the point it gets when asked by name
+// (16 KiB messages), an odd number of them and one, at offsets every mechanism addresses
+// (whole 16 KiB rows for the tiles), both directions.
+TEST_P(TransferGpu, EveryRegisteredMechanismMovesItsDefaultPoint) {
+  for (const std::string& mech : mechanism_names())
+    for (const char* dir : {"push", "pull"}) {
+      run({mech, 16384, 5, 16384, 2 * 16384, {}}, dir);
+      run({mech, 16384, 1, 0, 16384, {}}, dir);
+    }
+}
+
 TEST_P(TransferGpu, CopyEngineOddSizesAndOffsets) {
   for (const char* mech : {"ce", "ce_batch"})
     for (const char* dir : {"push", "pull"}) {
