@@ -3,6 +3,7 @@
 // the mechanism's own file defines.
 PK_TRANSFER_MECHANISM(copy_engine)
 PK_TRANSFER_MECHANISM(copy_engine_batch)
+PK_TRANSFER_MECHANISM(copy_engine_2d)
 PK_TRANSFER_MECHANISM(tma_bulk)
 PK_TRANSFER_MECHANISM(tma_tile)
 PK_TRANSFER_MECHANISM(register)

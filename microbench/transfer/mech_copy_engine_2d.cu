@@ -1,0 +1,66 @@
+// Copy engine, 2-D: an operation's messages as the rows of strided 2-D copies
+// (cudaMemcpy2DAsync), the even-numbered messages in one call and the odd-numbered in a
+// second, each a row of the message's width at a pitch of two messages: the same bytes as
+// `ce`, but two calls per operation whatever the message count, and rows that are really
+// strided (at a pitch equal to the width the driver could treat the copy as one 1-D copy).
+// Does the engine's own 2-D descriptor carry many small rows better than a call per message
+// (ce) or a batch of them (ce_batch)?
+#include "../harness/cuda_check.h"
+#include "mechanism.h"
+
+namespace pk::transfer {
+namespace {
+
+class CopyEngine2dOp final : public FlowOp {
+ public:
+  CopyEngine2dOp(const FlowBuffers& b, uint64_t msg) : b_(b), msg_(msg) {}
+  void enqueue(cudaStream_t s, int group) override {
+    const char* src = b_.src_buf + b_.src_offset + group * b_.bytes_per_op;
+    char* dst = b_.dst_buf + b_.dst_offset + group * b_.bytes_per_op;
+    for (uint64_t first : {0, 1}) {  // messages first, first + 2, first + 4, ...
+      const uint64_t rows = (b_.ops - first + 1) / 2;
+      if (rows == 0) continue;
+      const uint64_t pitch = rows > 1 ? 2 * msg_ : msg_;
+      PK_CUDA_CHECK(cudaMemcpy2DAsync(dst + first * msg_, pitch, src + first * msg_, pitch, msg_, rows,
+                                      cudaMemcpyDeviceToDevice, s));
+    }
+  }
+  int enqueues_per_op() const override { return b_.ops > 1 ? 2 : 1; }
+
+ private:
+  FlowBuffers b_;
+  uint64_t msg_;
+};
+
+class CopyEngine2d final : public Mechanism {
+ public:
+  std::string name() const override { return "ce_2d"; }
+  std::string summary() const override {
+    return "copy engine, an operation's messages as the rows of two strided cudaMemcpy2DAsync calls (even, odd)";
+  }
+  std::vector<KnobUse> knobs() const override { return {}; }
+  // The pitch (two messages) stays within CUDA's 2^31 - 1 B.
+  uint64_t max_message(const GpuInfo&) const override { return 512ull << 20; }
+  // Rows per operation: two calls whatever the count, so the start gate's queue is no limit.
+  uint64_t default_max_ops() const override { return 1u << 16; }
+  std::vector<uint64_t> size_sweep(const GpuInfo& g) const override { return pow2_sizes(16, max_message(g)); }
+  std::unique_ptr<FlowOp> prepare(const TransferPoint& p, const FlowBuffers& b, const GpuInfo&) const override {
+    return std::make_unique<CopyEngine2dOp>(b, p.message_bytes);
+  }
+
+ protected:
+  void resolve_knobs(TransferPoint& p, const GpuInfo& g) const override {
+    if (p.message_bytes > max_message(g))
+      throw ArgError("ce_2d: message " + std::to_string(p.message_bytes) + " B above " +
+                     std::to_string(max_message(g)) + " B (the 2-D copy's pitch is two messages)");
+  }
+};
+
+}  // namespace
+
+const Mechanism& copy_engine_2d_mechanism() {
+  static const CopyEngine2d m;
+  return m;
+}
+
+}  // namespace pk::transfer
