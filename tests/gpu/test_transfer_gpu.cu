@@ -4,6 +4,7 @@
 // different processes, so this checks the IPC and VMM mappings end to end.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 
@@ -137,15 +138,22 @@ class TransferGpu : public ::testing::TestWithParam<PeerMode> {
   SymBuf src_, dst_;
 };
 
-// Every registered mechanism (mechanism_list.h) at the point it gets when asked by name
-// (16 KiB messages), an odd number of them and one, at offsets every mechanism addresses
-// (whole 16 KiB rows for the tiles), both directions.
+// Every registered mechanism (mechanism_list.h) at the message size it gets when asked by
+// name (16 KiB), an odd number of its operation granules and one, at offsets every mechanism
+// addresses (whole 16 KiB rows for the tiles), both directions.
 TEST_P(TransferGpu, EveryRegisteredMechanismMovesItsDefaultPoint) {
-  for (const std::string& mech : mechanism_names())
+  constexpr uint64_t kMsg = 16384;
+  for (const Mechanism* m : mechanisms()) {
+    TransferPoint p;
+    p.mechanism = m->name();
+    p.message_bytes = p.total_bytes = kMsg;
+    m->resolve(p, group_->topology().gpus[0]);
+    const uint64_t unit = std::max<uint64_t>(1, m->op_granule(p) / kMsg);  // tma_tile: whole tile rows
     for (const char* dir : {"push", "pull"}) {
-      run({mech, 16384, 5, 16384, 2 * 16384, {}}, dir);
-      run({mech, 16384, 1, 0, 16384, {}}, dir);
+      run({m->name(), kMsg, 5 * unit, kMsg, 2 * kMsg, {}}, dir);
+      run({m->name(), kMsg, unit, 0, kMsg, {}}, dir);
     }
+  }
 }
 
 TEST_P(TransferGpu, CopyEngineOddSizesAndOffsets) {
