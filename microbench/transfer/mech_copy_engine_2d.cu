@@ -25,7 +25,9 @@ class CopyEngine2dOp final : public FlowOp {
                                       cudaMemcpyDeviceToDevice, s));
     }
   }
-  int enqueues_per_op() const override { return b_.ops > 1 ? 2 : 1; }
+  // Counted as a call per row, as ce_batch counts its messages: should the driver split a
+  // 2-D copy into rows, a sample must still fit in the start gate's queue budget.
+  int enqueues_per_op() const override { return static_cast<int>(b_.ops); }
 
  private:
   FlowBuffers b_;
@@ -41,8 +43,8 @@ class CopyEngine2d final : public Mechanism {
   std::vector<KnobUse> knobs() const override { return {}; }
   // The pitch (two messages) stays within CUDA's 2^31 - 1 B.
   uint64_t max_message(const GpuInfo&) const override { return 512ull << 20; }
-  // Rows per operation: two calls whatever the count, so the start gate's queue is no limit.
-  uint64_t default_max_ops() const override { return 1u << 16; }
+  // Rows per operation: the start gate's queue budget (--max-enqueued), as ce_batch.
+  uint64_t default_max_ops() const override { return 512; }
   std::vector<uint64_t> size_sweep(const GpuInfo& g) const override { return pow2_sizes(16, max_message(g)); }
   std::unique_ptr<FlowOp> prepare(const TransferPoint& p, const FlowBuffers& b, const GpuInfo&) const override {
     return std::make_unique<CopyEngine2dOp>(b, p.message_bytes);
