@@ -103,7 +103,8 @@ run_job() {
   if [ "$left" -lt 20 ]; then log "left out (${left}s left): run.sh $*"; return 0; fi
   log "run.sh $*"
   timeout "$left" "$PKBENCH_ROOT/scripts/run.sh" "$@" >> "$OUT/run.log" 2>&1
-  log "run.sh $1: exit $?"
+  local rc=$?
+  log "run.sh ${1:-(every study)}: exit $rc"
 }
 if [ "$run" = 1 ]; then
   [ ${#jobs[@]} = 0 ] && [ "$peer_modes" = 0 ] && run_job
