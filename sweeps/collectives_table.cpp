@@ -476,28 +476,40 @@ void ablation_section(std::ostream& os, const std::string& path) {
   static const char* const kVariants[] = {"two_shot_push_handshake", "two_shot_push_staged",
                                           "two_shot_push_handshake_staged"};
   const CsvTable t = CsvTable::read(path, collectives_fields(), {"collectives"});
-  std::map<std::tuple<std::string, int64_t, std::string>, double> us;  // impl, bytes, mode
-  std::vector<std::pair<int64_t, std::string>> order;
+  // A point is its GPU count, size and mode; only rows at the implementation's own grid (knobs
+  // auto or absent) compare, one per point (a knob sweep would otherwise overwrite them).
+  using Point = std::tuple<int64_t, int64_t, std::string>;  // gpus, bytes, mode
+  std::map<std::pair<std::string, Point>, double> us;
+  std::vector<Point> order;
+  std::set<int64_t> gpu_counts;
   for (size_t i = 0; i < t.rows(); ++i) {
     if (t.text(i, "status") != "ok" || t.text(i, "collective") != "all_reduce" || t.text(i, "dtype") != "bf16")
       continue;
-    const std::string impl(t.text(i, "impl")), mode(t.text(i, "launch_mode"));
-    const int64_t b = t.integer(i, "bytes");
-    us[{impl, b, mode}] = t.number(i, "time_us_median");
-    if (impl == kBase) order.emplace_back(b, mode);
+    if (const std::string k(t.text(i, "knobs")); !k.empty() && k != "auto") continue;
+    const std::string impl(t.text(i, "impl"));
+    const Point pt{t.integer(i, "gpus"), t.integer(i, "bytes"), std::string(t.text(i, "launch_mode"))};
+    if (!us.emplace(std::make_pair(impl, pt), t.number(i, "time_us_median")).second) continue;
+    if (impl == kBase) {
+      order.push_back(pt);
+      gpu_counts.insert(std::get<0>(pt));
+    }
   }
   if (order.empty()) return;
+  const bool by_gpus = gpu_counts.size() > 1;  // the GPU count shown only where it varies
   os << "\n## Ablation (all-reduce bf16, device-time view)\n\nEach variant's median over " << kBase
-     << "'s at the same size and mode.\n\n| size | mode | " << kBase << " us |";
+     << "'s at the same " << (by_gpus ? "GPU count, " : "") << "size and mode.\n\n|" << (by_gpus ? " GPUs |" : "")
+     << " size | mode | " << kBase << " us |";
   for (const char* v : kVariants) os << " " << v << " |";
-  os << "\n|---:|---|---:|";
+  os << "\n|" << (by_gpus ? "---:|" : "") << "---:|---|---:|";
   for (size_t i = 0; i < std::size(kVariants); ++i) os << "---:|";
   os << "\n";
-  for (const auto& [b, mode] : order) {
-    const double base = us[{kBase, b, mode}];
-    os << "| " << size_text(static_cast<uint64_t>(b)) << " | " << mode << " | " << us_cell(base) << " |";
+  for (const Point& pt : order) {
+    const auto& [g, b, mode] = pt;
+    const double base = us[{kBase, pt}];
+    os << "|" << (by_gpus ? " " + std::to_string(g) + " |" : "") << " " << size_text(static_cast<uint64_t>(b)) << " | "
+       << mode << " | " << us_cell(base) << " |";
     for (const char* v : kVariants) {
-      auto it = us.find({v, b, mode});
+      auto it = us.find({v, pt});
       os << " " << (it == us.end() ? "-" : us_cell(it->second) + " (" + x_cell(it->second / base) + ")") << " |";
     }
     os << "\n";

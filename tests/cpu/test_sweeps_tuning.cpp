@@ -474,3 +474,12 @@ TEST(SweepsTuning, TunedRowsAgainstTheBestAndTheDefaultOfTheSameRun) {
   EXPECT_NE(md.find("## Tuned"), std::string::npos);
   EXPECT_NE(md.find("1 of 1 measured points reach the target, worst 1.059"), std::string::npos) << md;
 }
+
+TEST(SweepsTuning, AblationComparesAtOneGpuCountAndTheOwnGrid) {
+  // Two GPU counts at one size, and a knob-swept base row: each variant is set against the base
+  // of its own GPU count at knobs auto (the 99 us knob row is left out), the count shown.
+  const std::string md = collectives_summary_markdown({fixture("collectives_ablation_fixture.csv")});
+  EXPECT_NE(md.find("| 2 | 1 MiB | eager | 10.00 | - | 12.00 (1.20) | - |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 4 | 1 MiB | eager | 20.00 | - | 30.00 (1.50) | - |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("99.00"), std::string::npos) << md;
+}
