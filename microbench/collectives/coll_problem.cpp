@@ -61,20 +61,23 @@ Problem from_block(const std::string& coll, DType t, uint64_t block, int n, cons
   p.dtype = t;
   p.n = n;
   const uint64_t e = dtype_bytes(t);
+  // A gather's input (a scatter's output) is the per-rank shard; the other side is n shards.
+  auto gathered = [&](uint64_t shard, bool gather) {
+    p.count = shard;
+    (gather ? p.in_elems : p.out_elems) = shard;
+    (gather ? p.out_elems : p.in_elems) = shard * n;
+    p.bytes = shard * n * e;
+  };
   switch (p.layout) {
     case kAllReduce:
       p.count = p.in_elems = p.out_elems = block;
       p.bytes = block * e;
       break;
     case kAllGather:
-      p.count = p.in_elems = block;
-      p.out_elems = block * n;
-      p.bytes = p.out_elems * e;
+      gathered(block, true);
       break;
     case kReduceScatter:
-      p.count = p.out_elems = block;
-      p.in_elems = block * n;
-      p.bytes = p.in_elems * e;
+      gathered(block, false);
       break;
     case kAllToAll:
       p.count = block;
@@ -82,18 +85,10 @@ Problem from_block(const std::string& coll, DType t, uint64_t block, int n, cons
       p.bytes = p.in_elems * e;
       break;
     case kAllGatherCols:
-      p.rows = block;
-      p.cols = d.cols;
-      p.count = p.in_elems = p.rows * p.cols;
-      p.out_elems = p.in_elems * n;
-      p.bytes = p.out_elems * e;
-      break;
     case kReduceScatterCols:
       p.rows = block;
       p.cols = d.cols;
-      p.count = p.out_elems = p.rows * p.cols;
-      p.in_elems = p.out_elems * n;
-      p.bytes = p.in_elems * e;
+      gathered(p.rows * p.cols, p.layout == kAllGatherCols);
       break;
     case kAllToAll4d:
       p.B = d.batch;

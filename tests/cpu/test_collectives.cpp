@@ -30,18 +30,22 @@ TEST(CollBusbw, NcclTestsFactors) {
 
 TEST(CollProblem, SizesToCountsFollowNcclTests) {
   TensorDims d;
-  Problem ar = make_problem("all_reduce", DType::f32, 4096, 2, d);
-  EXPECT_EQ(ar.count, 1024u);
-  EXPECT_EQ(ar.in_elems, 1024u);
-  Problem ag = make_problem("all_gather", DType::bf16, 4096, 2, d);
-  EXPECT_EQ(ag.count, 1024u);  // per rank
-  EXPECT_EQ(ag.out_elems, 2048u);
-  Problem rs = make_problem("reduce_scatter", DType::bf16, 4096, 4, d);
-  EXPECT_EQ(rs.count, 512u);
-  EXPECT_EQ(rs.in_elems, 2048u);
-  Problem a2a = make_problem("all_to_all", DType::f32, 4096, 2, d);
-  EXPECT_EQ(a2a.count, 512u);  // per peer
-  EXPECT_EQ(a2a.in_elems, 1024u);
+  // count is per rank (all-to-all: per peer); element counts are per rank.
+  struct Case {
+    const char* coll;
+    DType t;
+    int n;
+    uint64_t count, in_elems, out_elems;
+  };
+  for (const Case& c : {Case{"all_reduce", DType::f32, 2, 1024, 1024, 1024},
+                        Case{"all_gather", DType::bf16, 2, 1024, 1024, 2048},
+                        Case{"reduce_scatter", DType::bf16, 4, 512, 2048, 512},
+                        Case{"all_to_all", DType::f32, 2, 512, 1024, 1024}}) {
+    const Problem p = make_problem(c.coll, c.t, 4096, c.n, d);
+    EXPECT_EQ(p.count, c.count) << c.coll;
+    EXPECT_EQ(p.in_elems, c.in_elems) << c.coll;
+    EXPECT_EQ(p.out_elems, c.out_elems) << c.coll;
+  }
   d.cols = 1000;
   Problem agc = make_problem("all_gather_cols", DType::bf16, 2 * 2 * 1000 * 3, 2, d);
   EXPECT_EQ(agc.rows, 3u);
