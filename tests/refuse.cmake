@@ -98,20 +98,18 @@ endif()
 
 if(TARGET pkbench_sync)
   pk_cli_test(refuse_sync_timeout_nan pkbench_sync 2 "--timeout-ms=nan: not a finite number" --timeout-ms=nan)
-  pk_cli_test(refuse_sync_list_sm80 pkbench_sync 0 "sync/.* skipped: this build has no device code for sm_80"
-    --list --arch=sm_80)
 endif()
 if(TARGET pkbench_fused)
   # The fused kernels are this suite's wgmma GEMM: nothing of them runs on a B200.
   pk_cli_test(refuse_fused_list_sm100 pkbench_fused 0
     "fused/.* skipped: (wgmma needs sm_90a|this build has no device code for sm_100)" --list --arch=sm_100a)
-  pk_cli_test(refuse_fused_list_sm80 pkbench_fused 0 "fused/.* skipped: this build has no device code for sm_80"
-    --list --arch=sm_80)
 endif()
-if(TARGET pkbench_primitives)
-  pk_cli_test(refuse_primitives_list_sm80 pkbench_primitives 0
-    "primitives/.* skipped: this build has no device code for sm_80" --list --arch=sm_80)
-endif()
+foreach(_study sync fused primitives)
+  if(TARGET pkbench_${_study})
+    pk_cli_test(refuse_${_study}_list_sm80 pkbench_${_study} 0
+      "${_study}/.* skipped: this build has no device code for sm_80" --list --arch=sm_80)
+  endif()
+endforeach()
 
 # The sweep tools on hostile CSVs, their output folders, their --help.
 if(TARGET pkbench_sweeps)

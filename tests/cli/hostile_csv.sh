@@ -6,18 +6,8 @@ set -u
 bin=$1 fix=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-fails=0
-check() {  # NAME CODES REGEX CMD...
-  local name=$1 codes=$2 re=$3
-  shift 3
-  local out rc
-  out=$("$@" 2>&1)
-  rc=$?
-  if [[ ",$codes," != *",$rc,"* ]]; then echo "FAIL $name: exit $rc, expected $codes"; echo "${out:0:2000}"; fails=$((fails + 1)); return; fi
-  if ! grep -Eq -- "$re" <<<"$out"; then echo "FAIL $name: output does not match /$re/"; echo "${out:0:2000}"; fails=$((fails + 1)); return; fi
-  if [ ${#out} -gt 4000 ]; then echo "FAIL $name: ${#out} characters of output"; fails=$((fails + 1)); return; fi
-  echo "ok   $name (exit $rc)"
-}
+CHECK_MAX_CHARS=4000
+source "$(dirname "$0")/check_lib.sh"
 t=$fix/transfer_fixture.csv
 # Every ok row's gbps negated: the tools that crashed on it (transfer_tuning's empty band).
 awk -F, 'BEGIN { OFS = "," } NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "gbps") g = i; if ($i == "status") s = i } print; next }
