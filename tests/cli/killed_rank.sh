@@ -5,17 +5,13 @@
 # rank sends itself SIGKILL when its PKBENCH_FAULT_KILL_AT-th point starts).
 bin=$1
 shift
-n=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
-if [ "${n:-0}" -lt 2 ]; then
-  echo "SKIPPED: needs 2 GPUs (this machine has ${n:-0})"
-  exit 77
-fi
-export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
+source "$(dirname "$0")/gpu_lib.sh"
+pk_need_gpus 2
 export PKBENCH_FAULT_KILL_RANK=1 PKBENCH_FAULT_KILL_AT=3
 csv=$(mktemp -d)/sync.csv
 start=$(date +%s.%N)
-"$@" -x PKBENCH_FAULT_KILL_RANK -x PKBENCH_FAULT_KILL_AT -x NCCL_NVLS_ENABLE -x NVSHMEM_DISABLE_NVLS \
-  -x TORCH_SYMM_MEM_DISABLE_MULTICAST "$bin" --peer-mode=ipc --levels=cross_gpu --iters=1000 --csv="$csv" \
+"$@" -x PKBENCH_FAULT_KILL_RANK -x PKBENCH_FAULT_KILL_AT "${pk_no_multicast_x[@]}" "$bin" \
+  --peer-mode=ipc --levels=cross_gpu --iters=1000 --csv="$csv" \
   > "$csv.log" 2>&1
 rc=$?
 end=$(date +%s.%N)
