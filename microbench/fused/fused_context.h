@@ -214,6 +214,9 @@ struct OverlapPlan {
   std::function<void(int j, int g, int ctas, cudaStream_t s)> comm;
 };
 std::unique_ptr<Impl> make_overlap(const Point& p, Context& c, const OverlapPlan& plan);
+// An overlapped baseline's plan cutting `total` rows into `chunks` equal chunks of plan.rows;
+// a chunk count that does not divide them skips the point, naming the rows as `whole`.
+OverlapPlan chunked_plan(int total, int chunks, const std::string& whole);
 // Collective: kernel `kind` made ready (one block per SM) on every local GPU, and its parameters.
 std::map<int, FusedParams> prepare_fused(Context& c, const Point& p, KernelKind kind, const SyncRegion& sync,
                                          int compute_blocks, int comm_blocks);

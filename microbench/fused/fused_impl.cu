@@ -397,6 +397,14 @@ class OverlapImpl : public Impl {
 };
 }  // namespace
 
+OverlapPlan chunked_plan(int total, int chunks, const std::string& whole) {
+  if (total % chunks) throw SkipPoint("chunks=" + std::to_string(chunks) + " does not divide " + whole);
+  OverlapPlan plan;
+  plan.chunks = chunks;
+  plan.rows = total / chunks;
+  return plan;
+}
+
 std::unique_ptr<Impl> make_overlap(const Point& p, Context& c, const OverlapPlan& plan) {
   if (!NcclComms::built()) throw SkipPoint("this build has no NCCL");
   c.nccl.ensure(p.knob(knobs::comm_sms.name));  // collective: outside the per-rank part below

@@ -126,12 +126,9 @@ std::unique_ptr<Impl> make_ag_gemm(const Point& p, Context& c) {
   // Chunk j = the j-th block of rows of every shard: one ncclBroadcast per shard from its
   // owner (an all-gather of the chunk, in place), then the GEMM pieces of the peers' rows;
   // the local shard's pieces wait for nothing and run first.
-  if (shard % chunks) throw SkipPoint("chunks=" + std::to_string(chunks) + " does not divide the " + std::to_string(shard) + "-row shard");
-  const int rows = shard / chunks;
+  OverlapPlan plan = chunked_plan(shard, chunks, "the " + std::to_string(shard) + "-row shard");
+  const int rows = plan.rows;
   const int64_t k = p.shape.k;
-  OverlapPlan plan;
-  plan.chunks = chunks;
-  plan.rows = rows;
   plan.comm_first = true;
   plan.independent = [=](int g) {
     std::vector<int> v;

@@ -10,12 +10,9 @@ std::unique_ptr<Impl> make_gemm_ar(const Point& p, Context& c) {
   if (p.schedule != "cublas_nccl_overlap") throw std::logic_error("gemm_ar has no schedule " + p.schedule);
   // Chunk j = rows [j M/chunks, (j+1) M/chunks): its GEMM, then ncclAllReduce of those rows.
   const int chunks = p.knob(knobs::chunks.name);
-  if (p.shape.m % chunks) throw SkipPoint("chunks=" + std::to_string(chunks) + " does not divide M=" + std::to_string(p.shape.m));
-  const int rows = p.shape.m / chunks;
+  OverlapPlan plan = chunked_plan(p.shape.m, chunks, "M=" + std::to_string(p.shape.m));
+  const int rows = plan.rows;
   const int64_t n = p.shape.n;
-  OverlapPlan plan;
-  plan.chunks = chunks;
-  plan.rows = rows;
   plan.pieces = [=](int j, int) { return std::vector<int>{j * rows}; };
   plan.comm = [&c, rows, n](int j, int g, int ctas, cudaStream_t st) {
     const int64_t at = int64_t(j) * rows * n;

@@ -11,12 +11,9 @@ std::unique_ptr<Impl> make_gemm_rs(const Point& p, Context& c) {
   // Chunk j = the j-th block of rows of every shard: its GEMM pieces, then one ncclReduce per
   // shard to the shard's owner (a reduce-scatter of the chunk, rooted where the rows belong).
   const int w = c.world(), shard = p.shape.m / w, chunks = p.knob(knobs::chunks.name);
-  if (shard % chunks) throw SkipPoint("chunks=" + std::to_string(chunks) + " does not divide the " + std::to_string(shard) + "-row shard");
-  const int rows = shard / chunks;
+  OverlapPlan plan = chunked_plan(shard, chunks, "the " + std::to_string(shard) + "-row shard");
+  const int rows = plan.rows;
   const int64_t n = p.shape.n;
-  OverlapPlan plan;
-  plan.chunks = chunks;
-  plan.rows = rows;
   plan.pieces = [=](int j, int) {
     std::vector<int> v;
     for (int s = 0; s < w; ++s) v.push_back(s * shard + j * rows);
