@@ -133,12 +133,7 @@ class FusedStudy {
     row["sm_clock_mhz_start"] = fmt_num(min_clock());
     row["sm_clock_mhz_max"] = std::to_string(ctx_.gpu(gpus.front()).sm_clock_max_mhz);
     const int k = timer.calibrate();
-    std::vector<double> ms;
-    for (auto _ : state) {
-      const Sample smp = timer.sample();
-      state.SetIterationTime(smp.step_ms_per_op / 1e3);
-      ms.push_back(smp.step_ms_per_op);
-    }
+    const std::vector<double> ms = sample_ms_per_op(state, timer);
     row["sm_clock_mhz_end"] = fmt_num(min_clock());
 
     // A wrong result is an error, never a number: one more run of the same operation on new

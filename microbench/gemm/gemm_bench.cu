@@ -238,12 +238,7 @@ class GemmStudy : private GatedRig {
     row["sm_clock_mhz_start"] = std::to_string(sm_clock());
     row["sm_clock_mhz_max"] = std::to_string(g.sm_clock_max_mhz);
     const int k = timer.calibrate();
-    std::vector<double> ms;
-    for (auto _ : state) {
-      const Sample smp = timer.sample();
-      state.SetIterationTime(smp.step_ms_per_op / 1e3);
-      ms.push_back(smp.step_ms_per_op);
-    }
+    const std::vector<double> ms = sample_ms_per_op(state, timer);
     row["sm_clock_mhz_end"] = std::to_string(sm_clock());
     PK_CUDA_CHECK(cudaDeviceSynchronize());
 

@@ -8,6 +8,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "stats.h"
 #include "tidy_csv.h"
@@ -55,6 +56,19 @@ inline constexpr const char* kSkipped = "skipped";
 // any other exception "error", each with its reason in row["error"] and reported to Google
 // Benchmark, so one failed point never ends the run.
 void measure_point(benchmark::State& state, Row& row, const std::function<void()>& measure);
+
+// Google Benchmark's loop over a calibrated timer (a FlowTimer): one timer.sample() per
+// iteration, whose time per operation is the iteration's manual time; returns those times in ms.
+template <class Timer>
+std::vector<double> sample_ms_per_op(benchmark::State& state, Timer& timer) {
+  std::vector<double> ms;
+  for (auto _ : state) {
+    const auto smp = timer.sample();
+    state.SetIterationTime(smp.step_ms_per_op / 1e3);
+    ms.push_back(smp.step_ms_per_op);
+  }
+  return ms;
+}
 
 // The timing columns every gated study writes from its samples of `iters_per_sample`
 // operations each, in ms: iters_per_sample, samples, time_us_median/min/max, cv.
