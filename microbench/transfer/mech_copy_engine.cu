@@ -10,20 +10,16 @@
 namespace pk::transfer {
 namespace {
 
-class CopyEngineOp final : public FlowOp {
+class CopyEngineOp final : public MessageOp {
  public:
-  CopyEngineOp(const FlowBuffers& b, uint64_t msg) : b_(b), msg_(msg) {}
+  using MessageOp::MessageOp;
   void enqueue(cudaStream_t s, int group) override {
-    const char* src = b_.src_buf + b_.src_offset + group * b_.bytes_per_op;
-    char* dst = b_.dst_buf + b_.dst_offset + group * b_.bytes_per_op;
+    const char* src = b_.src(group);
+    char* dst = b_.dst(group);
     for (uint64_t i = 0; i < b_.ops; ++i)
       PK_CUDA_CHECK(cudaMemcpyAsync(dst + i * msg_, src + i * msg_, msg_, cudaMemcpyDeviceToDevice, s));
   }
   int enqueues_per_op() const override { return static_cast<int>(std::min<uint64_t>(b_.ops, INT_MAX)); }
-
- private:
-  FlowBuffers b_;
-  uint64_t msg_;
 };
 
 class CopyEngine final : public Mechanism {

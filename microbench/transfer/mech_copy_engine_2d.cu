@@ -11,12 +11,12 @@
 namespace pk::transfer {
 namespace {
 
-class CopyEngine2dOp final : public FlowOp {
+class CopyEngine2dOp final : public MessageOp {
  public:
-  CopyEngine2dOp(const FlowBuffers& b, uint64_t msg) : b_(b), msg_(msg) {}
+  using MessageOp::MessageOp;
   void enqueue(cudaStream_t s, int group) override {
-    const char* src = b_.src_buf + b_.src_offset + group * b_.bytes_per_op;
-    char* dst = b_.dst_buf + b_.dst_offset + group * b_.bytes_per_op;
+    const char* src = b_.src(group);
+    char* dst = b_.dst(group);
     for (uint64_t first : {0, 1}) {  // messages first, first + 2, first + 4, ...
       const uint64_t rows = (b_.ops - first + 1) / 2;
       if (rows == 0) continue;
@@ -28,10 +28,6 @@ class CopyEngine2dOp final : public FlowOp {
   // Counted as a call per row, as ce_batch counts its messages: should the driver split a
   // 2-D copy into rows, a sample must still fit in the start gate's queue budget.
   int enqueues_per_op() const override { return static_cast<int>(b_.ops); }
-
- private:
-  FlowBuffers b_;
-  uint64_t msg_;
 };
 
 class CopyEngine2d final : public Mechanism {

@@ -40,8 +40,8 @@ class CopyEngineBatchOp final : public FlowOp {
       while (b_.ops > 2 && std::gcd(stride, b_.ops) != 1) ++stride;
       for (uint64_t j = 0; j < b_.ops; ++j) {
         const uint64_t i = b_.ops > 2 ? j * stride % b_.ops : j;
-        a.first.push_back(b_.dst_buf + b_.dst_offset + group * b_.bytes_per_op + i * msg);
-        a.second.push_back(b_.src_buf + b_.src_offset + group * b_.bytes_per_op + i * msg);
+        a.first.push_back(b_.dst(group) + i * msg);
+        a.second.push_back(b_.src(group) + i * msg);
       }
     }
     return a;

@@ -35,8 +35,8 @@ class RegisterOp final : public FlowOp {
  public:
   RegisterOp(const FlowBuffers& b, PinnedLaunch l, CopyFn fn, uint32_t msg) : b_(b), l_(l), fn_(fn), msg_(msg) {}
   void enqueue(cudaStream_t s, int group) override {
-    const char* src = b_.src_buf + b_.src_offset + group * b_.bytes_per_op;
-    char* dst = b_.dst_buf + b_.dst_offset + group * b_.bytes_per_op;
+    const char* src = b_.src(group);
+    char* dst = b_.dst(group);
     fn_<<<l_.grid, l_.block, l_.smem, s>>>(src, dst, b_.ops, msg_);
     PK_CUDA_CHECK_LAUNCH();
   }

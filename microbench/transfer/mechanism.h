@@ -29,6 +29,9 @@ struct FlowBuffers {
   uint64_t ops = 0;                         // messages per operation
   int sms = 0;                              // SMs this flow may use
   Deadline deadline{};                      // spin-wait limit and the issuer's status word
+  // Group g's source and destination regions.
+  const char* src(int group) const { return src_buf + src_offset + group * bytes_per_op; }
+  char* dst(int group) const { return dst_buf + dst_offset + group * bytes_per_op; }
 };
 
 class FlowOp {
@@ -38,6 +41,16 @@ class FlowOp {
   // the issuer.
   virtual void enqueue(cudaStream_t s, int group) = 0;
   virtual int enqueues_per_op() const { return 1; }
+};
+
+// A FlowOp that copies the flow's messages of one size.
+class MessageOp : public FlowOp {
+ public:
+  MessageOp(const FlowBuffers& b, uint64_t msg) : b_(b), msg_(msg) {}
+
+ protected:
+  FlowBuffers b_;
+  uint64_t msg_;
 };
 
 class Mechanism {
