@@ -90,27 +90,28 @@ int main(int argc, char** argv) {
   app.add_option("--modes", modes, "eager (back-to-back launches), graph (CUDA-graph replay)")->capture_default_str();
   app.add_option("--tensor-cols", cfg.dims.cols, "columns per rank of the *_cols layouts")->capture_default_str();
   app.add_option("--a2a-shape", a2a, "B,H,D of all_to_all_4d's (B, S, H, D) input")->capture_default_str();
-  app.add_option("--samples", cfg.timing.samples, "timed samples per point")->check(CLI::Range(1, 1000))->capture_default_str();
-  app.add_option("--warmup-ms", cfg.timing.warmup_ms, "warm-up per point")->check(CLI::Range(0.0, 1e5))->capture_default_str();
-  app.add_option("--timeout-ms", cfg.timing.timeout_ms, "bound of every spin-wait")->check(CLI::Range(1.0, 1e6))->capture_default_str();
-  app.add_option("--gap-ms", cfg.timing.gap_ms, "idle time between points")->check(CLI::Range(0.0, 1e5))->capture_default_str();
-  app.add_option("--ops-per-sample", cfg.ops_per_sample,
-                 "most collectives per timed sample, the same for every implementation (fewer for large sizes; graph "
-                 "mode captures them into one graph)")
-      ->check(CLI::Range(1, 128))
-      ->capture_default_str();
-  app.add_option("--nccltests-iters", cfg.nccltests_iters, "nccl-tests' -n for the nccl-tests-style time")->check(CLI::Range(1, 100000))->capture_default_str();
-  app.add_option("--nccltests-graph-launches", cfg.nccltests_graph_launches,
-                 "nccl-tests' -G in graph mode: launches of the captured graph of --nccltests-iters collectives, timed "
-                 "together (column nccltests_graph_launches; ref_check.sh passes the same -G to the tool)")
-      ->check(CLI::Range(1, 1000))
-      ->capture_default_str();
-  app.add_option("--nccltests-repeats", cfg.nccltests_repeats,
-                 "runs of the whole nccl-tests method per point; time_us_nccltests is their median (one run of a "
-                 "launch-bound size moves by ~10 % from run to run, as nccl-tests' own figure does; column "
-                 "nccltests_repeats)")
-      ->check(CLI::Range(1, 1000))
-      ->capture_default_str();
+  // A numeric option within [lo, hi], its default shown in --help.
+  auto bounded = [&app](const std::string& flag, auto& value, const std::string& help, auto lo, auto hi) {
+    app.add_option(flag, value, help)->check(CLI::Range(lo, hi))->capture_default_str();
+  };
+  bounded("--samples", cfg.timing.samples, "timed samples per point", 1, 1000);
+  bounded("--warmup-ms", cfg.timing.warmup_ms, "warm-up per point", 0.0, 1e5);
+  bounded("--timeout-ms", cfg.timing.timeout_ms, "bound of every spin-wait", 1.0, 1e6);
+  bounded("--gap-ms", cfg.timing.gap_ms, "idle time between points", 0.0, 1e5);
+  bounded("--ops-per-sample", cfg.ops_per_sample,
+          "most collectives per timed sample, the same for every implementation (fewer for large sizes; graph "
+          "mode captures them into one graph)",
+          1, 128);
+  bounded("--nccltests-iters", cfg.nccltests_iters, "nccl-tests' -n for the nccl-tests-style time", 1, 100000);
+  bounded("--nccltests-graph-launches", cfg.nccltests_graph_launches,
+          "nccl-tests' -G in graph mode: launches of the captured graph of --nccltests-iters collectives, timed "
+          "together (column nccltests_graph_launches; ref_check.sh passes the same -G to the tool)",
+          1, 1000);
+  bounded("--nccltests-repeats", cfg.nccltests_repeats,
+          "runs of the whole nccl-tests method per point; time_us_nccltests is their median (one run of a "
+          "launch-bound size moves by ~10 % from run to run, as nccl-tests' own figure does; column "
+          "nccltests_repeats)",
+          1, 1000);
   app.add_flag("--nccltests-shift", cfg.nccltests_shift,
                "NCCL rows of the nccl-tests method move their buffers every iteration as nccl-tests' startColl does "
                "(for the cross-check with nccl-tests: our kernels keep one buffer; column nccltests_shift)");
