@@ -77,14 +77,17 @@ inline Spec find_spec(const std::map<std::string, std::string>& where) {
   throw std::logic_error("no catalogue entry matches");
 }
 
-// Runs a spec; a SkipPoint (library absent, one GPU) skips the test.
-#define PK_PRIM_RUN(row, spec)                              \
-  Row row;                                                  \
-  try {                                                     \
-    row = run_spec(*world().ctx, spec);                     \
-  } catch (const SkipPoint& e) {                            \
-    GTEST_SKIP() << e.what();                               \
+// `type var = expr`, or the test skipped with the reason where `expr` throws SkipPoint.
+#define PK_PRIM_OR_SKIP(type, var, expr) \
+  type var{};                            \
+  try {                                  \
+    var = (expr);                        \
+  } catch (const SkipPoint& e) {         \
+    GTEST_SKIP() << e.what();            \
   }
+
+// Runs a spec; a SkipPoint (library absent, one GPU) skips the test.
+#define PK_PRIM_RUN(row, spec) PK_PRIM_OR_SKIP(Row, row, run_spec(*world().ctx, spec))
 
 #define PK_PRIM_REQUIRE_WORLD()                                            \
   do {                                                                     \

@@ -31,6 +31,14 @@ std::string hopper_pair(const PeerGroup& g) {
   return "";
 }
 
+// The tests' options: no study warm-up, every spin-wait bounded at `timeout_ms`.
+FusedOptions test_options(double timeout_ms) {
+  FusedOptions opt;
+  opt.study_warmup_ms = 0;
+  opt.timing.timeout_ms = timeout_ms;
+  return opt;
+}
+
 }  // namespace
 
 class FusedGpu : public ::testing::TestWithParam<PeerMode> {};
@@ -50,10 +58,7 @@ TEST_P(FusedGpu, EveryOperatorAndScheduleIsRightOnTwoGpus) {
   grid.knob_values["comm_sms"] = {3, 16};
   grid.knob_values["chunks"] = {3};
   const std::vector<Point> points = build_points(grid, w);
-  FusedOptions opt;
-  opt.study_warmup_ms = 0;
-  opt.timing.timeout_ms = 2000;
-  Context ctx(group, opt, points);
+  Context ctx(group, test_options(2000), points);
   int verified = 0, skipped = 0;
   for (const Point& p : points) {
     SCOPED_TRACE(p.name());
@@ -109,10 +114,7 @@ TEST_P(FusedGpu, TunedRunsWhatTheTableAnswers) {
   const std::vector<std::string> runs = {"fused/gemm_rs/inter_sm/" + s.str() + "/comm_sms:3", "fused/gemm_ar/intra_sm/" + s.str(),
                                          "", ""};
   const std::vector<std::string> skips = {"", "", "outside the measured shapes", "answers ce_overlap: no fused schedule"};
-  FusedOptions opt;
-  opt.study_warmup_ms = 0;
-  opt.timing.timeout_ms = 2000;
-  Context ctx(group, opt, points);
+  Context ctx(group, test_options(2000), points);
   for (size_t i = 0; i < points.size(); ++i) {
     const Point& p = points[i];
     SCOPED_TRACE(p.name());
@@ -155,10 +157,7 @@ TEST(FusedGpuPeers, MissingPeerEndsInATimeout) {
     SCOPED_TRACE(sched);
     Point p{Op::gemm_rs, sched, Shape{768, 768, 320}, 0, {}, {}};
     if (std::string(sched) == "inter_sm") p.knobs["comm_sms"] = 4;
-    FusedOptions opt;
-    opt.study_warmup_ms = 0;
-    opt.timing.timeout_ms = 200;
-    Context ctx(group, opt, {p});
+    Context ctx(group, test_options(200), {p});
     ctx.ensure_shape(p.op, p.shape);
     const bool inter = p.schedule == "inter_sm";
     const SyncRegion sync = ctx.new_sync(inter ? 6 * 3 * kHalves * kMaxGpus : 0);
@@ -230,10 +229,7 @@ TEST(FusedGpuCheck, AnOperationWritingOnlyOnItsFirstLaunchIsCaught) {
   grid.knob_values["comm_sms"] = {8};
   grid.knob_values["chunks"] = {3};
   const std::vector<Point> points = build_points(grid, w);
-  FusedOptions opt;
-  opt.study_warmup_ms = 0;
-  opt.timing.timeout_ms = 2000;
-  Context ctx(group, opt, points);
+  Context ctx(group, test_options(2000), points);
   int caught = 0;
   for (const Point& p : points) {
     SCOPED_TRACE(p.name());
