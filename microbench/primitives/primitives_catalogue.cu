@@ -26,10 +26,12 @@ std::string nvshmem_put_detail(int elem, const std::string& scope, bool nbi) {
   return d;
 }
 
+// A spec on one thread (scope "thread"; the warp and block ones set their own).
 Spec make(const std::string& op, const std::string& style, const std::string& metric) {
   Spec s;
   s.op = op;
   s.style = style;
+  s.scope = "thread";
   s.metric = metric;
   return s;
 }
@@ -37,7 +39,6 @@ Spec make(const std::string& op, const std::string& style, const std::string& me
 template <class Order>
 Spec pk_signal(const std::string& op, bool with_data) {
   Spec s = make(op, kStylePk, kMetricOneWay);
-  s.scope = "thread";
   if (with_data) s.mode = "flag";
   s.ordering = Order::kName;
   s.ordering_detail = Order::kDetail;
@@ -62,7 +63,6 @@ void add_pk(std::vector<Spec>& v, const Options& o) {
       }
   for (const char* metric : {kMetricLatency, kMetricGbps}) {
     Spec s = make("put", kStylePk, metric);
-    s.scope = "thread";
     s.elem_bytes = 4;
     s.mode = "reg";
     s.ordering = kOrderWeak;
@@ -82,7 +82,6 @@ void add_pk(std::vector<Spec>& v, const Options& o) {
               G{"peer_l2_resident", "nvshmem_heap", kOrderWeak}, G{"peer_l2_miss", "nvshmem_heap", kOrderWeak},
               G{"peer_l2_resident", "nccl_window", kOrderWeak}, G{"peer_l2_miss", "nccl_window", kOrderWeak}}) {
     Spec s = make("get", kStylePk, kMetricLatency);
-    s.scope = "thread";
     s.placement = g.placement;
     s.memory = g.memory;
     s.ordering = g.ordering;
@@ -95,7 +94,6 @@ void add_pk(std::vector<Spec>& v, const Options& o) {
   }
   {
     Spec s = make("get", kStylePk, kMetricLatency);
-    s.scope = "thread";
     s.placement = "nvbandwidth";
     s.ordering = kOrderWeak;
     s.ordering_detail = "nvbandwidth's ptrChasingKernel: p = p->next (weak), 8-B nodes 128 B apart in address order";
@@ -112,7 +110,6 @@ void add_pk(std::vector<Spec>& v, const Options& o) {
   v.push_back(pk_signal<OrderAtomicRelease>("put_signal", true));
   {
     Spec s = make("put_signal", kStylePk, kMetricOneWay);
-    s.scope = "thread";
     s.elem_bytes = 16;
     s.mode = "ll";
     s.ordering = kOrderRelaxed;
@@ -130,7 +127,6 @@ void add_pk(std::vector<Spec>& v, const Options& o) {
   for (C c : {C{"store", "st.global.b32 alone"}, C{"quiet", "st.global.b32; fence.sc.sys"},
               C{"fence", "st.global.b32; fence.acq_rel.sys"}}) {
     Spec s = make(c.op, kStylePk, kMetricLatency);
-    s.scope = "thread";
     s.elem_bytes = 4;
     s.ordering = std::string(c.op) == "store" ? kOrderWeak : kOrderFenceThenRelaxed;
     s.ordering_detail = c.call;
@@ -139,7 +135,6 @@ void add_pk(std::vector<Spec>& v, const Options& o) {
   }
   for (bool relaxed : {false, true}) {
     Spec s = make("barrier", kStylePk, kMetricLatency);
-    s.scope = "thread";
     s.ordering = relaxed ? OrderRelaxed::kName : OrderReleaseAcquireSys::kName;
     s.ordering_detail = relaxed ? OrderRelaxed::kDetail : OrderReleaseAcquireSys::kDetail;
     s.call = "store round+1 into my slot of every peer's inbox; poll my inbox (NCCL's LSA barrier shape)";
