@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <unistd.h>
 #include <fstream>
 #include <map>
 #include <string>
@@ -18,9 +19,11 @@ namespace pk::sweeps::testing {
 inline std::string source_dir() { return PKBENCH_SOURCE_DIR; }
 inline std::string fixture(const std::string& name) { return std::string(PKBENCH_FIXTURE_DIR) + "/" + name; }
 
-// A fresh folder under the build tree's temporary directory.
+// A fresh folder under the temporary directory, one per process: ctest runs each test in its
+// own process, several at once, and two tests asking for the same name removed each other's files.
 inline std::string temp_dir(const std::string& name) {
-  const auto p = std::filesystem::temp_directory_path() / ("pkbench_sweeps_test_" + name);
+  const auto p = std::filesystem::temp_directory_path() /
+                 ("pkbench_sweeps_test_" + name + "." + std::to_string(::getpid()));
   std::filesystem::remove_all(p);
   std::filesystem::create_directories(p);
   return p.string();
