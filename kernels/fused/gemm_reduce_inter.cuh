@@ -209,7 +209,7 @@ struct ReduceInterOps : InterleavedOrder {
             uint4 x[kBatch];
 #pragma unroll
             for (int b = 0; b < kBatch; ++b)
-              if (v0 + b * kSumThreads < vecs) x[b] = ld_shared_v4(st + q * piece_bytes + (v0 + b * kSumThreads) * 16);
+              if (v0 + b * kSumThreads < vecs) x[b] = ptx::ld_shared_v4(st + q * piece_bytes + (v0 + b * kSumThreads) * 16);
 #pragma unroll
             for (int b = 0; b < kBatch; ++b)
               if (v0 + b * kSumThreads < vecs) {
@@ -219,7 +219,7 @@ struct ReduceInterOps : InterleavedOrder {
           }
 #pragma unroll
           for (int b = 0; b < kBatch; ++b)
-            if (v0 + b * kSumThreads < vecs) st_shared_v4(st + (v0 + b * kSumThreads) * 16, Bf16::pack(acc[b]));
+            if (v0 + b * kSumThreads < vecs) ptx::st_shared_v4(st + (v0 + b * kSumThreads) * 16, Bf16::pack(acc[b]));
         }
         ptx::fence_proxy_async_smem();  // generic writes of the sum, then the TMA stores read them
         ptx::bar_sync(1 + pipe, kSumThreads);
@@ -242,15 +242,6 @@ struct ReduceInterOps : InterleavedOrder {
       tma::fence_proxy_async_global();
     }
     return true;
-  }
-
-  __device__ static uint4 ld_shared_v4(uint32_t a) {
-    uint4 x;
-    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(x.x), "=r"(x.y), "=r"(x.z), "=r"(x.w) : "r"(a));
-    return x;
-  }
-  __device__ static void st_shared_v4(uint32_t a, uint4 x) {
-    asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(a), "r"(x.x), "r"(x.y), "r"(x.z), "r"(x.w) : "memory");
   }
 };
 
