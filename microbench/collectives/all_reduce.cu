@@ -36,6 +36,7 @@ class AllReduceImpl final : public PkImplOf<AllReduceImpl> {
   std::string name() const override { return name_; }
   bool supports(int layout) const override { return layout == kAllReduce; }
   bool applies(const Problem& p) const override { return a_->applies(p); }
+  bool uses_tma() const override { return a_->uses_tma(); }
   uint64_t scratch_bytes(const Problem& p) const override {  // for the largest grid prepare() can choose
     return a_->scratch_bytes(p, knobs_.sms ? knobs_.sms : grid_for(a_->work_bytes(p), a_->bytes_per_block(), kMaxBlocks));
   }

@@ -51,6 +51,8 @@ class ArAlgorithm {
   virtual bool applies(const Problem&) const { return true; }
   // Scratch zeroed before each point (a protocol whose flags live in the data lines).
   virtual bool zero_scratch() const { return false; }
+  // Its kernel issues TMA / bulk-copy instructions (capability gating: sm_90 and later).
+  virtual bool uses_tma() const { return false; }
 
   // The two-shot landing slot of one rank's chunk, padded to whole TMA tiles (16-B aligned
   // for every kernel); and n of them, the two-shot slot scratch.

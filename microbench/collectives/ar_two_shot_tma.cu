@@ -14,6 +14,7 @@ class TwoShotTma final : public ArAlgorithm {
   uint64_t work_bytes(const Problem& p) const override { return p.bytes / p.n; }
   uint64_t scratch_bytes(const Problem& p, int) const override { return chunk_slots_bytes(p); }
   size_t smem_bytes() const override { return TmaConfig::smem_bytes(); }
+  bool uses_tma() const override { return true; }
 };
 
 }  // namespace

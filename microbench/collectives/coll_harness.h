@@ -105,6 +105,8 @@ class Impl {
   virtual std::string name() const = 0;    // e.g. "two_shot_push", "nccl"
   virtual std::string family() const = 0;  // "pk", "nccl", "nccl_sym", "nvshmem", "multicast"
   virtual bool baseline() const { return false; }
+  // Its kernel issues TMA / bulk-copy instructions (capability gating asks this, not the name).
+  virtual bool uses_tma() const { return false; }
   virtual bool supports(int layout) const = 0;
   // false: no point is registered (e.g. the LL protocol above its size range).
   virtual bool applies(const Problem&) const { return true; }

@@ -39,7 +39,7 @@ std::vector<std::string> split(const std::string& s) {
 // every point needs this build's device code).
 std::vector<pk::Feature> needs_of(const Impl& i) {
   std::vector<pk::Feature> f = {pk::Feature::device_code};
-  if (i.name().find("tma") != std::string::npos) f.push_back(pk::Feature::tma);
+  if (i.uses_tma()) f.push_back(pk::Feature::tma);
   if (i.family() == "multicast") f.push_back(pk::Feature::multicast);
   return f;
 }

@@ -30,6 +30,7 @@ void launch(const CollParams<T>& p, int kind, int blocks, cudaStream_t s) {
 class SegmentTmaImpl final : public PkImplOf<SegmentTmaImpl> {
  public:
   std::string name() const override { return "push_tma"; }
+  bool uses_tma() const override { return true; }
   bool supports(int layout) const override {
     return layout == kAllGather || layout == kReduceScatter || layout == kAllToAll;
   }
