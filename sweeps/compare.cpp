@@ -227,11 +227,16 @@ FolderDiff compare_folders(const std::string& a, const std::string& b) {
   FolderDiff d;
   d.a = a;
   d.b = b;
-  std::set<std::string> na, nb;
-  for (const auto& e : fs::directory_iterator(a))
-    if (e.is_regular_file() && e.path().extension() == ".csv") na.insert(e.path().filename().string());
-  for (const auto& e : fs::directory_iterator(b))
-    if (e.is_regular_file() && e.path().extension() == ".csv") nb.insert(e.path().filename().string());
+  // Every CSV under each folder, by its path relative to the folder, so that two machine folders
+  // of the results layout (<study>/<study>.csv, <study>/virtual/...) compare study by study.
+  auto csvs = [](const std::string& root) {
+    std::set<std::string> names;
+    for (const auto& e : fs::recursive_directory_iterator(root))
+      if (e.is_regular_file() && e.path().extension() == ".csv")
+        names.insert(e.path().lexically_relative(root).generic_string());  // not relative(): it follows symlinks
+    return names;
+  };
+  const std::set<std::string> na = csvs(a), nb = csvs(b);
   for (const auto& n : na) {
     if (!nb.count(n)) {
       d.notes.push_back(n + ": only in A");

@@ -90,3 +90,17 @@ TEST(SweepsCompare, RefusesStudiesThatDiffer) {
   EXPECT_THROW(compare_files(fixture("transfer_fixture.csv"), fixture("sync_fixture.csv")), std::runtime_error);
   EXPECT_THROW(compare_folders("/nonexistent", "/nonexistent"), std::invalid_argument);
 }
+
+TEST(SweepsCompare, MachineFoldersOfTheLayoutCompareStudyByStudy) {
+  // <machine>/<study>/<study>.csv on both sides: found below the folders, paired by their path.
+  const std::string base = fixture("compare/");
+  const std::string a = temp_dir("compare_layout_a"), b = temp_dir("compare_layout_b");
+  for (const auto& [dir, from] : {std::pair{a, base + "single"}, std::pair{b, base + "ipc"}}) {
+    std::filesystem::create_directories(dir + "/sync");
+    std::filesystem::copy_file(from + "/sync.csv", dir + "/sync/sync.csv");
+  }
+  const FolderDiff d = compare_folders(a, b);
+  ASSERT_EQ(d.files.size(), 1u);
+  EXPECT_EQ(d.files[0].study, "sync");
+  EXPECT_FALSE(d.files[0].points.empty());
+}
