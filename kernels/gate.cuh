@@ -5,8 +5,8 @@
 // buffer, so a stream's queued work (possibly hundreds of copies) starts only when every
 // process has finished enqueuing, and all GPUs of a step start together. One opener kernel
 // writes every reachable GPU's word, so the GPUs open within one NVLink store of each other.
-#include "peer_table.cuh"
-#include "spin_wait.cuh"
+#include "kernels/peer_table.cuh"
+#include "kernels/spin_wait.cuh"
 
 namespace pk {
 

@@ -6,12 +6,12 @@
 // moves memory accesses over them, and each file says why cuda::ptx does not serve.
 // Not here: the multimem (NVSwitch multicast) loads and stores, which stay beside the one
 // guarded kernel that may issue them (kernels/collectives/multimem_allreduce.cuh).
-#include "ptx/barriers.cuh"
-#include "ptx/bulk_copy.cuh"
-#include "ptx/cluster.cuh"
-#include "ptx/fences.cuh"
-#include "ptx/global.cuh"
-#include "ptx/mbarrier.cuh"
-#include "ptx/registers.cuh"
-#include "ptx/shared.cuh"
-#include "ptx/wgmma.cuh"
+#include "kernels/ptx/barriers.cuh"
+#include "kernels/ptx/bulk_copy.cuh"
+#include "kernels/ptx/cluster.cuh"
+#include "kernels/ptx/fences.cuh"
+#include "kernels/ptx/global.cuh"
+#include "kernels/ptx/mbarrier.cuh"
+#include "kernels/ptx/registers.cuh"
+#include "kernels/ptx/shared.cuh"
+#include "kernels/ptx/wgmma.cuh"

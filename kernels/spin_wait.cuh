@@ -3,8 +3,8 @@
 // recorded timeout instead of a hung GPU.
 #include <cstdint>
 
-#include "ptx.cuh"
-#include "status.cuh"
+#include "kernels/ptx.cuh"
+#include "kernels/status.cuh"
 
 namespace pk {
 

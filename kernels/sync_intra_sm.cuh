@@ -1,8 +1,8 @@
 #pragma once
 // Synchronisation inside one SM: an mbarrier ping-pong between two warps, and block-wide
 // barriers (__syncthreads / named bar.sync) for 1..32 warps.
-#include "spin_wait.cuh"
-#include "sync_timing.cuh"
+#include "kernels/spin_wait.cuh"
+#include "kernels/sync_timing.cuh"
 
 namespace pk::sync {
 

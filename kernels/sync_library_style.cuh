@@ -5,8 +5,8 @@
 // access, stores are volatile, a signal is a fenced system-scope atomic, and the block
 // synchronises around each operation (the _block API shape). PK style: the peer pointer
 // sits in a register, plain stores, a release reduction for a signal, no extra sync.
-#include "spin_wait.cuh"
-#include "sync_timing.cuh"
+#include "kernels/spin_wait.cuh"
+#include "kernels/sync_timing.cuh"
 
 namespace pk::sync {
 

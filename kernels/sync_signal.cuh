@@ -2,9 +2,9 @@
 // Signals between SMs and between GPUs: flag ping-pong with several memory-model
 // semantics, a grid-wide barrier, a barrier across GPUs and a one-to-all signal. Flags are
 // plain ints that only grow (round i signals value i + 1), so stores and adds both work.
-#include "peer_table.cuh"
-#include "spin_wait.cuh"
-#include "sync_timing.cuh"
+#include "kernels/peer_table.cuh"
+#include "kernels/spin_wait.cuh"
+#include "kernels/sync_timing.cuh"
 
 namespace pk::sync {
 

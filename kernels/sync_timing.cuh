@@ -4,7 +4,7 @@
 // the clock the SM actually ran.
 #include <cstdint>
 
-#include "ptx.cuh"
+#include "kernels/ptx.cuh"
 
 namespace pk::sync {
 

@@ -5,7 +5,7 @@
 // bytes are in flight to cover NVLink latency.
 #include <cstdint>
 
-#include "ptx.cuh"
+#include "kernels/ptx.cuh"
 
 namespace pk::transfer {
 

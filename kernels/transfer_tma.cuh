@@ -7,8 +7,8 @@
 
 #include <cstdint>
 
-#include "ptx.cuh"
-#include "spin_wait.cuh"
+#include "kernels/ptx.cuh"
+#include "kernels/spin_wait.cuh"
 
 namespace pk::transfer {
 

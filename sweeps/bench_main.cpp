@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "../microbench/harness/tidy_csv.h"
-#include "cli_util.h"
-#include "transfer_table.h"
+#include "microbench/harness/tidy_csv.h"
+#include "sweeps/cli_util.h"
+#include "sweeps/transfer_table.h"
 
 using namespace pk::sweeps;
 using Clock = std::chrono::steady_clock;

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <string>
 
-#include "../microbench/harness/tidy_csv.h"
+#include "microbench/harness/tidy_csv.h"
 
 namespace pk::sweeps {
 

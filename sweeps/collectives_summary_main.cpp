@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "../microbench/harness/tidy_csv.h"
-#include "cli_util.h"
-#include "collectives_table.h"
+#include "microbench/harness/tidy_csv.h"
+#include "sweeps/cli_util.h"
+#include "sweeps/collectives_table.h"
 
 static const char* kUsage =
     "usage: pkbench_collectives_summary [--out FILE] MAIN_CSV [MORE_CSV...]\n"

@@ -1,4 +1,4 @@
-#include "collectives_table.h"
+#include "sweeps/collectives_table.h"
 
 #include <algorithm>
 #include <map>
@@ -7,8 +7,8 @@
 #include <sstream>
 #include <tuple>
 
-#include "format.h"
-#include "targets.h"
+#include "sweeps/format.h"
+#include "sweeps/targets.h"
 
 namespace pk::sweeps {
 

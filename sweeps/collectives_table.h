@@ -21,10 +21,10 @@
 #include <string>
 #include <vector>
 
-#include "csv_table.h"
-#include "tuned_section.h"
-#include "tuning_table.h"
-#include "verdict.h"
+#include "sweeps/csv_table.h"
+#include "sweeps/tuned_section.h"
+#include "sweeps/tuning_table.h"
+#include "sweeps/verdict.h"
 
 namespace pk::sweeps {
 

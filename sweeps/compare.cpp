@@ -1,6 +1,6 @@
-#include "compare.h"
+#include "sweeps/compare.h"
 
-#include "verdict.h"
+#include "sweeps/verdict.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,9 +11,9 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include "csv_table.h"
-#include "format.h"
-#include "transfer_table.h"
+#include "sweeps/csv_table.h"
+#include "sweeps/format.h"
+#include "sweeps/transfer_table.h"
 
 namespace fs = std::filesystem;
 

@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <string>
 
-#include "../microbench/harness/tidy_csv.h"
-#include "cli_util.h"
-#include "compare.h"
+#include "microbench/harness/tidy_csv.h"
+#include "sweeps/cli_util.h"
+#include "sweeps/compare.h"
 
 using namespace pk::sweeps;
 

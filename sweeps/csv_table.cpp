@@ -1,4 +1,4 @@
-#include "csv_table.h"
+#include "sweeps/csv_table.h"
 
 #include <algorithm>
 #include <charconv>
@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include "pkbench/tuning.h"
-#include "study_schema.h"
+#include "sweeps/study_schema.h"
 
 namespace pk::sweeps {
 namespace {

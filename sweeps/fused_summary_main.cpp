@@ -4,8 +4,8 @@
 #include <filesystem>
 #include <string>
 
-#include "cli_util.h"
-#include "fused_table.h"
+#include "sweeps/cli_util.h"
+#include "sweeps/fused_table.h"
 
 static const char* kUsage =
     "usage: pkbench_fused_summary [--out FILE] CSV\n"

@@ -1,6 +1,6 @@
-#include "fused_table.h"
+#include "sweeps/fused_table.h"
 
-#include "verdict.h"
+#include "sweeps/verdict.h"
 
 #include <pkbench/tuning.h>
 

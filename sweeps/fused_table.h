@@ -21,9 +21,9 @@
 #include <string>
 #include <vector>
 
-#include "csv_table.h"
-#include "tuned_section.h"
-#include "tuning_table.h"
+#include "sweeps/csv_table.h"
+#include "sweeps/tuned_section.h"
+#include "sweeps/tuning_table.h"
 
 namespace pk::sweeps {
 

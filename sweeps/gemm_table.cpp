@@ -1,6 +1,6 @@
-#include "gemm_table.h"
+#include "sweeps/gemm_table.h"
 
-#include "row_reader.h"
+#include "sweeps/row_reader.h"
 
 #include <algorithm>
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "csv_table.h"
+#include "sweeps/csv_table.h"
 
 namespace pk::sweeps {
 

@@ -12,9 +12,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "../microbench/harness/tidy_csv.h"
-#include "csv_table.h"
-#include "cli_util.h"
+#include "microbench/harness/tidy_csv.h"
+#include "sweeps/csv_table.h"
+#include "sweeps/cli_util.h"
 
 using namespace pk::sweeps;
 

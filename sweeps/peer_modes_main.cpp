@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "../microbench/harness/tidy_csv.h"
-#include "cli_util.h"
-#include "targets.h"
+#include "microbench/harness/tidy_csv.h"
+#include "sweeps/cli_util.h"
+#include "sweeps/targets.h"
 
 using namespace pk::sweeps;
 

@@ -1,4 +1,4 @@
-#include "report.h"
+#include "sweeps/report.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,8 +9,8 @@
 #include <set>
 #include <sstream>
 
-#include "collectives_table.h"
-#include "format.h"
+#include "sweeps/collectives_table.h"
+#include "sweeps/format.h"
 
 namespace fs = std::filesystem;
 

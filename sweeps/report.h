@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "targets.h"
+#include "sweeps/targets.h"
 
 namespace pk::sweeps {
 

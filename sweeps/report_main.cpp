@@ -4,9 +4,9 @@
 #include <filesystem>
 #include <string>
 
-#include "../microbench/harness/tidy_csv.h"
-#include "cli_util.h"
-#include "report.h"
+#include "microbench/harness/tidy_csv.h"
+#include "sweeps/cli_util.h"
+#include "sweeps/report.h"
 
 namespace fs = std::filesystem;
 using namespace pk::sweeps;

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "csv_table.h"
+#include "sweeps/csv_table.h"
 
 namespace pk::sweeps {
 

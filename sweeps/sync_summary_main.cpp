@@ -2,9 +2,9 @@
 #include <cstdio>
 #include <string>
 
-#include "../microbench/harness/tidy_csv.h"
-#include "cli_util.h"
-#include "sync_table.h"
+#include "microbench/harness/tidy_csv.h"
+#include "sweeps/cli_util.h"
+#include "sweeps/sync_table.h"
 
 static const char* kUsage = "usage: pkbench_sync_summary SYNC_CSV OUT_DIR\n  writes OUT_DIR/sync_summary.md\n";
 

@@ -1,8 +1,8 @@
-#include "sync_table.h"
+#include "sweeps/sync_table.h"
 
-#include "csv_table.h"
-#include "row_reader.h"
-#include "format.h"
+#include "sweeps/csv_table.h"
+#include "sweeps/row_reader.h"
+#include "sweeps/format.h"
 
 #include <cstdio>
 #include <set>

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "csv_table.h"
+#include "sweeps/csv_table.h"
 
 namespace pk::sweeps {
 

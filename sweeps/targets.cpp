@@ -1,4 +1,4 @@
-#include "targets.h"
+#include "sweeps/targets.h"
 
 #include <algorithm>
 #include <climits>
@@ -9,8 +9,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "format.h"
-#include "row_reader.h"
+#include "sweeps/format.h"
+#include "sweeps/row_reader.h"
 
 namespace fs = std::filesystem;
 

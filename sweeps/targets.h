@@ -9,12 +9,12 @@
 #include <utility>
 #include <vector>
 
-#include "collectives_table.h"
-#include "fused_table.h"
-#include "gemm_table.h"
-#include "sync_table.h"
-#include "transfer_table.h"
-#include "verdict.h"
+#include "sweeps/collectives_table.h"
+#include "sweeps/fused_table.h"
+#include "sweeps/gemm_table.h"
+#include "sweeps/sync_table.h"
+#include "sweeps/transfer_table.h"
+#include "sweeps/verdict.h"
 
 namespace pk::sweeps {
 

@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <string>
 
-#include "../microbench/harness/tidy_csv.h"
-#include "cli_util.h"
-#include "transfer_table.h"
+#include "microbench/harness/tidy_csv.h"
+#include "sweeps/cli_util.h"
+#include "sweeps/transfer_table.h"
 
 static const char* kUsage =
     "usage: pkbench_transfer_summary TRANSFER_CSV OUT_DIR [ELAPSED_SECONDS]\n"

@@ -1,10 +1,10 @@
-#include "transfer_table.h"
+#include "sweeps/transfer_table.h"
 
-#include "verdict.h"
+#include "sweeps/verdict.h"
 
-#include "../microbench/transfer/mechanism.h"
-#include "format.h"
-#include "targets.h"
+#include "microbench/transfer/mechanism.h"
+#include "sweeps/format.h"
+#include "sweeps/targets.h"
 
 #include <algorithm>
 #include <cmath>

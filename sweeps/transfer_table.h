@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "csv_table.h"
-#include "tuning_table.h"
+#include "sweeps/csv_table.h"
+#include "sweeps/tuning_table.h"
 
 namespace pk::sweeps {
 

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "../microbench/harness/tidy_csv.h"
-#include "cli_util.h"
-#include "csv_table.h"
-#include "tuning_loo.h"
+#include "microbench/harness/tidy_csv.h"
+#include "sweeps/cli_util.h"
+#include "sweeps/csv_table.h"
+#include "sweeps/tuning_loo.h"
 
 namespace fs = std::filesystem;
 using namespace pk::sweeps;

@@ -19,11 +19,11 @@
 #include <string>
 #include <vector>
 
-#include "../microbench/harness/tidy_csv.h"
-#include "cli_util.h"
-#include "collectives_table.h"
-#include "fused_table.h"
-#include "transfer_table.h"
+#include "microbench/harness/tidy_csv.h"
+#include "sweeps/cli_util.h"
+#include "sweeps/collectives_table.h"
+#include "sweeps/fused_table.h"
+#include "sweeps/transfer_table.h"
 
 namespace fs = std::filesystem;
 using namespace pk::sweeps;

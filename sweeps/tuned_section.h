@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "format.h"
+#include "sweeps/format.h"
 
 namespace pk::sweeps {
 

@@ -1,4 +1,4 @@
-#include "tuning_loo.h"
+#include "sweeps/tuning_loo.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -9,11 +9,11 @@
 #include <tuple>
 #include <unistd.h>
 
-#include "collectives_table.h"
-#include "format.h"
-#include "fused_table.h"
+#include "sweeps/collectives_table.h"
+#include "sweeps/format.h"
+#include "sweeps/fused_table.h"
 #include "pkbench/tuning.h"
-#include "transfer_table.h"
+#include "sweeps/transfer_table.h"
 
 namespace pk::sweeps {
 

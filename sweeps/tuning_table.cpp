@@ -1,4 +1,4 @@
-#include "tuning_table.h"
+#include "sweeps/tuning_table.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 #endif
 
-#include "csv_table.h"
+#include "sweeps/csv_table.h"
 #include "pkbench/tuning.h"
 
 namespace pk::sweeps {

@@ -1,9 +1,9 @@
-#include "verdict.h"
+#include "sweeps/verdict.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "format.h"
+#include "sweeps/format.h"
 
 namespace pk::sweeps {
 

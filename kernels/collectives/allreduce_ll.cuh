@@ -11,8 +11,8 @@
 // launch ahead (its launch e+1 needs this GPU's data of e+1, pushed only after this GPU's
 // launch e ended), so it writes parity (e+1)&1 while this GPU may still read parity e&1.
 // Flags are compared for equality with the epoch: a stale line holds e-2 or 0.
-#include "coll_params.cuh"
-#include "ll_lines.cuh"
+#include "kernels/collectives/coll_params.cuh"
+#include "kernels/collectives/ll_lines.cuh"
 
 namespace pk::coll {
 

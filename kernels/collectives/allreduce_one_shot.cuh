@@ -6,7 +6,7 @@
 //   reduce: 16-B loads from every rank (peer order rotated per rank), fp32 sums, one store
 //   leave:  every peer has finished reading this GPU's input, so the caller may overwrite
 //           it once the kernel ends
-#include "coll_params.cuh"
+#include "kernels/collectives/coll_params.cuh"
 
 namespace pk::coll {
 

@@ -13,7 +13,7 @@
 // read parity e&1. Inputs are read only by their owner and outputs written only locally, so
 // nothing else needs a barrier. Scratch: 2 parities x n slots of the whole vector, so it
 // serves up to kMaxBytes.
-#include "coll_params.cuh"
+#include "kernels/collectives/coll_params.cuh"
 
 namespace pk::coll {
 

@@ -35,7 +35,7 @@
 // Only the FIFOs and flags are shared: inputs and outputs are touched by their own GPU
 // alone, so no enter or leave barrier. Ablation (b)+(d) `handshake`: the two-shot kernel's
 // two-way exchange before each phase.
-#include "allreduce_two_shot.cuh"
+#include "kernels/collectives/allreduce_two_shot.cuh"
 
 namespace pk::coll {
 

@@ -10,8 +10,8 @@
 // TMA writes to a peer are complete for the issuing thread after cp.async.bulk.wait_group
 // 0; fence.proxy.async.global then orders them before the generic-proxy release of the
 // phase signal. Tile tails (a chunk not a multiple of the tile) go through registers.
-#include "../transfer_tma.cuh"
-#include "coll_params.cuh"
+#include "kernels/transfer_tma.cuh"
+#include "kernels/collectives/coll_params.cuh"
 
 namespace pk::coll {
 

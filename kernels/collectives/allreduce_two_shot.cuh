@@ -20,7 +20,7 @@
 //
 // Ablation (b) `handshake`: before each data phase, a two-way exchange (the receiver says
 // "ready", the sender waits for it) as protocols without pre-allocated buffers need.
-#include "coll_params.cuh"
+#include "kernels/collectives/coll_params.cuh"
 
 namespace pk::coll {
 

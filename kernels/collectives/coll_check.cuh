@@ -4,8 +4,8 @@
 // output element, so a 1 GB point is verified in milliseconds.
 #include <cuda_bf16.h>
 
-#include "coll_reference.cuh"
-#include "coll_types.cuh"
+#include "kernels/collectives/coll_reference.cuh"
+#include "kernels/collectives/coll_types.cuh"
 
 namespace pk::coll {
 

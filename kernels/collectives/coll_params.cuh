@@ -1,8 +1,8 @@
 #pragma once
 // What every collective kernel of this folder receives, by value (__grid_constant__): the
 // symmetric buffers as peer tables (no per-access table lookup), the signals, the count.
-#include "coll_sync.cuh"
-#include "coll_types.cuh"
+#include "kernels/collectives/coll_sync.cuh"
+#include "kernels/collectives/coll_types.cuh"
 
 namespace pk::coll {
 

@@ -17,9 +17,9 @@
 // ld.acquire.sys, then __syncthreads passes the acquired view to the rest of its block.
 // Every wait is bounded by the Deadline: a rank that never arrives ends the launch with
 // kStatusTimeout (detail = kWaitBarrier | phase << 8 | src << 16) instead of a hang.
-#include "../peer_table.cuh"
-#include "../ptx.cuh"
-#include "../spin_wait.cuh"
+#include "kernels/peer_table.cuh"
+#include "kernels/ptx.cuh"
+#include "kernels/spin_wait.cuh"
 
 namespace pk::coll {
 

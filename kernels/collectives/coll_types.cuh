@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "../ptx.cuh"
+#include "kernels/ptx.cuh"
 
 namespace pk::coll {
 

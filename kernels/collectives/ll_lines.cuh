@@ -3,7 +3,7 @@
 // and the LL all-gather / reduce-scatter / all-to-all (segments_ll.cuh); plain C++ sees it
 // too (the host sizes scratch and grids with it, the CPU tests check it).
 // A line is 16 B: two 8-B {data32, flag32} elements, so 8 B of payload per line.
-#include "coll_reference.cuh"
+#include "kernels/collectives/coll_reference.cuh"
 
 namespace pk::coll {
 

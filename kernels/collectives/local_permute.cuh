@@ -2,7 +2,7 @@
 // The reshape copies a user of NCCL needs around a tensor-dimension collective (NCCL moves
 // contiguous blocks only): dst[i1*dst1 + i0*dst0 + p*dst_self + j] = src[i1*src1 + i0*src0
 // + p*src_p + j] for every block p of n, on one GPU. Same segment grid as push_segments.cuh.
-#include "push_segments.cuh"
+#include "kernels/collectives/push_segments.cuh"
 
 namespace pk::coll {
 

@@ -7,7 +7,7 @@
 // NVSHMEM_DISABLE_NVLS=1, TORCH_SYMM_MEM_DISABLE_MULTICAST=1 is set, and the device reports
 // multicast support; this build never creates a multicast object (no cuMulticastCreate),
 // so they never run.
-#include "coll_params.cuh"
+#include "kernels/collectives/coll_params.cuh"
 
 namespace pk::coll {
 

@@ -11,8 +11,8 @@
 // items for every destination, so block b of the receiver knows block b of every sender
 // wrote exactly the items it reads after their signal. A warp copies one item with 16-B
 // vectors when every offset is 16-B aligned, else element by element.
-#include "coll_params.cuh"
-#include "seg_layout.cuh"
+#include "kernels/collectives/coll_params.cuh"
+#include "kernels/collectives/seg_layout.cuh"
 
 namespace pk::coll {
 

@@ -29,12 +29,12 @@
 // every rank, so all blocks everywhere share one epoch: a line may be read by another block
 // than the one that pushed it, which lets the two phases split the work differently.
 // Outputs and inputs are touched by their own GPU only: no cross-GPU hazard on them.
-#include "ll_lines.cuh"
+#include "kernels/collectives/ll_lines.cuh"
 
 #ifdef __CUDACC__
 #include <type_traits>
 
-#include "allreduce_ll.cuh"
+#include "kernels/collectives/allreduce_ll.cuh"
 #endif
 
 namespace pk::coll {

@@ -37,8 +37,8 @@
 //    data of that launch.
 #include <type_traits>
 
-#include "../transfer_tma.cuh"
-#include "coll_params.cuh"
+#include "kernels/transfer_tma.cuh"
+#include "kernels/collectives/coll_params.cuh"
 
 namespace pk::coll {
 

@@ -23,7 +23,7 @@
 // Both: a peer's shard is read only after it said "ready for epoch e" (kSlotShardReady, sent
 // by its block 0's producer when its kernel starts). Local rows the peers read are never
 // written by a fused launch, so nothing guards their reuse.
-#include "fused_params.cuh"
+#include "kernels/fused/fused_params.cuh"
 
 namespace pk::fused {
 

@@ -6,9 +6,9 @@
 #include <cuda.h>  // CUtensorMap (a plain struct)
 #include <cuda_bf16.h>
 
-#include "../gemm/gemm_kernel.cuh"
-#include "fused_schedule.cuh"
-#include "fused_sync.cuh"
+#include "kernels/gemm/gemm_kernel.cuh"
+#include "kernels/fused/fused_schedule.cuh"
+#include "kernels/fused/fused_sync.cuh"
 
 namespace pk::fused {
 

@@ -18,7 +18,7 @@
 //   grouped         GEMM+AR intra-SM: every tile goes to every GPU, so only L2 reuse matters.
 // Every order has an inverse (tile -> index): hooks that receive a tile find out whether it
 // is their block's first or last tile and which tile their block computed before it.
-#include "../gemm/schedule.cuh"
+#include "kernels/gemm/schedule.cuh"
 
 namespace pk::fused {
 

@@ -27,11 +27,11 @@
 
 #include <cstdint>
 
-#include "../peer_table.cuh"
-#include "../ptx.cuh"
-#include "../spin_wait.cuh"
+#include "kernels/peer_table.cuh"
+#include "kernels/ptx.cuh"
+#include "kernels/spin_wait.cuh"
 #ifdef __CUDACC__
-#include "../collectives/coll_types.cuh"  // bf16 element traits (device code)
+#include "kernels/collectives/coll_types.cuh"  // bf16 element traits (device code)
 #endif
 
 namespace pk::fused {

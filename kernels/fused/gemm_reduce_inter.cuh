@@ -29,7 +29,7 @@
 // done counter (red.release.sys after a block barrier) and waits for this GPU's counter to
 // hold every communicator block of every GPU, so the kernel ends with this GPU's output
 // complete.
-#include "fused_params.cuh"
+#include "kernels/fused/fused_params.cuh"
 
 namespace pk::fused {
 

@@ -20,7 +20,7 @@
 //              this launch, so the kernel ends only when its output is complete
 // The next launch's zeroing follows this launch's end in stream order, so it can never
 // erase a late reduce-add of this launch.
-#include "fused_params.cuh"
+#include "kernels/fused/fused_params.cuh"
 
 namespace pk::fused {
 

@@ -10,7 +10,7 @@
 // block's earlier stores are published with it; polled with ld.acquire.sys). This is the
 // collective study's protocol in miniature, written here because that study is not in the
 // tree yet; its one-shot / two-shot kernels can replace these once it lands.
-#include "fused_sync.cuh"
+#include "kernels/fused/fused_sync.cuh"
 
 namespace pk::fused {
 

@@ -34,10 +34,10 @@
 
 #include <cstdint>
 
-#include "../ptx.cuh"
-#include "../spin_wait.cuh"
-#include "../status.cuh"
-#include "schedule.cuh"
+#include "kernels/ptx.cuh"
+#include "kernels/spin_wait.cuh"
+#include "kernels/status.cuh"
+#include "kernels/gemm/schedule.cuh"
 
 namespace pk::gemm {
 

@@ -8,8 +8,8 @@
 // spread over the groups of the grid; a pass moves n_msgs * msg_bytes.
 #include <cstdint>
 
-#include "../peer_table.cuh"
-#include "../ptx.cuh"
+#include "kernels/peer_table.cuh"
+#include "kernels/ptx.cuh"
 
 namespace pk::prim {
 

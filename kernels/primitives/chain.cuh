@@ -7,9 +7,9 @@
 // with load(index) -> next index.
 #include <cstdint>
 
-#include "../sync_library_style.cuh"
-#include "../ptx.cuh"
-#include "element_put.cuh"
+#include "kernels/sync_library_style.cuh"
+#include "kernels/ptx.cuh"
+#include "kernels/primitives/element_put.cuh"
 
 namespace pk::prim {
 

@@ -7,7 +7,7 @@
 //   none  -> nothing: the bare store, the baseline both are measured against.
 #include <cstdint>
 
-#include "element_put.cuh"
+#include "kernels/primitives/element_put.cuh"
 
 namespace pk::prim {
 

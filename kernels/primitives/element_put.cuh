@@ -13,10 +13,10 @@
 //   untimed: a bandwidth pass over the whole grid, timed outside with events.
 #include <cstdint>
 
-#include "../pattern.cuh"
-#include "../peer_table.cuh"
-#include "../ptx.cuh"
-#include "../sync_timing.cuh"
+#include "kernels/pattern.cuh"
+#include "kernels/peer_table.cuh"
+#include "kernels/ptx.cuh"
+#include "kernels/sync_timing.cuh"
 
 namespace pk::prim {
 

@@ -14,10 +14,10 @@
 #include <cuda/atomic>
 #include <cstdint>
 
-#include "../spin_wait.cuh"
-#include "chain.cuh"
-#include "element_put.cuh"
-#include "pingpong.cuh"
+#include "kernels/spin_wait.cuh"
+#include "kernels/primitives/chain.cuh"
+#include "kernels/primitives/element_put.cuh"
+#include "kernels/primitives/pingpong.cuh"
 
 namespace pk::prim {
 

@@ -30,12 +30,12 @@
 
 #include <cstdint>
 
-#include "../spin_wait.cuh"
-#include "bulk_put.cuh"
-#include "completion.cuh"
-#include "chain.cuh"
-#include "element_put.cuh"
-#include "pingpong.cuh"
+#include "kernels/spin_wait.cuh"
+#include "kernels/primitives/bulk_put.cuh"
+#include "kernels/primitives/completion.cuh"
+#include "kernels/primitives/chain.cuh"
+#include "kernels/primitives/element_put.cuh"
+#include "kernels/primitives/pingpong.cuh"
 
 namespace pk::prim {
 

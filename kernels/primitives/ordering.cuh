@@ -6,7 +6,7 @@
 // the consumer may read the data once it sees the flag only if the producer's data stores
 // are ordered before the flag store (release, or a fence before a relaxed store) and the
 // consumer's data loads after the flag load (acquire, or a fence after a relaxed load).
-#include "../ptx.cuh"
+#include "kernels/ptx.cuh"
 
 namespace pk::prim {
 

@@ -13,10 +13,10 @@
 //                i; returns 1 if the data was wrong (0 without data)
 #include <cstdint>
 
-#include "../spin_wait.cuh"
-#include "../ptx.cuh"
-#include "element_put.cuh"
-#include "ordering.cuh"
+#include "kernels/spin_wait.cuh"
+#include "kernels/ptx.cuh"
+#include "kernels/primitives/element_put.cuh"
+#include "kernels/primitives/ordering.cuh"
 
 namespace pk::prim {
 

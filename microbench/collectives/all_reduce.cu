@@ -1,21 +1,21 @@
 // All-reduce: our device-initiated algorithms, each registered by its file ar_*.cu and its
 // line in ar_list.h (ar_algorithm.h), turned into implementations here. The NCCL baselines
 // come from coll_nccl_impl.cu; the harness times and checks them alike.
-#include "../../kernels/collectives/allreduce_tma.cuh"
-#include "../harness/cuda_check.h"
-#include "ar_algorithm.h"
-#include "coll_harness.h"
+#include "kernels/collectives/allreduce_tma.cuh"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/collectives/ar_algorithm.h"
+#include "microbench/collectives/coll_harness.h"
 
 namespace pk::coll {
 
 #define PK_ALL_REDUCE(name) const ArAlgorithm& ar_##name();
-#include "ar_list.h"
+#include "microbench/collectives/ar_list.h"
 #undef PK_ALL_REDUCE
 
 const std::vector<ArEntry>& all_reduce_algorithms() {
   static const std::vector<ArEntry> all = {
 #define PK_ALL_REDUCE(name) {#name, &ar_##name()},
-#include "ar_list.h"
+#include "microbench/collectives/ar_list.h"
 #undef PK_ALL_REDUCE
   };
   return all;

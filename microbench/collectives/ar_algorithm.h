@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "../../kernels/collectives/coll_params.cuh"
-#include "coll_problem.h"
+#include "kernels/collectives/coll_params.cuh"
+#include "microbench/collectives/coll_problem.h"
 
 namespace pk::coll {
 

@@ -1,6 +1,6 @@
 // ll: the low-latency protocol (kernels/collectives/allreduce_ll.cuh), small messages only.
-#include "../../kernels/collectives/allreduce_ll.cuh"
-#include "ar_algorithm.h"
+#include "kernels/collectives/allreduce_ll.cuh"
+#include "microbench/collectives/ar_algorithm.h"
 
 namespace pk::coll {
 namespace {

@@ -1,6 +1,6 @@
 // one_shot: every rank pulls every peer's whole input and sums it (kernels/collectives/allreduce_one_shot.cuh).
-#include "../../kernels/collectives/allreduce_one_shot.cuh"
-#include "ar_algorithm.h"
+#include "kernels/collectives/allreduce_one_shot.cuh"
+#include "microbench/collectives/ar_algorithm.h"
 
 namespace pk::coll {
 namespace {

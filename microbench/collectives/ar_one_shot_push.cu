@@ -1,7 +1,7 @@
 // one_shot_push: every rank pushes its whole input into every peer's scratch and sums locally
 // (kernels/collectives/allreduce_one_shot_push.cuh).
-#include "../../kernels/collectives/allreduce_one_shot_push.cuh"
-#include "ar_algorithm.h"
+#include "kernels/collectives/allreduce_one_shot_push.cuh"
+#include "microbench/collectives/ar_algorithm.h"
 
 namespace pk::coll {
 

@@ -1,8 +1,8 @@
 // The two-shot all-reduces (kernels/collectives/allreduce_two_shot.cuh): push into the
 // peers' landing slots, with and without ablation (b)'s two-way handshake, and pull. The
 // blocks split one rank's chunk.
-#include "../../kernels/collectives/allreduce_two_shot.cuh"
-#include "ar_algorithm.h"
+#include "kernels/collectives/allreduce_two_shot.cuh"
+#include "microbench/collectives/ar_algorithm.h"
 
 namespace pk::coll {
 namespace {

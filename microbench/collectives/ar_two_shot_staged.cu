@@ -1,7 +1,7 @@
 // Ablation (d), two_shot_push_staged: every byte through a FIFO per (block, source), as
 // NCCL's channels; and (b)+(d) with the two-way handshake (kernels/collectives/allreduce_staged.cuh).
-#include "../../kernels/collectives/allreduce_staged.cuh"
-#include "ar_algorithm.h"
+#include "kernels/collectives/allreduce_staged.cuh"
+#include "microbench/collectives/ar_algorithm.h"
 
 namespace pk::coll {
 namespace {

@@ -1,6 +1,6 @@
 // two_shot_tma: two-shot push by warp-specialised bulk copies (kernels/collectives/allreduce_tma.cuh).
-#include "../../kernels/collectives/allreduce_tma.cuh"
-#include "ar_algorithm.h"
+#include "kernels/collectives/allreduce_tma.cuh"
+#include "microbench/collectives/ar_algorithm.h"
 
 namespace pk::coll {
 namespace {

@@ -1,4 +1,4 @@
-#include "coll_harness.h"
+#include "microbench/collectives/coll_harness.h"
 
 #include <algorithm>
 #include <chrono>
@@ -9,9 +9,9 @@
 #include <sstream>
 #include <thread>
 
-#include "../harness/cuda_check.h"
-#include "../harness/stats.h"
-#include "nccltests_method.h"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/harness/stats.h"
+#include "microbench/collectives/nccltests_method.h"
 
 namespace pk::coll {
 

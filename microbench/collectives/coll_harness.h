@@ -29,16 +29,16 @@
 #include <string>
 #include <vector>
 
-#include "../../kernels/collectives/coll_check.cuh"
-#include "../../kernels/collectives/coll_params.cuh"
-#include "../harness/device_runtime.h"
-#include "../harness/gbench_csv.h"
-#include "../harness/peer_group.h"
-#include "../harness/timing.h"
-#include "coll_nccl.h"
-#include "coll_nvshmem.h"
-#include "coll_problem.h"
-#include "coll_schema.h"
+#include "kernels/collectives/coll_check.cuh"
+#include "kernels/collectives/coll_params.cuh"
+#include "microbench/harness/device_runtime.h"
+#include "microbench/harness/gbench_csv.h"
+#include "microbench/harness/peer_group.h"
+#include "microbench/harness/timing.h"
+#include "microbench/collectives/coll_nccl.h"
+#include "microbench/collectives/coll_nvshmem.h"
+#include "microbench/collectives/coll_problem.h"
+#include "microbench/collectives/coll_schema.h"
 
 namespace pkbench::tuning {
 class Tuner;

@@ -10,13 +10,13 @@
 #include <cstdlib>
 #include <set>
 
-#include "../harness/args.h"
-#include "../harness/capability.h"
-#include "../harness/cuda_check.h"
-#include "../harness/metadata.h"
-#include "../harness/study.h"
-#include "coll_harness.h"
-#include "coll_nccl.h"
+#include "microbench/harness/args.h"
+#include "microbench/harness/capability.h"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/harness/metadata.h"
+#include "microbench/harness/study.h"
+#include "microbench/collectives/coll_harness.h"
+#include "microbench/collectives/coll_nccl.h"
 #include "pkbench/tuning.h"
 
 namespace pk::coll {

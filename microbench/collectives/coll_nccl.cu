@@ -1,13 +1,13 @@
-#include "coll_nccl.h"
+#include "microbench/collectives/coll_nccl.h"
 
 #include <algorithm>
 #include <cstdlib>
 
-#include "../../kernels/collectives/push_segments.cuh"
-#include "coll_harness.h"
+#include "kernels/collectives/push_segments.cuh"
+#include "microbench/collectives/coll_harness.h"
 
 #ifdef PKBENCH_HAVE_NCCL
-#include "coll_nccl_state.h"
+#include "microbench/collectives/coll_nccl_state.h"
 #endif
 
 namespace pk::coll {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "coll_problem.h"
+#include "microbench/collectives/coll_problem.h"
 
 namespace pk::coll {
 

@@ -2,8 +2,8 @@
 // default on cudaMalloc buffers), "nccl_sym" (ncclMemAlloc buffers in symmetric windows) and
 // "nccl_<proto>_<algo>" (a communicator created with NCCL_PROTO / NCCL_ALGO forced), each
 // plus the reshape copies the tensor-dimension layouts need.
-#include "coll_nccl_state.h"
-#include "../../kernels/collectives/local_permute.cuh"
+#include "microbench/collectives/coll_nccl_state.h"
+#include "kernels/collectives/local_permute.cuh"
 
 namespace pk::coll {
 namespace {

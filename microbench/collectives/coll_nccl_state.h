@@ -9,10 +9,10 @@
 #include <vector>
 #include <string>
 
-#include "../harness/cuda_check.h"
-#include "../harness/nccl_comms.h"
-#include "coll_harness.h"
-#include "coll_nccl.h"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/harness/nccl_comms.h"
+#include "microbench/collectives/coll_harness.h"
+#include "microbench/collectives/coll_nccl.h"
 
 namespace pk::coll {
 

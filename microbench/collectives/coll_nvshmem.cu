@@ -14,15 +14,15 @@
 // ncclAllReduce / ncclAllGather / ncclReduceScatter / grouped send-recv instead, i.e. NCCL
 // again. NVSHMEM_DISABLE_NCCL=1 is therefore the default here (unless the user set it): the
 // row measures NVSHMEM's own collectives, and its config says which path ran.
-#include "coll_harness.h"
-#include "coll_nvshmem.h"
+#include "microbench/collectives/coll_harness.h"
+#include "microbench/collectives/coll_nvshmem.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 
-#include "../harness/cuda_check.h"
+#include "microbench/harness/cuda_check.h"
 
 #ifdef PKBENCH_HAVE_NVSHMEM
 #if __has_include(<nvshmem_host.h>)
@@ -31,7 +31,7 @@
 #include <nvshmem.h>
 #include <nvshmemx.h>
 #endif
-#include "../primitives/nvshmem_runtime.h"
+#include "microbench/primitives/nvshmem_runtime.h"
 #endif
 
 namespace pk::coll {

@@ -12,7 +12,7 @@
 #include <memory>
 #include <string>
 
-#include "coll_nccl.h"
+#include "microbench/collectives/coll_nccl.h"
 
 namespace pk::coll {
 

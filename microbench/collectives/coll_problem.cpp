@@ -1,11 +1,11 @@
-#include "coll_problem.h"
+#include "microbench/collectives/coll_problem.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <sstream>
 
-#include "../harness/cuda_check.h"
+#include "microbench/harness/cuda_check.h"
 
 namespace pk::coll {
 

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "../../kernels/collectives/coll_reference.cuh"
-#include "../../kernels/collectives/seg_layout.cuh"
-#include "../harness/stats.h"
+#include "kernels/collectives/coll_reference.cuh"
+#include "kernels/collectives/seg_layout.cuh"
+#include "microbench/harness/stats.h"
 
 namespace pk::coll {
 

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "coll_problem.h"
-#include "nccltests_output.h"
+#include "microbench/collectives/coll_problem.h"
+#include "microbench/collectives/nccltests_output.h"
 
 using namespace pk::coll;
 

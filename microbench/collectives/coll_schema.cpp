@@ -1,4 +1,4 @@
-#include "coll_schema.h"
+#include "microbench/collectives/coll_schema.h"
 
 namespace pk::coll {
 

@@ -5,7 +5,7 @@
 // the point and against the answered implementation's own default (auto) grid.
 #include <pkbench/tuning.h>
 
-#include "coll_harness.h"
+#include "microbench/collectives/coll_harness.h"
 
 namespace pk::coll {
 namespace {

@@ -3,8 +3,8 @@
 // cuMulticastCreate): with every rule passed the rows still say so, and nothing runs.
 #include <cstdlib>
 
-#include "../../kernels/collectives/multimem_allreduce.cuh"
-#include "coll_harness.h"
+#include "kernels/collectives/multimem_allreduce.cuh"
+#include "microbench/collectives/coll_harness.h"
 
 namespace pk::coll {
 namespace {

@@ -1,4 +1,4 @@
-#include "nccltests_method.h"
+#include "microbench/collectives/nccltests_method.h"
 
 #include <algorithm>
 #include <chrono>

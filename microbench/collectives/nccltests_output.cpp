@@ -1,10 +1,10 @@
-#include "nccltests_output.h"
+#include "microbench/collectives/nccltests_output.h"
 
 #include <cstdio>
 #include <sstream>
 #include <stdexcept>
 
-#include "../harness/stats.h"
+#include "microbench/harness/stats.h"
 
 namespace pk::coll {
 

@@ -1,9 +1,9 @@
 // All-gather, reduce-scatter and all-to-all, plain and along the tensor dimension
 // (Figures 15-17), by direct pushes over the strided layout
 // (kernels/collectives/push_segments.cuh): no reshape copy, every byte crosses NVLink once.
-#include "../../kernels/collectives/push_segments.cuh"
-#include "../harness/cuda_check.h"
-#include "coll_harness.h"
+#include "kernels/collectives/push_segments.cuh"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/collectives/coll_harness.h"
 
 namespace pk::coll {
 namespace {

@@ -1,9 +1,9 @@
 // All-gather, reduce-scatter and all-to-all (plain layouts) for small messages by the
 // low-latency protocol (kernels/collectives/segments_ll.cuh): the flag rides in the data
 // word, so no barrier before or after the data, one NVLink trip per message.
-#include "../../kernels/collectives/segments_ll.cuh"
-#include "../harness/cuda_check.h"
-#include "coll_harness.h"
+#include "kernels/collectives/segments_ll.cuh"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/collectives/coll_harness.h"
 
 namespace pk::coll {
 namespace {

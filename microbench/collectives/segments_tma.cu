@@ -1,9 +1,9 @@
 // All-gather, reduce-scatter and all-to-all (plain layouts) for large messages: warp 0 of
 // each block pushes by bulk copies while the other warps copy or sum locally
 // (kernels/collectives/segments_tma.cuh).
-#include "../../kernels/collectives/segments_tma.cuh"
-#include "../harness/cuda_check.h"
-#include "coll_harness.h"
+#include "kernels/collectives/segments_tma.cuh"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/collectives/coll_harness.h"
 
 namespace pk::coll {
 namespace {

@@ -1,4 +1,4 @@
-#include "cost_model.h"
+#include "microbench/fused/cost_model.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <map>
 #include <stdexcept>
 
-#include "../harness/tidy_csv.h"
+#include "microbench/harness/tidy_csv.h"
 #include "sweeps/csv_table.h"
 #include "sweeps/transfer_table.h"
 

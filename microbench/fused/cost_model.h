@@ -29,7 +29,7 @@
 #include <utility>
 #include <vector>
 
-#include "fused_problem.h"
+#include "microbench/fused/fused_problem.h"
 
 namespace pk::fused::model {
 

@@ -10,8 +10,8 @@
 #include <set>
 #include <tuple>
 
-#include "../harness/tidy_csv.h"
-#include "cost_model.h"
+#include "microbench/harness/tidy_csv.h"
+#include "microbench/fused/cost_model.h"
 #include "sweeps/cli_util.h"
 
 using namespace pk;

@@ -14,15 +14,15 @@
 #include <map>
 #include <memory>
 
-#include "../harness/args.h"
-#include "../harness/capability.h"
-#include "../harness/metadata.h"
-#include "../harness/cuda_check.h"
-#include "../harness/nvml.h"
-#include "../harness/stats.h"
-#include "../harness/study.h"
-#include "fused_context.h"
-#include "fused_tuned.h"
+#include "microbench/harness/args.h"
+#include "microbench/harness/capability.h"
+#include "microbench/harness/metadata.h"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/harness/nvml.h"
+#include "microbench/harness/stats.h"
+#include "microbench/harness/study.h"
+#include "microbench/fused/fused_context.h"
+#include "microbench/fused/fused_tuned.h"
 
 namespace pk::fused {
 namespace {

@@ -1,11 +1,11 @@
-#include "fused_context.h"
+#include "microbench/fused/fused_context.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 
-#include "../gemm/cublaslt_gemm.h"
-#include "../harness/cuda_check.h"
+#include "microbench/gemm/cublaslt_gemm.h"
+#include "microbench/harness/cuda_check.h"
 
 namespace pk::fused {
 namespace {

@@ -15,13 +15,13 @@
 #include <string>
 #include <vector>
 
-#include "../gemm/gemm_data.h"
-#include "../harness/cuda_check.h"
-#include "../harness/device_runtime.h"
-#include "../harness/timing.h"
-#include "fused_kernels.h"
-#include "fused_nccl.h"
-#include "fused_problem.h"
+#include "microbench/gemm/gemm_data.h"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/harness/device_runtime.h"
+#include "microbench/harness/timing.h"
+#include "microbench/fused/fused_kernels.h"
+#include "microbench/fused/fused_nccl.h"
+#include "microbench/fused/fused_problem.h"
 
 namespace pk::fused {
 

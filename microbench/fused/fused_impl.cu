@@ -4,14 +4,14 @@
 #include <map>
 #include <tuple>
 
-#include "../gemm/cublaslt_gemm.h"
-#include "../gemm/gemm_launch.cuh"
-#include "../gemm/pk_gemm.h"
-#include "../harness/cuda_check.h"
-#include "../harness/tensor_map.h"
-#include "../harness/tensor_map_gemm.h"
-#include "fused_context.h"
-#include "fused_tuned.h"
+#include "microbench/gemm/cublaslt_gemm.h"
+#include "microbench/gemm/gemm_launch.cuh"
+#include "microbench/gemm/pk_gemm.h"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/harness/tensor_map.h"
+#include "microbench/harness/tensor_map_gemm.h"
+#include "microbench/fused/fused_context.h"
+#include "microbench/fused/fused_tuned.h"
 
 namespace pk::fused {
 

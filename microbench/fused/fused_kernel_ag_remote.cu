@@ -1,7 +1,7 @@
 // One instantiation of the fused GEMM kernel: AgRemoteOps (kernels/fused/ag_gemm.cuh).
-#include "../../kernels/fused/ag_gemm.cuh"
-#include "../gemm/gemm_launch.cuh"
-#include "fused_kernels.h"
+#include "kernels/fused/ag_gemm.cuh"
+#include "microbench/gemm/gemm_launch.cuh"
+#include "microbench/fused/fused_kernels.h"
 
 namespace pk::fused {
 

@@ -1,7 +1,7 @@
 // One instantiation of the fused GEMM kernel: ReduceIntraOps (kernels/fused/gemm_reduce_intra.cuh).
-#include "../../kernels/fused/gemm_reduce_intra.cuh"
-#include "../gemm/gemm_launch.cuh"
-#include "fused_kernels.h"
+#include "kernels/fused/gemm_reduce_intra.cuh"
+#include "microbench/gemm/gemm_launch.cuh"
+#include "microbench/fused/fused_kernels.h"
 
 namespace pk::fused {
 

@@ -5,9 +5,9 @@
 // Included by .cu files only (FusedParams carries device-side types).
 #include <cuda_runtime.h>
 
-#include "../../kernels/fused/fused_params.cuh"
-#include "../../kernels/fused/standalone_collectives.cuh"
-#include "../harness/topology.h"
+#include "kernels/fused/fused_params.cuh"
+#include "kernels/fused/standalone_collectives.cuh"
+#include "microbench/harness/topology.h"
 
 namespace pk::fused {
 

@@ -1,13 +1,13 @@
-#include "fused_nccl.h"
+#include "microbench/fused/fused_nccl.h"
 
 #include <cstdlib>
 #include <stdexcept>
 #include <vector>
 
-#include "../harness/cuda_check.h"
+#include "microbench/harness/cuda_check.h"
 
 #ifdef PKBENCH_HAVE_NCCL
-#include "../harness/nccl_comms.h"
+#include "microbench/harness/nccl_comms.h"
 #endif
 
 namespace pk::fused {

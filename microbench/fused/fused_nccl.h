@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "../harness/peer_group.h"
+#include "microbench/harness/peer_group.h"
 
 namespace pk::fused {
 

@@ -1,12 +1,12 @@
-#include "fused_problem.h"
+#include "microbench/fused/fused_problem.h"
 
 #include <algorithm>
 #include <stdexcept>
 
-#include "../harness/args.h"
-#include "../harness/cuda_check.h"
-#include "../harness/metadata.h"
-#include "../gemm/gemm_data.h"
+#include "microbench/harness/args.h"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/harness/metadata.h"
+#include "microbench/gemm/gemm_data.h"
 
 namespace pk::fused {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "../gemm/gemm_problem.h"
+#include "microbench/gemm/gemm_problem.h"
 
 namespace pk::fused {
 

@@ -1,6 +1,6 @@
-#include "fused_tuned.h"
+#include "microbench/fused/fused_tuned.h"
 
-#include "../harness/cuda_check.h"
+#include "microbench/harness/cuda_check.h"
 
 namespace pk::fused {
 

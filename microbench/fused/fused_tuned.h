@@ -10,7 +10,7 @@
 
 #include <pkbench/tuning.h>
 
-#include "fused_problem.h"
+#include "microbench/fused/fused_problem.h"
 
 namespace pk::fused {
 

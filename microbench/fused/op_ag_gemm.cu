@@ -4,9 +4,9 @@
 // overlapped NCCL baseline, the copy-engine schedule and the fused kernels.
 #include <cuda.h>
 
-#include "../harness/cuda_check.h"
-#include "../harness/driver_api.h"
-#include "fused_context.h"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/harness/driver_api.h"
+#include "microbench/fused/fused_context.h"
 
 namespace pk::fused {
 namespace {

@@ -1,7 +1,7 @@
 // GEMM + all-reduce: every GPU computes C_g = A_g * B_g^T (M x N, K sharded) and ends with
 // sum_g C_g. The components and non-overlapped baselines are the common ones
 // (fused_impl.cu); here the overlapped baseline's chunks and the fused kernels.
-#include "fused_context.h"
+#include "microbench/fused/fused_context.h"
 
 namespace pk::fused {
 

@@ -1,10 +1,10 @@
-#include "cublaslt_gemm.h"
+#include "microbench/gemm/cublaslt_gemm.h"
 
 #include <cublasLt.h>
 
 #include <string>
 
-#include "../harness/cuda_check.h"
+#include "microbench/harness/cuda_check.h"
 
 namespace pk::gemm {
 namespace {

@@ -14,20 +14,20 @@
 #include <memory>
 #include <set>
 
-#include "../harness/args.h"
-#include "../harness/capability.h"
-#include "../harness/cuda_check.h"
-#include "../harness/device_runtime.h"
-#include "../harness/gbench_csv.h"
-#include "../harness/metadata.h"
-#include "../harness/nvml.h"
-#include "../harness/stats.h"
-#include "../harness/study.h"
-#include "../harness/timing.h"
-#include "cublaslt_gemm.h"
-#include "gemm_data.h"
-#include "gemm_problem.h"
-#include "pk_gemm.h"
+#include "microbench/harness/args.h"
+#include "microbench/harness/capability.h"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/harness/device_runtime.h"
+#include "microbench/harness/gbench_csv.h"
+#include "microbench/harness/metadata.h"
+#include "microbench/harness/nvml.h"
+#include "microbench/harness/stats.h"
+#include "microbench/harness/study.h"
+#include "microbench/harness/timing.h"
+#include "microbench/gemm/cublaslt_gemm.h"
+#include "microbench/gemm/gemm_data.h"
+#include "microbench/gemm/gemm_problem.h"
+#include "microbench/gemm/pk_gemm.h"
 
 namespace pk::gemm {
 namespace {

@@ -1,4 +1,4 @@
-#include "gemm_data.h"
+#include "microbench/gemm/gemm_data.h"
 
 #include <cuda_bf16.h>
 
@@ -10,9 +10,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "../../kernels/pattern.cuh"
-#include "../harness/cuda_check.h"
-#include "../harness/tidy_csv.h"
+#include "kernels/pattern.cuh"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/harness/tidy_csv.h"
 
 namespace pk::gemm {
 namespace {

@@ -2,8 +2,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "gemm_launch.cuh"
-#include "pk_gemm.h"
+#include "microbench/gemm/gemm_launch.cuh"
+#include "microbench/gemm/pk_gemm.h"
 
 namespace pk::gemm {
 

@@ -6,10 +6,10 @@
 
 #include <string>
 
-#include "../../kernels/gemm/gemm_kernel.cuh"
-#include "../harness/cuda_check.h"
-#include "../harness/tensor_map_gemm.h"
-#include "../harness/topology.h"
+#include "kernels/gemm/gemm_kernel.cuh"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/harness/tensor_map_gemm.h"
+#include "microbench/harness/topology.h"
 
 namespace pk::gemm {
 

@@ -1,12 +1,12 @@
-#include "gemm_problem.h"
+#include "microbench/gemm/gemm_problem.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <sstream>
 
-#include "../harness/cuda_check.h"
-#include "../harness/metadata.h"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/harness/metadata.h"
 
 namespace pk::gemm {
 

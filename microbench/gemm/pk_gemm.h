@@ -7,9 +7,9 @@
 #include <memory>
 #include <string>
 
-#include "../../kernels/status.cuh"
-#include "../harness/topology.h"
-#include "gemm_problem.h"
+#include "kernels/status.cuh"
+#include "microbench/harness/topology.h"
+#include "microbench/gemm/gemm_problem.h"
 
 namespace pk::gemm {
 

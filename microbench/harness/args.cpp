@@ -1,4 +1,4 @@
-#include "args.h"
+#include "microbench/harness/args.h"
 
 #include <algorithm>
 #include <cctype>
@@ -8,7 +8,7 @@
 #include <set>
 #include <sstream>
 
-#include "cuda_check.h"
+#include "microbench/harness/cuda_check.h"
 
 namespace pk {
 namespace {

@@ -1,9 +1,9 @@
-#include "capability.h"
+#include "microbench/harness/capability.h"
 
 #include <algorithm>
 #include <cctype>
 
-#include "cuda_check.h"
+#include "microbench/harness/cuda_check.h"
 
 #ifndef PKBENCH_DEVICE_ARCHS
 #define PKBENCH_DEVICE_ARCHS "90a"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "topology.h"
+#include "microbench/harness/topology.h"
 
 namespace pk {
 

@@ -1,4 +1,4 @@
-#include "cli.h"
+#include "microbench/harness/cli.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -11,8 +11,8 @@
 #include <cstdio>
 #include <cstring>
 
-#include "args.h"
-#include "cuda_check.h"
+#include "microbench/harness/args.h"
+#include "microbench/harness/cuda_check.h"
 
 namespace pk {
 namespace {

@@ -1,10 +1,10 @@
-#include "comm.h"
+#include "microbench/harness/comm.h"
 
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
-#include "cuda_check.h"
+#include "microbench/harness/cuda_check.h"
 
 namespace pk {
 

@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "comm.h"
-#include "cuda_check.h"
+#include "microbench/harness/comm.h"
+#include "microbench/harness/cuda_check.h"
 
 namespace pk {
 namespace {

@@ -1,4 +1,4 @@
-#include "cuda_check.h"
+#include "microbench/harness/cuda_check.h"
 
 #include <cstdlib>
 #include <sstream>

@@ -1,11 +1,11 @@
-#include "device_runtime.h"
+#include "microbench/harness/device_runtime.h"
 
 #include <atomic>
 #include <sstream>
 
-#include "../../kernels/gate.cuh"
-#include "../../kernels/pattern.cuh"
-#include "cuda_check.h"
+#include "kernels/gate.cuh"
+#include "kernels/pattern.cuh"
+#include "microbench/harness/cuda_check.h"
 
 namespace pk {
 

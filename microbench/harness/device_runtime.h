@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "../../kernels/status.cuh"
-#include "peer_group.h"
+#include "kernels/status.cuh"
+#include "microbench/harness/peer_group.h"
 
 namespace pk {
 

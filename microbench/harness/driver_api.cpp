@@ -1,10 +1,10 @@
-#include "driver_api.h"
+#include "microbench/harness/driver_api.h"
 
 #include <cuda_runtime.h>
 
 #include <string>
 
-#include "cuda_check.h"
+#include "microbench/harness/cuda_check.h"
 
 namespace pk::driver {
 namespace {

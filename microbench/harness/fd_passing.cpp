@@ -1,4 +1,4 @@
-#include "fd_passing.h"
+#include "microbench/harness/fd_passing.h"
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -9,7 +9,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "comm.h"
+#include "microbench/harness/comm.h"
 
 namespace pk {
 namespace {

@@ -1,11 +1,11 @@
-#include "gbench_csv.h"
+#include "microbench/harness/gbench_csv.h"
 
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 
-#include "cuda_check.h"
+#include "microbench/harness/cuda_check.h"
 
 namespace pk {
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "stats.h"
-#include "tidy_csv.h"
+#include "microbench/harness/stats.h"
+#include "microbench/harness/tidy_csv.h"
 
 namespace pk {
 

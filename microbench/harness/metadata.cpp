@@ -1,4 +1,4 @@
-#include "metadata.h"
+#include "microbench/harness/metadata.h"
 
 #include <unistd.h>
 

@@ -3,8 +3,8 @@
 #include <string>
 #include <vector>
 
-#include "tidy_csv.h"
-#include "peer_group.h"
+#include "microbench/harness/tidy_csv.h"
+#include "microbench/harness/peer_group.h"
 
 namespace pk {
 

@@ -1,8 +1,8 @@
-#include "nccl_comms.h"
+#include "microbench/harness/nccl_comms.h"
 
 #include <stdexcept>
 
-#include "cuda_check.h"
+#include "microbench/harness/cuda_check.h"
 #include <string>
 
 namespace pk {

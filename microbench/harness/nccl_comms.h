@@ -7,7 +7,7 @@
 
 #include <map>
 
-#include "peer_group.h"
+#include "microbench/harness/peer_group.h"
 
 namespace pk {
 

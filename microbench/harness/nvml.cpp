@@ -1,5 +1,5 @@
-#include "nvml.h"
-#include "nvml_subset.h"
+#include "microbench/harness/nvml.h"
+#include "microbench/harness/nvml_subset.h"
 
 #include <dlfcn.h>
 

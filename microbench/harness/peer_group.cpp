@@ -1,4 +1,4 @@
-#include "peer_group.h"
+#include "microbench/harness/peer_group.h"
 
 #include <cuda_runtime.h>
 #include <unistd.h>
@@ -8,9 +8,9 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "cuda_check.h"
-#include "driver_api.h"
-#include "fd_passing.h"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/harness/driver_api.h"
+#include "microbench/harness/fd_passing.h"
 
 namespace pk {
 

@@ -27,9 +27,9 @@
 
 #include <cuda_runtime.h>
 
-#include "../../kernels/peer_table.cuh"
-#include "comm.h"
-#include "topology.h"
+#include "kernels/peer_table.cuh"
+#include "microbench/harness/comm.h"
+#include "microbench/harness/topology.h"
 
 namespace pk {
 

@@ -1,8 +1,8 @@
-#include "sm_pinning.h"
+#include "microbench/harness/sm_pinning.h"
 
 #include <string>
 
-#include "cuda_check.h"
+#include "microbench/harness/cuda_check.h"
 
 namespace pk {
 

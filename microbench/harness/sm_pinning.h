@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "topology.h"
+#include "microbench/harness/topology.h"
 
 namespace pk {
 

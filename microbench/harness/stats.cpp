@@ -1,4 +1,4 @@
-#include "stats.h"
+#include "microbench/harness/stats.h"
 
 #include <algorithm>
 #include <cmath>

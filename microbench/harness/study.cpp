@@ -1,12 +1,12 @@
-#include "study.h"
+#include "microbench/harness/study.h"
 
 #include <cstdio>
 #include <cstdlib>
 
-#include "capability.h"
-#include "cuda_check.h"
-#include "metadata.h"
-#include "topology.h"
+#include "microbench/harness/capability.h"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/harness/metadata.h"
+#include "microbench/harness/topology.h"
 
 namespace pk {
 

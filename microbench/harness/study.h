@@ -15,12 +15,12 @@
 #include <string>
 #include <vector>
 
-#include "cli.h"
-#include "comm.h"
-#include "gbench_csv.h"
-#include "peer_group.h"
-#include "topology.h"
-#include "timing.h"
+#include "microbench/harness/cli.h"
+#include "microbench/harness/comm.h"
+#include "microbench/harness/gbench_csv.h"
+#include "microbench/harness/peer_group.h"
+#include "microbench/harness/topology.h"
+#include "microbench/harness/timing.h"
 
 namespace pk {
 

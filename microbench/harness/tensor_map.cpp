@@ -1,10 +1,10 @@
-#include "tensor_map.h"
+#include "microbench/harness/tensor_map.h"
 
 #include <string>
 
-#include "cuda_check.h"
-#include "driver_api.h"
-#include "tensor_map_gemm.h"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/harness/driver_api.h"
+#include "microbench/harness/tensor_map_gemm.h"
 
 namespace pk {
 namespace {

@@ -1,4 +1,4 @@
-#include "tidy_csv.h"
+#include "microbench/harness/tidy_csv.h"
 
 #include <unistd.h>
 

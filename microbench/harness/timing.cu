@@ -1,4 +1,4 @@
-#include "timing.h"
+#include "microbench/harness/timing.h"
 
 #include <algorithm>
 #include <chrono>
@@ -6,8 +6,8 @@
 #include <set>
 #include <thread>
 
-#include "cuda_check.h"
-#include "stats.h"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/harness/stats.h"
 
 namespace pk {
 

@@ -10,7 +10,7 @@
 #include <functional>
 #include <vector>
 
-#include "device_runtime.h"
+#include "microbench/harness/device_runtime.h"
 
 namespace pk {
 

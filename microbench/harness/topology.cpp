@@ -1,12 +1,12 @@
-#include "topology.h"
+#include "microbench/harness/topology.h"
 
 #include <cuda_runtime.h>
 
 #include <cstdio>
 #include <sstream>
 
-#include "cuda_check.h"
-#include "nvml.h"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/harness/nvml.h"
 
 namespace pk {
 

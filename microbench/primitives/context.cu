@@ -4,10 +4,10 @@
 #include <cmath>
 #include <sstream>
 
-#include "../../kernels/sync_timing.cuh"
-#include "../harness/cuda_check.h"
-#include "../harness/stats.h"
-#include "primitives.h"
+#include "kernels/sync_timing.cuh"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/harness/stats.h"
+#include "microbench/primitives/primitives.h"
 
 namespace pk::prim {
 namespace {

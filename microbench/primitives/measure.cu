@@ -1,9 +1,9 @@
 // See measure.h.
-#include "measure.h"
+#include "microbench/primitives/measure.h"
 
-#include "../../kernels/primitives/chain.cuh"
-#include "../../kernels/primitives/pingpong.cuh"
-#include "../harness/cuda_check.h"
+#include "kernels/primitives/chain.cuh"
+#include "kernels/primitives/pingpong.cuh"
+#include "microbench/harness/cuda_check.h"
 
 namespace pk::prim {
 namespace {

@@ -4,8 +4,8 @@
 // part), the result is timed, verified and turned into a row. All collective.
 #include <functional>
 
-#include "../../kernels/primitives/element_put.cuh"
-#include "primitives.h"
+#include "kernels/primitives/element_put.cuh"
+#include "microbench/primitives/primitives.h"
 
 namespace pk::prim {
 

@@ -1,7 +1,7 @@
 // See nvshmem_runtime.h. Compiled into pkbench_nvshmem_runtime (relocatable device code: it
 // initialises through libnvshmem_device.a), which the primitives' NVSHMEM style and the
 // collectives' NVSHMEM baseline link.
-#include "nvshmem_runtime.h"
+#include "microbench/primitives/nvshmem_runtime.h"
 
 #include <dlfcn.h>
 #include <nvshmem.h>
@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "../harness/cuda_check.h"
+#include "microbench/harness/cuda_check.h"
 
 namespace pk::prim {
 namespace {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "../harness/comm.h"
+#include "microbench/harness/comm.h"
 
 namespace pk::prim {
 

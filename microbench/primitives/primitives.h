@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "../../kernels/status.cuh"
-#include "../harness/device_runtime.h"
-#include "../harness/peer_group.h"
-#include "../harness/timing.h"
-#include "primitives_schema.h"
+#include "kernels/status.cuh"
+#include "microbench/harness/device_runtime.h"
+#include "microbench/harness/peer_group.h"
+#include "microbench/harness/timing.h"
+#include "microbench/primitives/primitives_schema.h"
 
 namespace pk::sync {
 struct TimingRecord;

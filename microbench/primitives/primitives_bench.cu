@@ -6,13 +6,13 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "../harness/args.h"
-#include "../harness/capability.h"
-#include "../harness/cuda_check.h"
-#include "../harness/gbench_csv.h"
-#include "../harness/metadata.h"
-#include "../harness/study.h"
-#include "primitives.h"
+#include "microbench/harness/args.h"
+#include "microbench/harness/capability.h"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/harness/gbench_csv.h"
+#include "microbench/harness/metadata.h"
+#include "microbench/harness/study.h"
+#include "microbench/primitives/primitives.h"
 
 namespace pk::prim {
 namespace {

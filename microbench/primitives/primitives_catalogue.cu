@@ -1,8 +1,8 @@
 // Every point of the study, in the order it runs (the same on every rank). The ordering
 // and call columns say what each row's instructions or library calls do; the library texts
 // come from reading the NVSHMEM 3.8 and NCCL 2.28 device headers (NOTES.md quotes them).
-#include "../../kernels/primitives/ordering.cuh"
-#include "primitives.h"
+#include "kernels/primitives/ordering.cuh"
+#include "microbench/primitives/primitives.h"
 
 namespace pk::prim {
 namespace {

@@ -1,4 +1,4 @@
-#include "primitives_schema.h"
+#include "microbench/primitives/primitives_schema.h"
 
 #include <algorithm>
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "../harness/tidy_csv.h"
+#include "microbench/harness/tidy_csv.h"
 
 namespace pk::prim {
 

@@ -1,4 +1,4 @@
-#include "primitives_summary.h"
+#include "microbench/primitives/primitives_summary.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "primitives_schema.h"
+#include "microbench/primitives/primitives_schema.h"
 #include "sweeps/csv_table.h"
 
 namespace pk::prim {

@@ -6,8 +6,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "../harness/tidy_csv.h"
-#include "primitives_summary.h"
+#include "microbench/harness/tidy_csv.h"
+#include "microbench/primitives/primitives_summary.h"
 #include "sweeps/targets.h"
 
 int main(int argc, char** argv) {

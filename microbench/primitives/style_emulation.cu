@@ -2,10 +2,10 @@
 // way a library's device API is shaped: a global-memory table lookup per access, volatile
 // accesses, fenced system atomics, block syncs). Labelled `emulation`: it is not NVSHMEM.
 // It runs on the PK buffers, so its rows and the PK rows share memory.
-#include "../../kernels/primitives/chain.cuh"
-#include "../../kernels/sync_library_style.cuh"
-#include "../harness/cuda_check.h"
-#include "measure.h"
+#include "kernels/primitives/chain.cuh"
+#include "kernels/sync_library_style.cuh"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/primitives/measure.h"
 
 namespace pk::prim {
 namespace {

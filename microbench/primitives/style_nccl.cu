@@ -7,10 +7,10 @@
 
 #include <memory>
 
-#include "../../kernels/primitives/nccl_style.cuh"
-#include "../harness/cuda_check.h"
-#include "../harness/nccl_comms.h"
-#include "measure.h"
+#include "kernels/primitives/nccl_style.cuh"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/harness/nccl_comms.h"
+#include "microbench/primitives/measure.h"
 
 namespace pk::prim {
 namespace {

@@ -1,6 +1,6 @@
 // Built where NCCL was not found: the nccl_dev rows are recorded as skipped.
-#include "../harness/cuda_check.h"
-#include "primitives.h"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/primitives/primitives.h"
 
 namespace pk::prim {
 

@@ -5,10 +5,10 @@
 #include <cstdio>
 #include <memory>
 
-#include "../../kernels/primitives/nvshmem_style.cuh"
-#include "../harness/cuda_check.h"
-#include "measure.h"
-#include "nvshmem_runtime.h"
+#include "kernels/primitives/nvshmem_style.cuh"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/primitives/measure.h"
+#include "microbench/primitives/nvshmem_runtime.h"
 
 namespace pk::prim {
 namespace {

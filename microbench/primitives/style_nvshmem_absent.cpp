@@ -1,6 +1,6 @@
 // Built where NVSHMEM was not found: the nvshmem rows are recorded as skipped.
-#include "../harness/cuda_check.h"
-#include "primitives.h"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/primitives/primitives.h"
 
 namespace pk::prim {
 

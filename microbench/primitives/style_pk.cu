@@ -2,14 +2,14 @@
 // the project's PTX wrappers for every ordered access. Also the PK-side references the
 // libraries are compared with: local HBM, nvbandwidth's pointer chase, TMA and register
 // bulk copies.
-#include "../../kernels/primitives/bulk_put.cuh"
-#include "../../kernels/primitives/chain.cuh"
-#include "../../kernels/primitives/completion.cuh"
-#include "../../kernels/primitives/pingpong.cuh"
-#include "../../kernels/transfer_register.cuh"
-#include "../../kernels/transfer_tma.cuh"
-#include "../harness/cuda_check.h"
-#include "measure.h"
+#include "kernels/primitives/bulk_put.cuh"
+#include "kernels/primitives/chain.cuh"
+#include "kernels/primitives/completion.cuh"
+#include "kernels/primitives/pingpong.cuh"
+#include "kernels/transfer_register.cuh"
+#include "kernels/transfer_tma.cuh"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/primitives/measure.h"
 
 namespace pk::prim {
 namespace {

@@ -7,13 +7,13 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "../harness/args.h"
-#include "../harness/capability.h"
-#include "../harness/cuda_check.h"
-#include "../harness/nvml.h"
-#include "../harness/stats.h"
-#include "../harness/study.h"
-#include "sync_common.h"
+#include "microbench/harness/args.h"
+#include "microbench/harness/capability.h"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/harness/nvml.h"
+#include "microbench/harness/stats.h"
+#include "microbench/harness/study.h"
+#include "microbench/sync/sync_common.h"
 
 namespace pk::sync {
 namespace {

@@ -1,13 +1,13 @@
-#include "sync_common.h"
+#include "microbench/sync/sync_common.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "../../kernels/sync_signal.cuh"
-#include "../../kernels/sync_timing.cuh"
-#include "../harness/cuda_check.h"
-#include "../harness/metadata.h"
-#include "../harness/stats.h"
+#include "kernels/sync_signal.cuh"
+#include "kernels/sync_timing.cuh"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/harness/metadata.h"
+#include "microbench/harness/stats.h"
 
 namespace pk::sync {
 

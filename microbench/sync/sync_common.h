@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "../../kernels/status.cuh"
-#include "../harness/cuda_check.h"
-#include "../harness/device_runtime.h"
-#include "../harness/peer_group.h"
-#include "../harness/tidy_csv.h"
-#include "../harness/topology.h"
+#include "kernels/status.cuh"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/harness/device_runtime.h"
+#include "microbench/harness/peer_group.h"
+#include "microbench/harness/tidy_csv.h"
+#include "microbench/harness/topology.h"
 
 namespace pk::sync {
 

@@ -3,10 +3,10 @@
 // every memory ordering from relaxed to release/acquire,
 // one GPU signalling all others, a barrier across GPUs against the GPU count, and the
 // latency of a dependent load from the peer's memory against local memory.
-#include "../../kernels/sync_library_style.cuh"  // chase kernels
-#include "../../kernels/sync_signal.cuh"
-#include "../harness/cuda_check.h"
-#include "sync_common.h"
+#include "kernels/sync_library_style.cuh"  // chase kernels
+#include "kernels/sync_signal.cuh"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/sync/sync_common.h"
 
 namespace pk::sync {
 namespace {

@@ -5,9 +5,9 @@
 #include <chrono>
 #include <cmath>
 
-#include "../../kernels/sync_timing.cuh"
-#include "../harness/cuda_check.h"
-#include "sync_common.h"
+#include "kernels/sync_timing.cuh"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/sync/sync_common.h"
 
 namespace pk::sync {
 namespace {

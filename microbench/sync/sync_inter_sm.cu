@@ -3,10 +3,10 @@
 // and a grid-wide barrier against the number of blocks.
 #include <set>
 
-#include "../../kernels/sync_signal.cuh"
-#include "../harness/cuda_check.h"
-#include "../harness/sm_pinning.h"
-#include "sync_common.h"
+#include "kernels/sync_signal.cuh"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/harness/sm_pinning.h"
+#include "microbench/sync/sync_common.h"
 
 namespace pk::sync {
 namespace {

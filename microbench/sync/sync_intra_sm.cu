@@ -1,8 +1,8 @@
 // Inside one SM: mbarrier ping-pong between two warps; __syncthreads and named barriers
 // for 1..32 warps.
-#include "../../kernels/sync_intra_sm.cuh"
-#include "../harness/cuda_check.h"
-#include "sync_common.h"
+#include "kernels/sync_intra_sm.cuh"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/sync/sync_common.h"
 
 namespace pk::sync {
 namespace {

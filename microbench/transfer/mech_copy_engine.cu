@@ -4,8 +4,8 @@
 // destination's. No SMs involved.
 #include <climits>
 
-#include "../harness/cuda_check.h"
-#include "mechanism.h"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/transfer/mechanism.h"
 
 namespace pk::transfer {
 namespace {

@@ -5,8 +5,8 @@
 // strided (at a pitch equal to the width the driver could treat the copy as one 1-D copy).
 // Does the engine's own 2-D descriptor carry many small rows better than a call per message
 // (ce) or a batch of them (ce_batch)?
-#include "../harness/cuda_check.h"
-#include "mechanism.h"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/transfer/mechanism.h"
 
 namespace pk::transfer {
 namespace {

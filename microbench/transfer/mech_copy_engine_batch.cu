@@ -7,8 +7,8 @@
 #include <map>
 #include <vector>
 
-#include "../harness/cuda_check.h"
-#include "mechanism.h"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/transfer/mechanism.h"
 
 namespace pk::transfer {
 namespace {

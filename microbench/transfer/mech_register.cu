@@ -1,9 +1,9 @@
 // Register transfers: ld into registers, st to the destination, `vec_bytes` per access and
 // `unroll` loads in flight per thread (kernels/transfer_register.cuh).
-#include "../../kernels/transfer_register.cuh"
-#include "../harness/cuda_check.h"
-#include "../harness/sm_pinning.h"
-#include "mechanism.h"
+#include "kernels/transfer_register.cuh"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/harness/sm_pinning.h"
+#include "microbench/transfer/mechanism.h"
 
 namespace pk::transfer {
 namespace {

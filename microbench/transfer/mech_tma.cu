@@ -3,12 +3,12 @@
 // kernels/transfer_tma.cuh; `threads` / 32 warps per block each run one pipeline.
 #include <algorithm>
 
-#include "../../kernels/transfer_tma.cuh"
-#include "../harness/args.h"
-#include "../harness/cuda_check.h"
-#include "../harness/sm_pinning.h"
-#include "../harness/tensor_map.h"
-#include "mechanism.h"
+#include "kernels/transfer_tma.cuh"
+#include "microbench/harness/args.h"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/harness/sm_pinning.h"
+#include "microbench/harness/tensor_map.h"
+#include "microbench/transfer/mechanism.h"
 
 namespace pk::transfer {
 namespace {

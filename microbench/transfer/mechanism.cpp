@@ -1,20 +1,20 @@
-#include "mechanism.h"
+#include "microbench/transfer/mechanism.h"
 
 #include <algorithm>
 
-#include "../harness/cuda_check.h"
-#include "../harness/metadata.h"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/harness/metadata.h"
 
 namespace pk::transfer {
 
 #define PK_TRANSFER_MECHANISM(fn) const Mechanism& fn##_mechanism();
-#include "mechanism_list.h"
+#include "microbench/transfer/mechanism_list.h"
 #undef PK_TRANSFER_MECHANISM
 
 const std::vector<const Mechanism*>& mechanisms() {
   static const std::vector<const Mechanism*> all = {
 #define PK_TRANSFER_MECHANISM(fn) &fn##_mechanism(),
-#include "mechanism_list.h"
+#include "microbench/transfer/mechanism_list.h"
 #undef PK_TRANSFER_MECHANISM
   };
   return all;

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "../../kernels/status.cuh"
-#include "../harness/capability.h"
-#include "../harness/topology.h"
-#include "knob.h"
-#include "transfer_point.h"
+#include "kernels/status.cuh"
+#include "microbench/harness/capability.h"
+#include "microbench/harness/topology.h"
+#include "microbench/transfer/knob.h"
+#include "microbench/transfer/transfer_point.h"
 
 namespace pk::transfer {
 

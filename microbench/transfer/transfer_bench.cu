@@ -12,15 +12,15 @@
 #include <memory>
 #include <set>
 
-#include "../harness/args.h"
-#include "../harness/cuda_check.h"
-#include "../harness/device_runtime.h"
-#include "../harness/nvml.h"
-#include "../harness/stats.h"
-#include "../harness/study.h"
-#include "../harness/timing.h"
-#include "mechanism.h"
-#include "transfer_grid.h"
+#include "microbench/harness/args.h"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/harness/device_runtime.h"
+#include "microbench/harness/nvml.h"
+#include "microbench/harness/stats.h"
+#include "microbench/harness/study.h"
+#include "microbench/harness/timing.h"
+#include "microbench/transfer/mechanism.h"
+#include "microbench/transfer/transfer_grid.h"
 
 namespace pk::transfer {
 namespace {

@@ -1,12 +1,12 @@
-#include "transfer_grid.h"
+#include "microbench/transfer/transfer_grid.h"
 
 #include <algorithm>
 #include <map>
 #include <set>
 
-#include "../harness/args.h"
-#include "../harness/cuda_check.h"
-#include "mechanism.h"
+#include "microbench/harness/args.h"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/transfer/mechanism.h"
 
 namespace pk::transfer {
 namespace {

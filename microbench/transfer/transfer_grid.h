@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "transfer_point.h"
+#include "microbench/transfer/transfer_point.h"
 
 namespace pk::transfer {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "../harness/topology.h"
-#include "knob.h"
+#include "microbench/harness/topology.h"
+#include "microbench/transfer/knob.h"
 
 namespace pk::transfer {
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "kernels/fused/fused_schedule.cuh"
-#include "fused_test_util.h"
+#include "tests/cpu/fused_test_util.h"
 #include "microbench/fused/fused_problem.h"
 #include "microbench/harness/cuda_check.h"
 #ifdef PKBENCH_FUSED_MODEL

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "fused_test_util.h"
+#include "tests/cpu/fused_test_util.h"
 #include "microbench/fused/fused_tuned.h"
 #include "microbench/harness/cuda_check.h"
 #include "sweeps/fused_table.h"

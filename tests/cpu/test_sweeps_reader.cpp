@@ -10,7 +10,7 @@
 #include "sweeps/study_schema.h"
 #include "sweeps/sync_table.h"
 #include "sweeps/transfer_table.h"
-#include "sweeps_test_util.h"
+#include "tests/cpu/sweeps_test_util.h"
 
 using namespace pk::sweeps;
 using namespace pk::sweeps::testing;

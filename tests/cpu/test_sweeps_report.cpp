@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "sweeps/report.h"
-#include "sweeps_test_util.h"
+#include "tests/cpu/sweeps_test_util.h"
 
 using namespace pk::sweeps;
 using namespace pk::sweeps::testing;

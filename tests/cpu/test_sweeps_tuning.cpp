@@ -11,7 +11,7 @@
 #include "sweeps/transfer_table.h"
 #include "sweeps/tuning_loo.h"
 #include "sweeps/tuning_table.h"
-#include "sweeps_test_util.h"
+#include "tests/cpu/sweeps_test_util.h"
 #include "tuning/include/pkbench/tuning.h"
 
 using namespace pk::sweeps;

@@ -8,7 +8,7 @@
 #include "sweeps/collectives_table.h"
 #include "sweeps/targets.h"
 #include "sweeps/verdict.h"
-#include "sweeps_test_util.h"
+#include "tests/cpu/sweeps_test_util.h"
 
 using namespace pk::sweeps;
 using namespace pk::sweeps::testing;

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <memory>
 
-#include "gpu_test_util.h"
+#include "tests/gpu/gpu_test_util.h"
 #include "microbench/harness/cuda_check.h"
 
 namespace {

@@ -11,7 +11,7 @@
 #include <map>
 #include <set>
 
-#include "gpu_test_util.h"
+#include "tests/gpu/gpu_test_util.h"
 #include "microbench/collectives/ar_algorithm.h"
 #include "microbench/collectives/coll_harness.h"
 #include "microbench/harness/cuda_check.h"

@@ -11,7 +11,7 @@
 
 #include <chrono>
 
-#include "gpu_test_util.h"
+#include "tests/gpu/gpu_test_util.h"
 #include "microbench/fused/fused_context.h"
 #include "microbench/fused/fused_tuned.h"
 #include "microbench/harness/cuda_check.h"

@@ -10,7 +10,7 @@
 #include <set>
 #include <vector>
 
-#include "gpu_test_util.h"
+#include "tests/gpu/gpu_test_util.h"
 #include "microbench/gemm/cublaslt_gemm.h"
 #include "microbench/gemm/gemm_data.h"
 #include "microbench/gemm/pk_gemm.h"

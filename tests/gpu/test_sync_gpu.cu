@@ -5,7 +5,7 @@
 
 #include <chrono>
 
-#include "gpu_test_util.h"
+#include "tests/gpu/gpu_test_util.h"
 #include "kernels/sync_signal.cuh"
 #include "microbench/harness/cuda_check.h"
 #include "microbench/harness/peer_group.h"

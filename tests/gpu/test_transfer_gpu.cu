@@ -8,7 +8,7 @@
 #include <chrono>
 #include <memory>
 
-#include "gpu_test_util.h"
+#include "tests/gpu/gpu_test_util.h"
 #include "microbench/harness/cuda_check.h"
 #include "microbench/harness/device_runtime.h"
 #include "microbench/harness/peer_group.h"
