@@ -55,6 +55,7 @@ int StudyMain::begin(int* argc, char** argv) {
     }
     if (mode_ == PeerMode::virt && virtual_ranks_ == 0) virtual_ranks_ = default_virtual_ranks();
     check_virtual_ranks(mode_, virtual_ranks_);
+    profiler_range_requested();  // PKBENCH_PROFILER_RANGE (timing.h): bad input before anything runs
     // Each virtual rank's streams need their own hardware queues, or a spin-waiting kernel of
     // one rank holds back another rank's kernel queued behind it: with the default 8 queues,
     // 8 virtual ranks' collectives stalled on one H100 (each point timing out); 32 passed.

@@ -1,9 +1,14 @@
 #include "microbench/harness/timing.h"
 
+#include <cuda_profiler_api.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <set>
+#include <string>
 #include <thread>
 
 #include "microbench/harness/cuda_check.h"
@@ -13,7 +18,13 @@ namespace pk {
 
 FlowTimer::FlowTimer(PeerGroup& group, std::vector<Flow> flows, int total_flows, Gate& gate, StatusBoard& status,
                      const TimingOptions& opt)
-    : group_(group), flows_(std::move(flows)), total_flows_(total_flows), gate_(gate), status_(status), opt_(opt) {
+    : group_(group),
+      flows_(std::move(flows)),
+      total_flows_(total_flows),
+      gate_(gate),
+      status_(status),
+      opt_(opt),
+      profile_next_sample_(profiler_range_requested()) {
   if (total_flows_ < 1) throw std::invalid_argument("FlowTimer: no flows");
   for (const Flow& f : flows_) {
     if (f.index < 0 || f.index >= total_flows_) throw std::invalid_argument("FlowTimer: flow index out of range");
@@ -40,8 +51,21 @@ std::vector<int> FlowTimer::gpus() const {
   return {d.begin(), d.end()};
 }
 
-Sample FlowTimer::run(int k) {
+bool profiler_range_requested() {
+  const char* v = std::getenv("PKBENCH_PROFILER_RANGE");
+  const std::string s = v ? v : "";
+  if (s.empty() || s == "0") return false;
+  if (s == "1") return true;
+  throw ArgError("PKBENCH_PROFILER_RANGE='" + s + "': 0 or 1");
+}
+
+Sample FlowTimer::run(int k, bool profiled) {
   std::string err;
+  if (profiled) {
+    static int ranges = 0;
+    std::fprintf(stderr, "pkbench: profiler range %d: %d ops on each of %zu flows\n", ++ranges, k, flows_.size());
+    PK_CUDA_CHECK(cudaProfilerStart());
+  }
   try {
     for (size_t i = 0; i < flows_.size(); ++i) {
       const Flow& f = flows_[i];
@@ -61,6 +85,8 @@ Sample FlowTimer::run(int k) {
     err = e.what();  // the gate still opens below: the other processes are waiting on it
   }
   gate_.open();
+  // Before any wait on the host: the profiler ends the range by waiting for its work.
+  if (profiled) PK_CUDA_CHECK(cudaProfilerStop());
   next_op_ += k;
   std::vector<double> flow_ms(total_flows_, 0.0);
   if (err.empty()) {
@@ -117,7 +143,11 @@ int FlowTimer::calibrate() {
   return iters_;
 }
 
-Sample FlowTimer::sample() { return run(iters_); }
+Sample FlowTimer::sample() {
+  const bool profiled = profile_next_sample_;
+  profile_next_sample_ = false;
+  return run(iters_, profiled);
+}
 
 void idle_gap(double ms) {
   if (ms > 0) std::this_thread::sleep_for(std::chrono::microseconds(static_cast<long>(ms * 1000)));

@@ -73,7 +73,7 @@ class FlowTimer {
   int ops_run() const { return next_op_; }
 
  private:
-  Sample run(int k);
+  Sample run(int k, bool profiled = false);
   PeerGroup& group_;
   std::vector<Flow> flows_;
   int total_flows_;
@@ -83,7 +83,18 @@ class FlowTimer {
   std::vector<cudaEvent_t> start_, stop_;
   int iters_ = 1;
   int next_op_ = 0;
+  bool profile_next_sample_ = false;  // PKBENCH_PROFILER_RANGE: this timer's first sample
 };
+
+// Nsight Compute in virtual mode: PKBENCH_PROFILER_RANGE=1 runs every FlowTimer's first
+// timed sample between cudaProfilerStart and cudaProfilerStop (from before the start gate is
+// armed to just after it opens), one profiler range per point, announced on stderr with its
+// operation count. Kernel replay serialises kernels, and the ranks of a virtual group wait on
+// one another's signals; `ncu --replay-mode range` (or app-range) --profile-from-start off
+// measures the range's work as it ran, concurrently. Off (unset, empty or 0) by default.
+// Returns whether it is on; a value other than 0 or 1 is bad input (ArgError), checked when
+// a study begins, before anything runs.
+bool profiler_range_requested();
 
 // Per-point bookkeeping used by every study: host sleep between points.
 void idle_gap(double ms);
