@@ -29,6 +29,7 @@ t0=$(date +%s)
 stamp() { echo "[$(($(date +%s) - t0))s] $*" | tee -a "$W/steps.log"; }
 pack() { tar -C "$(dirname "$W")" -czf "$out/profile-virtual.tgz" --exclude='*.ncu-rep' "$(basename "$W")"; }
 trap pack EXIT
+trap 'exit 143' TERM INT  # a timeout still packs what there is
 
 NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
 { "$NCU" --version; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; } >"$W/environment.txt" 2>&1
@@ -49,7 +50,7 @@ PY
 
 cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPKBENCH_CUDA_ARCHS=90a -DPKBENCH_DEPS_DIR="$PWD/.deps" \
   "-DPKBENCH_STUDIES=gemm;fused;collectives" >"$W/configure.log" 2>&1 || { tail -20 "$W/configure.log"; exit 1; }
-cmake --build "$B" -j16 --target pkbench_fused pkbench_collectives >"$W/build.log" 2>&1 ||
+timeout 260 cmake --build "$B" -j16 --target pkbench_fused pkbench_collectives >"$W/build.log" 2>&1 ||
   { grep -m20 -A5 error "$W/build.log"; exit 1; }
 stamp built
 bin() { find "$B" -name "$1" -type f -perm -u+x | head -1; }
