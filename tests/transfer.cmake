@@ -1,0 +1,34 @@
+# Transfer study tests (tests/CMakeLists.txt includes the tests file of every study configured).
+# CPU (label cpu): the grid, presets and refusals (in pkbench_cpu_tests), the sweeps' transfer
+# summary, and the binary's argument checks (exit 2 with the flag named, also without a GPU).
+# GPU (label gpu): every mechanism's copies in pkbench_gpu_tests (tests/CMakeLists.txt runs
+# that binary alone, with virtual ranks and under mpirun).
+target_sources(pkbench_cpu_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/cpu/test_transfer_grid.cpp)
+if(TARGET pkbench_sweeps)
+  target_sources(pkbench_cpu_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/cpu/test_transfer_summary.cpp)
+endif()
+target_sources(pkbench_gpu_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/gpu/test_transfer_gpu.cu)
+target_link_libraries(pkbench_gpu_tests PRIVATE pkbench_transfer_core)
+
+if(TARGET pkbench_transfer)
+  pk_cli_test(transfer_cli_bad_preset pkbench_transfer 2 "--preset" --preset=bogus)
+  pk_cli_test(transfer_cli_unknown_flag pkbench_transfer 2 "--bogus" --bogus=1)
+  pk_cli_test(transfer_cli_same_gpu_twice pkbench_transfer 2 "--gpus=0,0 names GPU 0 twice" --gpus=0,0)
+  pk_cli_test(transfer_cli_unwritable_csv pkbench_transfer 2 "--csv=/nonexistent/dir/x.csv: cannot write"
+    --csv=/nonexistent/dir/x.csv)
+  pk_cli_test(transfer_cli_knob_value pkbench_transfer 2 "--vecs=3: reg accepts 4, 8, 16" --vecs=3 --list)
+  pk_cli_test(transfer_cli_knob_without_mechanism pkbench_transfer 2 "--threads applies to"
+    --mechanisms=ce --threads=64)
+  pk_cli_test(transfer_cli_bad_size pkbench_transfer 2 "--sizes" --sizes=4Q)
+  pk_cli_test(transfer_cli_size_not_16 pkbench_transfer 2 "--sizes: 17 B is not a positive multiple of 16 B" --sizes=17)
+  pk_cli_test(transfer_cli_ipc_needs_mpirun pkbench_transfer 2 "needs one process per GPU" --peer-mode=ipc)
+  pk_cli_test(transfer_cli_bad_peer_mode pkbench_transfer 2 "--peer-mode" --peer-mode=nvshmem)
+  # --list --arch plans for a stand-in GPU of that architecture, whatever this machine has
+  # (GPU 1 need not exist here), so the test does not depend on the number of GPUs.
+  pk_cli_test(transfer_cli_list pkbench_transfer 0 "transfer/tma_bulk/one_way/push/gpus:0,1"
+    --preset=smoke --list --gpus=0,1 --arch=sm_90a)
+  pk_cli_test(transfer_cli_virtual_ranks_range pkbench_transfer 2 "--ranks: --peer-mode=virtual needs 2 to 8 ranks"
+    --peer-mode=virtual --ranks=9 --list)
+  pk_cli_test(transfer_cli_ranks_without_virtual pkbench_transfer 2 "--ranks: only --peer-mode=virtual"
+    --ranks=3 --list)
+endif()
