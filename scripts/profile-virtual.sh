@@ -40,7 +40,7 @@ guide=$(find "$(dirname "$(readlink -f "$NCU")")" /opt/nvidia /usr/local/cuda/ -
 import html, re, sys
 text = html.unescape(re.sub(r"<[^>]+>", " ", open(sys.argv[1], encoding="utf-8", errors="replace").read()))
 text = re.sub(r"[ \t]+", " ", text)
-spans = [(m.start(), m.start() + 2500) for m in re.finditer(r"(?i)range replay|concurrent", text)]
+spans = [(m.start(), m.start() + 4000) for m in re.finditer(r"(?i)range replay|green context|supported apis", text)]
 end = -1
 for a, b in spans:
     if a > end:
@@ -77,9 +77,10 @@ for t in $targets; do
   PKBENCH_PROFILER_RANGE=1 timeout 120 $cmd --csv="$W/${t}_unprofiled.csv" >"$W/${t}_unprofiled.log" 2>&1
   stamp "$t unprofiled: rc=$? $(grep -c 'profiler range' "$W/${t}_unprofiled.log") ranges announced"
   for replay in $replays; do
-    ncu_args=(--replay-mode "$replay" --profile-from-start off --clock-control none "${sections[@]}" --metrics "$metrics")
+    limit=200; [ "$replay" = range ] && limit=150
+    ncu_args=(--replay-mode "$replay" --clock-control none "${sections[@]}" --metrics "$metrics")
     echo "PKBENCH_PROFILER_RANGE=1 ncu ${ncu_args[*]} -f -o ${t}_$replay $cmd --csv=${t}_$replay.csv" >>"$W/command.txt"
-    PKBENCH_PROFILER_RANGE=1 timeout 200 "$NCU" "${ncu_args[@]}" -f -o "$W/${t}_$replay" $cmd --csv="$W/${t}_$replay.csv" \
+    PKBENCH_PROFILER_RANGE=1 timeout "$limit" "$NCU" "${ncu_args[@]}" -f -o "$W/${t}_$replay" $cmd --csv="$W/${t}_$replay.csv" \
       >"$W/${t}_$replay.log" 2>&1
     rc=$?
     stamp "$t ncu $replay: rc=$rc $(grep -m3 -E '==(ERROR|WARNING)==' "$W/${t}_$replay.log" | tr '\n' ' ' | cut -c1-300)"

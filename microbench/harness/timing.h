@@ -90,7 +90,7 @@ class FlowTimer {
 // timed sample between cudaProfilerStart and cudaProfilerStop (from before the start gate is
 // armed to just after it opens), one profiler range per point, announced on stderr with its
 // operation count. Kernel replay serialises kernels, and the ranks of a virtual group wait on
-// one another's signals; `ncu --replay-mode range` (or app-range) --profile-from-start off
+// one another's signals; `ncu --replay-mode range` (or app-range)
 // measures the range's work as it ran, concurrently. Off (unset, empty or 0) by default.
 // Returns whether it is on; a value other than 0 or 1 is bad input (ArgError), checked when
 // a study begins, before anything runs.
