@@ -11,7 +11,7 @@ rows=${1:-1000000}
 [[ "$rows" =~ ^[1-9][0-9]*$ ]] || { echo "bench-sweeps.sh: error: ROWS '$rows' is not a positive integer" >&2; exit 2; }
 template=${2:-$PKBENCH_ROOT/results/h200x2/transfer/peer-modes/single/transfer.csv}
 [ -f "$template" ] || { echo "bench-sweeps.sh: error: no such file: $template" >&2; exit 2; }
-tools=$PKBENCH_BUILD_DIR/sweeps
+tools=$(pk_bin_dir)
 [ -x "$tools/pkbench_sweeps_bench" ] || pk_build pkbench_sweeps_bench pkbench_transfer_summary pkbench_tune
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

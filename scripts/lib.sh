@@ -20,16 +20,14 @@ pk_build() {
   cmake --build "$PKBENCH_BUILD_DIR" -j "${PKBENCH_JOBS:-$(nproc)}" "${targets[@]}"
 }
 
-# The studies, in the order run.sh runs them, and where each study's binary is built.
+# The studies, in the order run.sh runs them.
 PK_STUDIES=(transfer sync primitives collectives fused gemm)
 pk_is_study() { local s; for s in "${PK_STUDIES[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
-pk_bin() {
-  if [ -f "$PKBENCH_ROOT/microbench/$1/CMakeLists.txt" ]; then
-    echo "$PKBENCH_BUILD_DIR/microbench/$1/pkbench_$1"
-  else
-    echo "$PKBENCH_BUILD_DIR/microbench/pkbench_$1"
-  fi
-}
+# Where the build puts every executable (CMAKE_RUNTIME_OUTPUT_DIRECTORY in CMakeLists.txt), and
+# pkbench_$1 in it: a study (pk_bin transfer) or a tool (pk_bin tune). Read at each call: a
+# script may set PKBENCH_BUILD_DIR after sourcing this file.
+pk_bin_dir() { echo "$PKBENCH_BUILD_DIR/bin"; }
+pk_bin() { echo "$(pk_bin_dir)/pkbench_$1"; }
 # NVSHMEM, for the studies with NVSHMEM rows: the nvidia-nvshmem-cu13 wheel of python3 (or an
 # install at PKBENCH_NVSHMEM_ROOT; microbench/primitives/nvshmem.cmake finds either). Installed
 # with pip from .deps/wheels (scripts/stage-deps.sh puts it there) or from PyPI where pip reaches

@@ -23,7 +23,7 @@ done
 [ -n "$dir" ] || { echo "usage: scripts/regenerate.sh RESULTS_DIR [--no-figures]" >&2; exit 2; }
 [ -d "$dir" ] || { echo "regenerate.sh: error: no such folder: $dir" >&2; exit 2; }
 dir=${dir%/}
-tools=$PKBENCH_BUILD_DIR/sweeps
+tools=$(pk_bin_dir)
 for t in pkbench_transfer_summary pkbench_sync_summary pkbench_tune pkbench_peer_modes pkbench_collectives_summary pkbench_report; do
   [ -x "$tools/$t" ] || pk_build pkbench_transfer_summary pkbench_sync_summary pkbench_tune pkbench_tune_loo pkbench_peer_modes pkbench_collectives_summary pkbench_report ||
     { echo "regenerate.sh: could not build the sweep tools" >&2; exit 1; }
@@ -80,7 +80,7 @@ fi
 # The cost model (Section 3.1.1) on every fused CSV, with this machine's link, HBM and latency
 # ceilings (transfer/transfer.csv, sync/sync.csv) and the GEMM's rate against its SMs
 # (fused/gemm.csv, where measured).
-model=$PKBENCH_BUILD_DIR/microbench/fused/pkbench_cost_model
+model=$(pk_bin cost_model)
 for f in fused fused_table3 fused_fig5; do
   [ -f "$dir/fused/$f.csv" ] || continue
   if [ ! -f "$dir/transfer/transfer.csv" ] || [ ! -f "$dir/sync/sync.csv" ]; then
@@ -94,13 +94,15 @@ for f in fused fused_table3 fused_fig5; do
     --out "$dir/fused/${f}_model.csv" --splits "$dir/fused/${f}_splits.csv" > "$dir/fused/${f}_model.txt" || status=1
 done
 # tuning/command.txt: the pkbench_tune (and pkbench_tune_loo) lines that wrote tuning/, with
-# build/sweeps/ standing for this build's tools.
+# build/bin/ (build/sweeps/ in the records written before the binaries moved there) standing
+# for this build's tools.
 if [ -f "$dir/tuning/command.txt" ]; then
   while IFS= read -r line; do
     case "$line" in ''|'#'*) continue ;; esac
     read -ra cmd <<< "$line"
     case "${cmd[0]}" in
-      build/sweeps/pkbench_tune|build/sweeps/pkbench_tune_loo) cmd[0]=$tools/${cmd[0]#build/sweeps/} ;;
+      build/bin/pkbench_tune|build/bin/pkbench_tune_loo|build/sweeps/pkbench_tune|build/sweeps/pkbench_tune_loo)
+        cmd[0]=$tools/${cmd[0]##*/} ;;
       *) echo "regenerate.sh: $dir/tuning/command.txt: '${cmd[0]}' is not a tuning tool; not run" >&2; status=1; continue ;;
     esac
     "${cmd[@]}" > /dev/null || status=1

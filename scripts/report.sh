@@ -21,7 +21,7 @@ if [ -z "$other" ]; then
   done
 fi
 [ -z "$other" ] || [ -d "$other" ] || { echo "report.sh: error: no such folder: $other" >&2; exit 2; }
-tool=$PKBENCH_BUILD_DIR/sweeps/pkbench_report
+tool=$(pk_bin report)
 if [ ! -x "$tool" ]; then
   pk_ensure_deps >&2 || exit 1
   pk_build pkbench_report >&2 || { echo "report.sh: could not build pkbench_report" >&2; exit 1; }

@@ -275,7 +275,7 @@ have() {
   [ -f "$1" ] && return 0
   [ "$dry" = 1 ] && printf '%s\n' "${planned[@]:-}" | grep -qx -- "$1"
 }
-tools=$PKBENCH_BUILD_DIR/sweeps
+tools=$(pk_bin_dir)
 # Every CSV of the plan, from the finished parts of each step that merges into it.
 for dest in $(printf '%s\n' "$PLAN" | cut -d'|' -f8 | awk '!seen[$0]++'); do
   done_parts=()
@@ -306,7 +306,7 @@ done
 tune_src=()
 for c in transfer/transfer.csv collectives/collectives.csv fused/fused.csv; do have "$out/$c" && tune_src+=("$out/$c"); done
 if [ ${#tune_src[@]} -gt 0 ]; then
-  line="build/sweeps/pkbench_tune --out $out/tuning ${tune_src[*]}"
+  line="build/bin/pkbench_tune --out $out/tuning ${tune_src[*]}"
   echo "  tuning/command.txt: $line"
   [ "$dry" = 1 ] || { mkdir -p "$out/tuning"
     printf '# Run from the repository root on the CPU (scripts/regenerate.sh runs these lines).\n%s\n' "$line" > "$out/tuning/command.txt"; }

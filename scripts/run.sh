@@ -158,7 +158,7 @@ run_study() {
 merge() {
   local s=$1
   shift
-  "$PKBENCH_BUILD_DIR/sweeps/pkbench_merge" "$out/$s/$s.csv" "$@" || status=1
+  "$(pk_bin merge)" "$out/$s/$s.csv" "$@" || status=1
 }
 # A short README for a study folder run.sh wrote.
 write_readme() {
@@ -230,7 +230,7 @@ if [ "$ngpu" -ge 2 ]; then
   if [ ${#tune_src[@]} -gt 0 ]; then
     mkdir -p "$out/tuning"
     { echo "# Run from the repository root on the CPU (scripts/regenerate.sh runs these lines)."
-      echo "build/sweeps/pkbench_tune --out $(shown "$out/tuning") ${tune_src[*]}"; } > "$out/tuning/command.txt"
+      echo "build/bin/pkbench_tune --out $(shown "$out/tuning") ${tune_src[*]}"; } > "$out/tuning/command.txt"
   fi
 fi
 (cd "$PKBENCH_ROOT" && "$PKBENCH_ROOT/scripts/regenerate.sh" "$(shown "$out")") || { pk_log "deriving from the CSVs failed (see above)"; status=1; }

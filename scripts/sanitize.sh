@@ -33,7 +33,7 @@ export PKBENCH_VIRTUAL_RANKS=$ranks CUDA_MODULE_LOADING=EAGER CUDA_DEVICE_MAX_CO
 summary="tool,binary,ranks,errors,tests_exit_code,seconds"
 status=0
 for t in "${tools[@]}"; do
-  for b in "$PKBENCH_BUILD_DIR"/tests/pkbench_*_gpu_tests "$PKBENCH_BUILD_DIR"/tests/pkbench_gpu_tests; do
+  for b in "$(pk_bin_dir)"/pkbench_*_gpu_tests "$(pk_bin gpu_tests)"; do
     [ -x "$b" ] || continue
     case "$b" in *_mpi_tests) continue ;; esac
     name=$(basename "$b")

@@ -113,8 +113,17 @@ endforeach()
 
 # The sweep tools on hostile CSVs, their output folders, their --help.
 if(TARGET pkbench_sweeps)
+  # Every executable sweeps/CMakeLists.txt defines answers --help.
+  get_property(_pk_sweeps_targets DIRECTORY ${CMAKE_SOURCE_DIR}/sweeps PROPERTY BUILDSYSTEM_TARGETS)
+  set(_pk_sweeps_tools "")
+  foreach(_t ${_pk_sweeps_targets})
+    get_target_property(_type ${_t} TYPE)
+    if(_type STREQUAL "EXECUTABLE")
+      list(APPEND _pk_sweeps_tools $<TARGET_FILE:${_t}>)
+    endif()
+  endforeach()
   add_test(NAME refuse_sweeps_hostile_csv COMMAND ${_pk_cli}/hostile_csv.sh
-    $<TARGET_FILE_DIR:pkbench_transfer_summary> ${CMAKE_CURRENT_LIST_DIR}/fixtures)
+    $<TARGET_FILE_DIR:pkbench_transfer_summary> ${CMAKE_CURRENT_LIST_DIR}/fixtures ${_pk_sweeps_tools})
   set_tests_properties(refuse_sweeps_hostile_csv PROPERTIES LABELS cpu TIMEOUT 120)
   # Fuzz: a few thousand generated CSVs through every reader and the report; bounded well
   # under a minute on CI's two cores.

@@ -29,8 +29,8 @@ O=${1:?usage: ref_check.sh OUT_DIR [pkbench_collectives flags]}
 shift
 mkdir -p "$O"
 BUILD=${BUILD:-build}
-BIN=${BIN:-$BUILD/microbench/collectives/pkbench_collectives}
-REF=${REF:-$BUILD/microbench/collectives/pkbench_coll_ref}
+BIN=${BIN:-$BUILD/bin/pkbench_collectives}
+REF=${REF:-$BUILD/bin/pkbench_coll_ref}
 NP=${NP:-1}
 COLLS=${COLLS:-all_reduce}
 DTYPE=${DTYPE:-bf16}
@@ -110,7 +110,7 @@ echo "== ratios (time_us_nccltests / nccl-tests' out-of-place time)"
 rc=${PIPESTATUS[0]}
 # The cross-check status of every point (within 5 % or off by x %) is the sweeps' rule
 # (verdict.h), printed by the collectives summary: no second rule here.
-SUMMARY=${SUMMARY:-$BUILD/sweeps/pkbench_collectives_summary}
+SUMMARY=${SUMMARY:-$BUILD/bin/pkbench_collectives_summary}
 "$SUMMARY" "$O/collectives_ref.csv" | sed -n '/^## NCCL against its own tool/,/^## Every point/p' | sed '$d' |
   tee -a "$O/ratios.txt"
 exit $rc

@@ -29,7 +29,7 @@ cmake --build "$B" -j16 --target pkbench_fused pkbench_fused_gpu_tests >"$W/buil
   { grep -m20 -A5 error "$W/build.log"; exit 1; }
 stamp built
 tests=$(find "$B" -name pkbench_fused_gpu_tests -type f -perm -u+x | head -1)
-F=$B/microbench/fused/pkbench_fused
+F=$B/bin/pkbench_fused
 
 fail=0
 for n in 2 3 4 8; do

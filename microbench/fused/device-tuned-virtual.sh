@@ -21,21 +21,21 @@ cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPKBENCH_CUDA_ARCHS=90a 
 cmake --build "$B" -j16 --target pkbench_fused pkbench_fused_gpu_tests pkbench_tune pkbench_fused_summary \
   >"$W/build.log" 2>&1 || { grep -m20 -A5 error "$W/build.log"; exit 1; }
 stamp built
-F=$B/microbench/fused/pkbench_fused
+F=$B/bin/pkbench_fused
 
-timeout 120 "$B/tests/pkbench_fused_gpu_tests" '--gtest_filter=PeerModes/FusedGpu.TunedRunsWhatTheTableAnswers/*' \
+timeout 120 "$B/bin/pkbench_fused_gpu_tests" '--gtest_filter=PeerModes/FusedGpu.TunedRunsWhatTheTableAnswers/*' \
   >"$W/test_tuned.log" 2>&1
 stamp "tuned GPU test (2 virtual ranks): rc=$? $(grep -E '^\[ +(OK|FAILED|SKIPPED) +\]' "$W/test_tuned.log" | tr -s ' ' | tr '\n' ' ')"
 
 common=(--peer-mode=virtual --ranks=2 --ops=gemm_rs,gemm_ar --schedules=intra_sm,inter_sm --comm-sms=4,16 --samples=5)
 timeout 150 "$F" "${common[@]}" --sizes=2048,4096 --csv="$W/sweep.csv" >"$W/sweep.log" 2>&1
 stamp "sweep: rc=$? $(grep -c ',ok,' "$W/sweep.csv") ok rows"
-"$B/sweeps/pkbench_tune" --allow-virtual --out "$W" "$W/sweep.csv" >"$W/tune.log" 2>&1
+"$B/bin/pkbench_tune" --allow-virtual --out "$W" "$W/sweep.csv" >"$W/tune.log" 2>&1
 stamp "pkbench_tune --allow-virtual: rc=$? machines $(grep -o '"h[0-9a-z]*x[0-9]*-virtual[0-9]*"' "$W/fused_tuning.json" | sort -u | tr '\n' ' ')"
 timeout 200 "$F" "${common[@]}" --sizes=1024,2048,3072,4096 --tuning-table="$W/fused_tuning.json" --csv="$W/tuned.csv" \
   >"$W/tuned.log" 2>&1
 stamp "tuned run: rc=$?"
-"$B/sweeps/pkbench_fused_summary" "$W/tuned.csv" >"$W/summary.md" 2>&1
+"$B/bin/pkbench_fused_summary" "$W/tuned.csv" >"$W/summary.md" 2>&1
 stamp "summary: rc=$?"
 sed -n '/^## Tuned/,$p' "$W/summary.md"
 

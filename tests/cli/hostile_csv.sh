@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# hostile_csv.sh SWEEPS_BIN_DIR FIXTURE_DIR: the sweep tools on CSVs a user might hand them
-# by mistake. Each case: the exit code, a pattern in the output, never a crash (a signal
+# hostile_csv.sh BIN_DIR FIXTURE_DIR TOOL...: the sweep tools on CSVs a user might hand them
+# by mistake (TOOL...: every sweep tool, for --help; BIN_DIR holds the study binaries too). Each case: the exit code, a pattern in the output, never a crash (a signal
 # exits >= 128) or an output bigger than a screenful.
 set -u
 bin=$1 fix=$2
+shift 2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 CHECK_MAX_CHARS=4000
@@ -42,8 +43,7 @@ check "peer_modes: OUT under a missing folder" 2 "does not exist" "$bin/pkbench_
 check "compare: --out under a missing folder" 2 "does not exist" "$bin/pkbench_compare" "$work/res" "$work/res" --out "$work/no/c.md"
 [ -e "$work/no" ] && { echo "FAIL a tool created $work/no"; fails=$((fails + 1)); }
 # Every tool answers --help with its usage and exit 0.
-for tool in "$bin"/pkbench_*; do
-  [ -x "$tool" ] || continue
+for tool in "$@"; do
   check "$(basename "$tool") --help" 0 "usage" "$tool" --help
 done
 [ "$fails" -eq 0 ] || { echo "$fails case(s) failed"; exit 1; }

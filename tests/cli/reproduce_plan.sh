@@ -34,13 +34,13 @@ else
   echo "ok the plan fits: device calls of $(echo $calls) min, $total s in all"
 fi
 # The fused steps: one process per GPU, the study's own binary, merged into the committed layout.
-check "fused steps run under mpirun" 0 'mpirun -np 2 .*/microbench/fused/pkbench_fused --csv=.*/parts/fused.fig7.csv --ops=ag_gemm .*--peer-mode=ipc' \
+check "fused steps run under mpirun" 0 'mpirun -np 2 .*/bin/pkbench_fused --csv=.*/parts/fused.fig7.csv --ops=ag_gemm .*--peer-mode=ipc' \
   "$r" --dry-run --gpus=2 fig7
 check "fig4 runs fig8 and fig9" 0 'pkbench_merge .*/fused/fused.csv .*/parts/fused.fig8.csv .*/parts/fused.fig9.csv' \
   "$r" --dry-run --gpus=2 fig4
 check "fig5 and table3 keep their CSVs" 0 'pkbench_merge .*/fused/fused_table3.csv .*/parts/fused.table3.csv' \
   "$r" --dry-run --gpus=2 fig5 table3
-check "the tuning tables" 0 'tuning/command.txt: build/sweeps/pkbench_tune --out .*/tuning .*/fused/fused.csv' "$r" --dry-run --gpus=2 fig8
+check "the tuning tables" 0 'tuning/command.txt: build/bin/pkbench_tune --out .*/tuning .*/fused/fused.csv' "$r" --dry-run --gpus=2 fig8
 # The cost model runs in scripts/regenerate.sh (results_regenerate_h200x2 checks its output).
 # Summaries, tuning tables, figures and the report: what the layout derives from its CSVs.
 check "everything derived" 0 '\$ .*/scripts/regenerate.sh ' "$r" --dry-run --gpus=2 fig8
