@@ -2,27 +2,28 @@
 # Nsight Compute over virtual ranks (issue 20), on ONE lent GPU, carrying .deps:
 #   bash scripts/profile-virtual.sh            # from the root of a clean `git archive`
 # Kernel replay (ncu's default) runs one kernel at a time, and a virtual rank's kernel spins on
-# its peer's signals, so it never ends; range replay profiles everything queued between
-# cudaProfilerStart and cudaProfilerStop as one workload, concurrently. PKBENCH_PROFILER_RANGE=1
-# (microbench/harness/timing.h) makes each point's first timed sample such a range. Profiled:
+# its peer's signals, so it never ends; range replay (and app-range, which reruns the whole
+# program once per pass instead of capturing and replaying the range) profiles everything
+# queued between cudaProfilerStart and cudaProfilerStop as one workload, concurrently.
+# PKBENCH_PROFILER_RANGE=1 (microbench/harness/timing.h) makes each point's first timed sample
+# such a range. Profiled, each first without the profiler (the same points' timings):
 #   fused        the reduction communicator alone: gemm_rs and gemm_ar, inter_sm, K = 64,
-#                4 comm SMs, 2 virtual ranks (microbench/fused/device-comm-virtual.sh's point)
+#                4 and 16 comm SMs, 2 virtual ranks (device-comm-virtual.sh's points), range
+#                replay with the full sections, then app-range with the lean ones
 #   collectives  mid-size all-reduce, ours only (one_shot, two_shot_push, two_shot_tma), 1, 4
-#                and 16 MiB, bf16, eager, 2 virtual ranks
-# Each is first run without the profiler (the same points' timings), then under
-# `ncu --replay-mode $PROFILE_REPLAY` (range; app-range reruns the whole program once per pass
-# and is tried when range fails). Metrics are for the whole GPU over the range: both ranks, the
-# start gate and every operation of the sample (its count is on stderr: "profiler range N").
-# Clocks are left alone (--clock-control none). Everything lands in $OUT/profile-virtual.tgz;
-# each target's details page is also in $OUT/<target>_details.csv.
+#                and 16 MiB, bf16, eager, 2 virtual ranks, app-range replay (a captured range
+#                replays its launches slower than they ran: short operations' ranges stretch)
+# A range's SM counters cover the green context current at cudaProfilerStart (one rank's SMs);
+# DRAM and L2 counters sum over every green context (ncu says so in each result). The range
+# holds the start gate and every operation of the sample (its count is on stderr: "profiler
+# range N"). Clocks are left alone (--clock-control none). Everything lands in
+# $OUT/profile-virtual.tgz, each result's raw page also in $OUT/<target>_<replay>_raw.csv.
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 CUDA_MODULE_LOADING=EAGER
 export CUDA_DEVICE_MAX_CONNECTIONS=32  # virtual ranks: the tests' setting (peer_group.h)
 B=${PROFILE_BUILD_DIR:-/tmp/pk-profile-build}
 W=${PROFILE_WORK_DIR:-/tmp/profile-virtual}
 out=${OUT:-/tmp/pk-profile-out}
-targets=${PROFILE_TARGETS:-fused collectives}
-replays=${PROFILE_REPLAY:-range app-range}
 rm -rf "$W"
 mkdir -p "$W" "$out"
 t0=$(date +%s)
@@ -55,44 +56,62 @@ timeout 260 cmake --build "$B" -j16 --target pkbench_fused pkbench_collectives >
 stamp built
 bin() { find "$B" -name "$1" -type f -perm -u+x | head -1; }
 
-# The sections that hold throughput, memory and warp-state metrics, none of which needs a
-# single kernel's launch (range results have no grid); achieved occupancy and the raw volumes
-# named besides.
-sections=(--section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section SchedulerStats)
-metrics=gpu__time_duration.sum,sm__warps_active.avg.pct_of_peak_sustained_active,sm__cycles_active.avg
-metrics+=,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,smsp__inst_executed.sum
+# Sections: throughput, memory and warp state, none of which needs one kernel's launch (a
+# range has no grid of its own). "lean" is what app-range replays (the whole program runs once
+# per pass): Speed Of Light and warp state only.
+full=(--section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section SchedulerStats)
+lean=(--section SpeedOfLight --section WarpStateStats)
+# Named metrics: the volumes of the range, then the busiest sub-partition's (.max) stall
+# counters, issue and data: over a fused range, the few communicator SMs work for the whole
+# range and the GEMM's SMs only briefly, so the maxima are the communicator's while the
+# averages mix both. Names this ncu does not know are dropped (ncu --query-metrics), not fatal.
+volumes=(gpu__time_duration.sum sm__warps_active.avg.pct_of_peak_sustained_active sm__cycles_active.avg
+  sm__cycles_active.max sm__cycles_elapsed.max dram__bytes_read.sum dram__bytes_write.sum lts__t_bytes.sum
+  smsp__inst_executed.sum smsp__inst_executed.max smsp__issue_active.max smsp__cycles_active.max smsp__warps_active.max
+  l1tex__m_xbar2l1tex_read_bytes.sum l1tex__m_xbar2l1tex_read_bytes.max l1tex__m_l1tex2xbar_write_bytes.max
+  smsp__inst_executed_op_shared_ld.max smsp__inst_executed_op_shared_st.max sm__pipe_tma_cycles_active.max)
+for r in barrier branch_resolving dispatch_stall drain gmma imc_miss lg_throttle long_scoreboard math_pipe_throttle \
+  membar mio_throttle misc no_instruction not_selected selected short_scoreboard sleeping wait; do
+  volumes+=("smsp__warps_issue_stalled_$r.max" "smsp__warps_issue_stalled_$r.sum")
+done
+"$NCU" --query-metrics >"$W/query_metrics.txt" 2>&1
+metrics=$(for m in "${volumes[@]}"; do grep -Eq "^[[:space:]]*${m%%.*}[[:space:]]" "$W/query_metrics.txt" && echo "$m"; done | paste -sd,)
+metrics=${metrics:-gpu__time_duration.sum}
+stamp "metrics kept: $(echo "$metrics" | tr ',' '\n' | grep -c .) of ${#volumes[@]}"
 
-command_of() {  # TARGET: the study's command line (flags only, --csv appended by the caller)
+command_of() {  # TARGET: the study's command line (--csv appended by the caller)
   case $1 in
     fused) echo "$(bin pkbench_fused) --peer-mode=virtual --ranks=2 --ops=gemm_rs,gemm_ar --schedules=inter_sm" \
-      "--shapes=4096x4096x64 --comm-sms=4 --samples=3" ;;
+      "--shapes=4096x4096x64 --comm-sms=4,16 --samples=3" ;;
     collectives) echo "$(bin pkbench_collectives) --peer-mode=virtual --ranks=2 --collectives=all_reduce" \
       "--dtypes=bf16 --modes=eager --impls=one_shot,two_shot_push,two_shot_tma --sizes=1M,4M,16M --samples=3" ;;
   esac
 }
+left() { echo $((${PROFILE_SECONDS:-390} - $(date +%s) + t0)); }  # the whole script's budget
 
-for t in $targets; do
-  cmd=$(command_of "$t")
-  echo "PKBENCH_PROFILER_RANGE=1 $cmd --csv=${t}_unprofiled.csv" >>"$W/command.txt"
-  PKBENCH_PROFILER_RANGE=1 timeout 120 $cmd --csv="$W/${t}_unprofiled.csv" >"$W/${t}_unprofiled.log" 2>&1
-  stamp "$t unprofiled: rc=$? $(grep -c 'profiler range' "$W/${t}_unprofiled.log") ranges announced"
-  for replay in $replays; do
-    limit=200; [ "$replay" = range ] && limit=150
-    ncu_args=(--replay-mode "$replay" --clock-control none "${sections[@]}" --metrics "$metrics")
-    echo "PKBENCH_PROFILER_RANGE=1 ncu ${ncu_args[*]} -f -o ${t}_$replay $cmd --csv=${t}_$replay.csv" >>"$W/command.txt"
-    PKBENCH_PROFILER_RANGE=1 timeout "$limit" "$NCU" "${ncu_args[@]}" -f -o "$W/${t}_$replay" $cmd --csv="$W/${t}_$replay.csv" \
-      >"$W/${t}_$replay.log" 2>&1
-    rc=$?
-    stamp "$t ncu $replay: rc=$rc $(grep -m3 -E '==(ERROR|WARNING)==' "$W/${t}_$replay.log" | tr '\n' ' ' | cut -c1-300)"
-    if [ -f "$W/${t}_$replay.ncu-rep" ]; then
-      "$NCU" -i "$W/${t}_$replay.ncu-rep" --csv --page details >"$W/${t}_${replay}_details.csv" 2>&1
-      "$NCU" -i "$W/${t}_$replay.ncu-rep" --csv --page raw >"$W/${t}_${replay}_raw.csv" 2>&1
-      "$NCU" -i "$W/${t}_$replay.ncu-rep" --page details >"$W/${t}_${replay}_details.txt" 2>&1
-      if [ "$(grep -c . "$W/${t}_${replay}_details.csv")" -gt 1 ]; then
-        cp "$W/${t}_${replay}_details.csv" "$out/${t}_details.csv"
-        stamp "$t: $replay replay gave $(($(grep -c . "$W/${t}_${replay}_details.csv") - 1)) metric rows"
-        break
-      fi
-    fi
-  done
-done
+unprofiled() {  # TARGET
+  local cmd; cmd=$(command_of "$1")
+  echo "PKBENCH_PROFILER_RANGE=1 $cmd --csv=$1_unprofiled.csv" >>"$W/command.txt"
+  PKBENCH_PROFILER_RANGE=1 timeout 120 $cmd --csv="$W/$1_unprofiled.csv" >"$W/$1_unprofiled.log" 2>&1
+  stamp "$1 unprofiled: rc=$? $(grep -c 'profiler range' "$W/$1_unprofiled.log") ranges announced"
+}
+profile() {  # TARGET REPLAY SECTIONS(full|lean) LIMIT_S
+  local t=$1 replay=$2 name=$1_$2 cmd limit; cmd=$(command_of "$t")
+  local -n sec=$3
+  limit=$(($4 < $(left) ? $4 : $(left)))
+  [ "$limit" -gt 20 ] || { stamp "$name: skipped, ${limit}s left"; return; }
+  local args=(--replay-mode "$replay" --clock-control none "${sec[@]}" --metrics "$metrics")
+  echo "PKBENCH_PROFILER_RANGE=1 ncu ${args[*]} -f -o $name $cmd --csv=$name.csv" >>"$W/command.txt"
+  PKBENCH_PROFILER_RANGE=1 timeout "$limit" "$NCU" "${args[@]}" -f -o "$W/$name" $cmd --csv="$W/$name.csv" >"$W/$name.log" 2>&1
+  stamp "$name: rc=$? $(grep -E -m1 'passes' "$W/$name.log") $(grep -m3 -E '==ERROR==' "$W/$name.log" | tr '\n' ' ' | cut -c1-300)"
+  [ -f "$W/$name.ncu-rep" ] || return
+  "$NCU" -i "$W/$name.ncu-rep" --csv --print-units base --page raw >"$W/${name}_raw.csv" 2>&1
+  "$NCU" -i "$W/$name.ncu-rep" --print-units base --page details >"$W/${name}_details.txt" 2>&1
+  cp "$W/${name}_raw.csv" "$out/"
+}
+
+unprofiled fused
+profile fused range full 120
+unprofiled collectives
+profile collectives app-range lean 150
+profile fused app-range lean 150
