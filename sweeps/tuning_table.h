@@ -5,12 +5,12 @@
 //   - CSV (plain values, one header line),
 //   - JSON (nlohmann-json: {"schema", "schema_version", "table", "doc", "keys", "bucket", "sources",
 //     "peer_modes", "machines", "columns": [...], "rows": [{...}]}; tuning/schema/ has its JSON Schema),
-//   - a C++ header: a struct per table, `inline constexpr` rows, and
-//     lookup_<table>(keys..., bytes) returning the row of the largest bucket starting at or
-//     below `bytes` (the smallest bucket for sizes below every bucket), nullptr when no row
-//     has those keys; plus kGeneratedSchemaVersion, visit_fields() per row struct and
-//     for_each_table(), through which pkbench/tuning.h (Tuner::load_compiled) reads the rows.
-//     C++17 or later, no dependencies.
+//   - a C++ header of data: a struct per table, `inline constexpr` rows, its columns
+//     (pkbench::tuning::Column) and lookup_<table>(keys..., bytes) naming its keys, whose
+//     search is pkbench/tuning.h's lookup_bucket (the row of the largest bucket starting at or
+//     below `bytes`, the smallest bucket for sizes below every bucket, nullptr when no row has
+//     those keys) or lookup_row; plus kGeneratedSchemaVersion and for_each_table(), through
+//     which Tuner::load_compiled reads the rows. C++17 or later; it includes pkbench/tuning.h.
 // The schema version is pkbench::tuning::kSchemaVersion (tuning/include/pkbench/tuning.h).
 #include <cstdint>
 #include <string>

@@ -40,6 +40,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
@@ -48,7 +49,6 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -240,6 +240,30 @@ class JsonParser {
     ++p_;
     return out;
   }
+  // The comma-separated elements of an object or array, from its opening bracket through
+  // `close`: `element` reads one.
+  template <class F>
+  void elements(char close, F&& element) {
+    ++p_;
+    ws();
+    if (p_ < t_.size() && t_[p_] == close) {
+      ++p_;
+      return;
+    }
+    for (;;) {
+      element();
+      ws();
+      if (p_ < t_.size() && t_[p_] == ',') {
+        ++p_;
+        continue;
+      }
+      if (p_ < t_.size() && t_[p_] == close) {
+        ++p_;
+        return;
+      }
+      fail(std::string("expected ',' or '") + close + "'");
+    }
+  }
   Json value() {
     ws();
     if (p_ >= t_.size()) fail("unexpected end");
@@ -247,34 +271,20 @@ class JsonParser {
     const char c = t_[p_];
     if (c == '{') {
       v.kind = Json::object;
-      ++p_;
-      ws();
-      if (p_ < t_.size() && t_[p_] == '}') return ++p_, v;
-      for (;;) {
+      elements('}', [&] {
         ws();
         std::string k = str();
         ws();
         if (p_ >= t_.size() || t_[p_] != ':') fail("expected ':'");
         ++p_;
         v.o.emplace_back(std::move(k), value());
-        ws();
-        if (p_ < t_.size() && t_[p_] == ',') { ++p_; continue; }
-        if (p_ < t_.size() && t_[p_] == '}') return ++p_, v;
-        fail("expected ',' or '}'");
-      }
+      });
+      return v;
     }
     if (c == '[') {
       v.kind = Json::array;
-      ++p_;
-      ws();
-      if (p_ < t_.size() && t_[p_] == ']') return ++p_, v;
-      for (;;) {
-        v.a.push_back(value());
-        ws();
-        if (p_ < t_.size() && t_[p_] == ',') { ++p_; continue; }
-        if (p_ < t_.size() && t_[p_] == ']') return ++p_, v;
-        fail("expected ',' or ']'");
-      }
+      elements(']', [&] { v.a.push_back(value()); });
+      return v;
     }
     if (c == '"') {
       v.kind = Json::string;
@@ -379,7 +389,7 @@ class Tuner {
   }
 
   // The tables of the generated header pkbench_tuning.h (include it anywhere in this
-  // translation unit): its for_each_table() and visit_fields() are found when this is used.
+  // translation unit): its for_each_table() is found when this is used.
   // A header holds several machines' tables: those without rows for rows_machine() are left
   // out; none with rows at all is refused.
   template <class Sink = CompiledSink>
@@ -696,34 +706,83 @@ class Tuner {
   }
 };
 
-// Adapts the generated header's constexpr rows (visit_fields) to Tables.
+// ---- The generated header pkbench_tuning.h (pkbench_tune) ----
+// Each of its tables is data: a row struct, `inline constexpr` rows, the struct's columns as
+// Column<Row>s and a lookup_<table>() that names its keys. Reading the rows and finding one
+// are the same for every table: here.
+
+// One column of a generated row struct: its name and its member.
+template <class R>
+struct Column {
+  const char* name;
+  const char* R::*text = nullptr;
+  long long R::*integer = nullptr;
+  double R::*number = nullptr;
+  bool R::*boolean = nullptr;
+  constexpr Column(const char* n, const char* R::*m) : name(n), text(m) {}
+  constexpr Column(const char* n, long long R::*m) : name(n), integer(m) {}
+  constexpr Column(const char* n, double R::*m) : name(n), number(m) {}
+  constexpr Column(const char* n, bool R::*m) : name(n), boolean(m) {}
+
+  // Its cell of `r`; an empty text is an empty cell, as in the CSV.
+  Value of(const R& r) const {
+    Value x;
+    if (text) {
+      if (r.*text && *(r.*text)) x.kind = Value::text, x.s = r.*text;
+    } else if (integer) {
+      x.kind = Value::integer, x.i = r.*integer;
+    } else if (number) {
+      x.kind = Value::number, x.d = r.*number;
+    } else {
+      x.kind = Value::boolean, x.b = r.*boolean;
+    }
+    return x;
+  }
+};
+
+// The lookup of a table without a size bucket: the first row that `matches` the keys;
+// nullptr if none.
+template <class R, class Match>
+constexpr const R* lookup_row(const R* rows, std::size_t n, Match&& matches) {
+  for (std::size_t i = 0; i < n; ++i)
+    if (matches(rows[i])) return &rows[i];
+  return nullptr;
+}
+
+// The lookup of a table whose rows are size buckets starting at column `from`: among the rows
+// that `matches` the keys, the one whose bucket starts at the largest size <= bytes (the
+// smallest bucket for sizes below every bucket); nullptr if none matches.
+template <class R, class Match>
+constexpr const R* lookup_bucket(const R* rows, std::size_t n, long long R::*from, unsigned long long bytes,
+                                 Match&& matches) {
+  const R* best = nullptr;
+  const R* smallest = nullptr;
+  for (std::size_t i = 0; i < n; ++i) {
+    const R& r = rows[i];
+    if (!matches(r)) continue;
+    const long long start = r.*from;
+    if (!smallest || start < smallest->*from) smallest = &r;
+    if (start >= 0 && static_cast<unsigned long long>(start) <= bytes && (!best || start > best->*from)) best = &r;
+  }
+  return best ? best : smallest;
+}
+
+// Turns the generated header's tables (its for_each_table()) into Tables for load_compiled().
 struct CompiledSink {
   std::vector<Table>* tables;
-  template <class R>
-  void operator()(const char* name, int schema_version, const R* rows, std::size_t n) const {
+  template <class R, std::size_t C>
+  void operator()(const char* name, int schema_version, const R* rows, std::size_t n,
+                  const Column<R> (&columns)[C]) const {
+    if (n == 0) return;  // an empty table in the header: nothing measured
     Table t;
     t.name = name;
     t.origin = "pkbench_tuning.h";
     t.schema_version = schema_version;
     for (std::size_t i = 0; i < n; ++i) {
       Row row;
-      visit_fields(rows[i], [&](const char* col, const auto& v) {
-        using V = std::decay_t<decltype(v)>;
-        Value x;
-        if constexpr (std::is_same_v<V, const char*>) {
-          if (v && *v) x.kind = Value::text, x.s = v;
-        } else if constexpr (std::is_same_v<V, bool>) {
-          x.kind = Value::boolean, x.b = v;
-        } else if constexpr (std::is_integral_v<V>) {
-          x.kind = Value::integer, x.i = static_cast<long long>(v);
-        } else {
-          x.kind = Value::number, x.d = static_cast<double>(v);
-        }
-        row.cells.emplace(col, std::move(x));
-      });
+      for (const Column<R>& c : columns) row.cells.emplace(c.name, c.of(rows[i]));
       t.rows.push_back(std::move(row));
     }
-    if (n == 0) return;  // an empty table in the header: nothing measured
     tables->push_back(std::move(t));
   }
 };
