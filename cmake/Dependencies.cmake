@@ -62,9 +62,9 @@ else()
   set(PKBENCH_HAVE_NCCL OFF)
 endif()
 
-# NVSHMEM is found by the study that uses it (microbench/primitives/nvshmem.cmake): from
-# PKBENCH_NVSHMEM_ROOT, else the nvidia-nvshmem-cu13 Python wheel; relocatable device code
-# stays confined to its targets.
+# NVSHMEM: from PKBENCH_NVSHMEM_ROOT, else the nvidia-nvshmem-cu13 Python wheel; relocatable
+# device code stays confined to the targets that link it.
+include(${CMAKE_CURRENT_LIST_DIR}/Nvshmem.cmake)
 
 find_program(PKBENCH_GNUPLOT gnuplot)
 if(PKBENCH_GNUPLOT)

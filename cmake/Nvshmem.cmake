@@ -1,16 +1,14 @@
-# NVSHMEM for the studies that use it (primitives: device API; collectives: on-stream host
-# collectives), found (never downloaded) from, in order:
+# NVSHMEM (optional; primitives: device API; collectives: on-stream host collectives), found
+# (never downloaded) from, in order:
 #   -DPKBENCH_NVSHMEM_ROOT=<dir> (or the environment variable of that name): an install with
 #     include/nvshmem.h, lib/libnvshmem_device.a and lib/libnvshmem_host.so.3;
 #   the nvidia-nvshmem-cu13 Python wheel of the python3 on PATH
 #     (python3 -c "import nvidia.nvshmem as m; print(m.__path__[0])").
-# Included by every study that uses it (the first inclusion defines the targets, later ones
-# only set the variables). Defines pkbench_nvshmem (an INTERFACE target: headers, the device
-# library for the device link, the versioned host library with an rpath),
-# pkbench_nvshmem_runtime (nvshmem_runtime.{h,cu}: the uid bootstrap over pk::Comm and the
-# symmetric heap) and PKBENCH_HAVE_NVSHMEM. Only the targets that link them get relocatable
-# device code (pkbench_nvshmem_runtime and the primitives' NVSHMEM style are built with it)
-# and NVSHMEM's libraries; the executables that link them are device-linked by CMake.
+# Defines PKBENCH_HAVE_NVSHMEM and pkbench_nvshmem (an INTERFACE target: headers, the device
+# library for the device link, the versioned host library with an rpath). The harness builds
+# its runtime on it (pkbench_nvshmem_runtime, microbench/CMakeLists.txt). Only the targets
+# that link them get relocatable device code and NVSHMEM's libraries; the executables that
+# link them are device-linked by CMake.
 set(PKBENCH_NVSHMEM_ROOT "$ENV{PKBENCH_NVSHMEM_ROOT}" CACHE PATH
     "NVSHMEM install (include/, lib/libnvshmem_device.a, lib/libnvshmem_host.so.3); empty: the nvidia-nvshmem-cu13 wheel")
 set(PKBENCH_HAVE_NVSHMEM OFF)
@@ -34,33 +32,21 @@ if(_pk_nvshmem_root AND EXISTS "${_pk_nvshmem_root}/include/nvshmem.h"
   set(PKBENCH_HAVE_NVSHMEM ON)
   set(PKBENCH_NVSHMEM_INCLUDE "${_pk_nvshmem_root}/include")
   set(PKBENCH_NVSHMEM_LIBDIR "${_pk_nvshmem_root}/lib")
-  if(NOT TARGET pkbench_nvshmem)
-    add_library(pkbench_nvshmem_device_lib STATIC IMPORTED GLOBAL)
-    set_target_properties(pkbench_nvshmem_device_lib PROPERTIES IMPORTED_LOCATION "${PKBENCH_NVSHMEM_LIBDIR}/libnvshmem_device.a")
-    # The wheel ships only the versioned name: link it by full path (DT_NEEDED libnvshmem_host.so.3).
-    add_library(pkbench_nvshmem_host_lib SHARED IMPORTED GLOBAL)
-    set_target_properties(pkbench_nvshmem_host_lib PROPERTIES
-      IMPORTED_LOCATION "${PKBENCH_NVSHMEM_LIBDIR}/libnvshmem_host.so.3"
-      IMPORTED_SONAME "libnvshmem_host.so.3")
-    add_library(pkbench_nvshmem INTERFACE)
-    target_include_directories(pkbench_nvshmem SYSTEM INTERFACE "${PKBENCH_NVSHMEM_INCLUDE}")
-    target_link_libraries(pkbench_nvshmem INTERFACE pkbench_nvshmem_device_lib pkbench_nvshmem_host_lib ${CMAKE_DL_LIBS})
-    # The host library, and the bootstrap plugin it dlopens from its own folder, at run time.
-    target_link_options(pkbench_nvshmem INTERFACE "LINKER:-rpath,${PKBENCH_NVSHMEM_LIBDIR}")
-
-    # The host side shared by the studies: initialisation (through libnvshmem_device.a's
-    # nvshmemi_init_thread, hence relocatable device code) and the heap.
-    add_library(pkbench_nvshmem_runtime STATIC ${CMAKE_CURRENT_LIST_DIR}/nvshmem_runtime.cu)
-    set_target_properties(pkbench_nvshmem_runtime PROPERTIES CUDA_SEPARABLE_COMPILATION ON)
-    target_link_libraries(pkbench_nvshmem_runtime PUBLIC pkbench_harness pkbench_nvshmem)
-    message(STATUS "pkbench: NVSHMEM found in ${_pk_nvshmem_root} (from ${_pk_nvshmem_from}): "
-                   "the primitives' nvshmem style and the collectives' nvshmem baseline are built")
-  endif()
+  add_library(pkbench_nvshmem_device_lib STATIC IMPORTED)
+  set_target_properties(pkbench_nvshmem_device_lib PROPERTIES IMPORTED_LOCATION "${PKBENCH_NVSHMEM_LIBDIR}/libnvshmem_device.a")
+  # The wheel ships only the versioned name: link it by full path (DT_NEEDED libnvshmem_host.so.3).
+  add_library(pkbench_nvshmem_host_lib SHARED IMPORTED)
+  set_target_properties(pkbench_nvshmem_host_lib PROPERTIES
+    IMPORTED_LOCATION "${PKBENCH_NVSHMEM_LIBDIR}/libnvshmem_host.so.3"
+    IMPORTED_SONAME "libnvshmem_host.so.3")
+  add_library(pkbench_nvshmem INTERFACE)
+  target_include_directories(pkbench_nvshmem SYSTEM INTERFACE "${PKBENCH_NVSHMEM_INCLUDE}")
+  target_link_libraries(pkbench_nvshmem INTERFACE pkbench_nvshmem_device_lib pkbench_nvshmem_host_lib ${CMAKE_DL_LIBS})
+  # The host library, and the bootstrap plugin it dlopens from its own folder, at run time.
+  target_link_options(pkbench_nvshmem INTERFACE "LINKER:-rpath,${PKBENCH_NVSHMEM_LIBDIR}")
+  message(STATUS "pkbench: NVSHMEM found in ${_pk_nvshmem_root} (from ${_pk_nvshmem_from}): "
+                 "the primitives' nvshmem style and the collectives' nvshmem baseline are built")
 else()
-  get_property(_pk_nvshmem_said GLOBAL PROPERTY PKBENCH_NVSHMEM_NOT_FOUND_SAID)
-  if(NOT _pk_nvshmem_said)
-    set_property(GLOBAL PROPERTY PKBENCH_NVSHMEM_NOT_FOUND_SAID ON)
-    message(STATUS "pkbench: NVSHMEM not found (set PKBENCH_NVSHMEM_ROOT, or pip install nvidia-nvshmem-cu13): "
-                   "the primitives and collectives studies are built without it and record its rows as skipped")
-  endif()
+  message(STATUS "pkbench: NVSHMEM not found (set PKBENCH_NVSHMEM_ROOT, or pip install nvidia-nvshmem-cu13): "
+                 "the primitives and collectives studies are built without it and record its rows as skipped")
 endif()

@@ -29,7 +29,7 @@ pk_is_study() { local s; for s in "${PK_STUDIES[@]}"; do [ "$s" = "$1" ] && retu
 pk_bin_dir() { echo "$PKBENCH_BUILD_DIR/bin"; }
 pk_bin() { echo "$(pk_bin_dir)/pkbench_$1"; }
 # NVSHMEM, for the studies with NVSHMEM rows: the nvidia-nvshmem-cu13 wheel of python3 (or an
-# install at PKBENCH_NVSHMEM_ROOT; microbench/primitives/nvshmem.cmake finds either). Installed
+# install at PKBENCH_NVSHMEM_ROOT; cmake/Nvshmem.cmake finds either). Installed
 # with pip from .deps/wheels (scripts/stage-deps.sh puts it there) or from PyPI where pip reaches
 # it; otherwise the exact commands are named and its rows are skipped with the reason.
 PK_NVSHMEM_STUDIES=(primitives collectives)

@@ -29,7 +29,7 @@ endif()
 
 # GPU, one process: every style's put/get moves the right values; lonely waits time out.
 add_executable(pkbench_primitives_gpu_tests gpu/test_primitives_gpu.cu)
-target_link_libraries(pkbench_primitives_gpu_tests PRIVATE pkbench_primitives_nvshmem GTest::gtest_main)
+target_link_libraries(pkbench_primitives_gpu_tests PRIVATE pkbench_primitives_core GTest::gtest_main)
 if(PKBENCH_HAVE_NVSHMEM)
   set_target_properties(pkbench_primitives_gpu_tests PROPERTIES CUDA_RESOLVE_DEVICE_SYMBOLS ON)
 endif()
@@ -39,7 +39,7 @@ gtest_discover_tests(pkbench_primitives_gpu_tests DISCOVERY_MODE PRE_TEST
 # GPU, one process per GPU (NVSHMEM, NCCL from a unique id over MPI): exit 77 = skipped.
 if(PKBENCH_HAVE_MPI AND MPIEXEC_EXECUTABLE)
   add_executable(pkbench_primitives_gpu_mpi_tests gpu/test_primitives_gpu_mpi.cu)
-  target_link_libraries(pkbench_primitives_gpu_mpi_tests PRIVATE pkbench_primitives_nvshmem GTest::gtest)
+  target_link_libraries(pkbench_primitives_gpu_mpi_tests PRIVATE pkbench_primitives_core GTest::gtest)
   if(PKBENCH_HAVE_NVSHMEM)
     set_target_properties(pkbench_primitives_gpu_mpi_tests PROPERTIES CUDA_RESOLVE_DEVICE_SYMBOLS ON)
   endif()

@@ -5,7 +5,7 @@
 //
 // Only host functions of libnvshmem_host.so.3 are called here, so this file is ordinary
 // CUDA (no relocatable device code); initialisation and the heap are
-// pk::prim::NvshmemRuntime (pkbench_nvshmem_runtime, shared with the primitives study).
+// pk::NvshmemRuntime (the harness's pkbench_nvshmem_runtime, shared with the primitives study).
 //
 // What runs underneath (NVSHMEM 3.x sources, src/host/coll/*): with NVLS off (always here:
 // NVSHMEM_DISABLE_NVLS=1) each call launches one NVSHMEM kernel of one thread block, which
@@ -31,7 +31,7 @@
 #include <nvshmem.h>
 #include <nvshmemx.h>
 #endif
-#include "microbench/primitives/nvshmem_runtime.h"
+#include "microbench/harness/nvshmem_runtime.h"
 #endif
 
 namespace pk::coll {
@@ -113,7 +113,7 @@ class NvshmemState {
     const uint64_t scratch = parse_nvshmem_size(std::getenv("NVSHMEM_REDUCE_SCRATCH_SIZE"));
     rs_limit_ = (scratch ? scratch : (1ull << 19)) / 2;
     try {
-      rt_ = std::make_unique<prim::NvshmemRuntime>(comm, comm.local_size() == comm.size());
+      rt_ = std::make_unique<NvshmemRuntime>(comm, comm.local_size() == comm.size());
       in_ = rt_->alloc(in_bytes_, "NVSHMEM collective input");
       out_ = rt_->alloc(out_bytes_, "NVSHMEM collective output");
       int major = 0, minor = 0, patch = 0;
@@ -147,7 +147,7 @@ class NvshmemState {
  private:
   Context& ctx_;
   int gpu_ = 0;
-  std::unique_ptr<prim::NvshmemRuntime> rt_;
+  std::unique_ptr<NvshmemRuntime> rt_;
   void *in_ = nullptr, *out_ = nullptr;
   uint64_t in_bytes_ = 0, out_bytes_ = 0, rs_limit_ = 0;
   bool own_kernels_ = true;

@@ -27,7 +27,7 @@ using NvshmemStatePtr = std::unique_ptr<NvshmemState, NvshmemStateDeleter>;
 // Collective. Built only where NVSHMEM can run: under mpirun with one GPU per process (the
 // caller checks nvshmem_process_reason first). Sets NVSHMEM_SYMMETRIC_SIZE from `sizes`
 // (user_in + user_out, with headroom) and NVSHMEM_DISABLE_NCCL=1 unless the user set them,
-// initialises NVSHMEM (pk::prim::NvshmemRuntime) and allocates the two symmetric buffers. A
+// initialises NVSHMEM (pk::NvshmemRuntime) and allocates the two symmetric buffers. A
 // failure does not throw: the state keeps the reason and every NVSHMEM row is skipped with
 // it. nullptr when this build has no NVSHMEM.
 NvshmemStatePtr make_nvshmem_state(Context& ctx, const NcclSizes& sizes);

@@ -1,7 +1,7 @@
 // See nvshmem_runtime.h. Compiled into pkbench_nvshmem_runtime (relocatable device code: it
 // initialises through libnvshmem_device.a), which the primitives' NVSHMEM style and the
 // collectives' NVSHMEM baseline link.
-#include "microbench/primitives/nvshmem_runtime.h"
+#include "microbench/harness/nvshmem_runtime.h"
 
 #include <dlfcn.h>
 #include <nvshmem.h>
@@ -13,7 +13,7 @@
 
 #include "microbench/harness/cuda_check.h"
 
-namespace pk::prim {
+namespace pk {
 namespace {
 
 void set_default_env(const char* name, const std::string& value) {
@@ -122,4 +122,4 @@ std::string NvshmemRuntime::describe() const {
          (std::getenv("NVSHMEM_REMOTE_TRANSPORT") ? std::getenv("NVSHMEM_REMOTE_TRANSPORT") : "(unset)");
 }
 
-}  // namespace pk::prim
+}  // namespace pk

@@ -1,5 +1,6 @@
 #pragma once
-// NVSHMEM's host side as this study uses it: one PE per process, bootstrapped with a unique
+// NVSHMEM's host side as the studies use it (the primitives' nvshmem style, the collectives'
+// NVSHMEM baseline): one PE per process, bootstrapped with a unique
 // id (nvshmemx_get_uniqueid on rank 0, broadcast over pk::Comm, nvshmemx_set_attr_uniqueid_
 // args, init with NVSHMEMX_INIT_WITH_UNIQUEID). The uid path dlopens the bootstrap plugin
 // nvshmem_bootstrap_uid.so.3: libnvshmem_host.so.3 carries RPATH $ORIGIN, so the plugin
@@ -12,7 +13,7 @@
 
 #include "microbench/harness/comm.h"
 
-namespace pk::prim {
+namespace pk {
 
 class NvshmemRuntime {
  public:
@@ -46,4 +47,4 @@ std::string nvshmem_host_library_dir();
 // version, asked at run time (the headers' part only when they differ).
 std::string nvshmem_runtime_version();
 
-}  // namespace pk::prim
+}  // namespace pk

@@ -8,7 +8,7 @@
 #include "kernels/primitives/nvshmem_style.cuh"
 #include "microbench/harness/cuda_check.h"
 #include "microbench/primitives/measure.h"
-#include "microbench/primitives/nvshmem_runtime.h"
+#include "microbench/harness/nvshmem_runtime.h"
 
 namespace pk::prim {
 namespace {
