@@ -4,11 +4,7 @@
 # GPU (label gpu): every mechanism's copies in pkbench_gpu_tests (tests/CMakeLists.txt runs
 # that binary alone, with virtual ranks and under mpirun).
 target_sources(pkbench_cpu_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/cpu/test_transfer_grid.cpp)
-if(TARGET pkbench_sweeps)
-  target_sources(pkbench_cpu_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/cpu/test_transfer_summary.cpp)
-endif()
-target_sources(pkbench_gpu_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/gpu/test_transfer_gpu.cu)
-target_link_libraries(pkbench_gpu_tests PRIVATE pkbench_transfer_core)
+pk_shared_test_sources(transfer)
 
 if(TARGET pkbench_transfer)
   pk_cli_test(transfer_cli_bad_preset pkbench_transfer 2 "--preset" --preset=bogus)
