@@ -3,72 +3,11 @@
 // semantics, a grid-wide barrier, a barrier across GPUs and a one-to-all signal. Flags are
 // plain ints that only grow (round i signals value i + 1), so stores and adds both work.
 #include "kernels/peer_table.cuh"
+#include "kernels/signal_semantics.cuh"
 #include "kernels/spin_wait.cuh"
 #include "kernels/sync_timing.cuh"
 
 namespace pk::sync {
-
-// ---- semantics: how a signal is written and how a wait polls ----
-struct ReleaseAcquireSys {
-  __device__ static void signal(int* f, int v) { ptx::st_release_sys(f, v); }
-  __device__ static int poll(const int* f) { return ptx::ld_acquire_sys(f); }
-  __device__ static void after_wait() {}
-};
-struct ReleaseAcquireGpu {
-  __device__ static void signal(int* f, int v) { ptx::st_release_gpu(f, v); }
-  __device__ static int poll(const int* f) { return ptx::ld_acquire_gpu(f); }
-  __device__ static void after_wait() {}
-};
-// A relaxed poll needs a fence after it before the data it guards may be read.
-struct RelaxedFenceSys {
-  __device__ static void signal(int* f, int v) {
-    ptx::fence_acq_rel_sys();
-    ptx::st_relaxed_sys(f, v);
-  }
-  __device__ static int poll(const int* f) { return ptx::ld_relaxed_sys(f); }
-  __device__ static void after_wait() { ptx::fence_acq_rel_sys(); }
-};
-struct RelaxedFenceGpu {
-  __device__ static void signal(int* f, int v) {
-    ptx::fence_acq_rel_gpu();
-    ptx::st_relaxed_gpu(f, v);
-  }
-  __device__ static int poll(const int* f) { return ptx::ld_relaxed_gpu(f); }
-  __device__ static void after_wait() { ptx::fence_acq_rel_gpu(); }
-};
-// ParallelKittens' signal: a fire-and-forget reduction with release semantics.
-struct RedReleaseSys {
-  __device__ static void signal(int* f, int) { ptx::red_release_sys_add(f, 1); }
-  __device__ static int poll(const int* f) { return ptx::ld_acquire_sys(f); }
-  __device__ static void after_wait() {}
-};
-struct RedReleaseGpu {
-  __device__ static void signal(int* f, int) { ptx::red_release_gpu_add(f, 1); }
-  __device__ static int poll(const int* f) { return ptx::ld_acquire_gpu(f); }
-  __device__ static void after_wait() {}
-};
-// Relaxed at system scope, no fence: the flag itself arrives, but nothing written before it
-// is guaranteed visible to the waiter. Only correct when the flag carries no data.
-struct RelaxedSys {
-  __device__ static void signal(int* f, int v) { ptx::st_relaxed_sys(f, v); }
-  __device__ static int poll(const int* f) { return ptx::ld_relaxed_sys(f); }
-  __device__ static void after_wait() {}
-};
-// Volatile store and poll, no fence (what a library's non-ordering put/wait compiles to).
-struct VolatileNoFence {
-  __device__ static void signal(int* f, int v) { ptx::st_volatile(f, v); }
-  __device__ static int poll(const int* f) { return ptx::ld_volatile(f); }
-  __device__ static void after_wait() {}
-};
-// Pre-scoped-memory-model style: volatile accesses around a system fence.
-struct VolatileFence {
-  __device__ static void signal(int* f, int v) {
-    __threadfence_system();
-    ptx::st_volatile(f, v);
-  }
-  __device__ static int poll(const int* f) { return ptx::ld_volatile(f); }
-  __device__ static void after_wait() { __threadfence_system(); }
-};
 
 struct PingPongSide {
   int* signal_to;      // the partner's flag (wherever it lives)
