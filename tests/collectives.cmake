@@ -39,7 +39,20 @@ if(TARGET pkbench_collectives)
       ${_coll_bin} --list --collectives=all_reduce --impls=${_ar} --sizes=4K --dtypes=bf16 --modes=eager)
     set_tests_properties(collectives_cli_all_reduce_${_ar} PROPERTIES LABELS cpu)
   endforeach()
-  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/microbench/collectives/ar_list.h)
+  # Every collective listed in coll_list.h is accepted by name and planned (its points named
+  # after it); a name not listed is refused, the flag named.
+  file(STRINGS ${CMAKE_SOURCE_DIR}/microbench/collectives/coll_list.h _coll_lines REGEX "^PK_COLLECTIVE\\(")
+  foreach(_coll_line ${_coll_lines})
+    string(REGEX REPLACE "^PK_COLLECTIVE\\(([a-z0-9_]+),.*" "\\1" _c ${_coll_line})
+    add_test(NAME collectives_cli_collective_${_c} COMMAND ${_coll_expect} 0 "^${_c}/[a-z0-9_]+/bf16/[0-9]+/eager$"
+      ${_coll_bin} --list --collectives=${_c} --sizes=64K --tensor-sizes=8M --dtypes=bf16 --modes=eager)
+    set_tests_properties(collectives_cli_collective_${_c} PROPERTIES LABELS cpu)
+  endforeach()
+  add_test(NAME collectives_cli_unknown_collective COMMAND ${_coll_expect} 2 "--collectives: unknown collective 'bogus'"
+    ${_coll_bin} --collectives=all_reduce,bogus)
+  set_tests_properties(collectives_cli_unknown_collective PROPERTIES LABELS cpu)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/microbench/collectives/ar_list.h
+    ${CMAKE_SOURCE_DIR}/microbench/collectives/coll_list.h)
   add_test(NAME collectives_cli_bad_mode COMMAND ${_coll_expect} 2 "unknown launch mode" ${_coll_bin} --modes=lazy)
   add_test(NAME collectives_cli_list_or_no_gpu COMMAND ${_coll_expect} 0,3 "all_reduce/|no GPU" ${_coll_bin} --list)
   add_test(NAME collectives_cli_unknown_nccl_config COMMAND ${_coll_expect} 2 "--nccl-configs: unknown configuration"

@@ -37,7 +37,7 @@ static __global__ void check_output_kernel(const T* out, RefSpec spec, CheckResu
     const double ref = ref_value(spec, j, &mag);
     const double got = to_double(out[j]);
     const double err = fabs(got - ref);
-    const double scale = layout_reduces(spec.layout) ? mag : fabs(ref);
+    const double scale = spec.map.reduces ? mag : fabs(ref);
     if (!(err <= tolerance(spec, mag))) {  // NaN fails too
       if (wrong == 0) first = j;
       ++wrong;

@@ -19,32 +19,43 @@ namespace pk::coll {
 
 enum DTypeCode : int { kBf16 = 0, kF32 = 1 };
 
-// Where each output element comes from. The numbers are stable: the CSV never stores them.
+// The layouts the kernels dispatch on (segments_ll.cuh, the push and TMA segment kernels).
+// The numbers are stable (they seed each point's inputs); the CSV never stores them. A
+// collective added later takes a number past these in its declaration (microbench/collectives/
+// collective.h); the registry test refuses two alike.
 enum LayoutCode : int {
   kAllReduce = 0,
-  kReduceScatter = 1,     // out[j] = sum_s in_s[rank * count + j]
-  kAllGather = 2,         // out[s * count + j] = in_s[j]
-  kAllToAll = 3,          // out[s * count + j] = in_s[rank * count + j]
-  kReduceScatterCols = 4, // in (rows, n*cols), out (rows, cols): out[i][c] = sum_s in_s[i][rank*cols + c]
-  kAllGatherCols = 5,     // in (rows, cols), out (rows, n*cols): out[i][s*cols + c] = in_s[i][c]
-  kAllToAll4d = 6,        // in (B, Sl, H, D), out (B, n*Sl, H/n, D): scatter heads, gather sequence
+  kReduceScatter = 1,
+  kAllGather = 2,
+  kAllToAll = 3,
+  kReduceScatterCols = 4,
+  kAllGatherCols = 5,
+  kAllToAll4d = 6,
 };
 
-PK_COLL_HD bool layout_reduces(int layout) {
-  return layout == kAllReduce || layout == kReduceScatter || layout == kReduceScatterCols;
-}
+// Where output element j of one rank comes from, as data, so that one checker serves every
+// collective (each declares its map: Collective::ref_map). j is read as digits of mixed radix,
+// least significant first (radix 0: this digit takes the rest, and is the last); the input
+// index is base + sum step[k] * digit[k]; the element is input `index` of rank digit[src_digit]
+// (of rank src_rank when src_digit < 0), or with `reduces` the sum of input `index` over every
+// rank.
+struct RefMap {
+  static constexpr int kDigits = 5;
+  int reduces;
+  int src_digit;
+  int src_rank;
+  uint64_t radix[kDigits];
+  uint64_t step[kDigits];
+  uint64_t base;
+};
 
 // What the checker needs to know about one rank's output.
 struct RefSpec {
-  int layout;
   int dtype;
-  int n;         // ranks
-  int rank;      // whose output
+  int n;  // ranks
   uint64_t seed;
-  uint64_t count;  // elements per rank block (all_reduce: all of it)
-  uint64_t rows, cols;          // *_cols layouts
-  uint64_t B, Sl, H, D;         // all_to_all_4d: per-rank input (B, Sl, H, D)
   uint64_t out_elems;
+  RefMap map;  // of this rank's output
 };
 
 PK_COLL_HD uint64_t mix64(uint64_t seed, uint64_t index) {
@@ -68,58 +79,39 @@ PK_COLL_HD double input_value(uint64_t seed, int rank, uint64_t i, int dtype) {
   return (w >> 63) ? -v : v;
 }
 
-// Expected output element j of spec.rank in fp64; *abs_sum gets the sum of the magnitudes
-// of the terms (the scale of the rounding error a reduction may make), 0 for copies.
-PK_COLL_HD double ref_value(const RefSpec& s, uint64_t j, double* abs_sum) {
-  double sum = 0, mag = 0;
-  switch (s.layout) {
-    case kAllReduce:
-      for (int r = 0; r < s.n; ++r) {
-        const double v = input_value(s.seed, r, j, s.dtype);
-        sum += v;
-        mag += v < 0 ? -v : v;
-      }
-      break;
-    case kReduceScatter:
-      for (int r = 0; r < s.n; ++r) {
-        const double v = input_value(s.seed, r, static_cast<uint64_t>(s.rank) * s.count + j, s.dtype);
-        sum += v;
-        mag += v < 0 ? -v : v;
-      }
-      break;
-    case kReduceScatterCols: {
-      const uint64_t i = j / s.cols, c = j % s.cols;
-      for (int r = 0; r < s.n; ++r) {
-        const double v = input_value(s.seed, r, i * s.n * s.cols + static_cast<uint64_t>(s.rank) * s.cols + c, s.dtype);
-        sum += v;
-        mag += v < 0 ? -v : v;
-      }
-      break;
-    }
-    case kAllGather:
-      sum = input_value(s.seed, static_cast<int>(j / s.count), j % s.count, s.dtype);
-      break;
-    case kAllToAll:
-      sum = input_value(s.seed, static_cast<int>(j / s.count), static_cast<uint64_t>(s.rank) * s.count + j % s.count,
-                        s.dtype);
-      break;
-    case kAllGatherCols: {
-      const uint64_t w = s.n * s.cols, i = j / w, rem = j % w;
-      sum = input_value(s.seed, static_cast<int>(rem / s.cols), i * s.cols + rem % s.cols, s.dtype);
-      break;
-    }
-    case kAllToAll4d: {
-      const uint64_t hn = s.H / s.n, S = s.n * s.Sl;
-      const uint64_t d = j % s.D, h = (j / s.D) % hn, srow = (j / (s.D * hn)) % S, b = j / (s.D * hn * S);
-      const uint64_t src = srow / s.Sl, sl = srow % s.Sl;
-      const uint64_t idx = ((b * s.Sl + sl) * s.H + static_cast<uint64_t>(s.rank) * hn + h) * s.D + d;
-      sum = input_value(s.seed, static_cast<int>(src), idx, s.dtype);
-      break;
-    }
-    default:
-      break;
+// Which input element output element j is (its source rank; -1 with `reduces`: every rank).
+struct RefSource {
+  int rank;
+  uint64_t index;
+};
+PK_COLL_HD RefSource ref_source(const RefMap& m, uint64_t j) {
+  RefSource r{m.reduces ? -1 : m.src_rank, m.base};
+  uint64_t rest = j;
+  for (int k = 0; k < RefMap::kDigits; ++k) {
+    const uint64_t digit = m.radix[k] ? rest % m.radix[k] : rest;
+    r.index += m.step[k] * digit;
+    if (k == m.src_digit) r.rank = static_cast<int>(digit);
+    if (!m.radix[k]) break;
+    rest /= m.radix[k];
   }
-  if (abs_sum) *abs_sum = layout_reduces(s.layout) ? mag : 0.0;
+  return r;
+}
+
+// Expected output element j of the spec's rank in fp64; *abs_sum gets the sum of the
+// magnitudes of the terms (the scale of the rounding error a reduction may make), 0 for copies.
+PK_COLL_HD double ref_value(const RefSpec& s, uint64_t j, double* abs_sum) {
+  const RefSource src = ref_source(s.map, j);
+  double sum = 0, mag = 0;
+  if (s.map.reduces) {
+    for (int r = 0; r < s.n; ++r) {
+      const double v = input_value(s.seed, r, src.index, s.dtype);
+      sum += v;
+      mag += v < 0 ? -v : v;
+    }
+  } else {
+    sum = input_value(s.seed, src.rank, src.index, s.dtype);
+  }
+  if (abs_sum) *abs_sum = s.map.reduces ? mag : 0.0;
   return sum;
 }
 
@@ -127,7 +119,7 @@ PK_COLL_HD double ref_value(const RefSpec& s, uint64_t j, double* abs_sum) {
 // element type (a ring rounds at each hop), each rounding at most half an ulp; twice that
 // for slack. Copies must be exact.
 PK_COLL_HD double tolerance(const RefSpec& s, double abs_sum) {
-  if (!layout_reduces(s.layout)) return 0.0;
+  if (!s.map.reduces) return 0.0;
   const double u = s.dtype == kBf16 ? 1.0 / 256.0 : 1.0 / 8388608.0;  // 2 * unit roundoff
   return s.n * u * abs_sum;
 }

@@ -529,10 +529,14 @@ void Runner::measure(const PointSpec& ps, Row& row) {
   row["nccltests_shift"] = shift ? "yes" : "no";
 }
 
+ImplList no_impls() { return {}; }
+
 ImplList our_impls() {
   ImplList v;
-  for (auto& l : {all_reduce_impls(), segment_impls(), segment_ll_impls(), segment_tma_impls()})
-    v.insert(v.end(), l.begin(), l.end());
+#define PK_COLLECTIVE(name, impls) \
+  for (auto& i : impls()) v.push_back(i);
+#include "microbench/collectives/coll_list.h"
+#undef PK_COLLECTIVE
   return v;
 }
 ImplList baseline_impls() {

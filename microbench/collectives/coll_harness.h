@@ -156,16 +156,20 @@ class Impl {
 
 using ImplList = std::vector<std::shared_ptr<Impl>>;
 
-// Each collective file adds its implementations (ours and the baselines) here.
-ImplList all_reduce_impls();
-ImplList segment_impls();  // all-gather, reduce-scatter, all-to-all and the tensor-dimension ones
-ImplList segment_ll_impls();   // the same (plain layouts) by the low-latency protocol: small messages
-ImplList segment_tma_impls();  // the same (plain layouts), warp-specialised bulk copies: large messages
+// The implementations of ours each line of coll_list.h brings (its IMPLS function).
+ImplList all_reduce_impls();  // the all-reduce algorithms (ar_list.h)
+// push (all-gather, reduce-scatter, all-to-all and the tensor-dimension ones), then ll and
+// push_tma (segments_ll.cu, segments_tma.cu: the plain layouts, small and large messages).
+ImplList segment_impls();
+ImplList segment_ll_impls();
+ImplList segment_tma_impls();
+ImplList no_impls();  // a line served by implementations an earlier line brought
 ImplList nccl_impls();     // one per NCCL configuration (coll_problem.h; empty without NCCL)
 ImplList nvshmem_impls();  // NVSHMEM's on-stream collectives (coll_nvshmem.h; empty without NVSHMEM)
 ImplList multicast_impls();
-// Every implementation of ours (family "pk") and every baseline, in registration order: the
-// study and the GPU tests take these lists, so a new file is registered in one place.
+// Every implementation of ours (family "pk": each coll_list.h line's IMPLS, in its order) and
+// every baseline, in registration order: the study and the GPU tests take these lists, so a
+// new file is registered in one place.
 ImplList our_impls();
 ImplList baseline_impls();
 // `tuned` at one point (coll_tuned.cu): the configuration `tuner` answers for p in launch

@@ -60,10 +60,11 @@ int main(int argc, char** argv) {
               modes = "eager,graph", a2a = "1,32,128";
   std::string counts, tcounts;
   std::string nccl_cfgs = "all";
-  app.add_option("--collectives", colls,
-                 "comma list or all: all_reduce, all_gather, reduce_scatter, all_to_all, all_gather_cols, "
-                 "reduce_scatter_cols, all_to_all_4d")
-      ->capture_default_str();
+  {
+    std::string names;
+    for (const auto& c : collective_names()) names += (names.empty() ? "" : ", ") + c;
+    app.add_option("--collectives", colls, "comma list or all: " + names)->capture_default_str();
+  }
   // The implementation names come from the registered lists (one name may serve several
   // collectives, e.g. ll).
   std::vector<std::shared_ptr<Impl>> all;
@@ -281,7 +282,7 @@ int main(int argc, char** argv) {
     std::vector<PointSpec> points;
     for (const auto& c : cfg.collectives) {
       const int layout = layout_of(c);
-      const bool tensor = layout == kAllGatherCols || layout == kReduceScatterCols || layout == kAllToAll4d;
+      const bool tensor = collective_named(c).tensor();
       const auto& list = tensor ? cfg.tensor_sizes : cfg.sizes;
       const bool given = tensor ? cfg.tensor_sizes_given : cfg.sizes_given;
       const auto& counts_list = tensor ? cfg.tensor_counts : cfg.counts;

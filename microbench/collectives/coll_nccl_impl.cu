@@ -10,6 +10,20 @@ namespace {
 
 ncclDataType_t nccl_type(DType t) { return t == DType::bf16 ? ncclBfloat16 : ncclFloat32; }
 
+// The NCCL function a collective names (collective.h: NcclFunc), root rank 0 where it has one.
+ncclResult_t nccl_call(NcclFunc f, const void* send, void* recv, size_t count, ncclDataType_t t, ncclComm_t c,
+                       cudaStream_t s) {
+  switch (f) {  // NCCL's API, a case per function
+    case NcclFunc::all_reduce: return ncclAllReduce(send, recv, count, t, ncclSum, c, s);
+    case NcclFunc::all_gather: return ncclAllGather(send, recv, count, t, c, s);
+    case NcclFunc::reduce_scatter: return ncclReduceScatter(send, recv, count, t, ncclSum, c, s);
+    case NcclFunc::all_to_all: return ncclAlltoAll(send, recv, count, t, c, s);
+    case NcclFunc::broadcast: return ncclBroadcast(send, recv, count, t, /*root=*/0, c, s);
+    case NcclFunc::reduce: return ncclReduce(send, recv, count, t, ncclSum, /*root=*/0, c, s);
+  }
+  throw std::logic_error("unknown NCCL function");
+}
+
 void launch_permute(const void* src, void* dst, const SegLayout& L, int n, DType t, cudaStream_t s) {
   if (L.n1 == 0 || L.items() == 0) return;
   const int warps = SegConfig::kThreads / 32;
@@ -99,16 +113,7 @@ class NcclImpl final : public Impl {
     Ptrs q = ptrs_.at(gpu);
     q.send = static_cast<char*>(q.send) + off;
     q.recv = static_cast<char*>(q.recv) + off;
-    switch (p_.layout) {
-      case kAllReduce: PK_NCCL_CHECK(ncclAllReduce(q.send, q.recv, plan_.nccl_count, t, ncclSum, c, s)); break;
-      case kAllGather:
-      case kAllGatherCols: PK_NCCL_CHECK(ncclAllGather(q.send, q.recv, plan_.nccl_count, t, c, s)); break;
-      case kReduceScatter:
-      case kReduceScatterCols:
-        PK_NCCL_CHECK(ncclReduceScatter(q.send, q.recv, plan_.nccl_count, t, ncclSum, c, s));
-        break;
-      default: PK_NCCL_CHECK(ncclAlltoAll(q.send, q.recv, plan_.nccl_count, t, c, s)); break;
-    }
+    PK_NCCL_CHECK(nccl_call(p_.collective->nccl_func(), q.send, q.recv, plan_.nccl_count, t, c, s));
     if (plan_.after.n1 != 0) {
       if (ctx_->nccl->grouped())
         pending_after_.push_back({gpu, s});

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <sstream>
+#include <stdexcept>
 
 #include "microbench/harness/cuda_check.h"
 
@@ -21,27 +22,80 @@ DType parse_dtype(const std::string& s) {
 std::string dtype_name(DType t) { return t == DType::bf16 ? "bf16" : "fp32"; }
 uint64_t dtype_bytes(DType t) { return t == DType::bf16 ? 2 : 4; }
 
+#define PK_COLLECTIVE(name, impls) const Collective& collective_##name();
+#include "microbench/collectives/coll_list.h"
+#undef PK_COLLECTIVE
+
+const std::vector<CollectiveEntry>& collectives() {
+  static const std::vector<CollectiveEntry> all = {
+#define PK_COLLECTIVE(name, impls) {#name, &collective_##name()},
+#include "microbench/collectives/coll_list.h"
+#undef PK_COLLECTIVE
+  };
+  return all;
+}
+
+const Collective& collective_named(const std::string& name) {
+  for (const CollectiveEntry& e : collectives())
+    if (e.name == name) return *e.decl;
+  throw ArgError("--collectives: unknown collective '" + name + "'");
+}
+
+const Collective& collective_of_layout(int layout) {
+  for (const CollectiveEntry& e : collectives())
+    if (e.decl->layout() == layout) return *e.decl;
+  throw std::logic_error("no collective of layout code " + std::to_string(layout));
+}
+
 const std::vector<std::string>& collective_names() {
-  static const std::vector<std::string> v{"all_reduce",      "all_gather",          "reduce_scatter", "all_to_all",
-                                          "all_gather_cols", "reduce_scatter_cols", "all_to_all_4d"};
+  static const std::vector<std::string> v = [] {
+    std::vector<std::string> names;
+    for (const CollectiveEntry& e : collectives()) names.push_back(e.name);
+    return names;
+  }();
   return v;
 }
 
-int layout_of(const std::string& c) {
-  if (c == "all_reduce") return kAllReduce;
-  if (c == "all_gather") return kAllGather;
-  if (c == "reduce_scatter") return kReduceScatter;
-  if (c == "all_to_all") return kAllToAll;
-  if (c == "all_gather_cols") return kAllGatherCols;
-  if (c == "reduce_scatter_cols") return kReduceScatterCols;
-  if (c == "all_to_all_4d") return kAllToAll4d;
-  throw ArgError("--collectives: unknown collective '" + c + "'");
+int layout_of(const std::string& c) { return collective_named(c).layout(); }
+
+double busbw_factor(int layout, int n) { return n < 1 ? 0 : collective_of_layout(layout).busbw_factor(n); }
+
+bool layout_reduces(int layout) {
+  Problem p;  // whether the map sums does not depend on the sizes
+  p.n = 1;
+  return collective_of_layout(layout).ref_map(p, 0).reduces != 0;
 }
 
-double busbw_factor(int layout, int n) {
-  if (n < 1) return 0;
-  if (layout == kAllReduce) return 2.0 * (n - 1) / n;
-  return static_cast<double>(n - 1) / n;
+const char* nccl_func_name(NcclFunc f) {
+  switch (f) {  // NCCL's API: one name per function
+    case NcclFunc::all_reduce: return "AllReduce";
+    case NcclFunc::all_gather: return "AllGather";
+    case NcclFunc::reduce_scatter: return "ReduceScatter";
+    case NcclFunc::all_to_all: return "AlltoAll";
+    case NcclFunc::broadcast: return "Broadcast";
+    case NcclFunc::reduce: return "Reduce";
+  }
+  throw std::logic_error("unknown NCCL function");
+}
+
+void VectorCollective::shape(Problem& p, uint64_t block, const TensorDims&) const {
+  p.count = p.in_elems = p.out_elems = block;
+  p.bytes = block * p.elem_bytes();
+}
+
+void shape_gathered(Problem& p, uint64_t shard, bool gather) {
+  p.count = shard;
+  (gather ? p.in_elems : p.out_elems) = shard;
+  (gather ? p.out_elems : p.in_elems) = shard * p.n;
+  p.bytes = shard * p.n * p.elem_bytes();
+}
+
+ReshapePlan Collective::nccl_reshape(const Problem& p, uint64_t) const {
+  ReshapePlan r;
+  r.nccl_count = p.count;
+  r.nccl_send_elems = p.in_elems;
+  r.nccl_recv_elems = p.out_elems;
+  return r;
 }
 
 const std::vector<std::string>& launch_mode_names() {
@@ -52,96 +106,36 @@ std::string launch_mode_name(LaunchMode m) { return m == LaunchMode::eager ? "ea
 
 namespace {
 std::string fmt_bytes(uint64_t b) { return std::to_string(b) + " B"; }
-
-// Element counts of a problem whose per-rank block is `count` (rows for *_cols, Sl for 4-D).
-Problem from_block(const std::string& coll, DType t, uint64_t block, int n, const TensorDims& d) {
-  Problem p;
-  p.coll = coll;
-  p.layout = layout_of(coll);
-  p.dtype = t;
-  p.n = n;
-  const uint64_t e = dtype_bytes(t);
-  // A gather's input (a scatter's output) is the per-rank shard; the other side is n shards.
-  auto gathered = [&](uint64_t shard, bool gather) {
-    p.count = shard;
-    (gather ? p.in_elems : p.out_elems) = shard;
-    (gather ? p.out_elems : p.in_elems) = shard * n;
-    p.bytes = shard * n * e;
-  };
-  switch (p.layout) {
-    case kAllReduce:
-      p.count = p.in_elems = p.out_elems = block;
-      p.bytes = block * e;
-      break;
-    case kAllGather:
-      gathered(block, true);
-      break;
-    case kReduceScatter:
-      gathered(block, false);
-      break;
-    case kAllToAll:
-      p.count = block;
-      p.in_elems = p.out_elems = block * n;
-      p.bytes = p.in_elems * e;
-      break;
-    case kAllGatherCols:
-    case kReduceScatterCols:
-      p.rows = block;
-      p.cols = d.cols;
-      gathered(p.rows * p.cols, p.layout == kAllGatherCols);
-      break;
-    case kAllToAll4d:
-      p.B = d.batch;
-      p.Sl = block;
-      p.H = d.heads;
-      p.D = d.head_dim;
-      p.in_elems = p.out_elems = p.B * p.Sl * p.H * p.D;
-      p.count = p.in_elems / n;
-      p.bytes = p.in_elems * e;
-      break;
-  }
-  return p;
-}
 }  // namespace
 
 Problem make_problem_count(const std::string& coll, DType t, uint64_t count, int n, const TensorDims& d) {
   if (n < 1 || n > 8) throw ArgError("ranks: " + std::to_string(n) + " is outside 1..8");
   if (count == 0) throw ArgError("--sizes: a collective needs at least one element per rank");
-  const int layout = layout_of(coll);
-  if (layout == kAllGatherCols || layout == kReduceScatterCols)
-    if (d.cols == 0) throw ArgError("--tensor-cols: must be positive");
-  if (layout == kAllToAll4d) {
-    if (d.batch == 0 || d.heads == 0 || d.head_dim == 0) throw ArgError("--a2a-shape: dimensions must be positive");
-    if (d.heads % n != 0)
-      throw ArgError("--a2a-shape: " + std::to_string(d.heads) + " heads do not split over " + std::to_string(n) +
-                     " ranks");
-  }
-  return from_block(coll, t, count, n, d);
+  const Collective& c = collective_named(coll);
+  if (const std::string why = c.dims_refusal(n, d); !why.empty()) throw ArgError(why);
+  Problem p;
+  p.coll = coll;
+  p.collective = &c;
+  p.layout = c.layout();
+  p.dtype = t;
+  p.n = n;
+  c.shape(p, count, d);
+  return p;
 }
 
 uint64_t size_unit(const std::string& coll, DType t, int n, const TensorDims& d) {
-  const uint64_t e = dtype_bytes(t);
-  switch (layout_of(coll)) {
-    case kAllReduce: return e;
-    case kAllGatherCols:
-    case kReduceScatterCols: return e * n * d.cols;
-    case kAllToAll4d: return e * d.batch * d.heads * d.head_dim;
-    default: return e * n;
-  }
+  return collective_named(coll).size_unit(dtype_bytes(t), n, d);
 }
 
 Problem make_problem(const std::string& coll, DType t, uint64_t bytes, int n, const TensorDims& d) {
   if (n < 1 || n > 8) throw ArgError("ranks: " + std::to_string(n) + " is outside 1..8");
-  const int layout = layout_of(coll);
-  const uint64_t unit = size_unit(coll, t, n, d);
+  const Collective& c = collective_named(coll);
+  const uint64_t unit = c.size_unit(dtype_bytes(t), n, d);
   if (unit == 0) throw ArgError("--sizes: the tensor dimensions must be positive");
   if (bytes == 0 || bytes % unit != 0) {
     std::ostringstream os;
-    os << "--sizes: " << fmt_bytes(bytes) << " does not split into whole " << dtype_name(t) << " elements";
-    if (layout != kAllReduce) os << " per rank on " << n << " ranks";
-    if (layout == kAllGatherCols || layout == kReduceScatterCols) os << " with " << d.cols << " columns per rank";
-    if (layout == kAllToAll4d) os << " of (B=" << d.batch << ", S, H=" << d.heads << ", D=" << d.head_dim << ") rows";
-    os << " for " << coll << " (needs a multiple of " << unit << " B)";
+    os << "--sizes: " << fmt_bytes(bytes) << " does not split into whole " << dtype_name(t) << " elements"
+       << c.unit_words(n, d) << " for " << coll << " (needs a multiple of " << unit << " B)";
     throw ArgError(os.str());
   }
   return make_problem_count(coll, t, bytes / unit, n, d);
@@ -149,19 +143,11 @@ Problem make_problem(const std::string& coll, DType t, uint64_t bytes, int n, co
 
 RefSpec Problem::ref(int rank, uint64_t seed) const {
   RefSpec s{};
-  s.layout = layout;
   s.dtype = dtype_code(dtype);
   s.n = n;
-  s.rank = rank;
   s.seed = seed;
-  s.count = count;
-  s.rows = rows;
-  s.cols = cols;
-  s.B = B;
-  s.Sl = Sl;
-  s.H = H;
-  s.D = D;
   s.out_elems = out_elems;
+  s.map = collective->ref_map(*this, rank);
   return s;
 }
 
@@ -172,65 +158,16 @@ std::string Problem::describe() const {
 }
 
 SegLayout direct_layout(const Problem& p, uint64_t piece_bytes) {
-  SegLayout L{};
-  const uint64_t n = p.n;
-  switch (p.layout) {
-    case kAllGather: L = {1, 1, p.count, 0, 0, 0, 0, 0, p.count, 0, 0, 0}; break;
-    case kAllToAll: L = {1, 1, p.count, 0, 0, p.count, 0, 0, p.count, 0, 0, 0}; break;
-    case kReduceScatter: L = {1, 1, p.count, 0, 0, p.count, 0, 0, 0, 0, 0, 0}; break;
-    case kAllGatherCols: L = {1, p.rows, p.cols, 0, p.cols, 0, 0, n * p.cols, p.cols, 0, 0, 0}; break;
-    case kReduceScatterCols: L = {1, p.rows, p.cols, 0, n * p.cols, p.cols, 0, p.cols, 0, 0, 0, 0}; break;
-    case kAllToAll4d: {
-      const uint64_t hn = p.H / n, run = hn * p.D;
-      L = {p.B, p.Sl, run, p.Sl * p.H * p.D, p.H * p.D, run, n * p.Sl * run, run, p.Sl * run, 0, 0, 0};
-      break;
-    }
-    default:
-      throw ArgError(p.coll + " has no segment layout");
-  }
-  return finish_layout(L, p.elem_bytes(), piece_bytes);
+  const std::optional<SegLayout> L = p.collective->direct_layout(p);
+  if (!L) throw ArgError(p.coll + " has no segment layout");
+  return finish_layout(*L, p.elem_bytes(), piece_bytes);
 }
 
 ReshapePlan nccl_reshape_plan(const Problem& p, uint64_t piece_bytes) {
-  ReshapePlan r;
-  const uint64_t n = p.n, e = p.elem_bytes();
-  r.nccl_count = p.count;
-  r.nccl_send_elems = p.in_elems;
-  r.nccl_recv_elems = p.out_elems;
-  switch (p.layout) {
-    case kAllGatherCols:  // NCCL gathers (n, rows, cols); the user needs (rows, n, cols)
-      r.after = finish_layout({1, p.rows, p.cols, 0, p.cols, p.rows * p.cols, 0, n * p.cols, p.cols, 0, 0, 0}, e,
-                              piece_bytes);
-      break;
-    case kReduceScatterCols:  // the user has (rows, n, cols); NCCL scatters (n, rows, cols)
-      r.before = finish_layout({1, p.rows, p.cols, 0, n * p.cols, p.cols, 0, p.cols, p.rows * p.cols, 0, 0, 0}, e,
-                               piece_bytes);
-      break;
-    case kAllToAll4d: {  // (B, Sl, n, Hn, D) -> (n, B, Sl, Hn, D) -> a2a -> (n, B, Sl, Hn, D) -> (B, n*Sl, Hn, D)
-      const uint64_t run = p.H / n * p.D, blk = p.B * p.Sl * run;
-      r.before = finish_layout({p.B, p.Sl, run, p.Sl * p.H * p.D, p.H * p.D, run, p.Sl * run, run, blk, 0, 0, 0}, e,
-                               piece_bytes);
-      r.after = finish_layout({p.B, p.Sl, run, p.Sl * run, run, blk, n * p.Sl * run, run, p.Sl * run, 0, 0, 0}, e,
-                              piece_bytes);
-      r.nccl_count = blk;
-      break;
-    }
-    default:
-      break;
-  }
-  return r;
+  return p.collective->nccl_reshape(p, piece_bytes);
 }
 
-std::string nccl_func_name(int layout) {
-  switch (layout) {
-    case kAllReduce: return "AllReduce";
-    case kAllGather:
-    case kAllGatherCols: return "AllGather";
-    case kReduceScatter:
-    case kReduceScatterCols: return "ReduceScatter";
-    default: return "AlltoAll";
-  }
-}
+std::string nccl_func_name(int layout) { return nccl_func_name(collective_of_layout(layout).nccl_func()); }
 
 const std::vector<NcclConfig>& nccl_configs() {
   // NCCL's protocols x the two algorithms a user forces on one node (NVLS and CollNet need

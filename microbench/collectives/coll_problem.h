@@ -1,8 +1,8 @@
 #pragma once
 // The collective study's plain C++ core (the CPU tests build it): element types, the
-// collectives and their layouts, byte size -> element counts (the nccl-tests convention),
-// bus-bandwidth factors, the segment layouts of the direct and the NCCL-plus-reshape
-// paths, the NCCL configurations and the multicast refusal rules.
+// collectives (each declared once: collective.h, registered in coll_list.h) and what is
+// asked of them by name or layout code, byte size -> element counts (the nccl-tests
+// convention), the NCCL configurations and the multicast refusal rules.
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -10,6 +10,7 @@
 
 #include "kernels/collectives/coll_reference.cuh"
 #include "kernels/collectives/seg_layout.cuh"
+#include "microbench/collectives/collective.h"
 #include "microbench/harness/stats.h"
 
 namespace pk::coll {
@@ -21,11 +22,14 @@ std::string dtype_name(DType t);
 uint64_t dtype_bytes(DType t);
 inline int dtype_code(DType t) { return t == DType::bf16 ? kBf16 : kF32; }
 
-// Collectives, in report order; each maps to one output layout.
+// Collectives, in report order (coll_list.h); each has one layout code.
 const std::vector<std::string>& collective_names();
-int layout_of(const std::string& coll);  // ArgError for an unknown name
-// nccl-tests' factors: all-reduce 2(n-1)/n; all-gather, reduce-scatter, all-to-all (n-1)/n.
+int layout_of(const std::string& coll);  // ArgError naming --collectives for an unknown name
+// nccl-tests' factors (the collective's declaration): all-reduce 2(n-1)/n; all-gather,
+// reduce-scatter, all-to-all (n-1)/n; 0 below one rank.
 double busbw_factor(int layout, int n);
+// Its output is a sum over ranks (rounding allowed), not a copy (exact).
+bool layout_reduces(int layout);
 
 enum class LaunchMode { eager, graph };
 const std::vector<std::string>& launch_mode_names();  // eager, graph
@@ -44,6 +48,7 @@ struct TensorDims {
 // rank's send buffer).
 struct Problem {
   std::string coll;
+  const Collective* collective = nullptr;  // its declaration
   int layout = kAllReduce;
   DType dtype = DType::bf16;
   int n = 2;
@@ -71,15 +76,9 @@ uint64_t size_unit(const std::string& coll, DType dtype, int n, const TensorDims
 Problem make_problem_count(const std::string& coll, DType dtype, uint64_t count, int n, const TensorDims& dims);
 
 // Direct push layout (push_segments.cuh) of a segment collective; reduce-scatter layouts
-// index the landing slots and the output alike.
+// index the landing slots and the output alike. ArgError for a collective without one.
 SegLayout direct_layout(const Problem& p, uint64_t piece_bytes);
-// The reshape copies around NCCL for the tensor-dimension collectives: `before` runs on the
-// input into NCCL's send buffer, `after` on NCCL's receive buffer into the output; a copy
-// a layout does not need has n1 == 0.
-struct ReshapePlan {
-  SegLayout before{}, after{};
-  uint64_t nccl_send_elems = 0, nccl_recv_elems = 0, nccl_count = 0;
-};
+// The reshape copies around NCCL (collective.h: ReshapePlan) of p's collective.
 ReshapePlan nccl_reshape_plan(const Problem& p, uint64_t piece_bytes);
 
 // The launch knobs of our kernels, declared once: the grid (`sms`: blocks, one per SM,
@@ -107,7 +106,7 @@ std::vector<LaunchKnobs> knob_grid(const std::vector<int>& sms, const std::vecto
 // Quantile q in [0,1] with linear interpolation (p10, p90 of the samples): the harness's.
 using ::pk::quantile;
 
-std::string nccl_func_name(int layout);  // AllReduce, AllGather, ReduceScatter, AlltoAll
+std::string nccl_func_name(int layout);  // its collective's NCCL function: AllReduce, AllGather, ...
 
 // The NCCL configurations a user would try, each a baseline of its own: NCCL's default, the
 // symmetric window (ncclCommWindowRegister, nccl-tests -R 2), and NCCL_PROTO x NCCL_ALGO

@@ -19,7 +19,10 @@ uint64_t rs_slot_elems(const Problem& p) {
 class SegmentImpl final : public PkImplOf<SegmentImpl> {
  public:
   std::string name() const override { return "push"; }
-  bool supports(int layout) const override { return layout != kAllReduce; }
+  bool supports(int layout) const override {
+    return layout == kAllGather || layout == kReduceScatter || layout == kAllToAll || layout == kAllGatherCols ||
+           layout == kReduceScatterCols || layout == kAllToAll4d;
+  }
   uint64_t scratch_bytes(const Problem& p) const override {
     return is_reduce(p.layout) ? 2ull * p.n * rs_slot_elems(p) * p.elem_bytes() : 0;
   }
@@ -65,6 +68,10 @@ class SegmentImpl final : public PkImplOf<SegmentImpl> {
 
 }  // namespace
 
-ImplList segment_impls() { return {std::make_shared<SegmentImpl>()}; }
+ImplList segment_impls() {
+  ImplList v = {std::make_shared<SegmentImpl>()};
+  for (auto& l : {segment_ll_impls(), segment_tma_impls()}) v.insert(v.end(), l.begin(), l.end());
+  return v;
+}
 
 }  // namespace pk::coll

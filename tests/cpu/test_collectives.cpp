@@ -152,18 +152,78 @@ std::vector<double> host_expected(const Problem& p, int q, uint64_t seed) {
   return out;
 }
 
-std::vector<Problem> small_problems(int n) {
+// The collectives host_expected models (a collective added later is checked against its
+// declaration by CollRegistry and on the GPU).
+const std::vector<std::string> kModelled = {"all_reduce",      "all_gather",          "reduce_scatter", "all_to_all",
+                                            "all_gather_cols", "reduce_scatter_cols", "all_to_all_4d"};
+
+TensorDims small_dims(int n) {
   TensorDims d;
   d.cols = 5;
   d.batch = 2;
   d.heads = 2 * n;
   d.head_dim = 3;
+  return d;
+}
+
+std::vector<Problem> small_problems(int n) {
+  const TensorDims d = small_dims(n);
   std::vector<Problem> v;
-  for (const auto& c : collective_names())
+  for (const auto& c : kModelled)
     for (uint64_t cnt : {1, 3, 17}) v.push_back(make_problem_count(c, DType::bf16, cnt, n, d));
   return v;
 }
 }  // namespace
+
+// The registry (coll_list.h): every listed collective is found by its name and its layout
+// code, each once; its sizes round-trip (bytes of a block back to the block); every output
+// element of every rank is an input element that exists (or, reducing, one index of every
+// rank); its factors are nccl-tests' range. A name not listed is refused, naming the flag.
+TEST(CollRegistry, EveryListedCollectiveIsDeclaredConsistently) {
+  std::set<std::string> names;
+  std::set<int> codes;
+  ASSERT_EQ(collectives().size(), collective_names().size());
+  for (const CollectiveEntry& e : collectives()) {
+    SCOPED_TRACE(e.name);
+    EXPECT_TRUE(names.insert(e.name).second) << "listed twice";
+    EXPECT_TRUE(codes.insert(e.decl->layout()).second) << "layout code " << e.decl->layout() << " taken";
+    EXPECT_EQ(&collective_named(e.name), e.decl);
+    EXPECT_EQ(&collective_of_layout(e.decl->layout()), e.decl);
+    EXPECT_EQ(layout_of(e.name), e.decl->layout());
+    EXPECT_FALSE(nccl_func_name(e.decl->layout()).empty());
+    for (int n : {1, 2, 3, 4, 8}) {
+      const double f = busbw_factor(e.decl->layout(), n);
+      EXPECT_TRUE(f >= 0 && f <= 2) << f;
+      for (DType t : {DType::bf16, DType::f32})
+        for (uint64_t cnt : {1, 3, 17}) {
+          const Problem p = make_problem_count(e.name, t, cnt, n, small_dims(n));
+          EXPECT_EQ(p.collective, e.decl);
+          EXPECT_EQ(p.coll, e.name);
+          EXPECT_EQ(p.bytes, cnt * size_unit(e.name, t, n, small_dims(n))) << p.describe();
+          const Problem q = make_problem(e.name, t, p.bytes, n, small_dims(n));
+          EXPECT_EQ(q.count, p.count);
+          EXPECT_EQ(q.in_elems, p.in_elems);
+          EXPECT_EQ(q.out_elems, p.out_elems);
+          for (int r = 0; r < n; ++r) {
+            const RefSpec s = p.ref(r, 1);
+            EXPECT_EQ(s.map.reduces != 0, layout_reduces(p.layout));
+            for (uint64_t j = 0; j < p.out_elems; ++j) {
+              const RefSource src = ref_source(s.map, j);
+              ASSERT_LT(src.index, p.in_elems) << p.describe() << " rank " << r << " j " << j;
+              if (s.map.reduces) ASSERT_EQ(src.rank, -1);
+              else ASSERT_TRUE(src.rank >= 0 && src.rank < n) << src.rank;
+            }
+          }
+        }
+    }
+  }
+  try {
+    collective_named("bogus");
+    ADD_FAILURE() << "an unlisted collective was found";
+  } catch (const pk::ArgError& e) {
+    EXPECT_NE(std::string(e.what()).find("--collectives: unknown collective 'bogus'"), std::string::npos) << e.what();
+  }
+}
 
 TEST(CollReference, MatchesHostModelOfEveryCollective) {
   for (int n : {2, 3, 4})

@@ -84,8 +84,7 @@ TensorDims odd_dims(int n = 2) {
 template <class F>
 void for_each_odd_point(int n, const std::vector<uint64_t>& plain, const std::vector<uint64_t>& tensor, F&& f) {
   for (const auto& coll : collective_names()) {
-    const int layout = layout_of(coll);
-    const bool is_tensor = layout == kAllGatherCols || layout == kReduceScatterCols || layout == kAllToAll4d;
+    const bool is_tensor = collective_named(coll).tensor();
     for (DType t : {DType::bf16, DType::f32})
       for (uint64_t c : is_tensor ? tensor : plain)
         for (LaunchMode m : {LaunchMode::eager, LaunchMode::graph}) f(make_problem_count(coll, t, c, n, odd_dims(n)), m);
@@ -400,6 +399,25 @@ TEST(CollectivesRegistry, EveryListedAllReduceAlgorithmIsRegisteredAndRunnable) 
             EXPECT_LE(impls[i]->with_knobs({kMaxBlocks, 0})->scratch_bytes(p), kEnvScratchBytes) << p.describe();
         }
       }
+  }
+}
+
+// The collective registry (coll_list.h), no GPU needed (the CPU test collectives_registry):
+// every listed collective is served by at least one implementation of ours and, built with
+// NCCL, by every NCCL configuration that takes its function, so the tests above verify it.
+TEST(CollectivesRegistry, EveryListedCollectiveIsServedByOursAndByNccl) {
+  const ImplList ours = our_impls(), baselines = baseline_impls();
+  for (const auto& c : collective_names()) {
+    SCOPED_TRACE(c);
+    const int layout = layout_of(c);
+    int served = 0;
+    for (auto& i : ours) served += i->supports(layout);
+    EXPECT_GT(served, 0);
+    if (!built_with_nccl()) continue;
+    int nccl = 0;
+    for (auto& i : baselines)
+      if (i->family().rfind("nccl", 0) == 0 && i->supports(layout)) ++nccl;
+    EXPECT_GT(nccl, 0);
   }
 }
 
