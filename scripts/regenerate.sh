@@ -70,8 +70,8 @@ prim=$dir/primitives
 if [ -f "$prim/primitives.csv" ]; then
   more=()
   for f in primitives_rerun primitives_single; do [ -f "$prim/$f.csv" ] && more+=("$prim/$f.csv"); done
-  if [ -x "$PKBENCH_BUILD_DIR/microbench/primitives/pkbench_primitives_summary" ]; then
-    "$PKBENCH_BUILD_DIR/microbench/primitives/pkbench_primitives_summary" "$prim/primitives.csv" "$prim" "${more[@]}" \
+  if [ -x "$tools/pkbench_primitives_summary" ]; then
+    "$tools/pkbench_primitives_summary" "$prim/primitives.csv" "$prim" "${more[@]}" \
       > /dev/null || status=1
   else
     pk_log "pkbench_primitives_summary is not built here: primitives/primitives_summary.md not rewritten"; status=1
