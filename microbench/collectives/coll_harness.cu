@@ -531,6 +531,11 @@ void Runner::measure(const PointSpec& ps, Row& row) {
 
 ImplList no_impls() { return {}; }
 
+// Each line's IMPLS function, wherever its file defines it.
+#define PK_COLLECTIVE(name, impls) ImplList impls();
+#include "microbench/collectives/coll_list.h"
+#undef PK_COLLECTIVE
+
 ImplList our_impls() {
   ImplList v;
 #define PK_COLLECTIVE(name, impls) \
