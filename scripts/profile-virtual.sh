@@ -9,7 +9,8 @@
 # such a range. Profiled, each first without the profiler (the same points' timings):
 #   fused        the reduction communicator alone: gemm_rs and gemm_ar, inter_sm, K = 64,
 #                4 and 16 comm SMs, 2 virtual ranks (device-comm-virtual.sh's points), range
-#                replay with the full sections, then app-range with the lean ones
+#                replay with the full sections (app-range with the lean ones ran out of 150 s:
+#                14 passes, each a whole run of the program)
 #   collectives  mid-size all-reduce, ours only (one_shot, two_shot_push, two_shot_tma), 1, 4
 #                and 16 MiB, bf16, eager, 2 virtual ranks, app-range replay (a captured range
 #                replays its launches slower than they ran: short operations' ranges stretch)
@@ -114,4 +115,3 @@ unprofiled fused
 profile fused range full 120
 unprofiled collectives
 profile collectives app-range lean 150
-profile fused app-range lean 150
