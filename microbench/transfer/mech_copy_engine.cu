@@ -5,7 +5,7 @@
 #include <climits>
 
 #include "microbench/harness/cuda_check.h"
-#include "microbench/transfer/mechanism.h"
+#include "microbench/transfer/copy_engine.h"
 
 namespace pk::transfer {
 namespace {
@@ -22,19 +22,13 @@ class CopyEngineOp final : public MessageOp {
   int enqueues_per_op() const override { return static_cast<int>(std::min<uint64_t>(b_.ops, INT_MAX)); }
 };
 
-class CopyEngine final : public Mechanism {
+class CopyEngine final : public CopyEngineMechanism<CopyEngineOp> {
  public:
   std::string name() const override { return "ce"; }
   std::string summary() const override { return "copy engine, one cudaMemcpyAsync per message"; }
-  std::vector<KnobUse> knobs() const override { return {}; }
-  uint64_t max_message(const GpuInfo&) const override { return UINT64_MAX; }
   // Calls per operation; they are queued behind the start gate, and the queue is finite.
   uint64_t default_max_ops() const override { return 256; }
   std::vector<uint64_t> size_sweep(const GpuInfo&) const override { return pow2_sizes(16, 1ull << 30); }
-  void resolve_knobs(TransferPoint&, const GpuInfo&) const override {}
-  std::unique_ptr<FlowOp> prepare(const TransferPoint& p, const FlowBuffers& b, const GpuInfo&) const override {
-    return std::make_unique<CopyEngineOp>(b, p.message_bytes);
-  }
 };
 
 }  // namespace

@@ -6,7 +6,7 @@
 // Does the engine's own 2-D descriptor carry many small rows better than a call per message
 // (ce) or a batch of them (ce_batch)?
 #include "microbench/harness/cuda_check.h"
-#include "microbench/transfer/mechanism.h"
+#include "microbench/transfer/copy_engine.h"
 
 namespace pk::transfer {
 namespace {
@@ -30,21 +30,17 @@ class CopyEngine2dOp final : public MessageOp {
   int enqueues_per_op() const override { return static_cast<int>(b_.ops); }
 };
 
-class CopyEngine2d final : public Mechanism {
+class CopyEngine2d final : public CopyEngineMechanism<CopyEngine2dOp> {
  public:
   std::string name() const override { return "ce_2d"; }
   std::string summary() const override {
     return "copy engine, an operation's messages as the rows of two strided cudaMemcpy2DAsync calls (even, odd)";
   }
-  std::vector<KnobUse> knobs() const override { return {}; }
   // The pitch (two messages) stays within CUDA's 2^31 - 1 B.
   uint64_t max_message(const GpuInfo&) const override { return 512ull << 20; }
   // Rows per operation: the start gate's queue budget (--max-enqueued), as ce_batch.
   uint64_t default_max_ops() const override { return 512; }
   std::vector<uint64_t> size_sweep(const GpuInfo& g) const override { return pow2_sizes(16, max_message(g)); }
-  std::unique_ptr<FlowOp> prepare(const TransferPoint& p, const FlowBuffers& b, const GpuInfo&) const override {
-    return std::make_unique<CopyEngine2dOp>(b, p.message_bytes);
-  }
 
  protected:
   void resolve_knobs(TransferPoint& p, const GpuInfo& g) const override {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "microbench/harness/cuda_check.h"
-#include "microbench/transfer/mechanism.h"
+#include "microbench/transfer/copy_engine.h"
 
 namespace pk::transfer {
 namespace {
@@ -51,22 +51,14 @@ class CopyEngineBatchOp final : public FlowOp {
   std::map<int, std::pair<std::vector<void*>, std::vector<const void*>>> groups_;
 };
 
-class CopyEngineBatch final : public Mechanism {
+class CopyEngineBatch final : public CopyEngineMechanism<CopyEngineBatchOp> {
  public:
   std::string name() const override { return "ce_batch"; }
   std::string summary() const override { return "copy engine, one cudaMemcpyBatchAsync per operation (all messages)"; }
-  std::vector<KnobUse> knobs() const override { return {}; }
-  uint64_t max_message(const GpuInfo&) const override { return UINT64_MAX; }
   // Messages in one batch call: up to the start gate's queue budget (--max-enqueued), so
   // one operation always fits behind the gate.
   uint64_t default_max_ops() const override { return 512; }
   std::vector<uint64_t> size_sweep(const GpuInfo&) const override { return pow2_sizes(1024, 1ull << 30); }
-  std::unique_ptr<FlowOp> prepare(const TransferPoint& p, const FlowBuffers& b, const GpuInfo&) const override {
-    return std::make_unique<CopyEngineBatchOp>(b, p.message_bytes);
-  }
-
- protected:
-  void resolve_knobs(TransferPoint&, const GpuInfo&) const override {}
 };
 
 }  // namespace
