@@ -87,7 +87,7 @@ class FusedStudy {
     for (const auto& [k, v] : p.knobs) r[k] = std::to_string(v);
     if (p.tuning) r["tuning"] = p.tuning->answer;
     const bool intra = run.schedule == "intra_sm";
-    const bool gemm_only = run.schedule == "gemm_pk" || run.schedule == "gemm_cublas";
+    const bool gemm_only = runs && schedule(run.schedule).computes == Computes::gemm;
     if (runs) r["comm_bytes"] = gemm_only ? "0" : fmt_num(intra ? intra_sm_bytes(p.op, s, w) : collective_bytes(p.op, s, w));
     const double a = double(s.m) * s.k, b = double(s.n) * s.k, c = double(s.m) * s.n;
     r["working_set_bytes"] = fmt_num(2 * (a + b + (p.op == Op::ag_gemm ? c : 2 * c)));
@@ -149,9 +149,8 @@ class FusedStudy {
     const SampleStats st = summarize(ms);
     const double us = st.median * 1e3;
     put_times(row, st, k);
-    const Kind kind = schedule(p.schedule).kind;
-    const bool coll_only = p.schedule == "coll_nccl" || p.schedule == "coll_pk";
-    if (!coll_only) {  // a collective alone does no GEMM
+    const Schedule& sch = schedule(p.schedule);
+    if (sch.computes != Computes::collective) {  // a collective alone does no GEMM
       row["tflops"] = fmt_num(p.shape.flops() / (st.median * 1e9));
       row["tflops_best"] = fmt_num(p.shape.flops() / (st.min * 1e9));
       state.counters["TFLOP/s"] = p.shape.flops() / (st.median * 1e9);
@@ -165,7 +164,7 @@ class FusedStudy {
     if (best <= 0 || us < best) best = us;
     auto at = [&](const char* s) { auto it = seen.find(s); return it == seen.end() ? 0.0 : it->second; };
     if (const double lt = at("gemm_cublas"), nc = at("coll_nccl"); lt > 0 && nc > 0) row["comm_share"] = fmt_num(nc / (lt + nc), 4);
-    if (kind == Kind::component) return;  // the comm ratio is of a solution of the fused problem
+    if (sch.kind == Kind::component) return;  // the comm ratio is of a solution of the fused problem
     if (const double g = at("gemm_pk"); g > 0) {
       row["gemm_us"] = fmt_num(g);
       row["comm_ratio"] = fmt_num(std::max(0.0, (us - g) / us), 4);

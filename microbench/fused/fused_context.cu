@@ -20,15 +20,15 @@ uint64_t out_elems(Op op, const Shape& s, int world) {
   return uint64_t(op == Op::gemm_rs ? s.m / world : s.m) * uint64_t(s.n);
 }
 
+// What the point's schedule leaves in the output buffers.
+bool computes(const Point& p, Computes what) { return schedule(p.schedule).computes == what; }
+
+}  // namespace
+
 int64_t flag_words(Op op, const Shape& s) {
   const int64_t tm = s.m / kTileM, tn = s.n / kTileN;
   return op == Op::ag_gemm ? tm : tm * tn * kHalves * kMaxGpus;
 }
-
-bool is_gemm_component(const std::string& s) { return s == "gemm_pk" || s == "gemm_cublas"; }
-bool is_coll_component(const std::string& s) { return s == "coll_nccl" || s == "coll_pk"; }
-
-}  // namespace
 
 int fused_group_m(KernelKind k, int world, int requested) {
   if (requested > 0) return requested;
@@ -207,13 +207,13 @@ void Context::prepare_point(const Point& p) {
       const LocalData& d = data_.at(g);
       PK_CUDA_CHECK(cudaMemset(out(g), gemm::kPoisonByte, out_elems(op_, s, w) * 2));
       if (op_ == Op::ag_gemm) {
-        if (is_gemm_component(p.schedule)) {
+        if (computes(p, Computes::gemm)) {
           PK_CUDA_CHECK(cudaMemcpy(a(g), d.a_ref, ea * 2, cudaMemcpyDeviceToDevice));
         } else {  // what a gather did not bring stays NaN
           for (int q = 0; q < w; ++q)
             if (q != g) PK_CUDA_CHECK(cudaMemset(a(g) + q * shard_a, gemm::kPoisonByte, shard_a * 2));
         }
-      } else if (is_coll_component(p.schedule)) {
+      } else if (computes(p, Computes::collective)) {
         PK_CUDA_CHECK(cudaMemcpy(partial(g), d.partial_ref, ec * 2, cudaMemcpyDeviceToDevice));
       } else {
         PK_CUDA_CHECK(cudaMemset(partial(g), gemm::kPoisonByte, 2 * ec * 2));
@@ -230,11 +230,11 @@ Expectation Context::expectation(const Point& p, int g) const {
   const LocalData& d = data_.at(g);
   const uint64_t ec = uint64_t(s.m) * s.n;
   if (op_ == Op::ag_gemm) {
-    if (is_coll_component(p.schedule))
+    if (computes(p, Computes::collective))
       return {a(g), d.a_ref, uint64_t(s.m) * s.k, 0.0, "gathered A against every GPU's generated shard (bitwise)"};
     return {out(g), d.ref, ec, gemm::kElemTol, "C against cuBLASLt on the generated gathered A"};
   }
-  if (is_gemm_component(p.schedule))
+  if (computes(p, Computes::gemm))
     return {partial(g), d.partial_ref, ec, gemm::kElemTol, "partial C against cuBLASLt"};
   const double tol = reduction_tolerance(w);
   if (op_ == Op::gemm_rs)

@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -193,49 +194,42 @@ class GemmRunners {
   int sms_ = 0;
 };
 
-// The pieces every operator file uses to build its schedules.
+// The pieces the schedules (schedules/*.cu) build on.
 // The parameters of kernel k for GPU g; blocks [0, compute_blocks) compute, later ones communicate.
 FusedParams fused_params(Context& c, int g, KernelKind k, const Point& p, const SyncRegion& sync, int compute_blocks);
 StandaloneParams standalone_params(Context& c, int g, CollKind kind, const SyncRegion& sync);
 // The SMs a fused point gives the GEMM and its communicator; SkipPoint when they do not fit.
 std::pair<int, int> sm_split(Context& c, const Point& p);
 
-// cuBLASLt and NCCL on two streams, chunk by chunk: the overlapped baseline. cuBLASLt gets
-// the SMs comm_sms leaves (CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET), NCCL comm_sms CTAs (maxCTAs).
-// The operator says which GEMM pieces (row offsets of `rows` rows into A and C) and which NCCL
-// calls make chunk j, and whether a chunk's collective precedes its GEMMs (all-gather: the
-// GEMMs of `independent` rows run first, waiting for nothing) or follows them.
-struct OverlapPlan {
-  int chunks = 1;
-  int rows = 0;
-  bool comm_first = false;
-  std::function<std::vector<int>(int g)> independent;
-  std::function<std::vector<int>(int j, int g)> pieces;
-  std::function<void(int j, int g, int ctas, cudaStream_t s)> comm;
-};
-std::unique_ptr<Impl> make_overlap(const Point& p, Context& c, const OverlapPlan& plan);
-// An overlapped baseline's plan cutting `total` rows into `chunks` equal chunks of plan.rows;
-// a chunk count that does not divide them skips the point, naming the rows as `whole`.
-OverlapPlan chunked_plan(int total, int chunks, const std::string& whole);
 // Collective: kernel `kind` made ready (one block per SM) on every local GPU, and its parameters.
 std::map<int, FusedParams> prepare_fused(Context& c, const Point& p, KernelKind kind, const SyncRegion& sync,
                                          int compute_blocks, int comm_blocks);
-// A fused kernel on the split sm_split() gives, with a fresh signal region of `flags` words;
-// zero_output queues the output's zeroing before it (in the timed operation).
-std::unique_ptr<Impl> make_fused(const Point& p, Context& c, KernelKind kind, int64_t flags, bool zero_output,
-                                 const std::string& tile_order);
-// GEMM+RS and GEMM+AR on the fused reduction kernels (intra_sm / inter_sm).
-std::unique_ptr<Impl> make_fused_reduce(const Point& p, Context& c);
+// Signal words a fused kernel of operator `op` flags its tiles with: one per tile row of A
+// (all-gather), one per (unit, source GPU) of C (reductions).
+int64_t flag_words(Op op, const Shape& s);
+// How a fused schedule runs its kernel.
+struct KernelPlan {
+  KernelKind kernel;
+  int64_t flags = 0;           // signal words of its region (flag_words(), or 0: none)
+  bool zero_output = false;    // the output zeroed before the kernel, in the timed operation (reduce-adds)
+  std::string tile_order;      // the row's tile_order
+  std::optional<int> order_first;  // the interleaved order's first shard (FusedParams); unset: fused_params()'s
+};
+// A fused kernel on the split sm_split() gives, with a fresh signal region.
+std::unique_ptr<Impl> make_fused(const Point& p, Context& c, const KernelPlan& plan);
 
-// Each operator file (op_*.cu) builds the schedules that differ per operator: the overlapped
-// baselines and the fused kernels.
-std::unique_ptr<Impl> make_gemm_rs(const Point& p, Context& c);  // op_gemm_rs.cu
-std::unique_ptr<Impl> make_ag_gemm(const Point& p, Context& c);  // op_ag_gemm.cu
-std::unique_ptr<Impl> make_gemm_ar(const Point& p, Context& c);  // op_gemm_ar.cu
-// The components and the non-overlapped baselines, the same for every operator (fused_impl.cu).
-std::unique_ptr<Impl> make_common(const Point& p, Context& c);  // nullptr when the operator builds it
-// Any point's implementation; a tuned point's is its table's answer (point_run: prepare and
-// verify that point), and a refused answer throws SkipPoint with the table's reason.
+// The GEMM and the collective of the operator one after the other on one stream (the
+// all-gather first, reductions after), either of them alone: the components and the
+// non-overlapped baselines.
+enum class GemmBy { none, pk, cublas };
+enum class CollBy { none, pk, nccl };
+std::unique_ptr<Impl> make_in_sequence(const Point& p, Context& c, GemmBy gemm, CollBy coll);
+
+// Any point's implementation: its schedule's factory (schedule_list.h; a name not listed is
+// an ArgError naming --schedules), after the checks its declaration asks for (NCCL built,
+// every GPU reaching every other's memory). A tuned point's is its table's answer
+// (point_run: prepare and verify that point), and a refused answer throws SkipPoint with the
+// table's reason.
 std::unique_ptr<Impl> make_impl(const Point& p, Context& c);
 
 // Collective: `ops` operations back to back (no gate, untimed), then every local GPU
@@ -250,8 +244,8 @@ gemm::Comparison verify_point(Context& c, const Point& p);
 // would pass an operation that wrote the right answer during warm-up and nothing afterwards.
 gemm::Comparison verify_fresh_run(Context& c, Impl& impl, const Point& p);
 
-// The collective of the operator alone, as NCCL or this suite runs it (used by the
-// components and the non-overlapped baselines).
+// The collective of the operator alone, as NCCL or this suite runs it (the components and
+// the non-overlapped baselines).
 void enqueue_nccl_collective(Context& c, int g, int max_ctas, cudaStream_t s);
 void enqueue_pk_collective(Context& c, int g, const SyncRegion& sync, cudaStream_t s);
 

@@ -1,6 +1,6 @@
-// The pieces every operator's schedules share: the kernel dispatch, the parameters of the
-// fused kernels and the standalone collective, the GEMM runners, and the schedules that are
-// the same for every operator (components, non-overlapped baselines).
+// What the schedules (schedules/*.cu) build on: the kernel dispatch, the parameters of the
+// fused kernels and the standalone collective, the GEMM runners, the GEMM and collective in
+// sequence, and the registry that makes a point's implementation.
 #include <map>
 #include <tuple>
 
@@ -12,6 +12,7 @@
 #include "microbench/harness/tensor_map_gemm.h"
 #include "microbench/fused/fused_context.h"
 #include "microbench/fused/fused_tuned.h"
+#include "microbench/fused/schedule.h"
 
 namespace pk::fused {
 
@@ -109,8 +110,7 @@ void GemmRunners::run(int g, const bf16* a, const bf16* b, bf16* c, cudaStream_t
 std::pair<int, int> sm_split(Context& c, const Point& p) {
   const int sms = c.gpu(c.local_gpus().front()).sm_count;
   if (sms > kMaxBlocks) throw SkipPoint("the fused kernels' signals are sized for at most " + std::to_string(kMaxBlocks) + " SMs");
-  if (p.schedule != "inter_sm") return {sms, 0};
-  const int comm = p.knob(knobs::comm_sms.name);
+  const int comm = p.knob(knobs::comm_sms.name);  // 0: no communicator blocks
   if (comm >= sms) throw SkipPoint("comm_sms=" + std::to_string(comm) + " leaves no SM of " + std::to_string(sms) + " to the GEMM");
   return {sms - comm, comm};
 }
@@ -202,24 +202,17 @@ void enqueue_pk_collective(Context& c, int g, const SyncRegion& sync, cudaStream
   launch_standalone(standalone_params(c, g, kind, sync), c.gpu(g).sm_count, s);
 }
 
-// ---- schedules common to every operator ----
-std::unique_ptr<Impl> make_common(const Point& p, Context& c) {
-  const std::string& n = p.schedule;
-  const bool ag = p.op == Op::ag_gemm;
-  const bool pk_gemm = n == "gemm_pk" || n == "pk_then_coll", lt_gemm = n == "gemm_cublas" || n == "cublas_nccl";
-  const bool pk_coll = n == "coll_pk" || n == "pk_then_coll", nccl_coll = n == "coll_nccl" || n == "cublas_nccl";
-  if (!pk_gemm && !lt_gemm && !pk_coll && !nccl_coll) return nullptr;
+// ---- the GEMM and the collective in sequence ----
+std::unique_ptr<Impl> make_in_sequence(const Point& p, Context& c, GemmBy gemm_by, CollBy coll_by) {
+  const bool ag = p.op == Op::ag_gemm, pk_coll = coll_by == CollBy::pk, nccl_coll = coll_by == CollBy::nccl;
   // Collective set-up first, on every rank alike; then what each rank builds for its GPUs.
-  if (nccl_coll) {
-    if (!NcclComms::built()) throw SkipPoint("this build has no NCCL");
-    c.nccl.ensure(0);
-  }
+  if (nccl_coll) c.nccl.ensure(0);
   SyncRegion sync;
   if (pk_coll) sync = c.new_sync(0);
   std::shared_ptr<GemmRunners> gemm;
-  if (pk_gemm || lt_gemm)
+  if (gemm_by != GemmBy::none)
     collectively(c.group.comm(), [&] {
-      gemm = std::make_shared<GemmRunners>(c, lt_gemm, p.shape.m, p.shape.n, p.shape.k);
+      gemm = std::make_shared<GemmRunners>(c, gemm_by == GemmBy::cublas, p.shape.m, p.shape.n, p.shape.k);
       gemm->tune([&c, ag](int g) { return GemmRunners::Operands{c.a(g), c.data(g).b, ag ? c.out(g) : c.partial(g)}; });
     });
 
@@ -232,42 +225,46 @@ std::unique_ptr<Impl> make_common(const Point& p, Context& c) {
     else enqueue_nccl_collective(c, g, 0, st);
   };
   auto impl = std::make_unique<StepsImpl>(c);
-  const bool coll = pk_coll || nccl_coll, gemm_too = pk_gemm || lt_gemm;
+  const bool coll = coll_by != CollBy::none;
   if (coll && ag) impl->add(nccl_coll, coll_step);  // all-gather, then the GEMM
-  if (gemm_too) impl->add(false, gemm_step);
+  if (gemm) impl->add(false, gemm_step);
   if (coll && !ag) impl->add(nccl_coll, coll_step);  // the GEMM, then the reduction
   if (gemm) {
     impl->compute_sms = gemm->sms();
     impl->algo = gemm->algo();
-    if (pk_gemm) impl->tile_order = "grouped";
+    if (gemm_by == GemmBy::pk) impl->tile_order = "grouped";
   }
   return impl;
 }
+
+// ---- the registry ----
+namespace {
+using Factory = std::unique_ptr<Impl> (*)(const Point&, Context&);
+Factory factory(const Schedule& s) {
+  static const std::map<std::string, Factory> m = {
+#define PK_FUSED_SCHEDULE(name) {#name, &make_schedule_##name},
+#include "microbench/fused/schedule_list.h"
+#undef PK_FUSED_SCHEDULE
+  };
+  return m.at(s.name);  // the same list declared s
+}
+}  // namespace
 
 std::unique_ptr<Impl> make_impl(const Point& p, Context& c) {
   if (p.tuning) {  // a tuned point: what its table answered, or skipped with the table's refusal
     if (!p.tuning->refused.empty()) throw SkipPoint(p.tuning->refused);
     return make_impl(point_run(p), c);
   }
-  // This suite's kernels address the peers' memory directly; NCCL and cuBLASLt do not need to.
-  const bool direct = p.schedule != "gemm_pk" && p.schedule != "gemm_cublas" && p.schedule.find("nccl") == std::string::npos;
-  if (direct)
+  const Schedule& s = schedule(p.schedule);  // ArgError naming --schedules when not listed
+  if (s.needs_nccl && !NcclComms::built()) throw SkipPoint("this build has no NCCL");
+  if (s.peer_access)
     for (int a = 0; a < c.world(); ++a)
       for (int b = 0; b < c.world(); ++b)
         if (!c.group.can_access(a, b))
           throw SkipPoint("GPU" + std::to_string(a) + " cannot reach GPU" + std::to_string(b) + "'s memory");
-  if (auto i = make_common(p, c)) return i;
-  switch (p.op) {
-    case Op::gemm_rs: return make_gemm_rs(p, c);
-    case Op::ag_gemm: return make_ag_gemm(p, c);
-    case Op::gemm_ar: return make_gemm_ar(p, c);
-  }
-  return nullptr;
+  return factory(s)(p, c);
 }
 
-}  // namespace pk::fused
-
-namespace pk::fused {
 
 // ---- the fused kernels ----
 std::map<int, FusedParams> prepare_fused(Context& c, const Point& p, KernelKind kind, const SyncRegion& sync,
@@ -283,139 +280,27 @@ std::map<int, FusedParams> prepare_fused(Context& c, const Point& p, KernelKind 
   return params;
 }
 
-std::unique_ptr<Impl> make_fused(const Point& p, Context& c, KernelKind kind, int64_t flags, bool zero_output,
-                                 const std::string& tile_order) {
+std::unique_ptr<Impl> make_fused(const Point& p, Context& c, const KernelPlan& plan) {
   const auto [compute, comm] = sm_split(c, p);
-  const SyncRegion sync = c.new_sync(flags);
-  auto params = std::make_shared<std::map<int, FusedParams>>(prepare_fused(c, p, kind, sync, compute, comm));
+  const SyncRegion sync = c.new_sync(plan.flags);
+  auto params = std::make_shared<std::map<int, FusedParams>>(prepare_fused(c, p, plan.kernel, sync, compute, comm));
+  if (plan.order_first)
+    for (auto& [g, fp] : *params) fp.order_first = *plan.order_first;
   auto impl = std::make_unique<StepsImpl>(c);
-  if (zero_output) {  // the reduce-adds need a zeroed output: part of the timed operation
+  if (plan.zero_output) {  // the reduce-adds need a zeroed output: part of the timed operation
     const uint64_t bytes = uint64_t(p.op == Op::gemm_rs ? p.shape.m / c.world() : p.shape.m) * p.shape.n * 2;
     impl->add(false, [&c, bytes](int g, cudaStream_t st) { PK_CUDA_CHECK(cudaMemsetAsync(c.out(g), 0, bytes, st)); });
   }
   const int blocks = compute + comm;
+  const KernelKind kind = plan.kernel;
   impl->add(false, [params, kind, blocks](int g, cudaStream_t st) { launch_kernel(kind, params->at(g), blocks, st); });
   impl->compute_sms = compute;
   impl->comm_blocks = comm;
   impl->group_m = params->begin()->second.group_m;
-  impl->tile_order = tile_order;
+  impl->tile_order = plan.tile_order;
   return impl;
 }
 
-std::unique_ptr<Impl> make_fused_reduce(const Point& p, Context& c) {
-  if (p.schedule == "inter_sm")
-    return make_fused(p, c, KernelKind::reduce_inter,
-                      int64_t(p.shape.m / kTileM) * (p.shape.n / kTileN) * kHalves * kMaxGpus, false, "interleaved");
-  return make_fused(p, c, KernelKind::reduce_intra, 0, true, p.op == Op::gemm_ar ? "grouped" : "interleaved");
-}
-
-// ---- cuBLASLt + NCCL on two streams ----
-namespace {
-class OverlapImpl : public Impl {
- public:
-  OverlapImpl(Context& c, const Point& p, OverlapPlan plan) : Impl(c), plan_(std::move(plan)) {
-    ctas_ = p.knob(knobs::comm_sms.name);
-    const int sms = c.gpu(c.local_gpus().front()).sm_count;
-    if (ctas_ >= sms) throw SkipPoint("comm_sms=" + std::to_string(ctas_) + " leaves cuBLASLt no SM");
-    gemm_ = std::make_unique<GemmRunners>(c, true, plan_.rows, p.shape.n, p.shape.k, sms - ctas_);
-    const bool ag = p.op == Op::ag_gemm;  // every piece has the shape of the first
-    gemm_->tune([&c, ag](int g) { return GemmRunners::Operands{c.a(g), c.data(g).b, ag ? c.out(g) : c.partial(g)}; });
-    compute_sms = sms - ctas_;
-    comm_blocks = ctas_;
-    algo = gemm_->algo();
-    for (int g : c.local_gpus()) {
-      c.group.set_device(g);
-      Events& e = events_[g];
-      e.chunk.resize(plan_.chunks);
-      for (cudaEvent_t* ev : {&e.fork, &e.join}) PK_CUDA_CHECK(cudaEventCreateWithFlags(ev, cudaEventDisableTiming));
-      for (auto& ev : e.chunk) PK_CUDA_CHECK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
-    }
-  }
-  ~OverlapImpl() override {
-    for (auto& [g, e] : events_) {
-      ctx.group.set_device(g);
-      cudaEventDestroy(e.fork);
-      cudaEventDestroy(e.join);
-      for (auto ev : e.chunk) cudaEventDestroy(ev);
-    }
-  }
-  int enqueues_per_op() const override {
-    return static_cast<int>(ctx.local_gpus().size()) * (plan_.chunks * (ctx.world() + 3) + 4);
-  }
-
-  void enqueue() override {
-    const bool ag = ctx.op() == Op::ag_gemm;
-    auto gemm = [&](int g, int row) {
-      const int64_t k = ctx.shape().k, n = ctx.shape().n;
-      gemm_->run(g, ctx.a(g) + row * k, ctx.data(g).b, (ag ? ctx.out(g) : ctx.partial(g)) + row * n, ctx.stream(g, 0));
-    };
-    for (int g : ctx.local_gpus()) {  // the second stream starts behind the first (and its gate)
-      ctx.group.set_device(g);
-      PK_CUDA_CHECK(cudaEventRecord(events_[g].fork, ctx.stream(g, 0)));
-      PK_CUDA_CHECK(cudaStreamWaitEvent(ctx.stream(g, 1), events_[g].fork));
-      if (plan_.comm_first)
-        for (int row : plan_.independent(g)) gemm(g, row);
-    }
-    for (int j = 0; j < plan_.chunks; ++j) {
-      if (!plan_.comm_first)
-        for (int g : ctx.local_gpus()) {
-          ctx.group.set_device(g);
-          for (int row : plan_.pieces(j, g)) gemm(g, row);
-          PK_CUDA_CHECK(cudaEventRecord(events_[g].chunk[j], ctx.stream(g, 0)));
-          PK_CUDA_CHECK(cudaStreamWaitEvent(ctx.stream(g, 1), events_[g].chunk[j]));
-        }
-      ctx.nccl.group_start();
-      for (int g : ctx.local_gpus()) {
-        ctx.group.set_device(g);
-        plan_.comm(j, g, ctas_, ctx.stream(g, 1));
-      }
-      ctx.nccl.group_end();
-      if (plan_.comm_first)
-        for (int g : ctx.local_gpus()) {
-          ctx.group.set_device(g);
-          PK_CUDA_CHECK(cudaEventRecord(events_[g].chunk[j], ctx.stream(g, 1)));
-          PK_CUDA_CHECK(cudaStreamWaitEvent(ctx.stream(g, 0), events_[g].chunk[j]));
-          for (int row : plan_.pieces(j, g)) gemm(g, row);
-        }
-    }
-    for (int g : ctx.local_gpus()) {  // the first stream ends behind the second
-      ctx.group.set_device(g);
-      PK_CUDA_CHECK(cudaEventRecord(events_[g].join, ctx.stream(g, 1)));
-      PK_CUDA_CHECK(cudaStreamWaitEvent(ctx.stream(g, 0), events_[g].join));
-    }
-  }
-
- private:
-  struct Events {
-    cudaEvent_t fork = nullptr, join = nullptr;
-    std::vector<cudaEvent_t> chunk;
-  };
-  OverlapPlan plan_;
-  int ctas_ = 0;
-  std::unique_ptr<GemmRunners> gemm_;
-  std::map<int, Events> events_;
-};
-}  // namespace
-
-OverlapPlan chunked_plan(int total, int chunks, const std::string& whole) {
-  if (total % chunks) throw SkipPoint("chunks=" + std::to_string(chunks) + " does not divide " + whole);
-  OverlapPlan plan;
-  plan.chunks = chunks;
-  plan.rows = total / chunks;
-  return plan;
-}
-
-std::unique_ptr<Impl> make_overlap(const Point& p, Context& c, const OverlapPlan& plan) {
-  if (!NcclComms::built()) throw SkipPoint("this build has no NCCL");
-  c.nccl.ensure(p.knob(knobs::comm_sms.name));  // collective: outside the per-rank part below
-  std::unique_ptr<Impl> impl;
-  collectively(c.group.comm(), [&] { impl = std::make_unique<OverlapImpl>(c, p, plan); });
-  return impl;
-}
-
-}  // namespace pk::fused
-
-namespace pk::fused {
 
 void run_untimed(Context& c, Impl& impl, int ops) {
   collectively(c.group.comm(), [&] {

@@ -7,6 +7,7 @@
 #include "microbench/harness/cuda_check.h"
 #include "microbench/harness/metadata.h"
 #include "microbench/gemm/gemm_data.h"
+#include "microbench/fused/schedule.h"
 
 namespace pk::fused {
 
@@ -107,7 +108,10 @@ std::string kind_name(Kind k) {
   return "?";
 }
 
-std::string overlap_of(const Schedule& s) { return s.kind == Kind::fused ? s.name : kind_name(s.kind); }
+std::string overlap_of(const Schedule& s) {
+  if (s.kind != Kind::fused) return kind_name(s.kind);
+  return s.overlap.empty() ? s.name : s.overlap;
+}
 
 bool Schedule::supports(Op op) const { return std::find(ops.begin(), ops.end(), op) != ops.end(); }
 bool Schedule::has_knob(const std::string& n) const {
@@ -115,35 +119,16 @@ bool Schedule::has_knob(const std::string& n) const {
 }
 
 const std::vector<Schedule>& schedules() {
-  const std::vector<Op> all = all_ops();
-  static const std::vector<Schedule> v = {
-      {"gemm_pk", Kind::component, "this suite's GEMM alone on every SM (Table 3's GEMM column; the comm ratio's base)",
-       all, {}},
-      {"gemm_cublas", Kind::component, "cuBLASLt alone on every SM", all, {}},
-      {"coll_nccl", Kind::component, "NCCL's collective alone (reduce-scatter, all-gather, all-reduce)", all, {}, true},
-      {"coll_pk", Kind::component, "this suite's standalone collective alone (pull, fp32 sums)", all, {}},
-      {"cublas_nccl", Kind::baseline, "cuBLASLt then NCCL on one stream: the paper's non-overlapped baseline", all, {},
-       true},
-      {"pk_then_coll", Kind::baseline, "this suite's GEMM then its standalone collective, one stream", all, {}},
-      // Searched, as a user tuning this baseline would (one point each; the ratios use the best).
-      {"cublas_nccl_overlap", Kind::baseline,
-       "cuBLASLt (SM target: the SMs left by comm_sms) and NCCL (maxCTAs = comm_sms) on two streams, chunk by "
-       "chunk; comm_sms 8,16,32 x chunks 2,4,8 unless given, the best of them is the baseline",
-       all, {{&knobs::comm_sms, "8,16,32"}, {&knobs::chunks, "2,4,8"}}, true},
-      {"ce_overlap", Kind::baseline,
-       "the copy engine pulls each chunk of the peers' shards (cudaMemcpyAsync + cuStreamWriteValue32) while this "
-       "suite's GEMM waits per chunk on every SM (Flux-style all-gather)",
-       {Op::ag_gemm}, {{&knobs::chunks, "4"}}},
-      {"intra_sm", Kind::fused,
-       "intra-SM overlap: RS/AR reduce-add each output box into its owner(s) with TMA; AG's loader reads remote A "
-       "tiles with TMA",
-       all, {}},
-      {"inter_sm", Kind::fused,
-       "inter-SM overlap: comm_sms communicator blocks (RS/AR: pull flagged partial tiles and reduce; AG: TMA-copy "
-       "the next shard) beside the GEMM on the rest",
-       // untuned: the presets' single setting (smoke, table3), what a program without a table launches.
-       all, {{&knobs::comm_sms, "4,8,16,24,32", 16}}},
-  };
+  static const std::vector<Schedule> v = [] {
+    std::vector<Schedule> out;
+#define PK_FUSED_SCHEDULE(NAME)               \
+  out.push_back(declare_schedule_##NAME());  \
+  out.back().name = #NAME;
+#include "microbench/fused/schedule_list.h"
+#undef PK_FUSED_SCHEDULE
+    std::stable_sort(out.begin(), out.end(), [](const Schedule& x, const Schedule& y) { return x.kind < y.kind; });
+    return out;
+  }();
   return v;
 }
 

@@ -73,24 +73,36 @@ struct KnobUse {
 
 enum class Kind { component, baseline, fused };
 std::string kind_name(Kind k);
+// What a schedule leaves in the output buffers: the whole operator, or one component's part
+// (the GEMM's partial C, or the collective applied to the GEMM's reference result).
+enum class Computes { whole_op, gemm, collective };
 struct Schedule;
-// The CSV's `overlap` column: intra_sm / inter_sm for the fused kernels, else "baseline" or
-// "component" (a GEMM or a collective alone: never a solution of the fused problem).
+// The CSV's `overlap` column: the fused kernels' class (intra_sm / inter_sm), else "baseline"
+// or "component" (a GEMM or a collective alone: never a solution of the fused problem).
 std::string overlap_of(const Schedule& s);
 
+// One schedule, declared in its own file microbench/fused/schedules/<name>.cu beside the
+// factory that builds it, and listed in schedule_list.h (README.md: adding a schedule).
 struct Schedule {
-  std::string name;
-  Kind kind;
-  std::string summary;
-  std::vector<Op> ops;  // operators it implements
-  std::vector<KnobUse> knobs;
-  bool needs_nccl = false;
+  // Every member has a default: a declaration names only what differs.
+  std::string name{};  // set from the list line
+  Kind kind = Kind::fused;
+  std::string summary{};
+  std::vector<Op> ops = all_ops();  // operators it implements
+  std::vector<KnobUse> knobs{};
+  bool needs_nccl = false;          // skipped, with the reason, in a build without NCCL
+  Computes computes = Computes::whole_op;
+  // This suite's kernels read or write the peers' memory directly: skipped where a GPU
+  // cannot reach another's (NCCL and cuBLASLt alone do not need to).
+  bool peer_access = true;
+  // Kind::fused: the overlap class the sweeps compare it in; "" = its own name.
+  std::string overlap{};
   bool supports(Op op) const;
   bool has_knob(const std::string& name) const;
 };
 
-// In run order: components first, then baselines, then the fused kernels, so every ratio
-// column finds the rows it divides by.
+// Every schedule of schedule_list.h in run order: components first, then baselines, then the
+// fused kernels (list order within a kind), so every ratio column finds the rows it divides by.
 const std::vector<Schedule>& schedules();
 const Schedule& schedule(const std::string& name);  // ArgError if unknown
 std::vector<std::string> schedule_names();

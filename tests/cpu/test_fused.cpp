@@ -210,6 +210,23 @@ TEST(FusedProblem, ShapesNotSplittingOverTheGpusAreRefused) {
   EXPECT_NE(refusal([] { check_size(Op::gemm_rs, 0, 2, "--sizes"); }), "");
 }
 
+// The registry (schedule_list.h): every name once, runs grouped by kind in run order, and
+// each schedule implements some operator. The GPU tests run every listed name.
+TEST(FusedProblem, ScheduleListRunsComponentsThenBaselinesThenFused) {
+  const auto& v = schedules();
+  ASSERT_FALSE(v.empty());
+  for (size_t i = 0; i < v.size(); ++i) {
+    SCOPED_TRACE(v[i].name);
+    EXPECT_FALSE(v[i].summary.empty());
+    EXPECT_FALSE(v[i].ops.empty());
+    EXPECT_EQ(&schedule(v[i].name), &v[i]);
+    if (i > 0) {
+      EXPECT_LE(v[i - 1].kind, v[i].kind);
+    }
+  }
+  EXPECT_NE(refusal([] { schedule("warp9"); }).find("--schedules: unknown schedule 'warp9'"), std::string::npos);
+}
+
 TEST(FusedProblem, SchedulesDeclareTheirKnobsOnce) {
   const auto& ks = all_knobs();
   ASSERT_EQ(ks.size(), 2u);
