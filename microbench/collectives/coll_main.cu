@@ -35,6 +35,12 @@ std::vector<std::string> split(const std::string& s) {
   return v;
 }
 
+std::string joined(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
 // What an implementation needs of the GPU (harness kernels fill and check every buffer, so
 // every point needs this build's device code).
 std::vector<pk::Feature> needs_of(const Impl& i) {
@@ -44,53 +50,41 @@ std::vector<pk::Feature> needs_of(const Impl& i) {
   return f;
 }
 
-}  // namespace
-}  // namespace pk::coll
+bool is_nccl(const Impl& i) { return i.baseline() && i.family().rfind("nccl", 0) == 0; }
 
-int main(int argc, char** argv) {
-  using namespace pk::coll;
-  pk::StudyMain study("pkbench_collectives",
-                      "Device-initiated collectives against NCCL (plain and symmetric windows) and NVSHMEM's "
-                      "on-stream collectives, every size, back-to-back and CUDA-graph launches",
-                      "collectives.csv");
-  auto& app = study.cli().app();
-  StudyConfig cfg;
-  cfg.timing.samples = 10;
+// The flags as written (parsed into StudyConfig by parse_flags, after CLI11).
+struct Flags {
   std::string colls = "all", impls = "all", dtypes = "bf16,fp32", sizes = "4K:1G", tsizes = "8M,64M,256M",
               modes = "eager,graph", a2a = "1,32,128";
   std::string counts, tcounts;
   std::string nccl_cfgs = "all";
-  {
-    std::string names;
-    for (const auto& c : collective_names()) names += (names.empty() ? "" : ", ") + c;
-    app.add_option("--collectives", colls, "comma list or all: " + names)->capture_default_str();
-  }
-  // The implementation names come from the registered lists (one name may serve several
-  // collectives, e.g. ll).
-  std::vector<std::shared_ptr<Impl>> all;
-  for (auto& v : {our_impls(), baseline_impls()})
-    for (auto& i : v) all.push_back(i);
-  std::string impl_names;
-  for (auto& i : all)
-    if (impl_names.find(" " + i->name() + ",") == std::string::npos) impl_names += " " + i->name() + ",";
-  app.add_option("--impls", impls,
-                 "comma list or all:" + impl_names +
-                     " multimem (with --allow-multicast); nvshmem runs under mpirun only")
+  std::string coll_sms = "auto", coll_threads = "auto", tuning_table;
+};
+
+// What is run and at which sizes: collectives, implementations, dtypes, sizes and counts, modes, shapes.
+void add_problem_options(CLI::App& app, StudyConfig& cfg, Flags& f, const std::string& impl_names) {
+  app.add_option("--collectives", f.colls, "comma list or all: " + joined(collective_names()))->capture_default_str();
+  app.add_option("--impls", f.impls,
+                 "comma list or all:" + impl_names + " multimem (with --allow-multicast); nvshmem runs under mpirun only")
       ->capture_default_str();
-  app.add_option("--dtypes", dtypes, "bf16, fp32")->capture_default_str();
-  app.add_option("--sizes", sizes, "sizes in nccl-tests' sense for the plain collectives (e.g. 4K:1G)")
+  app.add_option("--dtypes", f.dtypes, "bf16, fp32")->capture_default_str();
+  app.add_option("--sizes", f.sizes, "sizes in nccl-tests' sense for the plain collectives (e.g. 4K:1G)")
       ->check(pk::size_list_validator())
       ->capture_default_str();
-  app.add_option("--tensor-sizes", tsizes, "sizes of the tensor-dimension collectives (*_cols, all_to_all_4d)")
+  app.add_option("--tensor-sizes", f.tsizes, "sizes of the tensor-dimension collectives (*_cols, all_to_all_4d)")
       ->check(pk::size_list_validator())
       ->capture_default_str();
-  app.add_option("--counts", counts,
+  app.add_option("--counts", f.counts,
                  "instead of --sizes: per-rank element counts (all-reduce: the vector; all-gather/reduce-scatter: "
                  "one rank's block; all-to-all: one peer's block), e.g. odd counts for tests");
-  app.add_option("--tensor-counts", tcounts, "instead of --tensor-sizes: rows per rank (*_cols) or S per rank (4-D)");
-  app.add_option("--modes", modes, "eager (back-to-back launches), graph (CUDA-graph replay)")->capture_default_str();
+  app.add_option("--tensor-counts", f.tcounts, "instead of --tensor-sizes: rows per rank (*_cols) or S per rank (4-D)");
+  app.add_option("--modes", f.modes, "eager (back-to-back launches), graph (CUDA-graph replay)")->capture_default_str();
   app.add_option("--tensor-cols", cfg.dims.cols, "columns per rank of the *_cols layouts")->capture_default_str();
-  app.add_option("--a2a-shape", a2a, "B,H,D of all_to_all_4d's (B, S, H, D) input")->capture_default_str();
+  app.add_option("--a2a-shape", f.a2a, "B,H,D of all_to_all_4d's (B, S, H, D) input")->capture_default_str();
+}
+
+// How it is timed: samples, bounds, the nccl-tests method, the seed.
+void add_timing_options(CLI::App& app, StudyConfig& cfg) {
   // A numeric option within [lo, hi], its default shown in --help.
   auto bounded = [&app](const std::string& flag, auto& value, const std::string& help, auto lo, auto hi) {
     app.add_option(flag, value, help)->check(CLI::Range(lo, hi))->capture_default_str();
@@ -117,150 +111,151 @@ int main(int argc, char** argv) {
                "NCCL rows of the nccl-tests method move their buffers every iteration as nccl-tests' startColl does "
                "(for the cross-check with nccl-tests: our kernels keep one buffer; column nccltests_shift)");
   app.add_option("--seed", cfg.seed, "input pattern seed")->check(CLI::NonNegativeNumber)->capture_default_str();
-  {
-    std::string names;
-    for (const auto& c : nccl_configs()) names += (names.empty() ? "" : ", ") + c.name;
-    app.add_option("--nccl-configs", nccl_cfgs,
-                   "NCCL baselines, one communicator each, comma list or all: " + names +
-                       " (PROTO/ALGO: NCCL_PROTO and NCCL_ALGO forced; where NCCL has them)")
-        ->capture_default_str();
-  }
+}
+
+// Which variants: NCCL configurations, multicast, our launch knobs, a tuning table.
+void add_variant_options(CLI::App& app, StudyConfig& cfg, Flags& f) {
+  std::vector<std::string> names;
+  for (const auto& c : nccl_configs()) names.push_back(c.name);
+  app.add_option("--nccl-configs", f.nccl_cfgs,
+                 "NCCL baselines, one communicator each, comma list or all: " + joined(names) +
+                     " (PROTO/ALGO: NCCL_PROTO and NCCL_ALGO forced; where NCCL has them)")
+      ->capture_default_str();
   app.add_flag("--allow-multicast", cfg.allow_multicast,
                "register the NVSwitch multicast variants (refused when NCCL_NVLS_ENABLE=0, NVSHMEM_DISABLE_NVLS=1 or "
                "TORCH_SYMM_MEM_DISABLE_MULTICAST=1 is set, or the device lacks multicast)");
-  std::string coll_sms = "auto", coll_threads = "auto", tuning_table;
-  app.add_option("--coll-sms", coll_sms,
+  app.add_option("--coll-sms", f.coll_sms,
                  "our kernels' grid, swept: comma list of blocks (one per SM, all resident at once) and/or auto (each "
                  "implementation's own choice by size; the runs before this knob); column sms")
       ->capture_default_str();
-  app.add_option("--coll-threads", coll_threads,
+  app.add_option("--coll-threads", f.coll_threads,
                  "our kernels' threads per block, swept: comma list of multiples of 32 and/or auto (each kernel's "
                  "default); values a kernel cannot launch are not registered for it; column threads")
       ->capture_default_str();
-  app.add_option("--tuning-table", tuning_table,
+  app.add_option("--tuning-table", f.tuning_table,
                  "a collectives tuning table (pkbench_tune's collectives_tuning.json): adds the `tuned` implementation at "
                  "every point, configured from the table through pkbench/tuning.h as a user's program would be (column "
                  "tuning says what it answered). The table must be of this machine; a table of virtual ranks only for a "
                  "run on the same virtual ranks (pkbench_tune --allow-virtual)");
-  if (int rc = study.begin(&argc, argv); rc >= 0) return rc;
+}
 
-  if (cfg.allow_multicast)
-    for (auto& i : multicast_impls()) all.push_back(i);
-  const ImplList registry = all;  // every implementation, for the names a tuning table answers
-  std::vector<LaunchKnobs> knobs;
-  try {
-    cfg.nccl_configs = parse_nccl_configs(nccl_cfgs);
-    {  // NCCL baselines of configurations not asked for are not registered
-      std::set<std::string> keep;
-      for (const auto& c : cfg.nccl_configs) keep.insert(c.impl_name());
-      std::vector<std::shared_ptr<Impl>> v;
-      for (auto& i : all)
-        if (i->nccl_config().empty() || keep.count(i->name())) v.push_back(i);
-        else if (impls != "all" && ("," + impls + ",").find("," + i->name() + ",") != std::string::npos)
-          throw pk::ArgError("--impls=" + i->name() + ": its NCCL configuration (" + i->nccl_config() +
-                             ") is not in --nccl-configs=" + nccl_cfgs);
-      all = v;
-    }
-    cfg.collectives = colls == "all" ? collective_names() : split(colls);
-    for (const auto& c : cfg.collectives) layout_of(c);
-    for (const auto& d : split(dtypes)) cfg.dtypes.push_back(parse_dtype(d));
-    for (const auto& m : split(modes)) {
-      if (m == "eager") cfg.modes.push_back(LaunchMode::eager);
-      else if (m == "graph") cfg.modes.push_back(LaunchMode::graph);
-      else throw pk::ArgError("--modes: unknown launch mode '" + m + "' (eager, graph)");
-    }
-    if (cfg.dtypes.empty() || cfg.modes.empty() || cfg.collectives.empty())
-      throw pk::ArgError("--dtypes/--modes/--collectives: empty list");
-    cfg.sizes = pk::parse_size_list(sizes);
-    cfg.tensor_sizes = pk::parse_size_list(tsizes);
-    if (!counts.empty()) cfg.counts = pk::parse_size_list(counts);
-    if (!tcounts.empty()) cfg.tensor_counts = pk::parse_size_list(tcounts);
-    // Whatever the GPU count, a collective moves at least one element: refused before the
-    // GPU is looked for.
-    for (auto [flag, list] : {std::pair{"--sizes", &cfg.sizes}, {"--tensor-sizes", &cfg.tensor_sizes},
-                              {"--counts", &cfg.counts}, {"--tensor-counts", &cfg.tensor_counts}})
-      for (uint64_t v : *list)
-        if (v == 0) throw pk::ArgError(std::string(flag) + ": 0: a collective needs at least one element per rank");
-    if (cfg.dims.cols == 0) throw pk::ArgError("--tensor-cols=0: the *_cols layouts need at least one column per rank");
-    cfg.sizes_given = app.count("--sizes") > 0;
-    cfg.tensor_sizes_given = app.count("--tensor-sizes") > 0;
-    const auto shape = split(a2a);
-    if (shape.size() != 3) throw pk::ArgError("--a2a-shape=" + a2a + ": expected B,H,D");
-    uint64_t* dims[3] = {&cfg.dims.batch, &cfg.dims.heads, &cfg.dims.head_dim};
-    for (int k = 0; k < 3; ++k) {
-      const auto& d = shape[k];
-      if (d.find_first_not_of("0123456789") != std::string::npos || d.size() > 9 || std::stoull(d) == 0)
-        throw pk::ArgError("--a2a-shape=" + a2a + ": B, H and D are positive integers");
-      *dims[k] = std::stoull(d);
-    }
-    if (impls != "all") {
-      std::set<std::string> known;
-      for (auto& i : all) known.insert(i->name());
-      std::vector<std::shared_ptr<Impl>> keep;
-      for (const auto& want : split(impls)) {
-        // Named in the help, but not registered in this run: say why rather than "unknown".
-        bool multicast_name = false;
-        for (auto& i : multicast_impls()) multicast_name |= i->name() == want;
-        if (!known.count(want) && multicast_name)
-          throw pk::ArgError("--impls=" + want +
-                             ": the NVSwitch multicast variant is refused by policy unless --allow-multicast is given "
-                             "(multicast can put a shared host's GPUs out of service)");
-        if (!known.count(want) && want == "nvshmem" && nvshmem_impls().empty())
-          throw pk::ArgError("--impls=nvshmem: this build has no NVSHMEM (the nvidia-nvshmem-cu13 wheel or "
-                             "PKBENCH_NVSHMEM_ROOT was not found when it was configured)");
-        if (!known.count(want)) throw pk::ArgError("--impls: unknown implementation '" + want + "'");
-        for (auto& i : all)
-          if (i->name() == want) keep.push_back(i);
-      }
-      all = keep;
-    }
-    // Knobs: parsed, then every value must launch for at least one selected implementation of ours.
-    const std::vector<int> sms_list = parse_knob_list(Knob::sms, coll_sms);
-    const std::vector<int> threads_list = parse_knob_list(Knob::threads, coll_threads);
-    knobs = knob_grid(sms_list, threads_list);
-    for (auto [k, list] : {std::pair{Knob::sms, &sms_list}, {Knob::threads, &threads_list}})
-      for (int v : *list) {
-        if (v == 0) continue;
-        std::string why;
-        bool taken = false;
-        for (const auto& kn : knobs)
-          if ((k == Knob::sms ? kn.sms : kn.threads) == v)
-            for (auto& i : all) {
-              if (i->family() != "pk") continue;
-              const std::string r = i->knob_refusal(kn);
-              taken |= r.empty();
-              if (!r.empty() && why.empty()) why = i->name() + ": " + r;
-            }
-        if (!taken)
-          throw pk::ArgError(std::string(knob_flag(k)) + "=" + std::to_string(v) + ": no selected implementation of ours launches with it" +
-                             (why.empty() ? std::string(" (none selected)") : " (" + why + ")"));
-      }
-    if (!tuning_table.empty()) {  // its form and schema now; its machine once the GPUs are known
-      try {
-        const pkbench::tuning::Table t = pkbench::tuning::Tuner::read_json_file(tuning_table);
-        pkbench::tuning::Tuner::check_schema(t);
-        if (t.name != "collectives")
-          throw pk::ArgError("a " + t.name + " table, not the collectives' (collectives_tuning.json)");
-      } catch (const std::exception& e) {
-        throw pk::ArgError("--tuning-table=" + tuning_table + ": " + e.what());
-      }
-    }
-    if (cfg.allow_multicast) {  // the environment rules need no GPU: refuse before anything runs
-      const std::string why = multicast_refusal(true, 1, [](const char* v) { return std::getenv(v); });
-      if (!why.empty()) throw pk::ArgError("--allow-multicast: " + why);
-    }
-  } catch (const std::exception& e) {
-    return study.bad_input(e.what());
+// NCCL baselines of configurations not asked for are not registered; naming one in --impls
+// is refused.
+ImplList keep_nccl_configs(const ImplList& all, const StudyConfig& cfg, const Flags& f) {
+  std::set<std::string> keep;
+  for (const auto& c : cfg.nccl_configs) keep.insert(c.impl_name());
+  ImplList v;
+  for (auto& i : all)
+    if (i->nccl_config().empty() || keep.count(i->name())) v.push_back(i);
+    else if (f.impls != "all" && ("," + f.impls + ",").find("," + i->name() + ",") != std::string::npos)
+      throw pk::ArgError("--impls=" + i->name() + ": its NCCL configuration (" + i->nccl_config() +
+                         ") is not in --nccl-configs=" + f.nccl_cfgs);
+  return v;
+}
+
+// Collectives, dtypes, modes, sizes, counts and shapes into cfg; ArgError naming the flag.
+void parse_problem_flags(CLI::App& app, StudyConfig& cfg, const Flags& f) {
+  cfg.collectives = f.colls == "all" ? collective_names() : split(f.colls);
+  for (const auto& c : cfg.collectives) layout_of(c);
+  for (const auto& d : split(f.dtypes)) cfg.dtypes.push_back(parse_dtype(d));
+  for (const auto& m : split(f.modes)) {
+    if (m == "eager") cfg.modes.push_back(LaunchMode::eager);
+    else if (m == "graph") cfg.modes.push_back(LaunchMode::graph);
+    else throw pk::ArgError("--modes: unknown launch mode '" + m + "' (eager, graph)");
   }
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return pk::kExitBadInput;
-  bool want_nccl = false;
-  for (auto& i : all) want_nccl |= i->baseline() && i->family().rfind("nccl", 0) == 0;
+  if (cfg.dtypes.empty() || cfg.modes.empty() || cfg.collectives.empty())
+    throw pk::ArgError("--dtypes/--modes/--collectives: empty list");
+  cfg.sizes = pk::parse_size_list(f.sizes);
+  cfg.tensor_sizes = pk::parse_size_list(f.tsizes);
+  if (!f.counts.empty()) cfg.counts = pk::parse_size_list(f.counts);
+  if (!f.tcounts.empty()) cfg.tensor_counts = pk::parse_size_list(f.tcounts);
+  // Whatever the GPU count, a collective moves at least one element: refused before the
+  // GPU is looked for.
+  for (auto [flag, list] : {std::pair{"--sizes", &cfg.sizes}, {"--tensor-sizes", &cfg.tensor_sizes},
+                            {"--counts", &cfg.counts}, {"--tensor-counts", &cfg.tensor_counts}})
+    for (uint64_t v : *list)
+      if (v == 0) throw pk::ArgError(std::string(flag) + ": 0: a collective needs at least one element per rank");
+  if (cfg.dims.cols == 0) throw pk::ArgError("--tensor-cols=0: the *_cols layouts need at least one column per rank");
+  cfg.sizes_given = app.count("--sizes") > 0;
+  cfg.tensor_sizes_given = app.count("--tensor-sizes") > 0;
+  const auto shape = split(f.a2a);
+  if (shape.size() != 3) throw pk::ArgError("--a2a-shape=" + f.a2a + ": expected B,H,D");
+  uint64_t* dims[3] = {&cfg.dims.batch, &cfg.dims.heads, &cfg.dims.head_dim};
+  for (int k = 0; k < 3; ++k) {
+    const auto& d = shape[k];
+    if (d.find_first_not_of("0123456789") != std::string::npos || d.size() > 9 || std::stoull(d) == 0)
+      throw pk::ArgError("--a2a-shape=" + f.a2a + ": B, H and D are positive integers");
+    *dims[k] = std::stoull(d);
+  }
+}
 
-  // Points: baselines first at every (collective, dtype, size, mode), the order of the
-  // committed runs, so a re-run's rows stay comparable with theirs.
-  // Ours once per knob pair their kernels launch with (auto: the implementation itself).
-  std::vector<std::shared_ptr<Impl>> ordered;
+// The implementations --impls names, in the order it names them; a name not registered in
+// this run is refused, saying why where the reason is known.
+ImplList select_impls(const ImplList& all, const std::string& impls) {
+  if (impls == "all") return all;
+  std::set<std::string> known;
+  for (auto& i : all) known.insert(i->name());
+  ImplList keep;
+  for (const auto& want : split(impls)) {
+    // Named in the help, but not registered in this run: say why rather than "unknown".
+    bool multicast_name = false;
+    for (auto& i : multicast_impls()) multicast_name |= i->name() == want;
+    if (!known.count(want) && multicast_name)
+      throw pk::ArgError("--impls=" + want +
+                         ": the NVSwitch multicast variant is refused by policy unless --allow-multicast is given "
+                         "(multicast can put a shared host's GPUs out of service)");
+    if (!known.count(want) && want == "nvshmem" && nvshmem_impls().empty())
+      throw pk::ArgError("--impls=nvshmem: this build has no NVSHMEM (the nvidia-nvshmem-cu13 wheel or "
+                         "PKBENCH_NVSHMEM_ROOT was not found when it was configured)");
+    if (!known.count(want)) throw pk::ArgError("--impls: unknown implementation '" + want + "'");
+    for (auto& i : all)
+      if (i->name() == want) keep.push_back(i);
+  }
+  return keep;
+}
+
+// The knob pairs; every value must launch for at least one selected implementation of ours.
+std::vector<LaunchKnobs> parse_knobs(const Flags& f, const ImplList& all) {
+  const std::vector<int> sms_list = parse_knob_list(Knob::sms, f.coll_sms);
+  const std::vector<int> threads_list = parse_knob_list(Knob::threads, f.coll_threads);
+  const std::vector<LaunchKnobs> knobs = knob_grid(sms_list, threads_list);
+  for (auto [k, list] : {std::pair{Knob::sms, &sms_list}, {Knob::threads, &threads_list}})
+    for (int v : *list) {
+      if (v == 0) continue;
+      std::string why;
+      bool taken = false;
+      for (const auto& kn : knobs)
+        if ((k == Knob::sms ? kn.sms : kn.threads) == v)
+          for (auto& i : all) {
+            if (i->family() != "pk") continue;
+            const std::string r = i->knob_refusal(kn);
+            taken |= r.empty();
+            if (!r.empty() && why.empty()) why = i->name() + ": " + r;
+          }
+      if (!taken)
+        throw pk::ArgError(std::string(knob_flag(k)) + "=" + std::to_string(v) +
+                           ": no selected implementation of ours launches with it" +
+                           (why.empty() ? std::string(" (none selected)") : " (" + why + ")"));
+    }
+  return knobs;
+}
+
+// The table's form and schema now; its machine once the GPUs are known.
+void check_tuning_table(const std::string& path) {
+  try {
+    const pkbench::tuning::Table t = pkbench::tuning::Tuner::read_json_file(path);
+    pkbench::tuning::Tuner::check_schema(t);
+    if (t.name != "collectives") throw pk::ArgError("a " + t.name + " table, not the collectives' (collectives_tuning.json)");
+  } catch (const std::exception& e) {
+    throw pk::ArgError("--tuning-table=" + path + ": " + e.what());
+  }
+}
+
+// Baselines first, then ours once per knob pair their kernels launch with (auto: the
+// implementation itself): the order of the committed runs, so a re-run's rows stay
+// comparable with theirs.
+ImplList point_order(const ImplList& all, const std::vector<LaunchKnobs>& knobs, pk::StudyMain& study) {
+  ImplList ordered;
   for (auto& i : all)
     if (i->baseline()) ordered.push_back(i);
   for (auto& i : all) {
@@ -278,94 +273,85 @@ int main(int argc, char** argv) {
     if (!why.empty())
       study.note("pkbench_collectives: " + i->name() + " is not run at every knob pair asked for (" + why + ")");
   }
-  auto plan = [&](int n) {
-    std::vector<PointSpec> points;
-    for (const auto& c : cfg.collectives) {
-      const int layout = layout_of(c);
-      const bool tensor = collective_named(c).tensor();
-      const auto& list = tensor ? cfg.tensor_sizes : cfg.sizes;
-      const bool given = tensor ? cfg.tensor_sizes_given : cfg.sizes_given;
-      const auto& counts_list = tensor ? cfg.tensor_counts : cfg.counts;
-      for (DType t : cfg.dtypes) {
-        if (!counts_list.empty()) {
-          for (uint64_t cnt : counts_list) {
-            const Problem p = make_problem_count(c, t, cnt, n, cfg.dims);
-            for (LaunchMode m : cfg.modes)
-              for (auto& i : ordered)
-                if (i->supports(layout) && i->applies(p)) points.push_back({p, m, i});
-          }
-          continue;
-        }
-        std::set<uint64_t> seen;
-        for (uint64_t bytes : list) {
-          if (!given) {  // default lists: round down to a valid size, as nccl-tests does
-            const uint64_t unit = size_unit(c, t, n, cfg.dims);
-            bytes = bytes / unit * unit;
-            if (bytes == 0 || !seen.insert(bytes).second) continue;
-          }
-          const Problem p = make_problem(c, t, bytes, n, cfg.dims);
-          for (LaunchMode m : cfg.modes)
-            for (auto& i : ordered)
-              if (i->supports(layout) && i->applies(p)) points.push_back({p, m, i});
-        }
-      }
-    }
-    return points;
+  return ordered;
+}
+
+// Every point on n ranks: (collective, dtype, size or count, mode, implementation).
+std::vector<PointSpec> plan(const StudyConfig& cfg, const ImplList& ordered, int n) {
+  std::vector<PointSpec> points;
+  auto add = [&](const Problem& p) {
+    for (LaunchMode m : cfg.modes)
+      for (auto& i : ordered)
+        if (i->supports(p.layout) && i->applies(p)) points.push_back({p, m, i});
   };
-  if (study.list_planned()) {
-    // --arch, or no GPU here: the points of a two-GPU run, which every machine can inspect.
-    try {
-      const pk::GpuInfo g = study.planned_gpu();
-      study.note("note: planned for 2 GPUs");
-      for (const auto& p : plan(2)) {
-        const std::string why = pk::missing_features(needs_of(*p.impl), g);
-        std::printf("%s%s%s\n", p.name().c_str(), why.empty() ? "" : " skipped: ", why.c_str());
+  for (const auto& c : cfg.collectives) {
+    const bool tensor = collective_named(c).tensor();
+    const auto& list = tensor ? cfg.tensor_sizes : cfg.sizes;
+    const bool given = tensor ? cfg.tensor_sizes_given : cfg.sizes_given;
+    const auto& counts_list = tensor ? cfg.tensor_counts : cfg.counts;
+    for (DType t : cfg.dtypes) {
+      if (!counts_list.empty()) {
+        for (uint64_t cnt : counts_list) add(make_problem_count(c, t, cnt, n, cfg.dims));
+        continue;
       }
-      return 0;
-    } catch (const pk::ArgError& e) {
-      return study.bad_input(e.what());
+      std::set<uint64_t> seen;
+      for (uint64_t bytes : list) {
+        if (!given) {  // default lists: round down to a valid size, as nccl-tests does
+          const uint64_t unit = size_unit(c, t, n, cfg.dims);
+          bytes = bytes / unit * unit;
+          if (bytes == 0 || !seen.insert(bytes).second) continue;
+        }
+        add(make_problem(c, t, bytes, n, cfg.dims));
+      }
     }
   }
-  if (int rc = study.start(); rc >= 0) return rc;
+  return points;
+}
 
-  std::vector<PointSpec> points;
+// --list without GPUs (or for --arch): the points of a two-GPU run, which every machine can inspect.
+int list_planned(pk::StudyMain& study, const StudyConfig& cfg, const ImplList& ordered) {
   try {
-    points = plan(study.group().size());
-    if (!tuning_table.empty()) {
-      // The table of this machine (or of these virtual ranks on it), refused otherwise.
-      pk::Row meta = pk::metadata_row(study.group());
-      std::string machine = pkbench::tuning::machine_key(meta["gpu_name"], std::stoi(meta["gpu_count"]));
-      if (study.group().is_virtual()) machine = pkbench::tuning::virtual_machine_key(machine, study.group().size());
-      auto tuner = std::make_shared<pkbench::tuning::Tuner>(machine);
-      try {
-        tuner->load_json_file(tuning_table);
-      } catch (const std::exception& e) {
-        throw pk::ArgError("--tuning-table=" + tuning_table + ": " + e.what());
-      }
-      // `tuned` after the other rows of each point (collective, dtype, size, mode).
-      std::vector<PointSpec> with;
-      for (size_t i = 0; i < points.size(); ++i) {
-        with.push_back(points[i]);
-        const PointSpec& a = points[i];
-        const bool last = i + 1 == points.size() || points[i + 1].problem.describe() != a.problem.describe() ||
-                          points[i + 1].mode != a.mode;
-        if (last) with.push_back({a.problem, a.mode, tuned_impl(*tuner, tuning_table, a.problem, a.mode, registry)});
-      }
-      points = std::move(with);
+    const pk::GpuInfo g = study.planned_gpu();
+    study.note("note: planned for 2 GPUs");
+    for (const auto& p : plan(cfg, ordered, 2)) {
+      const std::string why = pk::missing_features(needs_of(*p.impl), g);
+      std::printf("%s%s%s\n", p.name().c_str(), why.empty() ? "" : " skipped: ", why.c_str());
     }
+    return 0;
   } catch (const pk::ArgError& e) {
     return study.bad_input(e.what());
   }
-  for (const auto& ps : points)  // a tuned point may answer an NCCL configuration
-    want_nccl |= ps.impl->underlying().baseline() && ps.impl->underlying().family().rfind("nccl", 0) == 0;
-  if (study.list_only()) {
-    if (study.is_root())
-      for (const auto& p : points) std::printf("%s\n", p.name().c_str());
-    return 0;
-  }
+}
 
-  // Buffers for the largest point of each kind: ours (symmetric, the PeerGroup's), NCCL's,
-  // NVSHMEM's (its symmetric heap).
+// `tuned` after the other rows of each point (collective, dtype, size, mode), from the table
+// of this machine (or of these virtual ranks on it); ArgError for another.
+std::vector<PointSpec> with_tuned(const std::vector<PointSpec>& points, pk::StudyMain& study, const std::string& table,
+                                  const ImplList& registry) {
+  pk::Row meta = pk::metadata_row(study.group());
+  std::string machine = pkbench::tuning::machine_key(meta["gpu_name"], std::stoi(meta["gpu_count"]));
+  if (study.group().is_virtual()) machine = pkbench::tuning::virtual_machine_key(machine, study.group().size());
+  auto tuner = std::make_shared<pkbench::tuning::Tuner>(machine);
+  try {
+    tuner->load_json_file(table);
+  } catch (const std::exception& e) {
+    throw pk::ArgError("--tuning-table=" + table + ": " + e.what());
+  }
+  std::vector<PointSpec> with;
+  for (size_t i = 0; i < points.size(); ++i) {
+    with.push_back(points[i]);
+    const PointSpec& a = points[i];
+    const bool last = i + 1 == points.size() || points[i + 1].problem.describe() != a.problem.describe() ||
+                      points[i + 1].mode != a.mode;
+    if (last) with.push_back({a.problem, a.mode, tuned_impl(*tuner, table, a.problem, a.mode, registry)});
+  }
+  return with;
+}
+
+// The context with buffers for the largest point of each kind: ours (symmetric, the
+// PeerGroup's), NCCL's (built when a point wants NCCL), NVSHMEM's (its symmetric heap, when a
+// point wants it and it can run: one PE per process and GPU). Setup failures are fatal.
+std::unique_ptr<Context> make_context(pk::StudyMain& study, const StudyConfig& cfg,
+                                      const std::vector<PointSpec>& points, bool want_nccl) {
   uint64_t in_b = 0, out_b = 0, scratch_b = 0;
   NcclSizes nz, shz;
   bool want_nvshmem = false;
@@ -384,25 +370,93 @@ int main(int argc, char** argv) {
       scratch_b = std::max(scratch_b, ps.impl->scratch_bytes(p));
     }
   }
-  pk::PointResults results;
+  pk::PeerGroup& g = study.group();
   std::unique_ptr<Context> ctx;
   try {
-    ctx = std::make_unique<Context>(study.group(), cfg, in_b, out_b, scratch_b);
-    if (want_nccl && study.group().library_skip_reason("NCCL").empty())
-      ctx->nccl = make_nccl_state(*ctx, nz, cfg.nccl_configs);
+    ctx = std::make_unique<Context>(g, cfg, in_b, out_b, scratch_b);
+    if (want_nccl && g.library_skip_reason("NCCL").empty()) ctx->nccl = make_nccl_state(*ctx, nz, cfg.nccl_configs);
   } catch (const std::exception& e) {
     study.fatal(std::string("setting up the collectives: ") + e.what());
   }
-  if (want_nccl && !study.group().library_skip_reason("NCCL").empty())
-    study.note("pkbench_collectives: " + study.group().library_skip_reason("NCCL"));
+  if (want_nccl && !g.library_skip_reason("NCCL").empty())
+    study.note("pkbench_collectives: " + g.library_skip_reason("NCCL"));
   else if (want_nccl && !ctx->nccl) study.note("pkbench_collectives: built without NCCL: the NCCL baselines are skipped");
   if (want_nvshmem) {  // after the GPU check (study.start) and the group: one PE per process and GPU
-    pk::PeerGroup& g = study.group();
     const std::string why =
         nvshmem_process_reason(g.comm().is_mpi(), g.processes(), static_cast<int>(g.local_gpus().size()));
     if (why.empty()) ctx->nvshmem = make_nvshmem_state(*ctx, shz);  // failures become the rows' skip reason
     else study.note("pkbench_collectives: " + why + ": the NVSHMEM rows are skipped");
   }
+  return ctx;
+}
+
+}  // namespace
+}  // namespace pk::coll
+
+int main(int argc, char** argv) {
+  using namespace pk::coll;
+  pk::StudyMain study("pkbench_collectives",
+                      "Device-initiated collectives against NCCL (plain and symmetric windows) and NVSHMEM's "
+                      "on-stream collectives, every size, back-to-back and CUDA-graph launches",
+                      "collectives.csv");
+  auto& app = study.cli().app();
+  StudyConfig cfg;
+  cfg.timing.samples = 10;
+  Flags flags;
+  // The implementation names come from the registered lists (one name may serve several
+  // collectives, e.g. ll).
+  ImplList all;
+  for (auto& v : {our_impls(), baseline_impls()})
+    for (auto& i : v) all.push_back(i);
+  std::string impl_names;
+  for (auto& i : all)
+    if (impl_names.find(" " + i->name() + ",") == std::string::npos) impl_names += " " + i->name() + ",";
+  add_problem_options(app, cfg, flags, impl_names);
+  add_timing_options(app, cfg);
+  add_variant_options(app, cfg, flags);
+  if (int rc = study.begin(&argc, argv); rc >= 0) return rc;
+
+  if (cfg.allow_multicast)
+    for (auto& i : multicast_impls()) all.push_back(i);
+  const ImplList registry = all;  // every implementation, for the names a tuning table answers
+  std::vector<LaunchKnobs> knobs;
+  try {
+    cfg.nccl_configs = parse_nccl_configs(flags.nccl_cfgs);
+    all = keep_nccl_configs(all, cfg, flags);
+    parse_problem_flags(app, cfg, flags);
+    all = select_impls(all, flags.impls);
+    knobs = parse_knobs(flags, all);
+    if (!flags.tuning_table.empty()) check_tuning_table(flags.tuning_table);
+    if (cfg.allow_multicast) {  // the environment rules need no GPU: refuse before anything runs
+      const std::string why = multicast_refusal(true, 1, [](const char* v) { return std::getenv(v); });
+      if (!why.empty()) throw pk::ArgError("--allow-multicast: " + why);
+    }
+  } catch (const std::exception& e) {
+    return study.bad_input(e.what());
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return pk::kExitBadInput;
+  bool want_nccl = false;
+  for (auto& i : all) want_nccl |= is_nccl(*i);
+  const ImplList ordered = point_order(all, knobs, study);
+  if (study.list_planned()) return list_planned(study, cfg, ordered);
+  if (int rc = study.start(); rc >= 0) return rc;
+
+  std::vector<PointSpec> points;
+  try {
+    points = plan(cfg, ordered, study.group().size());
+    if (!flags.tuning_table.empty()) points = with_tuned(points, study, flags.tuning_table, registry);
+  } catch (const pk::ArgError& e) {
+    return study.bad_input(e.what());
+  }
+  for (const auto& ps : points) want_nccl |= is_nccl(ps.impl->underlying());  // a tuned point may answer NCCL
+  if (study.list_only()) {
+    if (study.is_root())
+      for (const auto& p : points) std::printf("%s\n", p.name().c_str());
+    return 0;
+  }
+  pk::PointResults results;
+  std::unique_ptr<Context> ctx = make_context(study, cfg, points, want_nccl);
   Runner runner(*ctx, results);
   for (const auto& ps : points)
     pk::register_point(ps.name(), 1, [&runner, ps](benchmark::State& s) { runner.run(s, ps); });
