@@ -239,58 +239,46 @@ void Runner::run(benchmark::State& state, const PointSpec& ps) {
   idle_gap(ctx_.cfg.timing.gap_ms);
 }
 
-void Runner::measure(const PointSpec& ps, Row& row) {
-  Comm& comm = ctx_.group.comm();
-  const Problem& p = ps.problem;
-  Impl& impl = *ps.impl;
-  const std::vector<int>& gpus = ctx_.group.local_gpus();
-  const bool graph = ps.mode == LaunchMode::graph;
-  const uint64_t seed = ctx_.cfg.seed ^ (p.bytes * 0x9E3779B97F4A7C15ull) ^ static_cast<uint64_t>(p.layout);
+namespace {
 
-  collectively(comm, [&] {
-    const std::string why = impl.unavailable(p, ctx_);
-    if (!why.empty()) throw SkipPoint(why);
-  });
-  collectively(comm, [&] {
-    impl.prepare(p, ctx_);
-    for (int gpu : gpus) {
+// One point's run on this process's GPUs, in the steps Runner::measure takes. Graph capture
+// and the nccl-tests method keep errors (err, skip) rather than throwing until every stream
+// has left capture mode.
+class PointRun {
+ public:
+  PointRun(Context& ctx, const PointSpec& ps)
+      : ctx_(ctx), comm_(ctx.group.comm()), p_(ps.problem), impl_(*ps.impl), gpus_(ctx.group.local_gpus()),
+        graph_(ps.mode == LaunchMode::graph) {}
+
+  // Inputs of `seed` and poisoned outputs on every local GPU (and, fresh_signals, zeroed
+  // epochs and flags), finished before it returns.
+  void fill(uint64_t seed, bool fresh_signals) {
+    for (int gpu : gpus_) {
       ctx_.group.set_device(gpu);
       cudaStream_t s = ctx_.stream(gpu);
-      PK_CUDA_CHECK(cudaMemsetAsync(ctx_.sync.local(gpu), 0, kSyncBytes, s));  // fresh epochs and flags
-      fill_input(impl.input(gpu), p.in_elems, p.dtype, seed, gpu, s);
-      poison(impl.output(gpu), p.out_elems * p.elem_bytes(), s);
+      if (fresh_signals) PK_CUDA_CHECK(cudaMemsetAsync(ctx_.sync.local(gpu), 0, kSyncBytes, s));
+      fill_input(impl_.input(gpu), p_.in_elems, p_.dtype, seed, gpu, s);
+      poison(impl_.output(gpu), p_.out_elems * p_.elem_bytes(), s);
       PK_CUDA_CHECK(cudaStreamSynchronize(s));
     }
-  });
-  comm.barrier();  // every GPU's signals are zero before any launch
-  row["config"] = impl.config();
-  impl.describe(row);
-
-  auto enqueue_all = [&] {
-    impl.group_begin();
-    for (int gpu : gpus) {
+  }
+  void enqueue_all() {
+    impl_.group_begin();
+    for (int gpu : gpus_) {
       ctx_.group.set_device(gpu);
-      impl.enqueue(gpu, ctx_.stream(gpu));
+      impl_.enqueue(gpu, ctx_.stream(gpu));
     }
-    impl.group_end();
-  };
-  auto sync_all = [&] {
-    for (int gpu : gpus) {
+    impl_.group_end();
+  }
+  void sync_all() {
+    for (int gpu : gpus_) {
       ctx_.group.set_device(gpu);
       PK_CUDA_CHECK(cudaStreamSynchronize(ctx_.stream(gpu)));
     }
-    ctx_.status.check(gpus);
-  };
+    ctx_.status.check(gpus_);
+  }
 
-  // One untimed collective: a broken implementation fails here, before any timing.
-  collectively(comm, [&] {
-    enqueue_all();
-    sync_all();
-  });
-
-  // Graph capture in three steps (nccl-tests' method times between them). Errors are kept,
-  // not thrown, until every stream has left capture mode.
-  auto guarded = [&](std::string& err, bool& skip, const std::function<void()>& fn) {
+  static void guarded(std::string& err, bool& skip, const std::function<void()>& fn) {
     if (!err.empty()) return;
     try {
       fn();
@@ -300,23 +288,23 @@ void Runner::measure(const PointSpec& ps, Row& row) {
     } catch (const std::exception& e) {
       err = e.what();
     }
-  };
-  auto begin_capture = [&](std::string& err) {
-    for (int gpu : gpus) {
+  }
+  void begin_capture(std::string& err) {
+    for (int gpu : gpus_) {
       ctx_.group.set_device(gpu);
       const cudaError_t begin = cudaStreamBeginCapture(ctx_.stream(gpu), cudaStreamCaptureModeThreadLocal);
       if (err.empty() && begin != cudaSuccess) err = std::string("graph capture: ") + cudaGetErrorString(begin);
     }
-  };
-  auto end_capture = [&](Graphs& into, std::string& err) {
-    for (int gpu : gpus) {
+  }
+  void end_capture(Graphs& into, std::string& err) {
+    for (int gpu : gpus_) {
       ctx_.group.set_device(gpu);
       cudaGraph_t g = nullptr;
       const cudaError_t end = cudaStreamEndCapture(ctx_.stream(gpu), &g);
       if (g) into.graph[gpu] = g;
       if (err.empty() && end != cudaSuccess) err = std::string("graph capture: ") + cudaGetErrorString(end);
     }
-    for (int gpu : gpus) {
+    for (int gpu : gpus_) {
       if (!err.empty()) break;
       ctx_.group.set_device(gpu);
       cudaGraphExec_t e = nullptr;
@@ -324,91 +312,140 @@ void Runner::measure(const PointSpec& ps, Row& row) {
       if (inst != cudaSuccess) err = std::string("cudaGraphInstantiate: ") + cudaGetErrorString(inst);
       else into.exec[gpu] = e;
     }
-  };
-  auto capture = [&](Graphs& into, int count, std::string& err, bool& skip) {
-    begin_capture(err);
-    guarded(err, skip, [&] {
-      for (int i = 0; i < count; ++i) enqueue_all();
-    });
-    end_capture(into, err);
-  };
-  auto launch = [&](Graphs& from) {
-    for (int gpu : gpus) {
+  }
+  void launch(Graphs& from) {
+    for (int gpu : gpus_) {
       ctx_.group.set_device(gpu);
       PK_CUDA_CHECK(cudaGraphLaunch(from.exec.at(gpu), ctx_.stream(gpu)));
     }
-  };
-
-  // The same count for every implementation: eager, C launches per sample; graph, one
-  // launch of a graph of C.
-  const int C = ops_per_sample(p.bytes, ctx_.cfg.ops_per_sample);
-  Graphs graphs{ctx_.group, {}, {}};
-  if (graph) {
-    collectively(comm, [&] {
+  }
+  // Graph mode: the timed graph of `count` collectives (a skip or an error thrown on every rank).
+  void capture_timed(Graphs& into, int count) {
+    collectively(comm_, [&] {
       std::string err;
       bool skip = false;
-      capture(graphs, C, err, skip);
+      begin_capture(err);
+      guarded(err, skip, [&] {
+        for (int i = 0; i < count; ++i) enqueue_all();
+      });
+      end_capture(into, err);
       if (!err.empty() && skip) throw SkipPoint(err);
       if (!err.empty()) throw std::runtime_error(err);
     });
   }
-  row["ops_per_graph"] = graph ? std::to_string(C) : "";
 
-  std::vector<Flow> flows;
-  for (size_t i = 0; i < gpus.size(); ++i) {
-    const int gpu = gpus[i];
-    Flow f;
-    f.index = gpu;
-    f.gpu = gpu;
-    f.stream = ctx_.stream(gpu);
-    f.enqueues_per_op = graph ? 1 : impl.enqueues_per_op();
-    if (graph) {
-      cudaGraphExec_t e = graphs.exec[gpu];
-      cudaStream_t s = f.stream;
-      f.enqueue = [e, s](int) { PK_CUDA_CHECK(cudaGraphLaunch(e, s)); };
-    } else {
-      const bool first = i == 0, last = i + 1 == gpus.size();
-      cudaStream_t s = f.stream;
-      f.enqueue = [&impl, gpu, s, first, last](int) {
-        if (first) impl.group_begin();
-        impl.enqueue(gpu, s);
-        if (last) impl.group_end();
-      };
+  // The device-time view: `samples` gated samples of C collectives (eager: C launches per
+  // GPU; graph: one launch of `timed`), microseconds per collective.
+  std::vector<double> time_samples(Graphs& timed, int C) {
+    std::vector<Flow> flows;
+    for (size_t i = 0; i < gpus_.size(); ++i) {
+      const int gpu = gpus_[i];
+      Flow f;
+      f.index = gpu;
+      f.gpu = gpu;
+      f.stream = ctx_.stream(gpu);
+      f.enqueues_per_op = graph_ ? 1 : impl_.enqueues_per_op();
+      if (graph_) {
+        cudaGraphExec_t e = timed.exec[gpu];
+        cudaStream_t s = f.stream;
+        f.enqueue = [e, s](int) { PK_CUDA_CHECK(cudaGraphLaunch(e, s)); };
+      } else {
+        const bool first = i == 0, last = i + 1 == gpus_.size();
+        cudaStream_t s = f.stream;
+        Impl& impl = impl_;
+        f.enqueue = [&impl, gpu, s, first, last](int) {
+          if (first) impl.group_begin();
+          impl.enqueue(gpu, s);
+          if (last) impl.group_end();
+        };
+      }
+      flows.push_back(std::move(f));
     }
-    flows.push_back(std::move(f));
-  }
-  std::vector<double> us;
-  {
+    std::vector<double> us;
     TimingOptions opt = ctx_.cfg.timing;
-    opt.fixed_iters_per_sample = graph ? 1 : C;
+    opt.fixed_iters_per_sample = graph_ ? 1 : C;
     FlowTimer timer(ctx_.group, flows, ctx_.group.size(), ctx_.gate, ctx_.status, opt);
     timer.calibrate();
-    const int per_graph = graph ? C : 1;
+    const int per_graph = graph_ ? C : 1;
     for (int i = 0; i < ctx_.cfg.timing.samples; ++i) us.push_back(timer.sample().step_ms_per_op * 1e3 / per_graph);
+    return us;
   }
 
-  // nccl-tests' method (nccltests_method.h): its own graph of `iters` collectives in graph
-  // mode, launched once (-G 1).
-  const int nt_iters = std::max(1, ctx_.cfg.nccltests_iters);
-  const int nt_repeats = std::max(1, ctx_.cfg.nccltests_repeats);
-  const int nt_launches = std::max(1, ctx_.cfg.nccltests_graph_launches);
-  Graphs nt_graphs{ctx_.group, {}, {}};
-  std::string nt_err;
-  bool nt_skip = false;
-  NcclTestsSteps steps;
-  steps.barrier = [&] { comm.barrier(); };
-  const bool shift = ctx_.cfg.nccltests_shift && impl.shifts();
-  steps.start = [&](int i) {
-    guarded(nt_err, nt_skip, [&] {
-      if (shift) impl.set_iteration(i);
-      enqueue_all();
+  // nccl-tests' method (nccltests_method.h), its own graph of `iters` collectives in graph
+  // mode; the median of `repeats` runs, microseconds per collective.
+  double nccltests_us(int iters, int repeats, int launches, bool shift) {
+    Graphs nt_graphs{ctx_.group, {}, {}};
+    std::string err;
+    bool skip = false;
+    NcclTestsSteps steps;
+    steps.barrier = [&] { comm_.barrier(); };
+    steps.start = [&](int i) {
+      guarded(err, skip, [&] {
+        if (shift) impl_.set_iteration(i);
+        enqueue_all();
+      });
+    };
+    steps.complete = [&] { poll_streams(); };
+    steps.begin_capture = [&] { begin_capture(err); };
+    steps.end_capture = [&] {
+      end_capture(nt_graphs, err);
+      err = comm_.first_error(err);  // a rank that failed still meets the barrier that follows
+    };
+    steps.launch_graph = [&] {
+      if (err.empty()) launch(nt_graphs);
+    };
+    steps.average = [&](double mine) {
+      std::vector<double> all(comm_.size());
+      comm_.allgather(&mine, all.data(), sizeof(double));
+      double sum = 0;
+      for (double v : all) sum += v;
+      return sum / comm_.size();
+    };
+    double us = 0;
+    collectively(comm_, [&] {
+      std::vector<double> runs;
+      for (int r = 0; r < repeats; ++r)
+        runs.push_back(nccltests_time_us(steady_host_clock(), iters, graph_ ? launches : 0, steps));
+      us = summarize(runs).median;
+      if (shift) impl_.set_iteration(0);  // the verified run uses the buffers' first window
+      ctx_.status.check(gpus_);
     });
-  };
+    err = comm_.first_error(err);  // eager: a failed call is one rank's until here
+    if (!err.empty() && skip) throw SkipPoint(err);
+    if (!err.empty()) throw std::runtime_error(err);
+    return us;
+  }
+
+  // The verified run: the timed configuration (`timed` in graph mode, else the same eager
+  // calls) once more on inputs of `seed` into poisoned outputs, every output element against
+  // the reference; the row's check columns. A wrong element throws.
+  void verify(Graphs& timed, uint64_t seed, Row& row) {
+    collectively(comm_, [&] { fill(seed, false); });
+    comm_.barrier();  // no rank's verified run reads a peer's input before the peer refilled it
+    collectively(comm_, [&] {
+      if (graph_) launch(timed);
+      else enqueue_all();
+      sync_all();
+    });
+    const Checked c = checked(seed);
+    row["wrong"] = std::to_string(static_cast<uint64_t>(c.wrong));
+    row["max_abs_err"] = fmt_num(c.max_abs, 4);
+    row["max_rel_err"] = fmt_num(c.max_rel, 4);
+    row["verified"] = c.wrong == 0 ? "yes" : "no";
+    if (c.wrong > 0) {
+      std::ostringstream os;
+      os << static_cast<uint64_t>(c.wrong) << " wrong output elements (first on GPU " << c.first_gpu << " at index "
+         << static_cast<uint64_t>(c.first_idx) << "; max abs err " << c.max_abs << ")";
+      throw std::runtime_error(os.str());
+    }
+  }
+
+ private:
   // completeColl as nccl-tests writes it (testStreamSynchronize): poll every stream,
   // yielding while none is done. Nothing else inside the clock: our status board (a device
   // read per GPU, several microseconds) is checked after it stops.
-  steps.complete = [&] {
-    std::vector<int> left = gpus;
+  void poll_streams() {
+    std::vector<int> left = gpus_;
     while (!left.empty()) {
       bool idle = true;
       for (size_t i = 0; i < left.size();) {
@@ -424,93 +461,97 @@ void Runner::measure(const PointSpec& ps, Row& row) {
       }
       if (idle) std::this_thread::yield();
     }
-  };
-  steps.begin_capture = [&] { begin_capture(nt_err); };
-  steps.end_capture = [&] {
-    end_capture(nt_graphs, nt_err);
-    nt_err = comm.first_error(nt_err);  // a rank that failed still meets the barrier that follows
-  };
-  steps.launch_graph = [&] {
-    if (nt_err.empty()) launch(nt_graphs);
-  };
-  steps.average = [&](double mine) {
-    std::vector<double> all(comm.size());
-    comm.allgather(&mine, all.data(), sizeof(double));
-    double sum = 0;
-    for (double v : all) sum += v;
-    return sum / comm.size();
-  };
-  double nt_us = 0;
-  collectively(comm, [&] {
-    std::vector<double> runs;
-    for (int r = 0; r < nt_repeats; ++r) runs.push_back(nccltests_time_us(steady_host_clock(), nt_iters, graph ? nt_launches : 0, steps));
-    nt_us = summarize(runs).median;
-    if (shift) impl.set_iteration(0);  // the verified run uses the buffers' first window
-    ctx_.status.check(gpus);
-  });
-  nt_err = comm.first_error(nt_err);  // eager: a failed call is one rank's until here
-  if (!nt_err.empty() && nt_skip) throw SkipPoint(nt_err);
-  if (!nt_err.empty()) throw std::runtime_error(nt_err);
+  }
 
-  // The verified run: the exact timed configuration (the same graph, or the same eager
-  // calls) once more on fresh inputs (a new seed) into freshly poisoned outputs, so an
+  // The check of every rank's outputs, gathered: wrong elements, largest errors, the first
+  // wrong one.
+  struct Checked {
+    double wrong = 0, max_abs = 0, max_rel = 0, first_gpu = -1, first_idx = 0;
+  };
+  Checked checked(uint64_t seed) {
+    Checked c;
+    collectively(comm_, [&] {
+      for (int gpu : gpus_) {
+        ctx_.group.set_device(gpu);
+        const CheckResult r = check_output(impl_.output(gpu), p_.ref(gpu, seed), p_.dtype);
+        if (r.wrong && c.first_gpu < 0) {
+          c.first_gpu = gpu;
+          c.first_idx = static_cast<double>(r.first_bad);
+        }
+        c.wrong += static_cast<double>(r.wrong);
+        c.max_abs = std::max(c.max_abs, bits_to_double(r.max_abs_bits));
+        c.max_rel = std::max(c.max_rel, bits_to_double(r.max_rel_bits));
+      }
+    });
+    const double mine[5] = {c.wrong, c.max_abs, c.max_rel, c.first_gpu, c.first_idx};
+    std::vector<double> all(5 * comm_.size());
+    comm_.allgather(mine, all.data(), sizeof mine);
+    c.wrong = 0;
+    c.first_gpu = -1;
+    for (int r = 0; r < comm_.size(); ++r) {
+      c.wrong += all[5 * r];
+      c.max_abs = std::max(c.max_abs, all[5 * r + 1]);
+      c.max_rel = std::max(c.max_rel, all[5 * r + 2]);
+      if (c.first_gpu < 0 && all[5 * r + 3] >= 0) {
+        c.first_gpu = all[5 * r + 3];
+        c.first_idx = all[5 * r + 4];
+      }
+    }
+    return c;
+  }
+
+  Context& ctx_;
+  Comm& comm_;
+  const Problem& p_;
+  Impl& impl_;
+  const std::vector<int>& gpus_;
+  const bool graph_;
+};
+
+}  // namespace
+
+void Runner::measure(const PointSpec& ps, Row& row) {
+  const Problem& p = ps.problem;
+  Impl& impl = *ps.impl;
+  const bool graph = ps.mode == LaunchMode::graph;
+  const uint64_t seed = ctx_.cfg.seed ^ (p.bytes * 0x9E3779B97F4A7C15ull) ^ static_cast<uint64_t>(p.layout);
+  PointRun run(ctx_, ps);
+
+  collectively(ctx_.group.comm(), [&] {
+    const std::string why = impl.unavailable(p, ctx_);
+    if (!why.empty()) throw SkipPoint(why);
+  });
+  collectively(ctx_.group.comm(), [&] {
+    impl.prepare(p, ctx_);
+    run.fill(seed, true);
+  });
+  ctx_.group.comm().barrier();  // every GPU's signals are zero before any launch
+  row["config"] = impl.config();
+  impl.describe(row);
+
+  // One untimed collective: a broken implementation fails here, before any timing.
+  collectively(ctx_.group.comm(), [&] {
+    run.enqueue_all();
+    run.sync_all();
+  });
+
+  // The same count for every implementation: eager, C launches per sample; graph, one
+  // launch of a graph of C.
+  const int C = ops_per_sample(p.bytes, ctx_.cfg.ops_per_sample);
+  Graphs graphs{ctx_.group, {}, {}};
+  if (graph) run.capture_timed(graphs, C);
+  row["ops_per_graph"] = graph ? std::to_string(C) : "";
+  const std::vector<double> us = run.time_samples(graphs, C);
+
+  const int nt_iters = std::max(1, ctx_.cfg.nccltests_iters);
+  const int nt_repeats = std::max(1, ctx_.cfg.nccltests_repeats);
+  const int nt_launches = std::max(1, ctx_.cfg.nccltests_graph_launches);
+  const bool shift = ctx_.cfg.nccltests_shift && impl.shifts();
+  const double nt_us = run.nccltests_us(nt_iters, nt_repeats, nt_launches, shift);
+
+  // After timing, on fresh inputs (another seed) into freshly poisoned outputs, so an
   // implementation that stopped writing after its first launch fails here.
-  const uint64_t check_seed = seed ^ 0xC3A5C85C97CB3127ull;
-  collectively(comm, [&] {
-    for (int gpu : gpus) {
-      ctx_.group.set_device(gpu);
-      cudaStream_t s = ctx_.stream(gpu);
-      fill_input(impl.input(gpu), p.in_elems, p.dtype, check_seed, gpu, s);
-      poison(impl.output(gpu), p.out_elems * p.elem_bytes(), s);
-      PK_CUDA_CHECK(cudaStreamSynchronize(s));
-    }
-  });
-  comm.barrier();  // no rank's verified run reads a peer's input before the peer refilled it
-  collectively(comm, [&] {
-    if (graph) launch(graphs);
-    else enqueue_all();
-    sync_all();
-  });
-  double wrong = 0, max_abs = 0, max_rel = 0, first_gpu = -1, first_idx = 0;
-  collectively(comm, [&] {
-    for (int gpu : gpus) {
-      ctx_.group.set_device(gpu);
-      const CheckResult r = check_output(impl.output(gpu), p.ref(gpu, check_seed), p.dtype);
-      if (r.wrong && first_gpu < 0) {
-        first_gpu = gpu;
-        first_idx = static_cast<double>(r.first_bad);
-      }
-      wrong += static_cast<double>(r.wrong);
-      max_abs = std::max(max_abs, bits_to_double(r.max_abs_bits));
-      max_rel = std::max(max_rel, bits_to_double(r.max_rel_bits));
-    }
-  });
-  {
-    const double mine[5] = {wrong, max_abs, max_rel, first_gpu, first_idx};
-    std::vector<double> all(5 * comm.size());
-    comm.allgather(mine, all.data(), sizeof mine);
-    wrong = 0;
-    first_gpu = -1;
-    for (int r = 0; r < comm.size(); ++r) {
-      wrong += all[5 * r];
-      max_abs = std::max(max_abs, all[5 * r + 1]);
-      max_rel = std::max(max_rel, all[5 * r + 2]);
-      if (first_gpu < 0 && all[5 * r + 3] >= 0) {
-        first_gpu = all[5 * r + 3];
-        first_idx = all[5 * r + 4];
-      }
-    }
-  }
-  row["wrong"] = std::to_string(static_cast<uint64_t>(wrong));
-  row["max_abs_err"] = fmt_num(max_abs, 4);
-  row["max_rel_err"] = fmt_num(max_rel, 4);
-  row["verified"] = wrong == 0 ? "yes" : "no";
-  if (wrong > 0) {
-    std::ostringstream os;
-    os << static_cast<uint64_t>(wrong) << " wrong output elements (first on GPU " << first_gpu << " at index "
-       << static_cast<uint64_t>(first_idx) << "; max abs err " << max_abs << ")";
-    throw std::runtime_error(os.str());
-  }
+  run.verify(graphs, seed ^ 0xC3A5C85C97CB3127ull, row);
 
   const double med = quantile(us, 0.5);
   row["iters_per_sample"] = std::to_string(C);
