@@ -13,9 +13,10 @@
 #include <vector>
 
 #include "microbench/harness/tidy_csv.h"
-#include "sweeps/cli_util.h"
+#include "microbench/harness/tool_cli.h"
 #include "sweeps/transfer_table.h"
 
+using namespace pk;
 using namespace pk::sweeps;
 using Clock = std::chrono::steady_clock;
 

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "sweeps/format.h"
+#include "sweeps/study_schema.h"
 #include "sweeps/targets.h"
 
 namespace pk::sweeps {
@@ -70,7 +71,7 @@ struct CollRow {
 
 // Every row (any status); `info` filled when given.
 std::vector<CollRow> read_rows(const std::string& path, CollectivesData* info) {
-  const CsvTable t = CsvTable::read(path, collectives_fields(), {"collectives"});
+  const CsvTable t = CsvTable::read(path, collectives_fields(), checked_as("collectives"));
   std::vector<CollRow> rows;
   rows.reserve(t.rows());
   for (size_t i = 0; i < t.rows(); ++i) {
@@ -475,7 +476,7 @@ void ablation_section(std::ostream& os, const std::string& path) {
   static const char* const kBase = "two_shot_push";
   static const char* const kVariants[] = {"two_shot_push_handshake", "two_shot_push_staged",
                                           "two_shot_push_handshake_staged"};
-  const CsvTable t = CsvTable::read(path, collectives_fields(), {"collectives"});
+  const CsvTable t = CsvTable::read(path, collectives_fields(), checked_as("collectives"));
   // A point is its GPU count, size and mode; only rows at the implementation's own grid (knobs
   // auto or absent) compare, one per point (a knob sweep would otherwise overwrite them).
   using Point = std::tuple<int64_t, int64_t, std::string>;  // gpus, bytes, mode

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "sweeps/csv_table.h"
+#include "microbench/harness/csv_table.h"
 #include "sweeps/tuned_section.h"
 #include "sweeps/tuning_table.h"
 #include "sweeps/verdict.h"

@@ -11,8 +11,9 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include "sweeps/csv_table.h"
+#include "microbench/harness/csv_table.h"
 #include "sweeps/format.h"
+#include "sweeps/study_schema.h"
 #include "sweeps/transfer_table.h"
 
 namespace fs = std::filesystem;
@@ -126,7 +127,7 @@ Side load(const std::string& path, const StudyMeasure& m) {
         std::none_of(f.begin(), f.end(), [&](const Field& x) { return x.name == *c; }))
       f.push_back({*c, T::number, false});
   for (const char* meta : {"git_commit", "peer_mode"}) f.push_back({meta, T::text, false});
-  const CsvTable t = CsvTable::read(path, f, {m.study});
+  const CsvTable t = CsvTable::read(path, f, checked_as(m.study));
   Side s;
   s.desc = t.machine().describe();
   if (t.rows()) {

@@ -7,9 +7,10 @@
 #include <string>
 
 #include "microbench/harness/tidy_csv.h"
-#include "sweeps/cli_util.h"
+#include "microbench/harness/tool_cli.h"
 #include "sweeps/compare.h"
 
+using namespace pk;
 using namespace pk::sweeps;
 
 static const char* kUsage =

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <string>
 
-#include "sweeps/cli_util.h"
+#include "microbench/harness/tool_cli.h"
 #include "sweeps/fused_table.h"
 
 static const char* kUsage =
@@ -13,6 +13,7 @@ static const char* kUsage =
     "  the same run's best fused row and the answered schedule's default\n";
 
 int main(int argc, char** argv) {
+  using namespace pk;
   using namespace pk::sweeps;
   answer_help(argc, argv, kUsage);
   std::string out, csv;

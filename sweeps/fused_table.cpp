@@ -1,5 +1,6 @@
 #include "sweeps/fused_table.h"
 
+#include "sweeps/study_schema.h"
 #include "sweeps/verdict.h"
 
 #include <pkbench/tuning.h>
@@ -54,7 +55,7 @@ bool simpler(const FusedRow& a, const FusedRow& b) {
 }  // namespace
 
 TuningTable fused_tuning(const std::string& path) {
-  const CsvTable t = CsvTable::read(path, fused_fields(), {"fused"});
+  const CsvTable t = CsvTable::read(path, fused_fields(), checked_as("fused"));
   std::vector<FusedRow> rows;
   for (size_t i = 0; i < t.rows(); ++i) {
     if (t.text(i, "status") != "ok") continue;
@@ -185,7 +186,7 @@ std::vector<Field> summary_fields() {
 }  // namespace
 
 FusedSummary fused_summary(const std::string& path) {
-  const CsvTable t = CsvTable::read(path, summary_fields(), {"fused"});
+  const CsvTable t = CsvTable::read(path, summary_fields(), checked_as("fused"));
   FusedSummary s;
   s.path = path;
   s.rows = t.rows();
@@ -228,7 +229,7 @@ FusedSummary fused_summary(const std::string& path) {
 }
 
 std::vector<FusedTuned> fused_tuned_points(const std::string& path) {
-  const CsvTable t = CsvTable::read(path, summary_fields(), {"fused"});
+  const CsvTable t = CsvTable::read(path, summary_fields(), checked_as("fused"));
   auto point_of = [&](size_t i) {
     return std::make_tuple(std::string(t.text(i, "op")), t.integer(i, "gpus"), t.integer(i, "m"), t.integer(i, "n"),
                            t.integer(i, "k"));
@@ -286,7 +287,7 @@ std::string fused_summary_markdown(const std::string& path) {
 }
 
 std::vector<KSweepRow> fused_k_sweep(const std::string& path, const std::string& op) {
-  const CsvTable t = CsvTable::read(path, summary_fields(), {"fused"});
+  const CsvTable t = CsvTable::read(path, summary_fields(), checked_as("fused"));
   std::vector<KSweepRow> out;
   std::map<std::tuple<int64_t, int64_t, int64_t>, size_t> index;
   for (size_t i = 0; i < t.rows(); ++i) {

@@ -1,6 +1,7 @@
 #include "sweeps/gemm_table.h"
 
-#include "sweeps/row_reader.h"
+#include "microbench/harness/row_reader.h"
+#include "sweeps/study_schema.h"
 
 #include <algorithm>
 
@@ -24,7 +25,7 @@ const RowReader<GemmRow>& gemm_reader() {
 }  // namespace
 
 GemmData read_gemm(const std::string& path) {
-  const CsvTable t = CsvTable::read(path, gemm_reader().fields(), {"gemm"});
+  const CsvTable t = CsvTable::read(path, gemm_reader().fields(), checked_as("gemm"));
   const auto row_of = gemm_reader().rows(t);
   GemmData d;
   d.path = path;

@@ -13,9 +13,11 @@
 #include <vector>
 
 #include "microbench/harness/tidy_csv.h"
-#include "sweeps/csv_table.h"
-#include "sweeps/cli_util.h"
+#include "microbench/harness/csv_table.h"
+#include "microbench/harness/tool_cli.h"
+#include "sweeps/study_schema.h"
 
+using namespace pk;
 using namespace pk::sweeps;
 
 static const char* kUsage =
@@ -47,7 +49,7 @@ int main(int argc, char** argv) {
       // Every header column as text: the study's declaration checks the names, one_machine the rows.
       std::vector<Field> f;
       for (const auto& h : peek_csv(argv[i]).header) f.push_back({h});
-      const CsvTable t = CsvTable::read(argv[i], f, ReadOptions{});
+      const CsvTable t = CsvTable::read(argv[i], f, checked_as(""));
       if (i == 2) {
         header = t.header();
         study = t.study();

@@ -9,9 +9,10 @@
 #include <vector>
 
 #include "microbench/harness/tidy_csv.h"
-#include "sweeps/cli_util.h"
+#include "microbench/harness/tool_cli.h"
 #include "sweeps/targets.h"
 
+using namespace pk;
 using namespace pk::sweeps;
 
 static const char* kUsage = "usage: pkbench_peer_modes OUT.md MODE=DIR MODE=DIR [...]\n  (the first mode is the reference)\n";

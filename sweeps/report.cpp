@@ -11,6 +11,7 @@
 
 #include "sweeps/collectives_table.h"
 #include "sweeps/format.h"
+#include "sweeps/study_schema.h"
 
 namespace fs = std::filesystem;
 
@@ -75,7 +76,7 @@ struct CsvInfo {
   std::string commit, peer_mode;
 };
 CsvInfo csv_info(const std::string& path) {
-  ReadOptions o;
+  ReadOptions o = checked_as("");
   o.one_machine = false;
   const CsvTable t = CsvTable::read(
       path, {{"status", ColumnType::text, false}, {"git_commit", ColumnType::text, false}, {"peer_mode", ColumnType::text, false}},
@@ -169,7 +170,7 @@ ResultsFolder load_results(const std::string& dir) {
   // after its CSV; the study's main run (step "transfer", or its parts "transfer.<part>") ended
   // with the last of them. Further runs (run.sh --as=NAME) are named otherwise.
   if (fs::exists(dir + "/transfer/timing.csv")) {
-    ReadOptions o;
+    ReadOptions o = checked_as("");
     o.one_machine = false;
     const CsvTable t =
         CsvTable::read(dir + "/transfer/timing.csv", {{"step"}, {"seconds_with_build", ColumnType::number}}, o);

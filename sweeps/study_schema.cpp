@@ -1,6 +1,6 @@
 #include "sweeps/study_schema.h"
 
-#include <algorithm>
+#include <utility>
 
 #include "microbench/harness/metadata.h"
 
@@ -13,12 +13,8 @@
 
 namespace pk::sweeps {
 
-bool StudySchema::declares(std::string_view column) const {
-  return std::find(columns.begin(), columns.end(), column) != columns.end();
-}
-
-const std::vector<StudySchema>& registered_studies() {
-  static const std::vector<StudySchema> all = [] {
+const StudySchemas& registered_studies() {
+  static const StudySchemas all = [] {
     std::vector<StudySchema> v;
     auto add = [&](const char* name, const std::vector<std::string>& cols, const char* fn, const char* lib) {
       StudySchema s{name, std::string(fn) + "() (" + lib + ")", cols, ""};
@@ -40,18 +36,13 @@ const std::vector<StudySchema>& registered_studies() {
   return all;
 }
 
-const StudySchema* find_study(std::string_view name) {
-  for (const auto& s : registered_studies())
-    if (s.name == name) return &s;
-  return nullptr;
-}
+const StudySchema* find_study(std::string_view name) { return pk::find_study(registered_studies(), name); }
 
-std::string study_with_columns(const std::vector<std::string>& header) {
-  for (const auto& s : registered_studies()) {
-    if (!s.built()) continue;
-    if (std::all_of(header.begin(), header.end(), [&](const std::string& c) { return s.declares(c); })) return s.name;
-  }
-  return "";
+ReadOptions checked_as(std::string study) {
+  ReadOptions o;
+  o.study = std::move(study);
+  o.schemas = &registered_studies();
+  return o;
 }
 
 }  // namespace pk::sweeps

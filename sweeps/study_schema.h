@@ -9,25 +9,16 @@
 // against the fields the reader asks for only.
 #include <string>
 #include <string_view>
-#include <vector>
+
+#include "microbench/harness/csv_table.h"
 
 namespace pk::sweeps {
 
-struct StudySchema {
-  std::string name;         // the value of its CSV's `study` column
-  std::string declared_by;  // "pk::transfer::transfer_columns() (pkbench_transfer_core)"
-  // The declaration, with any metadata column (harness/metadata.h) it leaves out appended,
-  // as the binaries append them. Empty when not built in.
-  std::vector<std::string> columns;
-  std::string not_built;  // why the columns are not in this binary; "" when they are
-  bool built() const { return not_built.empty(); }
-  bool declares(std::string_view column) const;
-};
-
-const std::vector<StudySchema>& registered_studies();
+const StudySchemas& registered_studies();
 const StudySchema* find_study(std::string_view name);  // nullptr: never registered
-// The built-in study whose declaration holds every column of `header` ("" if none): says
-// whose CSV a foreign file is.
-std::string study_with_columns(const std::vector<std::string>& header);
+
+// Options reading a CSV of `study` ("" = whichever its `study` column names), its header
+// checked against the registered declaration.
+ReadOptions checked_as(std::string study);
 
 }  // namespace pk::sweeps

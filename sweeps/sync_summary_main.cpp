@@ -3,15 +3,15 @@
 #include <string>
 
 #include "microbench/harness/tidy_csv.h"
-#include "sweeps/cli_util.h"
+#include "microbench/harness/tool_cli.h"
 #include "sweeps/sync_table.h"
 
 static const char* kUsage = "usage: pkbench_sync_summary SYNC_CSV OUT_DIR\n  writes OUT_DIR/sync_summary.md\n";
 
 int main(int argc, char** argv) {
-  pk::sweeps::answer_help(argc, argv, kUsage);
-  if (argc != 3) pk::sweeps::usage_error(argv[0], "a CSV and an output folder are needed", kUsage);
-  pk::sweeps::check_output_parent(argv[0], "OUT_DIR", argv[2], kUsage);
+  pk::answer_help(argc, argv, kUsage);
+  if (argc != 3) pk::usage_error(argv[0], "a CSV and an output folder are needed", kUsage);
+  pk::check_output_parent(argv[0], "OUT_DIR", argv[2], kUsage);
   try {
     auto rows = pk::sweeps::read_sync_csv(argv[1]);
     if (rows.empty()) {

@@ -1,8 +1,9 @@
 #include "sweeps/sync_table.h"
 
-#include "sweeps/csv_table.h"
-#include "sweeps/row_reader.h"
+#include "microbench/harness/csv_table.h"
+#include "microbench/harness/row_reader.h"
 #include "sweeps/format.h"
+#include "sweeps/study_schema.h"
 
 #include <cstdio>
 #include <set>
@@ -28,7 +29,7 @@ const RowReader<SyncRow>& sync_reader() {
 }  // namespace
 
 SyncData read_sync(const std::string& path) {
-  const CsvTable t = CsvTable::read(path, sync_reader().fields(), {"sync"});
+  const CsvTable t = CsvTable::read(path, sync_reader().fields(), checked_as("sync"));
   const auto row_of = sync_reader().rows(t);
   SyncData d;
   d.path = path;

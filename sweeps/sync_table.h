@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "sweeps/csv_table.h"
+#include "microbench/harness/csv_table.h"
 
 namespace pk::sweeps {
 

@@ -10,7 +10,8 @@
 #include <stdexcept>
 
 #include "sweeps/format.h"
-#include "sweeps/row_reader.h"
+#include "sweeps/study_schema.h"
+#include "microbench/harness/row_reader.h"
 
 namespace fs = std::filesystem;
 
@@ -472,7 +473,7 @@ const RowReader<PrimRow>& prim_reader() {
 }
 
 std::vector<PrimRow> read_primitives(const std::string& path) {
-  const CsvTable t = CsvTable::read(path, prim_reader().fields(), {"primitives"});
+  const CsvTable t = CsvTable::read(path, prim_reader().fields(), checked_as("primitives"));
   const auto row_of = prim_reader().rows(t);
   std::vector<PrimRow> rows;
   for (size_t i = 0; i < t.rows(); ++i) {

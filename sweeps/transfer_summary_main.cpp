@@ -6,7 +6,7 @@
 #include <string>
 
 #include "microbench/harness/tidy_csv.h"
-#include "sweeps/cli_util.h"
+#include "microbench/harness/tool_cli.h"
 #include "sweeps/transfer_table.h"
 
 static const char* kUsage =
@@ -14,9 +14,9 @@ static const char* kUsage =
     "  writes OUT_DIR/transfer_summary.md and OUT_DIR/transfer_tuning.csv\n";
 
 int main(int argc, char** argv) {
-  pk::sweeps::answer_help(argc, argv, kUsage);
-  if (argc < 3 || argc > 4) pk::sweeps::usage_error(argv[0], "a CSV and an output folder are needed", kUsage);
-  pk::sweeps::check_output_parent(argv[0], "OUT_DIR", argv[2], kUsage);
+  pk::answer_help(argc, argv, kUsage);
+  if (argc < 3 || argc > 4) pk::usage_error(argv[0], "a CSV and an output folder are needed", kUsage);
+  pk::check_output_parent(argv[0], "OUT_DIR", argv[2], kUsage);
   double elapsed = -1;
   if (argc == 4) {
     const std::string e = argv[3];

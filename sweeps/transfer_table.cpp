@@ -4,6 +4,7 @@
 
 #include "microbench/transfer/mechanism.h"
 #include "sweeps/format.h"
+#include "sweeps/study_schema.h"
 #include "sweeps/targets.h"
 
 #include <algorithm>
@@ -24,12 +25,6 @@ const std::vector<std::string>& transfer_knob_columns() {
     return k;
   }();
   return v;
-}
-
-bool mechanism_uses_sms(std::string_view mechanism) {
-  for (const auto* m : pk::transfer::mechanisms())
-    if (m->name() == mechanism) return m->uses_sms();
-  return true;
 }
 
 namespace {
@@ -59,7 +54,7 @@ std::string TransferRow::config() const {
   const auto& names = transfer_knob_columns();
   for (size_t i = 0; i < knobs.size(); ++i)
     if (knobs[i]) c += (c.empty() ? "" : " ") + names[i] + "=" + std::to_string(knobs[i]);
-  if (c.empty()) return mechanism_uses_sms(mechanism) ? "defaults" : "copy engine";
+  if (c.empty()) return pk::transfer::mechanism_uses_sms(mechanism) ? "defaults" : "copy engine";
   return c;
 }
 
@@ -103,7 +98,7 @@ TransferData read_transfer(const std::string& path) {
                                {"git_commit", T::text, false},
                                {"peer_mode", T::text, false}};
   for (const auto& k : transfer_knob_columns()) fields.push_back({k, T::integer, true, kMeasured});
-  const CsvTable t = CsvTable::read(path, fields, {"transfer"});
+  const CsvTable t = CsvTable::read(path, fields, checked_as("transfer"));
   TransferData d;
   d.path = path;
   d.machine = t.machine();

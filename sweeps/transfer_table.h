@@ -8,17 +8,13 @@
 #include <string_view>
 #include <vector>
 
-#include "sweeps/csv_table.h"
+#include "microbench/harness/csv_table.h"
 #include "sweeps/tuning_table.h"
 
 namespace pk::sweeps {
 
 // The knob columns of transfer.csv, in declaration order (pk::transfer::all_knobs()).
 const std::vector<std::string>& transfer_knob_columns();
-// Whether the transfer mechanism of this name runs on SMs (asked of its declaration:
-// Mechanism::uses_sms); true for a name this build does not register, as for any name
-// that is not a copy engine's.
-bool mechanism_uses_sms(std::string_view mechanism);
 
 struct TransferRow {
   std::string sweep, mechanism, direction, pattern, status;

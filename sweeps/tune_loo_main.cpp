@@ -10,11 +10,12 @@
 #include <vector>
 
 #include "microbench/harness/tidy_csv.h"
-#include "sweeps/cli_util.h"
-#include "sweeps/csv_table.h"
+#include "microbench/harness/tool_cli.h"
+#include "microbench/harness/csv_table.h"
 #include "sweeps/tuning_loo.h"
 
 namespace fs = std::filesystem;
+using namespace pk;
 using namespace pk::sweeps;
 
 static const char* kUsage =

@@ -20,12 +20,14 @@
 #include <vector>
 
 #include "microbench/harness/tidy_csv.h"
-#include "sweeps/cli_util.h"
+#include "microbench/harness/tool_cli.h"
 #include "sweeps/collectives_table.h"
 #include "sweeps/fused_table.h"
+#include "sweeps/study_schema.h"
 #include "sweeps/transfer_table.h"
 
 namespace fs = std::filesystem;
+using namespace pk;
 using namespace pk::sweeps;
 
 static const char* kUsage =
@@ -39,7 +41,7 @@ std::string study_of(const std::string& csv) { return peek_csv(csv).study; }
 
 // The peer modes of a CSV's rows ("" where the column is absent: older CSVs).
 std::set<std::string> peer_modes_of(const std::string& csv) {
-  ReadOptions o;
+  ReadOptions o = checked_as("");
   o.one_machine = false;
   const CsvTable t = CsvTable::read(csv, {{"peer_mode", ColumnType::text, false}}, o);
   std::set<std::string> out;

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 #endif
 
-#include "sweeps/csv_table.h"
+#include "microbench/harness/csv_table.h"
 #include "pkbench/tuning.h"
 
 namespace pk::sweeps {

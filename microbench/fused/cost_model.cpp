@@ -7,17 +7,17 @@
 #include <stdexcept>
 
 #include "microbench/harness/tidy_csv.h"
-#include "sweeps/csv_table.h"
-#include "sweeps/transfer_table.h"
+#include "microbench/harness/csv_table.h"
+#include "microbench/transfer/mechanism.h"
 
 namespace pk::fused::model {
 namespace {
 
-using sweeps::ColumnType;
-using sweeps::CsvTable;
-using sweeps::Field;
-using sweeps::mechanism_uses_sms;
-using sweeps::ReadOptions;
+using pk::ColumnType;
+using pk::CsvTable;
+using pk::Field;
+using pk::ReadOptions;
+using transfer::mechanism_uses_sms;
 
 CsvTable read(const std::string& path, const std::string& study, const std::vector<Field>& fields) {
   ReadOptions o;

@@ -12,7 +12,7 @@
 
 #include "microbench/harness/tidy_csv.h"
 #include "microbench/fused/cost_model.h"
-#include "sweeps/cli_util.h"
+#include "microbench/harness/tool_cli.h"
 
 using namespace pk;
 using namespace pk::fused;
@@ -41,9 +41,9 @@ int main(int argc, char** argv) {
   bool mixed = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (sweeps::option(argc, argv, i, "--fused", &fused_csv) || sweeps::option(argc, argv, i, "--transfer", &transfer_csv) ||
-        sweeps::option(argc, argv, i, "--sync", &sync_csv) || sweeps::option(argc, argv, i, "--gemm", &gemm_csv) ||
-        sweeps::option(argc, argv, i, "--out", &out_csv) || sweeps::option(argc, argv, i, "--splits", &splits_csv))
+    if (option(argc, argv, i, "--fused", &fused_csv) || option(argc, argv, i, "--transfer", &transfer_csv) ||
+        option(argc, argv, i, "--sync", &sync_csv) || option(argc, argv, i, "--gemm", &gemm_csv) ||
+        option(argc, argv, i, "--out", &out_csv) || option(argc, argv, i, "--splits", &splits_csv))
       continue;
     if (a == "--allow-mixed-machines") {
       mixed = true;
@@ -53,11 +53,11 @@ int main(int argc, char** argv) {
       std::printf("%s", kUsage);
       return 0;
     }
-    sweeps::usage_error(argv[0], "unknown argument '" + a + "'", kUsage);
+    usage_error(argv[0], "unknown argument '" + a + "'", kUsage);
   }
-  if (fused_csv.empty()) sweeps::usage_error(argv[0], "--fused is required", kUsage);
-  if (transfer_csv.empty()) sweeps::usage_error(argv[0], "--transfer is required", kUsage);
-  if (sync_csv.empty()) sweeps::usage_error(argv[0], "--sync is required", kUsage);
+  if (fused_csv.empty()) usage_error(argv[0], "--fused is required", kUsage);
+  if (transfer_csv.empty()) usage_error(argv[0], "--transfer is required", kUsage);
+  if (sync_csv.empty()) usage_error(argv[0], "--sync is required", kUsage);
 
   Ceilings c;
   std::vector<FusedPoint> pts;

@@ -9,16 +9,16 @@
 #include <stdexcept>
 
 #include "microbench/primitives/primitives_schema.h"
-#include "sweeps/csv_table.h"
+#include "microbench/harness/csv_table.h"
 
 namespace pk::prim {
 
 // ---------------------------------------------------------------- reading
 
 PrimitivesRows read_csv(const std::string& path) {
-  std::vector<sweeps::Field> fields;
-  for (const auto& h : sweeps::peek_csv(path).header) fields.push_back({h, sweeps::ColumnType::text, true});
-  const sweeps::CsvTable t = sweeps::CsvTable::read(path, fields, {"primitives"});
+  std::vector<Field> fields;
+  for (const auto& h : peek_csv(path).header) fields.push_back({h, ColumnType::text, true});
+  const CsvTable t = CsvTable::read(path, fields, {"primitives"});
   PrimitivesRows out;
   for (const auto& f : fields) out.columns.push_back(f.name);
   for (size_t i = 0; i < t.rows(); ++i) {

@@ -28,6 +28,12 @@ const Mechanism& mechanism(const std::string& name) {
   throw ArgError("unknown mechanism '" + name + "' (known: " + known + ")");
 }
 
+bool mechanism_uses_sms(std::string_view name) {
+  for (const Mechanism* m : mechanisms())
+    if (m->name() == name) return m->uses_sms();
+  return true;
+}
+
 std::vector<std::string> mechanism_names() {
   std::vector<std::string> v;
   for (const Mechanism* m : mechanisms()) v.push_back(m->name());

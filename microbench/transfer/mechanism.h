@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kernels/status.cuh"
@@ -91,6 +92,10 @@ uint64_t largest_pow2_at_most(uint64_t x);
 const std::vector<const Mechanism*>& mechanisms();
 const Mechanism& mechanism(const std::string& name);  // ArgError if unknown
 std::vector<std::string> mechanism_names();
+// Whether the mechanism of this name runs on SMs (Mechanism::uses_sms); true for a name this
+// build does not register, as for any name that is not a copy engine's. For readers of
+// transfer CSVs (the sweeps, the fused cost model).
+bool mechanism_uses_sms(std::string_view name);
 
 // Every knob of every registered mechanism, first declaration first: the knob columns of
 // transfer.csv, the override flags, the order of point names. Throws std::logic_error if

@@ -5,13 +5,14 @@
 #include <fstream>
 
 #include "microbench/collectives/coll_schema.h"
-#include "sweeps/csv_table.h"
+#include "microbench/harness/csv_table.h"
 #include "sweeps/fused_table.h"
 #include "sweeps/study_schema.h"
 #include "sweeps/sync_table.h"
 #include "sweeps/transfer_table.h"
 #include "tests/cpu/sweeps_test_util.h"
 
+using namespace pk;
 using namespace pk::sweeps;
 using namespace pk::sweeps::testing;
 
@@ -55,11 +56,11 @@ TEST(SweepsReader, StudiesRegisterTheirOwnColumns) {
 TEST(SweepsReader, CollectivesColumnsCheckedAgainstTheStudy) {
   const std::string dir = temp_dir("coll_schema");
   write(dir + "/foreign.csv", "study,collective,gbps\ncollectives,all_reduce,1\n");
-  EXPECT_NE(error_of([&] { CsvTable::read(dir + "/foreign.csv", {{"collective"}}, {"collectives"}); })
+  EXPECT_NE(error_of([&] { CsvTable::read(dir + "/foreign.csv", {{"collective"}}, checked_as("collectives")); })
                 .find("column 'gbps': not a column of the collectives study"),
             std::string::npos);
   write(dir + "/retired.csv", "study,collective,nccl_algo\ncollectives,all_reduce,Ring\n");
-  EXPECT_EQ(CsvTable::read(dir + "/retired.csv", {{"collective"}}, {"collectives"}).rows(), 1u);
+  EXPECT_EQ(CsvTable::read(dir + "/retired.csv", {{"collective"}}, checked_as("collectives")).rows(), 1u);
 }
 
 TEST(SweepsReader, ReadsTypedColumnsByName) {
@@ -70,7 +71,7 @@ TEST(SweepsReader, ReadsTypedColumnsByName) {
   const CsvTable t = CsvTable::read(dir + "/t.csv",
                                     {{"mechanism"}, {"message_bytes", ColumnType::integer}, {"gbps", ColumnType::number},
                                      {"sms", ColumnType::integer}},
-                                    ReadOptions{"transfer", true});
+                                    checked_as("transfer"));
   ASSERT_EQ(t.rows(), 2u);
   EXPECT_EQ(t.study(), "transfer");
   EXPECT_EQ(t.machine().key(), "h200x2");

@@ -7,6 +7,7 @@
 #include "sweeps/transfer_table.h"
 
 using namespace pk::sweeps;
+using pk::transfer::mechanism_uses_sms;
 
 static const std::string kFixture = PKBENCH_FIXTURE_DIR "/transfer_fixture.csv";
 

@@ -23,15 +23,17 @@
 #include <vector>
 
 #include "sweeps/collectives_table.h"
-#include "sweeps/csv_table.h"
+#include "microbench/harness/csv_table.h"
 #include "sweeps/fused_table.h"
 #include "sweeps/gemm_table.h"
 #include "sweeps/report.h"
+#include "sweeps/study_schema.h"
 #include "sweeps/sync_table.h"
 #include "sweeps/transfer_table.h"
 #include "sweeps/tuning_table.h"
 
 namespace fs = std::filesystem;
+using namespace pk;
 using namespace pk::sweeps;
 
 namespace {
@@ -222,7 +224,7 @@ int main(int argc, char** argv) {
 
   // Every entry point a tool runs on a CSV, each on its own (one refusing must not hide another).
   const std::vector<std::pair<const char*, std::function<void()>>> entries = {
-      {"CsvTable::read", [&] { CsvTable::read(file, std::vector<Field>{{"study"}}, ReadOptions{}); }},
+      {"CsvTable::read", [&] { CsvTable::read(file, std::vector<Field>{{"study"}}, checked_as("")); }},
       {"transfer", [&] {
          const TransferData d = read_transfer(file);
          summary_markdown(d, summarize_mechanisms(d.rows), 1.0);

@@ -1,4 +1,4 @@
-#include "sweeps/csv_table.h"
+#include "microbench/harness/csv_table.h"
 
 #include <algorithm>
 #include <charconv>
@@ -8,9 +8,8 @@
 #include <stdexcept>
 
 #include "pkbench/tuning.h"
-#include "sweeps/study_schema.h"
 
-namespace pk::sweeps {
+namespace pk {
 namespace {
 
 // The columns every reader gets whether it asks or not: they say whose file this is.
@@ -163,6 +162,24 @@ CsvPeek peek_csv(const std::string& path) {
   return p;
 }
 
+bool StudySchema::declares(std::string_view column) const {
+  return std::find(columns.begin(), columns.end(), column) != columns.end();
+}
+
+const StudySchema* find_study(const StudySchemas& schemas, std::string_view name) {
+  for (const auto& s : schemas)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+std::string study_with_columns(const StudySchemas& schemas, const std::vector<std::string>& header) {
+  for (const auto& s : schemas) {
+    if (!s.built()) continue;
+    if (std::all_of(header.begin(), header.end(), [&](const std::string& c) { return s.declares(c); })) return s.name;
+  }
+  return "";
+}
+
 bool CsvTable::has(const std::string& column) const {
   return std::find(header_.begin(), header_.end(), column) != header_.end();
 }
@@ -285,11 +302,11 @@ CsvTable CsvTable::read_unclipped(const std::string& path, const std::vector<Fie
                                  " one");
       }
       const std::string name = options.study.empty() ? study : options.study;
-      schema = find_study(name);
+      schema = options.schemas ? find_study(*options.schemas, name) : nullptr;
       if (schema && schema->built()) {
         for (size_t i = 0; i < t.header_.size(); ++i)
           if (!schema->declares(t.header_[i])) {
-            std::string whose = study_with_columns(t.header_);
+            std::string whose = study_with_columns(*options.schemas, t.header_);
             throw std::runtime_error(where(path, 1, i + 1, t.header_[i]) + " not a column of the " + name +
                                      " study (declared by " + schema->declared_by + ")" +
                                      (whose.empty() ? ": not a " + name + " CSV"
@@ -453,4 +470,4 @@ CsvTable CsvTable::read_unclipped(const std::string& path, const std::vector<Fie
   return t;
 }
 
-}  // namespace pk::sweeps
+}  // namespace pk

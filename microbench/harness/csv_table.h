@@ -1,9 +1,10 @@
 #pragma once
-// One reader for every study's CSV, driven by the columns each study's core declares
-// (study_schema.h): no fixed column count per study. The caller names the columns it uses
-// and their types (Field); the reader
-//   - checks the header against the study's declaration (a column the study does not
-//     declare means a foreign file: another study's CSV, or not a pkbench CSV at all),
+// One reader for every study's CSV (the sweeps, the primitives summary, the fused cost model):
+// no fixed column count per study. The caller names the columns it uses and their types
+// (Field); the reader
+//   - checks the header against the study's declaration when given the studies' schemas
+//     (ReadOptions::schemas; a column the study does not declare means a foreign file:
+//     another study's CSV, or not a pkbench CSV at all),
 //   - checks that every required column is there,
 //   - parses every row's typed cells up front, so a bad value anywhere is reported, with
 //     "<file>:<line>:<field>: column '<name>': ..." (the field is 1-based, as editors count),
@@ -21,7 +22,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace pk::sweeps {
+namespace pk {
 
 enum class ColumnType { text, integer, number };
 
@@ -35,12 +36,33 @@ struct Field {
   bool non_negative = false;
 };
 
+// Which columns a study's CSV has, as the study itself declares them. The harness does not
+// know the studies (they sit above it): whoever links them (the sweeps, sweeps/study_schema.h)
+// builds the list and passes it in ReadOptions.
+struct StudySchema {
+  std::string name;         // the value of its CSV's `study` column
+  std::string declared_by;  // "pk::transfer::transfer_columns() (pkbench_transfer_core)"
+  // The declaration, with any metadata column (harness/metadata.h) it leaves out appended,
+  // as the binaries append them. Empty when not built in.
+  std::vector<std::string> columns;
+  std::string not_built;  // why the columns are not in this binary; "" when they are
+  bool built() const { return not_built.empty(); }
+  bool declares(std::string_view column) const;
+};
+using StudySchemas = std::vector<StudySchema>;
+const StudySchema* find_study(const StudySchemas& schemas, std::string_view name);  // nullptr: unknown
+// The built-in study whose declaration holds every column of `header` ("" if none): says
+// whose CSV a foreign file is.
+std::string study_with_columns(const StudySchemas& schemas, const std::vector<std::string>& header);
+
 struct ReadOptions {
-  // The study the file must belong to ("" = whichever its `study` column names). Its
-  // registered column declaration is checked against the header when it is built in.
+  // The study the file must belong to ("" = whichever its `study` column names).
   std::string study;
   // Reject rows of two machines (gpu_name, gpu_count, host) in one file.
   bool one_machine = true;
+  // The studies' declarations: the header is checked against the study's when it is built
+  // in. nullptr: against the reader's fields only.
+  const StudySchemas* schemas = nullptr;
 };
 
 // The machine a file's rows came from.
@@ -127,4 +149,4 @@ std::string clip(std::string_view v, size_t n = 200);
 // "path:line:field: column 'c': why" (line/field 0: left out; the column name clipped).
 std::string where(const std::string& path, size_t line, size_t field, const std::string& column = "");
 
-}  // namespace pk::sweeps
+}  // namespace pk

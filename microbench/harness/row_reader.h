@@ -7,9 +7,9 @@
 #include <utility>
 #include <vector>
 
-#include "sweeps/csv_table.h"
+#include "microbench/harness/csv_table.h"
 
-namespace pk::sweeps {
+namespace pk {
 
 template <class R>
 class RowReader {
@@ -65,4 +65,4 @@ class RowReader {
   std::vector<Copy> copies_;
 };
 
-}  // namespace pk::sweeps
+}  // namespace pk

@@ -1,6 +1,7 @@
 #pragma once
-// Small helpers shared by the sweep tools' command lines: a usage error exits 2 before
-// anything is done, naming the argument.
+// Command lines of the plain tools (the sweeps' summaries and tuning, the fused cost model):
+// a usage error exits 2 before anything is done, naming the argument. (The study binaries
+// parse theirs with CLI11: harness/cli.h.)
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -8,7 +9,7 @@
 
 #include "microbench/harness/tidy_csv.h"
 
-namespace pk::sweeps {
+namespace pk {
 
 [[noreturn]] inline void usage_error(const char* argv0, const std::string& what, const char* usage) {
   std::fprintf(stderr, "%s: error: %s\n%s", argv0, what.c_str(), usage ? usage : "");
@@ -72,4 +73,4 @@ int emit_markdown(const char* argv0, const std::string& out, Make make) {
   }
 }
 
-}  // namespace pk::sweeps
+}  // namespace pk

@@ -1,21 +1,24 @@
 // pkbench_primitives_summary PRIMITIVES_CSV OUT_DIR [MORE_CSV...]
 // Writes OUT_DIR/primitives_summary.md: the first CSV in full (every ratio within that run),
 // then each further CSV (e.g. the single-process run) as its own section; the targets are the
-// sweeps library's (sweeps/targets.cpp), printed as the report prints them.
+// sweeps library's (sweeps/targets.cpp), printed as the report prints them. Built with the
+// sweeps: the study's library (microbench/primitives/primitives_summary.h) knows no sweeps.
 #include <cstdio>
 #include <stdexcept>
 #include <string>
 
 #include "microbench/harness/tidy_csv.h"
+#include "microbench/harness/tool_cli.h"
 #include "microbench/primitives/primitives_summary.h"
 #include "sweeps/targets.h"
 
+static const char* kUsage =
+    "usage: pkbench_primitives_summary PRIMITIVES_CSV OUT_DIR [MORE_CSV...]\n  writes OUT_DIR/primitives_summary.md\n";
+
 int main(int argc, char** argv) {
-  if (argc < 3) {
-    std::fprintf(stderr,
-                 "usage: %s PRIMITIVES_CSV OUT_DIR [MORE_CSV...]\n  writes OUT_DIR/primitives_summary.md\n", argv[0]);
-    return 2;
-  }
+  pk::answer_help(argc, argv, kUsage);
+  if (argc < 3) pk::usage_error(argv[0], "a CSV and an output folder are needed", kUsage);
+  pk::check_output_parent(argv[0], "OUT_DIR", argv[2], kUsage);
   try {
     std::string md;
     size_t rows = 0;
