@@ -24,13 +24,8 @@ enum DTypeCode : int { kBf16 = 0, kF32 = 1 };
 // collective added later takes a number past these in its declaration (microbench/collectives/
 // collective.h); the registry test refuses two alike.
 enum LayoutCode : int {
-  kAllReduce = 0,
-  kReduceScatter = 1,
-  kAllGather = 2,
-  kAllToAll = 3,
-  kReduceScatterCols = 4,
-  kAllGatherCols = 5,
-  kAllToAll4d = 6,
+  kAllReduce = 0, kReduceScatter = 1, kAllGather = 2, kAllToAll = 3,  // the plain blocks
+  kReduceScatterCols = 4, kAllGatherCols = 5, kAllToAll4d = 6,         // the tensor dimensions
 };
 
 // Where output element j of one rank comes from, as data, so that one checker serves every

@@ -70,10 +70,6 @@ class AllReduceImpl final : public PkImplOf<AllReduceImpl> {
 
 }  // namespace
 
-ImplList all_reduce_impls() {
-  ImplList v;
-  for (const ArEntry& e : all_reduce_algorithms()) v.push_back(std::make_shared<AllReduceImpl>(e));
-  return v;
-}
+ImplList all_reduce_impls() { return impls_of<AllReduceImpl>(all_reduce_algorithms()); }
 
 }  // namespace pk::coll

@@ -1,7 +1,7 @@
 #pragma once
 // One all-reduce algorithm of ours = one file microbench/collectives/ar_<name>.cu plus one
-// line PK_ALL_REDUCE(<name>) in ar_list.h. The file defines `const ArAlgorithm& ar_<name>()`:
-// its kernel (kernels/collectives/) and how the study sizes its grid and scratch; the line
+// line PK_ALL_REDUCE(<name>) in ar_list.h. The file defines `const ArAlgorithm& ar_<name>()`
+// (PK_DEFINE_ALL_REDUCE): its kernel (kernels/collectives/) and how the study sizes its grid and scratch; the line
 // gives it its name and its place in the row order. all_reduce.cu turns every listed
 // algorithm into an implementation (timing, checks, launch knobs and the `tuned` answers come
 // with it) and launches its kernel through the pointer it names, so there is no per-algorithm
@@ -28,6 +28,9 @@ struct ArKernels {
     return t == DType::bf16 ? reinterpret_cast<const void*>(bf16) : reinterpret_cast<const void*>(f32);
   }
 };
+
+// The kernel template K's two instantiations.
+#define PK_AR_KERNELS(K) (ArKernels{K<__nv_bfloat16>, K<float>})
 
 class ArAlgorithm {
  public:
@@ -59,6 +62,22 @@ class ArAlgorithm {
   static uint64_t chunk_slot_elems(const Problem& p);
   static uint64_t chunk_slots_bytes(const Problem& p) { return static_cast<uint64_t>(p.n) * chunk_slot_elems(p) * p.elem_bytes(); }
 };
+
+// An algorithm whose default threads and block bytes are its kernel config's kThreads and
+// kBytesPerBlock (every kernel header declares them so).
+template <class Config>
+class ArAlgorithmOf : public ArAlgorithm {
+  int threads() const override { return Config::kThreads; }
+  uint64_t bytes_per_block() const override { return Config::kBytesPerBlock; }
+};
+
+// Defines `const ArAlgorithm& ar_NAME()`, the function ar_list.h's line names, returning one
+// algorithm object made by the expression after NAME (e.g. OneShot{}, TwoShotPush(1)).
+#define PK_DEFINE_ALL_REDUCE(NAME, ...)   \
+  const ArAlgorithm& ar_##NAME() {        \
+    static const auto algorithm = __VA_ARGS__; \
+    return algorithm;                     \
+  }
 
 // Every listed algorithm with its name, in ar_list.h's order (the order of the rows).
 struct ArEntry {

@@ -9,7 +9,7 @@ class Ll final : public ArAlgorithm {
   // Half of every line is flag, so the protocol doubles the bytes on the wire: it serves
   // small messages only.
   static constexpr uint64_t kMaxBytes = 4ull << 20;
-  ArKernels kernels() const override { return {all_reduce_ll_kernel<__nv_bfloat16>, all_reduce_ll_kernel<float>}; }
+  ArKernels kernels() const override { return PK_AR_KERNELS(all_reduce_ll_kernel); }
   int threads() const override { return LlConfig::kThreads; }
   uint64_t bytes_per_block() const override { return LlConfig::kLinesPerBlock * LlConfig::kLineBytes; }
   uint64_t work_bytes(const Problem& p) const override {
@@ -25,9 +25,6 @@ class Ll final : public ArAlgorithm {
 
 }  // namespace
 
-const ArAlgorithm& ar_ll() {
-  static const Ll a;
-  return a;
-}
+PK_DEFINE_ALL_REDUCE(ll, Ll{})
 
 }  // namespace pk::coll

@@ -5,19 +5,12 @@
 namespace pk::coll {
 namespace {
 
-class OneShot final : public ArAlgorithm {
-  ArKernels kernels() const override {
-    return {all_reduce_one_shot_kernel<__nv_bfloat16>, all_reduce_one_shot_kernel<float>};
-  }
-  int threads() const override { return OneShotConfig::kThreads; }
-  uint64_t bytes_per_block() const override { return OneShotConfig::kBytesPerBlock; }
+class OneShot final : public ArAlgorithmOf<OneShotConfig> {
+  ArKernels kernels() const override { return PK_AR_KERNELS(all_reduce_one_shot_kernel); }
 };
 
 }  // namespace
 
-const ArAlgorithm& ar_one_shot() {
-  static const OneShot a;
-  return a;
-}
+PK_DEFINE_ALL_REDUCE(one_shot, OneShot{})
 
 }  // namespace pk::coll

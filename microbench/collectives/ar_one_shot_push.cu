@@ -7,12 +7,8 @@ namespace pk::coll {
 
 namespace {
 
-class OneShotPush final : public ArAlgorithm {
-  ArKernels kernels() const override {
-    return {all_reduce_one_shot_push_kernel<__nv_bfloat16>, all_reduce_one_shot_push_kernel<float>};
-  }
-  int threads() const override { return OneShotPushConfig::kThreads; }
-  uint64_t bytes_per_block() const override { return OneShotPushConfig::kBytesPerBlock; }
+class OneShotPush final : public ArAlgorithmOf<OneShotPushConfig> {
+  ArKernels kernels() const override { return PK_AR_KERNELS(all_reduce_one_shot_push_kernel); }
   // A slot holds the whole vector, 16-B aligned.
   uint64_t slot_elems(const Problem& p) const override {
     const uint64_t v = 16 / p.elem_bytes();
@@ -26,9 +22,6 @@ class OneShotPush final : public ArAlgorithm {
 
 }  // namespace
 
-const ArAlgorithm& ar_one_shot_push() {
-  static const OneShotPush a;
-  return a;
-}
+PK_DEFINE_ALL_REDUCE(one_shot_push, OneShotPush{})
 
 }  // namespace pk::coll

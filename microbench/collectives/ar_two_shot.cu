@@ -7,9 +7,7 @@
 namespace pk::coll {
 namespace {
 
-class TwoShot : public ArAlgorithm {
-  int threads() const override { return TwoShotConfig::kThreads; }
-  uint64_t bytes_per_block() const override { return TwoShotConfig::kBytesPerBlock; }
+class TwoShot : public ArAlgorithmOf<TwoShotConfig> {
   uint64_t work_bytes(const Problem& p) const override { return p.bytes / p.n; }
 };
 
@@ -18,33 +16,20 @@ class TwoShotPush final : public TwoShot {
   explicit TwoShotPush(int handshake) : handshake_(handshake) {}
 
  private:
-  ArKernels kernels() const override {
-    return {all_reduce_two_shot_push_kernel<__nv_bfloat16>, all_reduce_two_shot_push_kernel<float>};
-  }
+  ArKernels kernels() const override { return PK_AR_KERNELS(all_reduce_two_shot_push_kernel); }
   uint64_t scratch_bytes(const Problem& p, int) const override { return chunk_slots_bytes(p); }
   int handshake() const override { return handshake_; }
   int handshake_;
 };
 
 class TwoShotPull final : public TwoShot {
-  ArKernels kernels() const override {
-    return {all_reduce_two_shot_pull_kernel<__nv_bfloat16>, all_reduce_two_shot_pull_kernel<float>};
-  }
+  ArKernels kernels() const override { return PK_AR_KERNELS(all_reduce_two_shot_pull_kernel); }
 };
 
 }  // namespace
 
-const ArAlgorithm& ar_two_shot_push() {
-  static const TwoShotPush a(0);
-  return a;
-}
-const ArAlgorithm& ar_two_shot_push_handshake() {
-  static const TwoShotPush a(1);
-  return a;
-}
-const ArAlgorithm& ar_two_shot_pull() {
-  static const TwoShotPull a;
-  return a;
-}
+PK_DEFINE_ALL_REDUCE(two_shot_push, TwoShotPush(0))
+PK_DEFINE_ALL_REDUCE(two_shot_push_handshake, TwoShotPush(1))
+PK_DEFINE_ALL_REDUCE(two_shot_pull, TwoShotPull{})
 
 }  // namespace pk::coll

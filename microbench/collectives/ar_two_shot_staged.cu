@@ -6,16 +6,12 @@
 namespace pk::coll {
 namespace {
 
-class TwoShotStaged final : public ArAlgorithm {
+class TwoShotStaged final : public ArAlgorithmOf<StagedConfig> {
  public:
   explicit TwoShotStaged(int handshake) : handshake_(handshake) {}
 
  private:
-  ArKernels kernels() const override {
-    return {all_reduce_two_shot_staged_kernel<__nv_bfloat16>, all_reduce_two_shot_staged_kernel<float>};
-  }
-  int threads() const override { return StagedConfig::kThreads; }
-  uint64_t bytes_per_block() const override { return StagedConfig::kBytesPerBlock; }
+  ArKernels kernels() const override { return PK_AR_KERNELS(all_reduce_two_shot_staged_kernel); }
   uint64_t work_bytes(const Problem& p) const override { return p.bytes / p.n; }
   uint64_t scratch_bytes(const Problem& p, int blocks) const override { return StagedConfig::fifo_bytes(p.n, blocks); }
   int handshake() const override { return handshake_; }
@@ -24,13 +20,7 @@ class TwoShotStaged final : public ArAlgorithm {
 
 }  // namespace
 
-const ArAlgorithm& ar_two_shot_push_staged() {
-  static const TwoShotStaged a(0);
-  return a;
-}
-const ArAlgorithm& ar_two_shot_push_handshake_staged() {
-  static const TwoShotStaged a(1);
-  return a;
-}
+PK_DEFINE_ALL_REDUCE(two_shot_push_staged, TwoShotStaged(0))
+PK_DEFINE_ALL_REDUCE(two_shot_push_handshake_staged, TwoShotStaged(1))
 
 }  // namespace pk::coll

@@ -5,12 +5,8 @@
 namespace pk::coll {
 namespace {
 
-class TwoShotTma final : public ArAlgorithm {
-  ArKernels kernels() const override {
-    return {all_reduce_two_shot_tma_kernel<__nv_bfloat16>, all_reduce_two_shot_tma_kernel<float>};
-  }
-  int threads() const override { return TmaConfig::kThreads; }
-  uint64_t bytes_per_block() const override { return TmaConfig::kBytesPerBlock; }
+class TwoShotTma final : public ArAlgorithmOf<TmaConfig> {
+  ArKernels kernels() const override { return PK_AR_KERNELS(all_reduce_two_shot_tma_kernel); }
   uint64_t work_bytes(const Problem& p) const override { return p.bytes / p.n; }
   uint64_t scratch_bytes(const Problem& p, int) const override { return chunk_slots_bytes(p); }
   size_t smem_bytes() const override { return TmaConfig::smem_bytes(); }
@@ -19,9 +15,6 @@ class TwoShotTma final : public ArAlgorithm {
 
 }  // namespace
 
-const ArAlgorithm& ar_two_shot_tma() {
-  static const TwoShotTma a;
-  return a;
-}
+PK_DEFINE_ALL_REDUCE(two_shot_tma, TwoShotTma{})
 
 }  // namespace pk::coll

@@ -155,6 +155,13 @@ class Impl {
 };
 
 using ImplList = std::vector<std::shared_ptr<Impl>>;
+// One implementation of class I per element of `items`, each made from it.
+template <class I, class Items>
+ImplList impls_of(const Items& items) {
+  ImplList v;
+  for (const auto& x : items) v.push_back(std::make_shared<I>(x));
+  return v;
+}
 
 // The implementations of ours each line of coll_list.h brings (its IMPLS function).
 ImplList all_reduce_impls();  // the all-reduce algorithms (ar_list.h)

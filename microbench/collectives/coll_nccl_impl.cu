@@ -156,10 +156,6 @@ class NcclImpl final : public Impl {
 
 }  // namespace
 
-ImplList make_nccl_impls() {
-  ImplList v;
-  for (const NcclConfig& c : nccl_configs()) v.push_back(std::make_shared<NcclImpl>(c));
-  return v;
-}
+ImplList make_nccl_impls() { return impls_of<NcclImpl>(nccl_configs()); }
 
 }  // namespace pk::coll

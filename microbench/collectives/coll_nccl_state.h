@@ -52,14 +52,12 @@ class NcclState {
       }
     }
     collectively(comm, [&] {
-      for (int gpu : gpus) {
-        g.set_device(gpu);
-        NcclBufs& b = bufs_[gpu];
+      each_gpu([&](int, NcclBufs& b) {
         PK_CUDA_CHECK(cudaMalloc(&b.user_in, std::max<uint64_t>(sz.user_in, 4096)));
         PK_CUDA_CHECK(cudaMalloc(&b.user_out, std::max<uint64_t>(sz.user_out, 4096)));
         if (sz.reshape_send) PK_CUDA_CHECK(cudaMalloc(&b.plain_send, sz.reshape_send));
         if (sz.reshape_recv) PK_CUDA_CHECK(cudaMalloc(&b.plain_recv, sz.reshape_recv));
-      }
+      });
     });
     // Symmetric windows on a communicator of their own (one per configuration, as nccl-tests
     // runs -R 2 in a process of its own): the default configuration's communicator holds no
@@ -70,24 +68,20 @@ class NcclState {
     if (want_sym) try {
       sym_comms_ = make_nccl_comms(g);
       collectively(comm, [&] {
-        for (int gpu : gpus) {
-          g.set_device(gpu);
-          NcclBufs& b = bufs_[gpu];
+        each_gpu([&](int, NcclBufs& b) {
           PK_NCCL_CHECK(ncclMemAlloc(&b.sym_send, std::max<uint64_t>(sz.send, 4096)));
           PK_NCCL_CHECK(ncclMemAlloc(&b.sym_recv, std::max<uint64_t>(sz.recv, 4096)));
-        }
+        });
         PK_NCCL_CHECK(ncclGroupStart());
         std::string err;
-        for (int gpu : gpus) {
-          g.set_device(gpu);
-          NcclBufs& b = bufs_[gpu];
+        each_gpu([&](int gpu, NcclBufs& b) {
           ncclResult_t r1 = ncclCommWindowRegister(sym_comms_[gpu], b.sym_send, std::max<uint64_t>(sz.send, 4096),
                                                    &b.win_send, NCCL_WIN_COLL_SYMMETRIC);
           ncclResult_t r2 = ncclCommWindowRegister(sym_comms_[gpu], b.sym_recv, std::max<uint64_t>(sz.recv, 4096),
                                                    &b.win_recv, NCCL_WIN_COLL_SYMMETRIC);
           if (err.empty() && (r1 != ncclSuccess || r2 != ncclSuccess))
             err = std::string("ncclCommWindowRegister: ") + ncclGetErrorString(r1 != ncclSuccess ? r1 : r2);
-        }
+        });
         PK_NCCL_CHECK(ncclGroupEnd());
         if (!err.empty()) throw std::runtime_error(err);
       });
@@ -153,6 +147,14 @@ class NcclState {
   bool grouped() const { return grouped_; }  // one process drives several GPUs
 
  private:
+  // fn(gpu, its buffers) on every local GPU in turn, that GPU current.
+  template <class F>
+  void each_gpu(F fn) {
+    for (int gpu : ctx_.group.local_gpus()) {
+      ctx_.group.set_device(gpu);
+      fn(gpu, bufs_[gpu]);
+    }
+  }
   Context& ctx_;
   NcclSizes sizes_;
   std::map<int, ncclComm_t> comms_, sym_comms_;
