@@ -70,120 +70,140 @@ double Ceilings::comp_us(const Shape& s, int sms) const {
   return waves(output_tiles(s), sms) * wave_us * slow;
 }
 
+namespace {
+
+using GemmRates = std::map<std::string, std::pair<double, double>>;  // shape -> (flops, TFLOP/s at all SMs)
+
+// The link and HBM rates (transfer.csv): the best device-initiated rates, and TMA's one-way
+// rate by SM count.
+void read_transfer_ceilings(Ceilings& c, const std::string& transfer_csv) {
+  using T = ColumnType;
+  const CsvTable t = read(transfer_csv, "transfer",
+                          {{"sweep"}, {"mechanism"}, {"pattern"}, {"sms", T::integer, false}, {"gbps", T::number}, {"status"}});
+  note_machine(c, t);
+  std::map<int, double> by_sms;
+  std::string bidir_at, oneway_at, hbm_at;
+  for (size_t i = 0; i < t.rows(); ++i) {
+    if (t.text(i, "status") != "ok") continue;
+    const std::string_view mech = t.text(i, "mechanism"), pat = t.text(i, "pattern");
+    const double g = t.number(i, "gbps");
+    if (pat == "local") {
+      if (2 * g > c.hbm_gbps) c.hbm_gbps = 2 * g, hbm_at = at(t, i);
+      continue;
+    }
+    if (!mechanism_uses_sms(mech)) continue;  // a copy engine: not what a kernel's SMs reach
+    if (pat == "bidir" && g > c.link_bidir_gbps) c.link_bidir_gbps = g, bidir_at = at(t, i);
+    if (pat == "one_way" && g > c.link_oneway_gbps) c.link_oneway_gbps = g, oneway_at = at(t, i);
+    if (pat == "one_way" && t.text(i, "sweep") == "fig3" && mech.rfind("tma", 0) == 0) {
+      double& best = by_sms[static_cast<int>(t.integer(i, "sms"))];
+      best = std::max(best, g);
+    }
+  }
+  if (c.link_oneway_gbps <= 0 && c.link_bidir_gbps <= 0)
+    throw std::runtime_error(transfer_csv + ": no device-initiated one_way or bidir row with status ok (the link rate)");
+  if (c.hbm_gbps <= 0) throw std::runtime_error(transfer_csv + ": no `local` pattern row with status ok (the HBM rate)");
+  if (c.link_bidir_gbps <= 0) c.link_bidir_gbps = c.link_oneway_gbps, bidir_at = oneway_at + " (one-way: no bidir row)";
+  if (c.link_oneway_gbps <= 0) c.link_oneway_gbps = c.link_bidir_gbps, oneway_at = bidir_at;
+  for (const auto& [s, g] : by_sms) c.link_by_sms.push_back({double(s), g});
+  c.sources.push_back("link, both GPUs sending: " + fmt_num(c.link_bidir_gbps, 4) + " GB/s per direction (" + bidir_at + ")");
+  c.sources.push_back("link, one way: " + fmt_num(c.link_oneway_gbps, 4) + " GB/s (" + oneway_at + ")");
+  c.sources.push_back("link by SM count (TMA, fig3 sweep): " + std::to_string(c.link_by_sms.size()) + " points" +
+                      (c.link_by_sms.empty() ? " (none: inter-SM communication runs at the one-way rate)" : ""));
+  c.sources.push_back("HBM: " + fmt_num(c.hbm_gbps, 4) + " GB/s = 2 x the best local copy (" + hbm_at + ")");
+}
+
+// The launch cost and the flag latencies (sync.csv): the fastest of each.
+void read_sync_ceilings(Ceilings& c, const std::string& sync_csv) {
+  using T = ColumnType;
+  const CsvTable t = read(sync_csv, "sync",
+                          {{"level"}, {"primitive"}, {"scope"}, {"semantics"}, {"placement"}, {"one_way_ns", T::number}, {"status"}});
+  note_machine(c, t);
+  std::string launch_at, gpu_at, sys_at, mbar_at;
+  auto keep_min = [](double& v, double x, std::string& where, const std::string& w) {
+    if (x > 0 && (v == 0 || x < v)) v = x, where = w;
+  };
+  for (size_t i = 0; i < t.rows(); ++i) {
+    if (t.text(i, "status") != "ok") continue;
+    const std::string_view lv = t.text(i, "level"), pr = t.text(i, "primitive"), sc = t.text(i, "scope"),
+                           se = t.text(i, "semantics"), pl = t.text(i, "placement");
+    const double ns = t.number(i, "one_way_ns");
+    if (lv == "host" && pr == "kernel_launch" && se == "back_to_back") keep_min(c.launch_ns, ns, launch_at, at(t, i));
+    if (lv == "inter_sm" && pr == "flag_pingpong" && sc == "gpu" && se == "release_acquire")
+      keep_min(c.sync_gpu_ns, ns, gpu_at, at(t, i));
+    if (lv == "cross_gpu" && pr == "flag_pingpong" && sc == "sys" && pl == "remote_write_local_poll" &&
+        (se == "red_release" || se == "release_acquire"))
+      keep_min(c.sync_sys_ns, ns, sys_at, at(t, i));
+    if (lv == "intra_sm" && pr == "mbarrier_pingpong") keep_min(c.mbarrier_ns, ns, mbar_at, at(t, i));
+  }
+  if (c.launch_ns <= 0) throw std::runtime_error(sync_csv + ": no host/kernel_launch/back_to_back row (the launch cost)");
+  if (c.sync_gpu_ns <= 0)
+    throw std::runtime_error(sync_csv + ": no inter_sm/flag_pingpong/gpu/release_acquire row (the inter-SM flag)");
+  if (c.sync_sys_ns <= 0)
+    throw std::runtime_error(sync_csv + ": no cross_gpu/flag_pingpong/sys row, remote_write_local_poll (the cross-GPU flag)");
+  c.sources.push_back("launch: " + fmt_num(c.launch_ns, 4) + " ns back to back (" + launch_at + ")");
+  c.sources.push_back("inter-SM flag: " + fmt_num(c.sync_gpu_ns, 4) + " ns one way (" + gpu_at + ")");
+  c.sources.push_back("cross-GPU flag: " + fmt_num(c.sync_sys_ns, 4) + " ns one way (" + sys_at + ")");
+  if (c.mbarrier_ns > 0) c.sources.push_back("mbarrier: " + fmt_num(c.mbarrier_ns, 4) + " ns one way (" + mbar_at + ")");
+}
+
+// The GEMM alone at every SM, per shape, from the fused study's gemm_pk rows.
+void read_fused_gemm_rates(Ceilings& c, const std::string& fused_csv, GemmRates& full) {
+  using T = ColumnType;
+  const CsvTable t = read(fused_csv, "fused",
+                          {{"impl"}, {"m", T::integer}, {"n", T::integer}, {"k", T::integer},
+                           {"compute_sms", T::integer, false}, {"tflops", T::number, false}, {"status"}});
+  note_machine(c, t);
+  for (size_t i = 0; i < t.rows(); ++i) {
+    if (t.text(i, "status") != "ok" || t.text(i, "impl") != "gemm_pk") continue;
+    const Shape s{int(t.integer(i, "m")), int(t.integer(i, "n")), int(t.integer(i, "k"))};
+    full[s.str()] = {s.flops(), t.number(i, "tflops")};
+    c.sm_count = std::max(c.sm_count, static_cast<int>(t.integer(i, "compute_sms")));
+    c.sources.push_back("GEMM " + s.str() + " at every SM: " + fmt_num(t.number(i, "tflops"), 4) + " TFLOP/s (" + at(t, i) + ")");
+  }
+}
+
+// The GEMM study's c1 rows: each shape's rate at its most SMs (where the fused CSV has none)
+// and the SM-count curve of the shape measured at the most SM counts.
+void read_gemm_rates(Ceilings& c, const std::string& gemm_csv, GemmRates& full) {
+  using T = ColumnType;
+  const CsvTable t = read(gemm_csv, "gemm",
+                          {{"impl"}, {"variant"}, {"m", T::integer}, {"n", T::integer}, {"k", T::integer},
+                           {"sms", T::integer}, {"tflops", T::number}, {"status"}});
+  note_machine(c, t);
+  std::map<std::string, std::map<int, double>> curves;
+  std::map<std::string, double> flops;
+  for (size_t i = 0; i < t.rows(); ++i) {
+    if (t.text(i, "status") != "ok" || t.text(i, "impl") != "pkbench" || t.text(i, "variant") != "c1") continue;
+    const Shape s{int(t.integer(i, "m")), int(t.integer(i, "n")), int(t.integer(i, "k"))};
+    curves[s.str()][static_cast<int>(t.integer(i, "sms"))] = t.number(i, "tflops");
+    flops[s.str()] = s.flops();
+  }
+  if (curves.empty()) throw std::runtime_error(gemm_csv + ": no pkbench c1 row with status ok");
+  std::string widest;
+  for (const auto& [s, cv] : curves) {
+    const int top = cv.rbegin()->first;
+    c.sm_count = std::max(c.sm_count, top);
+    if (!full.count(s)) full[s] = {flops[s], cv.rbegin()->second};
+    if (widest.empty() || cv.size() > curves[widest].size()) widest = s;
+  }
+  const auto& cv = curves[widest];
+  const double top = cv.rbegin()->second;
+  for (const auto& [sms, tf] : cv) c.gemm_sm_fraction.push_back({double(sms), tf / top});
+  const Shape ws = gemm::parse_shapes(widest).front();
+  c.gemm_sm_curve_tiles = output_tiles(ws);
+  c.sources.push_back("GEMM SM-count curve: " + widest + ", " + std::to_string(cv.size()) + " SM counts (" + gemm_csv + ")");
+}
+
+}  // namespace
+
 Ceilings read_ceilings(const std::string& gemm_csv, const std::string& transfer_csv, const std::string& sync_csv,
                        const std::string& fused_csv) {
   Ceilings c;
-  using T = ColumnType;
-  // ---- transfers ----
-  {
-    const CsvTable t = read(transfer_csv, "transfer",
-                            {{"sweep"}, {"mechanism"}, {"pattern"}, {"sms", T::integer, false}, {"gbps", T::number}, {"status"}});
-    note_machine(c, t);
-    std::map<int, double> by_sms;
-    std::string bidir_at, oneway_at, hbm_at;
-    for (size_t i = 0; i < t.rows(); ++i) {
-      if (t.text(i, "status") != "ok") continue;
-      const std::string_view mech = t.text(i, "mechanism"), pat = t.text(i, "pattern");
-      const double g = t.number(i, "gbps");
-      if (pat == "local") {
-        if (2 * g > c.hbm_gbps) c.hbm_gbps = 2 * g, hbm_at = at(t, i);
-        continue;
-      }
-      if (!mechanism_uses_sms(mech)) continue;  // a copy engine: not what a kernel's SMs reach
-      if (pat == "bidir" && g > c.link_bidir_gbps) c.link_bidir_gbps = g, bidir_at = at(t, i);
-      if (pat == "one_way" && g > c.link_oneway_gbps) c.link_oneway_gbps = g, oneway_at = at(t, i);
-      if (pat == "one_way" && t.text(i, "sweep") == "fig3" && mech.rfind("tma", 0) == 0) {
-        double& best = by_sms[static_cast<int>(t.integer(i, "sms"))];
-        best = std::max(best, g);
-      }
-    }
-    if (c.link_oneway_gbps <= 0 && c.link_bidir_gbps <= 0)
-      throw std::runtime_error(transfer_csv + ": no device-initiated one_way or bidir row with status ok (the link rate)");
-    if (c.hbm_gbps <= 0) throw std::runtime_error(transfer_csv + ": no `local` pattern row with status ok (the HBM rate)");
-    if (c.link_bidir_gbps <= 0) c.link_bidir_gbps = c.link_oneway_gbps, bidir_at = oneway_at + " (one-way: no bidir row)";
-    if (c.link_oneway_gbps <= 0) c.link_oneway_gbps = c.link_bidir_gbps, oneway_at = bidir_at;
-    for (const auto& [s, g] : by_sms) c.link_by_sms.push_back({double(s), g});
-    c.sources.push_back("link, both GPUs sending: " + fmt_num(c.link_bidir_gbps, 4) + " GB/s per direction (" + bidir_at + ")");
-    c.sources.push_back("link, one way: " + fmt_num(c.link_oneway_gbps, 4) + " GB/s (" + oneway_at + ")");
-    c.sources.push_back("link by SM count (TMA, fig3 sweep): " + std::to_string(c.link_by_sms.size()) + " points" +
-                        (c.link_by_sms.empty() ? " (none: inter-SM communication runs at the one-way rate)" : ""));
-    c.sources.push_back("HBM: " + fmt_num(c.hbm_gbps, 4) + " GB/s = 2 x the best local copy (" + hbm_at + ")");
-  }
-  // ---- latencies ----
-  {
-    const CsvTable t = read(sync_csv, "sync",
-                            {{"level"}, {"primitive"}, {"scope"}, {"semantics"}, {"placement"}, {"one_way_ns", T::number}, {"status"}});
-    note_machine(c, t);
-    std::string launch_at, gpu_at, sys_at, mbar_at;
-    auto keep_min = [](double& v, double x, std::string& where, const std::string& w) {
-      if (x > 0 && (v == 0 || x < v)) v = x, where = w;
-    };
-    for (size_t i = 0; i < t.rows(); ++i) {
-      if (t.text(i, "status") != "ok") continue;
-      const std::string_view lv = t.text(i, "level"), pr = t.text(i, "primitive"), sc = t.text(i, "scope"),
-                             se = t.text(i, "semantics"), pl = t.text(i, "placement");
-      const double ns = t.number(i, "one_way_ns");
-      if (lv == "host" && pr == "kernel_launch" && se == "back_to_back") keep_min(c.launch_ns, ns, launch_at, at(t, i));
-      if (lv == "inter_sm" && pr == "flag_pingpong" && sc == "gpu" && se == "release_acquire")
-        keep_min(c.sync_gpu_ns, ns, gpu_at, at(t, i));
-      if (lv == "cross_gpu" && pr == "flag_pingpong" && sc == "sys" && pl == "remote_write_local_poll" &&
-          (se == "red_release" || se == "release_acquire"))
-        keep_min(c.sync_sys_ns, ns, sys_at, at(t, i));
-      if (lv == "intra_sm" && pr == "mbarrier_pingpong") keep_min(c.mbarrier_ns, ns, mbar_at, at(t, i));
-    }
-    if (c.launch_ns <= 0) throw std::runtime_error(sync_csv + ": no host/kernel_launch/back_to_back row (the launch cost)");
-    if (c.sync_gpu_ns <= 0)
-      throw std::runtime_error(sync_csv + ": no inter_sm/flag_pingpong/gpu/release_acquire row (the inter-SM flag)");
-    if (c.sync_sys_ns <= 0)
-      throw std::runtime_error(sync_csv + ": no cross_gpu/flag_pingpong/sys row, remote_write_local_poll (the cross-GPU flag)");
-    c.sources.push_back("launch: " + fmt_num(c.launch_ns, 4) + " ns back to back (" + launch_at + ")");
-    c.sources.push_back("inter-SM flag: " + fmt_num(c.sync_gpu_ns, 4) + " ns one way (" + gpu_at + ")");
-    c.sources.push_back("cross-GPU flag: " + fmt_num(c.sync_sys_ns, 4) + " ns one way (" + sys_at + ")");
-    if (c.mbarrier_ns > 0) c.sources.push_back("mbarrier: " + fmt_num(c.mbarrier_ns, 4) + " ns one way (" + mbar_at + ")");
-  }
-  // ---- compute: the GEMM alone ----
-  std::map<std::string, std::pair<double, double>> full;  // shape -> (flops, TFLOP/s at all SMs)
-  if (!fused_csv.empty()) {
-    const CsvTable t = read(fused_csv, "fused",
-                            {{"impl"}, {"m", T::integer}, {"n", T::integer}, {"k", T::integer},
-                             {"compute_sms", T::integer, false}, {"tflops", T::number, false}, {"status"}});
-    note_machine(c, t);
-    for (size_t i = 0; i < t.rows(); ++i) {
-      if (t.text(i, "status") != "ok" || t.text(i, "impl") != "gemm_pk") continue;
-      const Shape s{int(t.integer(i, "m")), int(t.integer(i, "n")), int(t.integer(i, "k"))};
-      full[s.str()] = {s.flops(), t.number(i, "tflops")};
-      c.sm_count = std::max(c.sm_count, static_cast<int>(t.integer(i, "compute_sms")));
-      c.sources.push_back("GEMM " + s.str() + " at every SM: " + fmt_num(t.number(i, "tflops"), 4) + " TFLOP/s (" + at(t, i) + ")");
-    }
-  }
-  if (!gemm_csv.empty()) {
-    const CsvTable t = read(gemm_csv, "gemm",
-                            {{"impl"}, {"variant"}, {"m", T::integer}, {"n", T::integer}, {"k", T::integer},
-                             {"sms", T::integer}, {"tflops", T::number}, {"status"}});
-    note_machine(c, t);
-    std::map<std::string, std::map<int, double>> curves;
-    std::map<std::string, double> flops;
-    for (size_t i = 0; i < t.rows(); ++i) {
-      if (t.text(i, "status") != "ok" || t.text(i, "impl") != "pkbench" || t.text(i, "variant") != "c1") continue;
-      const Shape s{int(t.integer(i, "m")), int(t.integer(i, "n")), int(t.integer(i, "k"))};
-      curves[s.str()][static_cast<int>(t.integer(i, "sms"))] = t.number(i, "tflops");
-      flops[s.str()] = s.flops();
-    }
-    if (curves.empty()) throw std::runtime_error(gemm_csv + ": no pkbench c1 row with status ok");
-    std::string widest;
-    for (const auto& [s, cv] : curves) {
-      const int top = cv.rbegin()->first;
-      c.sm_count = std::max(c.sm_count, top);
-      if (!full.count(s)) full[s] = {flops[s], cv.rbegin()->second};
-      if (widest.empty() || cv.size() > curves[widest].size()) widest = s;
-    }
-    const auto& cv = curves[widest];
-    const double top = cv.rbegin()->second;
-    for (const auto& [sms, tf] : cv) c.gemm_sm_fraction.push_back({double(sms), tf / top});
-    const Shape ws = gemm::parse_shapes(widest).front();
-    c.gemm_sm_curve_tiles = output_tiles(ws);
-    c.sources.push_back("GEMM SM-count curve: " + widest + ", " + std::to_string(cv.size()) + " SM counts (" + gemm_csv + ")");
-  }
+  read_transfer_ceilings(c, transfer_csv);
+  read_sync_ceilings(c, sync_csv);
+  GemmRates full;
+  if (!fused_csv.empty()) read_fused_gemm_rates(c, fused_csv, full);
+  if (!gemm_csv.empty()) read_gemm_rates(c, gemm_csv, full);
   if (full.empty()) throw std::runtime_error("no GEMM rate: give gemm.csv or a fused CSV with gemm_pk rows");
   double best_flops = 0;
   for (const auto& [s, v] : full) {

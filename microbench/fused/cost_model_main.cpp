@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <tuple>
@@ -34,51 +35,48 @@ const char* kUsage =
 
 std::string shape_key(const FusedPoint& p) { return op_name(p.op) + " " + p.shape.str() + " w" + std::to_string(p.world); }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+struct Args {
   std::string fused_csv, transfer_csv, sync_csv, gemm_csv, out_csv, splits_csv;
   bool mixed = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (option(argc, argv, i, "--fused", &fused_csv) || option(argc, argv, i, "--transfer", &transfer_csv) ||
-        option(argc, argv, i, "--sync", &sync_csv) || option(argc, argv, i, "--gemm", &gemm_csv) ||
-        option(argc, argv, i, "--out", &out_csv) || option(argc, argv, i, "--splits", &splits_csv))
-      continue;
-    if (a == "--allow-mixed-machines") {
-      mixed = true;
-      continue;
-    }
-    if (a == "-h" || a == "--help") {
-      std::printf("%s", kUsage);
-      return 0;
-    }
-    usage_error(argv[0], "unknown argument '" + a + "'", kUsage);
-  }
-  if (fused_csv.empty()) usage_error(argv[0], "--fused is required", kUsage);
-  if (transfer_csv.empty()) usage_error(argv[0], "--transfer is required", kUsage);
-  if (sync_csv.empty()) usage_error(argv[0], "--sync is required", kUsage);
+};
 
-  Ceilings c;
-  std::vector<FusedPoint> pts;
-  try {
-    c = read_ceilings(gemm_csv, transfer_csv, sync_csv, fused_csv);
-    pts = read_fused_points(fused_csv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s: error: %s\n", argv[0], e.what());
-    return 2;
+// Exits 2 naming a missing or unknown flag; 0 after --help.
+Args parse_args(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (option(argc, argv, i, "--fused", &a.fused_csv) || option(argc, argv, i, "--transfer", &a.transfer_csv) ||
+        option(argc, argv, i, "--sync", &a.sync_csv) || option(argc, argv, i, "--gemm", &a.gemm_csv) ||
+        option(argc, argv, i, "--out", &a.out_csv) || option(argc, argv, i, "--splits", &a.splits_csv))
+      continue;
+    if (arg == "--allow-mixed-machines") {
+      a.mixed = true;
+      continue;
+    }
+    if (arg == "-h" || arg == "--help") {
+      std::printf("%s", kUsage);
+      std::exit(0);
+    }
+    usage_error(argv[0], "unknown argument '" + arg + "'", kUsage);
   }
+  if (a.fused_csv.empty()) usage_error(argv[0], "--fused is required", kUsage);
+  if (a.transfer_csv.empty()) usage_error(argv[0], "--transfer is required", kUsage);
+  if (a.sync_csv.empty()) usage_error(argv[0], "--sync is required", kUsage);
+  return a;
+}
+
+// "" when every CSV names the same GPU (or none), else the error listing them.
+std::string mixed_machines(const Ceilings& c) {
   std::set<std::string> gpus;
   for (const auto& [file, gpu] : c.machines)
     if (!gpu.empty()) gpus.insert(gpu);
-  if (gpus.size() > 1 && !mixed) {
-    std::string list;
-    for (const auto& [file, gpu] : c.machines) list += "\n  " + file + ": " + gpu;
-    std::fprintf(stderr, "%s: error: the CSVs come from different GPUs (--allow-mixed-machines to use them anyway):%s\n",
-                 argv[0], list.c_str());
-    return 2;
-  }
+  if (gpus.size() <= 1) return "";
+  std::string list;
+  for (const auto& [file, gpu] : c.machines) list += "\n  " + file + ": " + gpu;
+  return "the CSVs come from different GPUs (--allow-mixed-machines to use them anyway):" + list;
+}
 
+void print_ceilings(const Ceilings& c, int world) {
   std::printf("== Ceilings (read from the CSVs)\n");
   for (const auto& s : c.sources) std::printf("  %s\n", s.c_str());
   if (c.mbarrier_ns > 0)
@@ -86,22 +84,23 @@ int main(int argc, char** argv) {
 
   // K from which GEMM+RS's per-tile communication hides behind its computation.
   const double r_full = c.gemm_full_default;
-  const int world = pts.empty() ? 2 : pts.front().world;
   std::printf("\n== When does communication hide? K >= sR/2B (s = 2 B, R = %.1f TFLOP/s: this GEMM at every SM)\n", r_full);
   std::printf("  B = %.1f GB/s (one way):                  K >= %.0f\n", c.link_oneway_gbps, hide_k(r_full, c.link_oneway_gbps, 1));
   std::printf("  B = %.1f GB/s (per direction, all send):  K >= %.0f\n", c.link_bidir_gbps, hide_k(r_full, c.link_bidir_gbps, 1));
   std::printf("  only (w-1)/w of C leaves a GPU (w = %d):     K >= %.0f\n", world, hide_k(r_full, c.link_bidir_gbps, world));
   std::printf("  (paper: K >= 2197 on H100 from the nominal 989 TFLOP/s and 450 GB/s)\n");
+}
 
+using InterPoints = std::map<std::string, std::vector<std::pair<FusedPoint, Prediction>>>;  // shape key -> inter_sm points
+
+// Every point's prediction beside its measurement (printed, and a row of `model`); the
+// inter_sm points by shape, for the split.
+InterPoints print_predictions(const Ceilings& c, const std::vector<FusedPoint>& pts, TidyCsv& model) {
   std::printf("\n== Predicted beside measured (us)\n");
   std::printf("%-8s %-18s %-8s %4s %10s %10s %7s  %7s %9s %8s %9s %8s %7s  %s\n", "op", "shape", "sched", "comm",
               "measured", "predicted", "err%", "launch", "comp", "mem", "comm", "non-ovl", "sync", "max term");
-  std::vector<std::string> cols = {"op", "m", "n", "k", "gpus", "impl", "comm_sms", "compute_sms", "measured_us",
-                                   "predicted_us", "error_pct", "launch_us", "comp_us", "mem_us", "comm_us",
-                                   "non_overlap_us", "sync_us", "dominant"};
-  TidyCsv model(out_csv.empty() ? "/dev/null" : out_csv, cols);
   std::map<std::string, std::pair<int, int>> within;  // op -> (points within 15 %, points)
-  std::map<std::string, std::vector<std::pair<FusedPoint, Prediction>>> inter;
+  InterPoints inter;
   for (const FusedPoint& p : pts) {
     const Prediction r = predict(c, p);
     const double err = p.measured_us > 0 ? 100 * (r.total_us - p.measured_us) / p.measured_us : 0;
@@ -124,9 +123,13 @@ int main(int argc, char** argv) {
   for (const auto& [op, w] : within)
     std::printf("  %s: %d of %d points predicted within 15 %%\n", op.c_str(), w.first, w.second);
 
+  return inter;
+}
+
+// Per shape, the inter-SM split measured best beside the one predicted best (printed, and
+// rows of `splits`).
+void print_splits(const Ceilings& c, InterPoints& inter, TidyCsv& splits) {
   std::printf("\n== The SM split (inter-SM): measured best beside predicted best\n");
-  TidyCsv splits(splits_csv.empty() ? "/dev/null" : splits_csv,
-                 {"op", "m", "n", "k", "gpus", "comm_sms", "measured_us", "predicted_us", "best_measured", "best_predicted"});
   for (auto& [key, v] : inter) {
     std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first.comm_sms < b.first.comm_sms; });
     std::vector<int> cand;
@@ -148,9 +151,36 @@ int main(int argc, char** argv) {
                      {"best_predicted", p.comm_sms == pred ? "1" : "0"}});
   }
   if (inter.empty()) std::printf("  (no inter_sm rows)\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Args a = parse_args(argc, argv);
+  Ceilings c;
+  std::vector<FusedPoint> pts;
   try {
-    if (!out_csv.empty()) model.flush();
-    if (!splits_csv.empty()) splits.flush();
+    c = read_ceilings(a.gemm_csv, a.transfer_csv, a.sync_csv, a.fused_csv);
+    pts = read_fused_points(a.fused_csv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: error: %s\n", argv[0], e.what());
+    return 2;
+  }
+  if (const std::string mixed = mixed_machines(c); !mixed.empty() && !a.mixed) {
+    std::fprintf(stderr, "%s: error: %s\n", argv[0], mixed.c_str());
+    return 2;
+  }
+  print_ceilings(c, pts.empty() ? 2 : pts.front().world);
+  TidyCsv model(a.out_csv.empty() ? "/dev/null" : a.out_csv,
+                {"op", "m", "n", "k", "gpus", "impl", "comm_sms", "compute_sms", "measured_us", "predicted_us", "error_pct",
+                 "launch_us", "comp_us", "mem_us", "comm_us", "non_overlap_us", "sync_us", "dominant"});
+  InterPoints inter = print_predictions(c, pts, model);
+  TidyCsv splits(a.splits_csv.empty() ? "/dev/null" : a.splits_csv,
+                 {"op", "m", "n", "k", "gpus", "comm_sms", "measured_us", "predicted_us", "best_measured", "best_predicted"});
+  print_splits(c, inter, splits);
+  try {
+    if (!a.out_csv.empty()) model.flush();
+    if (!a.splits_csv.empty()) splits.flush();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s: error: %s\n", argv[0], e.what());
     return 1;
