@@ -129,12 +129,7 @@ __global__ void __launch_bounds__(TmaConfig::kThreads)
     ptx::bulk_wait_group<0>();
     ptx::fence_proxy_async_global();
   }
-  if (blockIdx.x == gridDim.x - 1)
-    for (uint64_t i = c.lo + tiles * kTileElems + threadIdx.x; i < c.hi; i += blockDim.x) {
-      float acc = Elem<T>::to_f32(in[i]);
-      for (int k = 1; k < n; ++k) acc += Elem<T>::to_f32(slots[static_cast<uint64_t>((self + k) % n) * p.slot_elems + i - c.lo]);
-      for (int k = 0; k < n; ++k) p.out.at[(self + k) % n][i] = Elem<T>::from_f32(acc);
-    }
+  reduce_chunk_tail<T>(p, in, slots, c, c.lo + tiles * kTileElems, n, self);
   if (!exchange(p.sync, kPhaseB, e)) return;
   end_epoch(p.sync, e);
 }

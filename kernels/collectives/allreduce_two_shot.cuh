@@ -67,12 +67,7 @@ __global__ void __launch_bounds__(TwoShotConfig::kThreads)
     for (int k = 0; k < kMaxGpus; ++k)
       if (k < n) ptx::st_v4(p.out.at[(self + k) % n] + c.lo + v * V, sum);
   }
-  if (blockIdx.x == gridDim.x - 1)
-    for (uint64_t i = c.lo + vecs * V + threadIdx.x; i < c.hi; i += blockDim.x) {
-      float acc = Elem<T>::to_f32(in[i]);
-      for (int k = 1; k < n; ++k) acc += Elem<T>::to_f32(slots[static_cast<uint64_t>((self + k) % n) * p.slot_elems + i - c.lo]);
-      for (int k = 0; k < n; ++k) p.out.at[(self + k) % n][i] = Elem<T>::from_f32(acc);
-    }
+  reduce_chunk_tail<T>(p, in, slots, c, c.lo + vecs * V, n, self);
   if (!exchange(p.sync, kPhaseB, e)) return;
   end_epoch(p.sync, e);
 }

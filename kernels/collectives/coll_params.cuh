@@ -28,6 +28,20 @@ __device__ __forceinline__ void reduce_scalars(uint64_t lo, uint64_t hi, int n, 
     store(i, Elem<T>::from_f32(acc));
   }
 }
+
+// The two-shot reduce's odd tail, done by the last block: elements [from, c.hi) of my chunk c
+// after its last whole vector or tile, my input plus the n-1 peers' slots (chunk-relative,
+// slot stride p.slot_elems), the fp32 sum stored into every rank's output.
+template <class T>
+__device__ __forceinline__ void reduce_chunk_tail(const CollParams<T>& p, const T* in, const T* slots, Chunk c,
+                                                  uint64_t from, int n, int self) {
+  if (blockIdx.x != gridDim.x - 1) return;
+  for (uint64_t i = from + threadIdx.x; i < c.hi; i += blockDim.x) {
+    float acc = Elem<T>::to_f32(in[i]);
+    for (int k = 1; k < n; ++k) acc += Elem<T>::to_f32(slots[static_cast<uint64_t>((self + k) % n) * p.slot_elems + i - c.lo]);
+    for (int k = 0; k < n; ++k) p.out.at[(self + k) % n][i] = Elem<T>::from_f32(acc);
+  }
+}
 #endif
 
 }  // namespace pk::coll
