@@ -7,43 +7,12 @@
 #include <sstream>
 #include <tuple>
 
+#include "microbench/harness/row_reader.h"
 #include "sweeps/format.h"
 #include "sweeps/study_schema.h"
 #include "sweeps/targets.h"
 
 namespace pk::sweeps {
-
-const std::vector<Field>& collectives_fields() {
-  using T = ColumnType;
-  static const std::vector<Field> f = {{"collective"},
-                                       {"impl"},
-                                       {"family"},
-                                       {"dtype"},
-                                       {"bytes", T::integer},
-                                       {"gpus", T::integer},
-                                       {"launch_mode"},
-                                       {"config", T::text, false},
-                                       {"sms", T::integer, false},
-                                       {"threads", T::integer, false},
-                                       {"knobs", T::text, false},
-                                       {"peer_mode", T::text, false},
-                                       {"tuning", T::text, false},
-                                       {"time_us_median", T::number},
-                                       {"time_us_p10", T::number},
-                                       {"time_us_p90", T::number},
-                                       {"busbw_gbps", T::number},
-                                       {"status"},
-                                       {"time_us_nccltests", T::number, false},
-                                       {"busbw_gbps_nccltests", T::number, false},
-                                       {"nccl_config", T::text, false},
-                                       {"nccl_algo", T::text, false},
-                                       {"ref_tool", T::text, false},
-                                       {"ref_time_us", T::number, false},
-                                       {"ref_ratio", T::number, false},
-                                       {"error", T::text, false},
-                                       {"git_commit", T::text, false}};
-  return f;
-}
 
 const char* coll_method_text(CollMethod m) {
   return m == CollMethod::nccltests
@@ -69,42 +38,47 @@ struct CollRow {
   double hi_or_t() const { return p90 > 0 ? p90 : t; }
 };
 
+// The columns and what each fills. config: NCCL's own (nccl_config) where it wrote one. The
+// grid and the cross-check are derived (row_of in read_rows) from the columns read here.
+const RowReader<CollRow>& coll_reader() {
+  using R = CollRow;
+  using T = ColumnType;
+  static const RowReader<R> r =
+      RowReader<R>()
+          .text("collective", &R::collective).text("impl", &R::impl).text("family", &R::family)
+          .text("dtype", &R::dtype).integer("bytes", &R::bytes).integer("gpus", &R::gpus)
+          .text("launch_mode", &R::launch_mode).text("config", &R::config, false)
+          .column({"nccl_config", T::text, false},
+                  [](R& row, const CsvTable& t, size_t i, int f) {
+                    if (!t.empty(i, f)) row.config = t.text(i, f);
+                  })
+          .also({"sms", T::integer, false}).also({"threads", T::integer, false}).text("knobs", &R::knobs, false)
+          .text("peer_mode", &R::peer_mode, false).text("tuning", &R::tuning, false)
+          .number("time_us_median", &R::t).number("time_us_p10", &R::p10).number("time_us_p90", &R::p90)
+          .number("busbw_gbps", &R::busbw).text("status", &R::status)
+          .number("time_us_nccltests", &R::t_nt, false).number("busbw_gbps_nccltests", &R::busbw_nt, false)
+          .text("nccl_algo", &R::nccl_algo, false).also({"ref_tool", T::text, false})
+          .also({"ref_time_us", T::number, false}).also({"ref_ratio", T::number, false})
+          .text("error", &R::error, false).also({"git_commit", T::text, false}).line(&R::line);
+  return r;
+}
+
 // Every row (any status); `info` filled when given.
 std::vector<CollRow> read_rows(const std::string& path, CollectivesData* info) {
-  const CsvTable t = CsvTable::read(path, collectives_fields(), checked_as("collectives"));
+  const CsvTable t = CsvTable::read(path, coll_reader().fields(), checked_as("collectives"));
+  const auto row_of = coll_reader().rows(t);
+  const int f_sms = t.field("sms"), f_threads = t.field("threads"), f_config = t.field("config");
   std::vector<CollRow> rows;
   rows.reserve(t.rows());
   for (size_t i = 0; i < t.rows(); ++i) {
-    CollRow r;
-    r.collective = t.text(i, "collective");
-    r.impl = t.text(i, "impl");
-    r.family = t.text(i, "family");
-    r.dtype = t.text(i, "dtype");
-    r.launch_mode = t.text(i, "launch_mode");
-    r.config = t.text(i, "nccl_config");
-    if (r.config.empty()) r.config = t.text(i, "config");
-    r.nccl_algo = t.text(i, "nccl_algo");
+    CollRow r = row_of(i);
     // Runs before the knob columns: the grid as config wrote it ("132 blocks x 512 threads").
-    if (t.empty(i, "sms")) pkbench::tuning::detail::parse_grid(std::string(t.text(i, "config")), &r.sms, &r.threads);
-    else r.sms = static_cast<int>(t.integer(i, "sms")), r.threads = static_cast<int>(t.integer(i, "threads"));
-    r.knobs = t.text(i, "knobs");
-    r.peer_mode = t.text(i, "peer_mode");
-    r.tuning = t.text(i, "tuning");
-    r.status = t.text(i, "status");
-    r.error = t.text(i, "error");
-    r.bytes = t.integer(i, "bytes");
-    r.gpus = t.integer(i, "gpus");
-    r.t = t.number(i, "time_us_median");
-    r.p10 = t.number(i, "time_us_p10");
-    r.p90 = t.number(i, "time_us_p90");
-    r.busbw = t.number(i, "busbw_gbps");
-    r.t_nt = t.number(i, "time_us_nccltests");
-    r.busbw_nt = t.number(i, "busbw_gbps_nccltests");
+    if (t.empty(i, f_sms)) pkbench::tuning::detail::parse_grid(std::string(t.text(i, f_config)), &r.sms, &r.threads);
+    else r.sms = static_cast<int>(t.integer(i, f_sms)), r.threads = static_cast<int>(t.integer(i, f_threads));
     double ratio = t.number(i, "ref_ratio");
     const double ref = t.number(i, "ref_time_us");
     if (!(ratio > 0) && ref > 0 && r.t_nt > 0) ratio = r.t_nt / ref;
     r.check = cross_check(std::string(t.text(i, "ref_tool")), ref, ratio);
-    r.line = t.line_of(i);
     rows.push_back(r);
   }
   if (info) {
@@ -476,21 +450,18 @@ void ablation_section(std::ostream& os, const std::string& path) {
   static const char* const kBase = "two_shot_push";
   static const char* const kVariants[] = {"two_shot_push_handshake", "two_shot_push_staged",
                                           "two_shot_push_handshake_staged"};
-  const CsvTable t = CsvTable::read(path, collectives_fields(), checked_as("collectives"));
   // A point is its GPU count, size and mode; only rows at the implementation's own grid (knobs
   // auto or absent) compare, one per point (a knob sweep would otherwise overwrite them).
   using Point = std::tuple<int64_t, int64_t, std::string>;  // gpus, bytes, mode
   std::map<std::pair<std::string, Point>, double> us;
   std::vector<Point> order;
   std::set<int64_t> gpu_counts;
-  for (size_t i = 0; i < t.rows(); ++i) {
-    if (t.text(i, "status") != "ok" || t.text(i, "collective") != "all_reduce" || t.text(i, "dtype") != "bf16")
-      continue;
-    if (const std::string k(t.text(i, "knobs")); !k.empty() && k != "auto") continue;
-    const std::string impl(t.text(i, "impl"));
-    const Point pt{t.integer(i, "gpus"), t.integer(i, "bytes"), std::string(t.text(i, "launch_mode"))};
-    if (!us.emplace(std::make_pair(impl, pt), t.number(i, "time_us_median")).second) continue;
-    if (impl == kBase) {
+  for (const CollRow& r : read_rows(path, nullptr)) {
+    if (r.status != "ok" || r.collective != "all_reduce" || r.dtype != "bf16") continue;
+    if (!r.knobs.empty() && r.knobs != "auto") continue;
+    const Point pt{r.gpus, r.bytes, r.launch_mode};
+    if (!us.emplace(std::make_pair(r.impl, pt), r.t).second) continue;
+    if (r.impl == kBase) {
       order.push_back(pt);
       gpu_counts.insert(std::get<0>(pt));
     }

@@ -28,7 +28,6 @@
 
 namespace pk::sweeps {
 
-const std::vector<Field>& collectives_fields();
 TuningTable collectives_tuning(const std::string& csv_path);
 
 // Which timing a comparison uses; ours and the baseline are always timed alike.

@@ -27,7 +27,6 @@
 
 namespace pk::sweeps {
 
-const std::vector<Field>& fused_fields();
 TuningTable fused_tuning(const std::string& csv_path);
 
 // Figures 7-9 as numbers: per operator and shape of a fused CSV, cuBLAS then NCCL (the

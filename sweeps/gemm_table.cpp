@@ -19,7 +19,7 @@ const RowReader<GemmRow>& gemm_reader() {
           .number("tflops", &R::tflops).number("ratio_to_cublas", &R::ratio_to_cublas, false)
           .number("time_us_median", &R::time_us_median).number("time_us_min", &R::time_us_min, false)
           .number("time_us_max", &R::time_us_max, false).number("cv", &R::cv, false)
-          .also({"status"}).also({"git_commit", ColumnType::text, false});
+          .also({"status"}).also({"git_commit", ColumnType::text, false}).line(&R::line);
   return r;
 }
 }  // namespace
@@ -34,9 +34,7 @@ GemmData read_gemm(const std::string& path) {
   if (t.rows()) d.git_commit = std::string(t.text(0, "git_commit"));
   for (size_t i = 0; i < t.rows(); ++i) {
     if (t.text(i, "status") != "ok") continue;
-    GemmRow r = row_of(i);
-    r.line = t.line_of(i);
-    d.rows.push_back(r);
+    d.rows.push_back(row_of(i));
   }
   return d;
 }

@@ -23,7 +23,7 @@ const RowReader<SyncRow>& sync_reader() {
           .integer("samples", &R::samples).number("gbps", &R::gbps).text("clock_source", &R::clock_source)
           .number("clock_resolution_ns", &R::clock_resolution_ns).text("status", &R::status).text("error", &R::error)
           .text("gpu_name", &R::gpu_name)
-          .also({"git_commit", ColumnType::text, false}).also({"peer_mode", ColumnType::text, false});
+          .also({"git_commit", ColumnType::text, false}).also({"peer_mode", ColumnType::text, false}).line(&R::line);
   return r;
 }
 }  // namespace
@@ -38,11 +38,7 @@ SyncData read_sync(const std::string& path) {
     d.git_commit = std::string(t.text(0, "git_commit"));
     d.peer_mode = std::string(t.text(0, "peer_mode"));
   }
-  for (size_t i = 0; i < t.rows(); ++i) {
-    SyncRow r = row_of(i);
-    r.line = t.line_of(i);
-    d.rows.push_back(r);
-  }
+  for (size_t i = 0; i < t.rows(); ++i) d.rows.push_back(row_of(i));
   return d;
 }
 

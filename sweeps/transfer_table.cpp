@@ -3,6 +3,7 @@
 #include "sweeps/verdict.h"
 
 #include "microbench/transfer/mechanism.h"
+#include "microbench/harness/row_reader.h"
 #include "sweeps/format.h"
 #include "sweeps/study_schema.h"
 #include "sweeps/targets.h"
@@ -78,67 +79,56 @@ double TransferRow::gbps_high() const {
   return gbps;
 }
 
-TransferData read_transfer(const std::string& path) {
+namespace {
+
+// Sizes, rates, times and knob values are measured or chosen quantities: never negative (a
+// negative rate would rank below nothing and leave no configuration in a bucket's band). The
+// reader refuses those the names do not mark (csv_table.h): cv and the knobs.
+const RowReader<TransferRow>& transfer_reader() {
+  using R = TransferRow;
   using T = ColumnType;
-  // Sizes, rates, times and knob values are measured or chosen quantities: never negative
-  // (a negative rate would rank below nothing and leave no configuration in a bucket's band).
-  const bool kMeasured = true;
-  std::vector<Field> fields = {{"sweep"},
-                               {"mechanism"},
-                               {"direction"},
-                               {"pattern"},
-                               {"status"},
-                               {"message_bytes", T::integer, true, kMeasured},
-                               {"gbps", T::number, true, kMeasured},
-                               {"line_rate_gbps", T::number, true, kMeasured},
-                               {"time_us_median", T::number, false, kMeasured},
-                               {"time_us_min", T::number, false, kMeasured},
-                               {"time_us_max", T::number, false, kMeasured},
-                               {"cv", T::number, false, kMeasured},
-                               {"git_commit", T::text, false},
-                               {"peer_mode", T::text, false}};
-  for (const auto& k : transfer_knob_columns()) fields.push_back({k, T::integer, true, kMeasured});
-  const CsvTable t = CsvTable::read(path, fields, checked_as("transfer"));
+  static const RowReader<R> reader = [] {
+    RowReader<R> r;
+    r.text("sweep", &R::sweep).text("mechanism", &R::mechanism).text("direction", &R::direction)
+        .text("pattern", &R::pattern).text("status", &R::status).integer("message_bytes", &R::message_bytes)
+        .number("gbps", &R::gbps).number("line_rate_gbps", &R::line_rate_gbps)
+        .number("time_us_median", &R::time_us_median, false).number("time_us_min", &R::time_us_min, false)
+        .number("time_us_max", &R::time_us_max, false).number("cv", &R::cv, false).never_negative()
+        .also({"git_commit", T::text, false}).also({"peer_mode", T::text, false}).line(&R::line);
+    // The knob columns, one per declared knob, into knobs[] by declaration order; sms also
+    // into its own member.
+    const auto& knobs = transfer_knob_columns();
+    for (size_t k = 0; k < knobs.size(); ++k)
+      r.column({knobs[k], T::integer, true, true}, [k, n = knobs.size(), sms = knobs[k] == "sms"](
+                                                      R& row, const CsvTable& t, size_t i, int f) {
+        row.knobs.resize(n);
+        row.knobs[k] = static_cast<int>(t.integer(i, f, 0));
+        if (sms) row.sms = row.knobs[k];
+      });
+    return r;
+  }();
+  return reader;
+}
+
+}  // namespace
+
+TransferData read_transfer(const std::string& path) {
+  const CsvTable t = CsvTable::read(path, transfer_reader().fields(), checked_as("transfer"));
+  const auto row_of = transfer_reader().rows(t);
   TransferData d;
   d.path = path;
   d.machine = t.machine();
   d.total = t.rows();
-  const int f_sweep = t.field("sweep"), f_mech = t.field("mechanism"), f_dir = t.field("direction"),
-            f_pat = t.field("pattern"), f_status = t.field("status"), f_msg = t.field("message_bytes"),
-            f_gbps = t.field("gbps"), f_line = t.field("line_rate_gbps"), f_med = t.field("time_us_median"),
-            f_min = t.field("time_us_min"), f_max = t.field("time_us_max"), f_cv = t.field("cv");
-  std::vector<int> f_knobs;
-  for (const auto& k : transfer_knob_columns()) f_knobs.push_back(t.field(k));
   if (t.rows()) {
     d.git_commit = std::string(t.text(0, "git_commit"));
     d.peer_mode = std::string(t.text(0, "peer_mode"));
   }
-  const int sms_i = knob_index("sms");
+  const int f_status = t.field("status");
   d.rows.reserve(t.rows());
   for (size_t i = 0; i < t.rows(); ++i) {
     const std::string_view status = t.text(i, f_status);
-    if (status != "ok") {
-      (status == "skipped" ? d.skipped : d.errors)++;
-      continue;
-    }
-    TransferRow r;
-    r.sweep = t.text(i, f_sweep);
-    r.mechanism = t.text(i, f_mech);
-    r.direction = t.text(i, f_dir);
-    r.pattern = t.text(i, f_pat);
-    r.status = status;
-    r.message_bytes = static_cast<uint64_t>(t.integer(i, f_msg));
-    r.knobs.resize(f_knobs.size());
-    for (size_t k = 0; k < f_knobs.size(); ++k) r.knobs[k] = static_cast<int>(t.integer(i, f_knobs[k], 0));
-    r.sms = sms_i >= 0 ? r.knobs[sms_i] : 0;
-    r.gbps = t.number(i, f_gbps);
-    r.line_rate_gbps = t.number(i, f_line);
-    r.time_us_median = t.number(i, f_med);
-    r.time_us_min = t.number(i, f_min);
-    r.time_us_max = t.number(i, f_max);
-    r.cv = t.number(i, f_cv);
-    r.line = t.line_of(i);
-    d.rows.push_back(std::move(r));
+    if (status == "ok") d.rows.push_back(row_of(i));
+    else (status == "skipped" ? d.skipped : d.errors)++;
   }
   return d;
 }

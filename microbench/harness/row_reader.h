@@ -23,10 +23,24 @@ class RowReader {
     return bind({column, ColumnType::integer, required},
                 [m](R& r, const CsvTable& t, size_t i, int f) { r.*m = static_cast<I>(t.integer(i, f)); });
   }
-  // An empty cell reads as 0.
-  RowReader& number(const char* column, double R::*m, bool required = true) {
+  // An empty cell reads as `empty` (NaN where an empty cell must stay told apart from a value).
+  RowReader& number(const char* column, double R::*m, bool required = true, double empty = 0) {
     return bind({column, ColumnType::number, required},
-                [m](R& r, const CsvTable& t, size_t i, int f) { r.*m = t.number(i, f); });
+                [m, empty](R& r, const CsvTable& t, size_t i, int f) { r.*m = t.number(i, f, empty); });
+  }
+  // A column with a conversion of its own: set(row, table, row index, field index).
+  using Copy = std::function<void(R&, const CsvTable&, size_t, int)>;
+  RowReader& column(Field f, Copy set) { return bind(std::move(f), std::move(set)); }
+  // The last column bound holds a measured or chosen quantity: a negative value is refused
+  // (for those whose name does not say so: csv_table.h).
+  RowReader& never_negative() {
+    fields_.back().non_negative = true;
+    return *this;
+  }
+  // The row's line in the file.
+  RowReader& line(size_t R::*m) {
+    line_ = m;
+    return *this;
   }
   // A column the reader asks for but uses itself (status, git_commit, ...).
   RowReader& also(Field f) { return bind(std::move(f), nullptr); }
@@ -40,6 +54,7 @@ class RowReader {
       R r;
       for (size_t k = 0; k < reader_.copies_.size(); ++k)
         if (reader_.copies_[k]) reader_.copies_[k](r, t_, i, index_[k]);
+      if (reader_.line_) r.*reader_.line_ = t_.line_of(i);
       return r;
     }
 
@@ -55,7 +70,6 @@ class RowReader {
   Rows rows(const CsvTable& t) const { return Rows(*this, t); }
 
  private:
-  using Copy = std::function<void(R&, const CsvTable&, size_t, int)>;
   RowReader& bind(Field f, Copy c) {
     fields_.push_back(std::move(f));
     copies_.push_back(std::move(c));
@@ -63,6 +77,7 @@ class RowReader {
   }
   std::vector<Field> fields_;
   std::vector<Copy> copies_;
+  size_t R::*line_ = nullptr;
 };
 
 }  // namespace pk
