@@ -1,6 +1,8 @@
 // Every point of the study, in the order it runs (the same on every rank). The ordering
 // and call columns say what each row's instructions or library calls do; the library texts
 // come from reading the NVSHMEM 3.8 and NCCL 2.28 device headers (NOTES.md quotes them).
+#include <initializer_list>
+
 #include "kernels/primitives/ordering.cuh"
 #include "microbench/primitives/primitives.h"
 
@@ -10,7 +12,8 @@ namespace {
 const std::vector<std::string> kScopes = {"thread", "warp", "block"};
 
 // ---- what the library calls do on NVLink (P2P path) ----
-constexpr const char* kNvshmemLookup = "__ldg(peer_heap_base_p2p + pe) + heap offset";
+// What every NVSHMEM call does first: find the peer's heap.
+const std::string kNvshmemDefined = "library-defined: __ldg(peer_heap_base_p2p + pe) + heap offset";
 std::string nvshmem_put_call(int elem, const std::string& scope, bool nbi) {
   if (scope == "thread") {
     if (elem == 4) return nbi ? "nvshmem_uint_put_nbi(n=1)" : "nvshmem_uint_p";
@@ -19,7 +22,7 @@ std::string nvshmem_put_call(int elem, const std::string& scope, bool nbi) {
   return "nvshmemx_" + (elem == 4 ? std::string("uint_put") : std::string("put128")) + (nbi ? "_nbi_" : "_") + scope;
 }
 std::string nvshmem_put_detail(int elem, const std::string& scope, bool nbi) {
-  std::string d = std::string("library-defined: ") + kNvshmemLookup;
+  std::string d = kNvshmemDefined;
   if (scope != "thread") d += std::string("; ") + (scope == "warp" ? "__syncwarp" : "__syncthreads") + " before and after";
   if (scope == "thread" && !nbi && elem == 4) return d + "; one plain st.global (weak); no fence";
   d += "; TMA-registration check; nvshmemi_memcpy_threadgroup (widest aligned plain ld/st); no fence";
@@ -36,6 +39,73 @@ Spec make(const std::string& op, const std::string& style, const std::string& me
   return s;
 }
 
+// ---- row families several styles measure; `base` carries the style's own columns ----
+
+// Element puts: latency and bandwidth, 4- and 16-B elements, every scope, in that order;
+// `add` completes and keeps each.
+template <class Add>
+void element_puts(const Spec& base, Add&& add) {
+  for (const char* metric : {kMetricLatency, kMetricGbps})
+    for (int elem : {4, 16})
+      for (const auto& scope : kScopes) {
+        Spec s = base;
+        s.op = "put";
+        s.metric = metric;
+        s.elem_bytes = elem;
+        s.scope = scope;
+        add(s);
+      }
+}
+
+// Puts of a value made in registers (one thread, 4 B): latency and bandwidth.
+void register_puts(std::vector<Spec>& v, Spec s, const std::string& detail, const std::string& call) {
+  s.op = "put";
+  s.scope = "thread";
+  s.elem_bytes = 4;
+  s.mode = "reg";
+  s.ordering_detail = detail;
+  s.call = call;
+  for (const char* metric : {kMetricLatency, kMetricGbps}) {
+    s.metric = metric;
+    v.push_back(s);
+  }
+}
+
+// Dependent loads from the peer's memory, resident in its L2 and not.
+void peer_gets(std::vector<Spec>& v, Spec s, const std::string& detail, const std::string& call) {
+  s.op = "get";
+  s.metric = kMetricLatency;
+  s.scope = "thread";
+  s.ordering_detail = detail;
+  s.call = call;
+  for (const char* placement : {"peer_l2_resident", "peer_l2_miss"}) {
+    s.placement = placement;
+    v.push_back(s);
+  }
+}
+
+// One 4-B remote store alone ("store"), or followed by the style's quiet or fence.
+struct StoreRow {
+  const char* op;
+  const char* call;
+  const char* ordering;
+  const char* detail;
+};
+void store_rows(std::vector<Spec>& v, const Spec& base, std::initializer_list<StoreRow> rows) {
+  for (const StoreRow& r : rows) {
+    Spec s = base;
+    s.op = r.op;
+    s.metric = kMetricLatency;
+    s.elem_bytes = 4;
+    s.call = r.call;
+    s.ordering = r.ordering;
+    s.ordering_detail = r.detail;
+    v.push_back(s);
+  }
+}
+
+// ---- PK style ----
+
 template <class Order>
 Spec pk_signal(const std::string& op, bool with_data) {
   Spec s = make(op, kStylePk, kMetricOneWay);
@@ -48,28 +118,20 @@ Spec pk_signal(const std::string& op, bool with_data) {
   return s;
 }
 
-void add_pk(std::vector<Spec>& v, const Options& o) {
-  for (const char* metric : {kMetricLatency, kMetricGbps})
-    for (int elem : {4, 16})
-      for (const auto& scope : kScopes) {
-        Spec s = make("put", kStylePk, metric);
-        s.scope = scope;
-        s.elem_bytes = elem;
-        s.mode = "st";
-        s.ordering = kOrderWeak;
-        s.ordering_detail = "plain st.global (weak); address from the PeerTable passed by value; no group sync";
-        s.call = elem == 4 ? "ld.global.b32 src; st.global.b32" : "ld.global.v4 src; st.global.v4.b32";
-        v.push_back(s);
-      }
-  for (const char* metric : {kMetricLatency, kMetricGbps}) {
-    Spec s = make("put", kStylePk, metric);
-    s.elem_bytes = 4;
-    s.mode = "reg";
-    s.ordering = kOrderWeak;
-    s.ordering_detail = "plain st.global (weak) of a value made in registers; address from the PeerTable by value";
-    s.call = "st.global.b32 of a register value";
+void add_pk_puts(std::vector<Spec>& v) {
+  Spec weak = make("put", kStylePk, "");
+  weak.ordering = kOrderWeak;
+  element_puts(weak, [&](Spec s) {
+    s.mode = "st";
+    s.ordering_detail = "plain st.global (weak); address from the PeerTable passed by value; no group sync";
+    s.call = s.elem_bytes == 4 ? "ld.global.b32 src; st.global.b32" : "ld.global.v4 src; st.global.v4.b32";
     v.push_back(s);
-  }
+  });
+  register_puts(v, weak, "plain st.global (weak) of a value made in registers; address from the PeerTable by value",
+                "st.global.b32 of a register value");
+}
+
+void add_pk_gets(std::vector<Spec>& v) {
   // Dependent loads: the owner's L2, its HBM, local HBM; weak and relaxed; every memory.
   struct G {
     const char* placement;
@@ -100,6 +162,9 @@ void add_pk(std::vector<Spec>& v, const Options& o) {
     s.call = "p = p->next over 2 MiB; events per launch, one launch per SM, 1M accesses in all";
     v.push_back(s);
   }
+}
+
+void add_pk_signals(std::vector<Spec>& v) {
   v.push_back(pk_signal<OrderRelaxed>("signal", false));
   v.push_back(pk_signal<OrderReleaseAcquireSys>("signal", false));
   v.push_back(pk_signal<OrderFenceThenRelaxed>("signal", false));
@@ -120,19 +185,14 @@ void add_pk(std::vector<Spec>& v, const Options& o) {
     s.protocol_correct = "yes";
     v.push_back(s);
   }
-  struct C {
-    const char* op;
-    const char* call;
-  };
-  for (C c : {C{"store", "st.global.b32 alone"}, C{"quiet", "st.global.b32; fence.sc.sys"},
-              C{"fence", "st.global.b32; fence.acq_rel.sys"}}) {
-    Spec s = make(c.op, kStylePk, kMetricLatency);
-    s.elem_bytes = 4;
-    s.ordering = std::string(c.op) == "store" ? kOrderWeak : kOrderFenceThenRelaxed;
-    s.ordering_detail = c.call;
-    s.call = c.call;
-    v.push_back(s);
-  }
+}
+
+// The stores alone or completed, then the barrier.
+void add_pk_completion(std::vector<Spec>& v) {
+  store_rows(v, make("", kStylePk, ""),
+             {{"store", "st.global.b32 alone", kOrderWeak, "st.global.b32 alone"},
+              {"quiet", "st.global.b32; fence.sc.sys", kOrderFenceThenRelaxed, "st.global.b32; fence.sc.sys"},
+              {"fence", "st.global.b32; fence.acq_rel.sys", kOrderFenceThenRelaxed, "st.global.b32; fence.acq_rel.sys"}});
   for (bool relaxed : {false, true}) {
     Spec s = make("barrier", kStylePk, kMetricLatency);
     s.ordering = relaxed ? OrderRelaxed::kName : OrderReleaseAcquireSys::kName;
@@ -141,6 +201,9 @@ void add_pk(std::vector<Spec>& v, const Options& o) {
     s.protocol_correct = relaxed ? "no" : "yes";
     v.push_back(s);
   }
+}
+
+void add_pk_bulk(std::vector<Spec>& v, const Options& o) {
   for (uint64_t m : o.bulk_sizes) {
     struct B {
       const char* scope;
@@ -168,43 +231,39 @@ void add_pk(std::vector<Spec>& v, const Options& o) {
   }
 }
 
-void add_nvshmem(std::vector<Spec>& v, const Options& o) {
-  auto base = [](const std::string& op, const std::string& metric) {
-    Spec s = make(op, kStyleNvshmem, metric);
-    s.memory = "nvshmem_heap";
-    s.ordering = kOrderLibrary;
-    s.needs_process_per_gpu = true;
-    return s;
-  };
-  for (const char* metric : {kMetricLatency, kMetricGbps})
-    for (int elem : {4, 16})
-      for (const auto& scope : kScopes)
-        for (bool nbi : {false, true}) {
-          Spec s = base("put", metric);
-          s.scope = scope;
-          s.elem_bytes = elem;
-          s.mode = nbi ? "nbi" : "blocking";
-          s.call = nvshmem_put_call(elem, scope, nbi);
-          s.ordering_detail = nvshmem_put_detail(elem, scope, nbi);
-          v.push_back(s);
-        }
-  for (const char* metric : {kMetricLatency, kMetricGbps}) {
-    Spec s = base("put", metric);
-    s.scope = "thread";
-    s.elem_bytes = 4;
-    s.mode = "reg";
-    s.call = "nvshmem_uint_p(dest, value in a register, pe)";
-    s.ordering_detail = std::string("library-defined: ") + kNvshmemLookup + "; one plain st (weak); no fence";
-    v.push_back(s);
-  }
-  for (const char* placement : {"peer_l2_resident", "peer_l2_miss"}) {
-    Spec s = base("get", kMetricLatency);
-    s.scope = "thread";
-    s.placement = placement;
-    s.call = "nvshmem_uint64_g";
-    s.ordering_detail = std::string("library-defined: ") + kNvshmemLookup + "; one plain ld.global (weak)";
-    v.push_back(s);
-  }
+void add_pk(std::vector<Spec>& v, const Options& o) {
+  add_pk_puts(v);
+  add_pk_gets(v);
+  add_pk_signals(v);
+  add_pk_completion(v);
+  add_pk_bulk(v, o);
+}
+
+// ---- NVSHMEM ----
+
+Spec nvshmem_row(const std::string& op, const std::string& metric) {
+  Spec s = make(op, kStyleNvshmem, metric);
+  s.memory = "nvshmem_heap";
+  s.ordering = kOrderLibrary;
+  s.needs_process_per_gpu = true;
+  return s;
+}
+
+void add_nvshmem_puts_and_gets(std::vector<Spec>& v) {
+  element_puts(nvshmem_row("put", ""), [&](Spec s) {
+    for (bool nbi : {false, true}) {
+      s.mode = nbi ? "nbi" : "blocking";
+      s.call = nvshmem_put_call(s.elem_bytes, s.scope, nbi);
+      s.ordering_detail = nvshmem_put_detail(s.elem_bytes, s.scope, nbi);
+      v.push_back(s);
+    }
+  });
+  register_puts(v, nvshmem_row("put", ""), kNvshmemDefined + "; one plain st (weak); no fence",
+                "nvshmem_uint_p(dest, value in a register, pe)");
+  peer_gets(v, nvshmem_row("get", ""), kNvshmemDefined + "; one plain ld.global (weak)", "nvshmem_uint64_g");
+}
+
+void add_nvshmem_signals(std::vector<Spec>& v) {
   // The headline rows wait as NVSHMEM's perftests do (shmem_signal_ping_pong_latency,
   // shmem_put_signal_ping_pong_latency): nvshmem_uint64_wait_until(EQ) alone. Only the wait:
   // the timing is this study's (clock per round inside the kernel, one way), where the
@@ -214,57 +273,50 @@ void add_nvshmem(std::vector<Spec>& v, const Options& o) {
       "timeout, then __threadfence (fence.sc.gpu)); a bounded handshake before the loop; timed per round "
       "in the kernel, one way (the perftest: events around the kernel, round trip)";
   {
-    Spec s = base("signal", kMetricOneWay);
+    Spec s = nvshmem_row("signal", kMetricOneWay);
     s.scope = "thread";
     s.mode = "set";
     s.call = "nvshmemx_signal_op(SET) + nvshmem_uint64_wait_until(EQ)";
-    s.ordering_detail = std::string("library-defined: ") + kNvshmemLookup + "; volatile st.u64 (no fence); " + api_wait;
+    s.ordering_detail = kNvshmemDefined + "; volatile st.u64 (no fence); " + api_wait;
     s.protocol_correct = "no";
     v.push_back(s);
     s.call = "nvshmemx_signal_op(ADD) + nvshmem_uint64_wait_until(EQ)";
     s.mode = "add";
-    s.ordering_detail = std::string("library-defined: ") + kNvshmemLookup +
+    s.ordering_detail = kNvshmemDefined +
                         "; atomicAdd_system (relaxed atom.add.sys, no fence); " + api_wait;
     v.push_back(s);
     // Not how the library is measured: our bounded poll first, then the library's wait
     // (one more load and fence per receive). Kept, labelled, for what a timeout costs.
     s.call = "nvshmemx_signal_op(SET) + our bounded poll + nvshmem_signal_wait_until(GE)";
     s.mode = kNvshmemBoundedMode;
-    s.ordering_detail = std::string("library-defined: ") + kNvshmemLookup +
+    s.ordering_detail = kNvshmemDefined +
                         "; volatile st.u64 (no fence); wait: our bounded volatile poll (%globaltimer deadline), then "
                         "nvshmem_signal_wait_until (one more load, __threadfence (fence.sc.gpu), one more load)";
     v.push_back(s);
   }
   {
-    Spec s = base("put_signal", kMetricOneWay);
+    Spec s = nvshmem_row("put_signal", kMetricOneWay);
     s.scope = "thread";
     s.elem_bytes = 16;
     s.call = "nvshmem_putmem_signal_nbi(16 B, SET) + nvshmem_uint64_wait_until(EQ)";
-    s.ordering_detail = std::string("library-defined: ") + kNvshmemLookup +
+    s.ordering_detail = kNvshmemDefined +
                         "; plain stores of the data; __threadfence_system (fence.sc.sys); volatile st.u64 "
                         "signal; " + api_wait;
     s.protocol_correct = "yes";
     v.push_back(s);
   }
-  struct C {
-    const char* op;
-    const char* call;
-    const char* detail;
-  };
-  for (C c : {C{"store", "nvshmem_uint_p alone", "library-defined: lookup; plain st.global"},
-              C{"quiet", "nvshmem_uint_p; nvshmem_quiet",
-                "library-defined: quiet = TMA-drain check, connectivity check, __threadfence_system (fence.sc.sys)"},
-              C{"fence", "nvshmem_uint_p; nvshmem_fence",
-                "library-defined: fence = TMA-drain check, __threadfence_system (fence.sc.sys) on NVLink"}}) {
-    Spec s = base(c.op, kMetricLatency);
-    s.scope = "thread";
-    s.elem_bytes = 4;
-    s.call = c.call;
-    s.ordering_detail = c.detail;
-    v.push_back(s);
-  }
+}
+
+// The stores alone or completed, then the barriers.
+void add_nvshmem_completion(std::vector<Spec>& v) {
+  store_rows(v, nvshmem_row("", ""),
+             {{"store", "nvshmem_uint_p alone", kOrderLibrary, "library-defined: lookup; plain st.global"},
+              {"quiet", "nvshmem_uint_p; nvshmem_quiet", kOrderLibrary,
+               "library-defined: quiet = TMA-drain check, connectivity check, __threadfence_system (fence.sc.sys)"},
+              {"fence", "nvshmem_uint_p; nvshmem_fence", kOrderLibrary,
+               "library-defined: fence = TMA-drain check, __threadfence_system (fence.sc.sys) on NVLink"}});
   for (bool sync_only : {false, true}) {
-    Spec s = base("barrier", kMetricLatency);
+    Spec s = nvshmem_row("barrier", kMetricLatency);
     s.scope = "thread";
     s.call = sync_only ? "nvshmem_sync_all" : "nvshmem_barrier_all";
     s.mode = sync_only ? "sync_all" : "barrier_all";
@@ -274,10 +326,13 @@ void add_nvshmem(std::vector<Spec>& v, const Options& o) {
     s.protocol_correct = sync_only ? "no" : "yes";
     v.push_back(s);
   }
+}
+
+void add_nvshmem_bulk(std::vector<Spec>& v, const Options& o) {
   for (uint64_t m : o.bulk_sizes)
     for (const char* scope : {"warp", "block"})
       for (bool sig : {false, true}) {
-        Spec s = base("bulk_put", kMetricGbps);
+        Spec s = nvshmem_row("bulk_put", kMetricGbps);
         s.scope = scope;
         s.message_bytes = m;
         s.mode = sig ? "signal" : "nosignal";
@@ -290,6 +345,15 @@ void add_nvshmem(std::vector<Spec>& v, const Options& o) {
       }
 }
 
+void add_nvshmem(std::vector<Spec>& v, const Options& o) {
+  add_nvshmem_puts_and_gets(v);
+  add_nvshmem_signals(v);
+  add_nvshmem_completion(v);
+  add_nvshmem_bulk(v, o);
+}
+
+// ---- NCCL's device API ----
+
 void add_nccl(std::vector<Spec>& v) {
   auto base = [](const std::string& op, const std::string& metric) {
     Spec s = make(op, kStyleNcclDev, metric);
@@ -297,37 +361,17 @@ void add_nccl(std::vector<Spec>& v) {
     return s;
   };
   const std::string lookup = "ncclGetLsaPointer per access (__ldg of the window's flat base and stride, add4G)";
-  for (const char* metric : {kMetricLatency, kMetricGbps})
-    for (int elem : {4, 16})
-      for (const auto& scope : kScopes) {
-        Spec s = base("put", metric);
-        s.scope = scope;
-        s.elem_bytes = elem;
-        s.mode = "st";
-        s.ordering = kOrderWeak;
-        s.ordering_detail = lookup + "; plain st.global (weak); no group sync";
-        s.call = "*(T*)ncclGetLsaPointer(win, off, peer) = v";
-        v.push_back(s);
-      }
-  for (const char* metric : {kMetricLatency, kMetricGbps}) {
-    Spec s = base("put", metric);
-    s.scope = "thread";
-    s.elem_bytes = 4;
-    s.mode = "reg";
-    s.ordering = kOrderWeak;
-    s.ordering_detail = lookup + "; plain st (weak) of a register value";
-    s.call = "*(uint32_t*)ncclGetLsaPointer(win, off, peer) = value in a register";
+  Spec weak = base("", "");
+  weak.ordering = kOrderWeak;
+  element_puts(weak, [&](Spec s) {
+    s.mode = "st";
+    s.ordering_detail = lookup + "; plain st.global (weak); no group sync";
+    s.call = "*(T*)ncclGetLsaPointer(win, off, peer) = v";
     v.push_back(s);
-  }
-  for (const char* placement : {"peer_l2_resident", "peer_l2_miss"}) {
-    Spec s = base("get", kMetricLatency);
-    s.scope = "thread";
-    s.placement = placement;
-    s.ordering = kOrderWeak;
-    s.ordering_detail = lookup + "; ld.global.b64 (weak)";
-    s.call = "*(uint64_t*)ncclGetLsaPointer(win, off, peer)";
-    v.push_back(s);
-  }
+  });
+  register_puts(v, weak, lookup + "; plain st (weak) of a register value",
+                "*(uint32_t*)ncclGetLsaPointer(win, off, peer) = value in a register");
+  peer_gets(v, weak, lookup + "; ld.global.b64 (weak)", "*(uint64_t*)ncclGetLsaPointer(win, off, peer)");
   for (bool data : {false, true}) {
     Spec s = base(data ? "put_signal" : "signal", kMetricOneWay);
     s.scope = "thread";
@@ -353,6 +397,8 @@ void add_nccl(std::vector<Spec>& v) {
   }
 }
 
+// ---- the NVSHMEM-shaped emulation ----
+
 void add_emulation(std::vector<Spec>& v) {
   auto base = [](const std::string& op, const std::string& metric) {
     Spec s = make(op, kStyleEmulation, metric);
@@ -368,14 +414,8 @@ void add_emulation(std::vector<Spec>& v) {
     s.ordering_detail = "emulation: __ldg of a global table per element, st.volatile, __syncthreads per round";
     v.push_back(s);
   }
-  for (const char* placement : {"peer_l2_resident", "peer_l2_miss"}) {
-    Spec s = base("get", kMetricLatency);
-    s.scope = "thread";
-    s.placement = placement;
-    s.call = "chase_kernel<true> (kernels/sync_library_style.cuh)";
-    s.ordering_detail = "emulation: __ldg of a global table per hop, ld.volatile.global.b64";
-    v.push_back(s);
-  }
+  peer_gets(v, base("", ""), "emulation: __ldg of a global table per hop, ld.volatile.global.b64",
+            "chase_kernel<true> (kernels/sync_library_style.cuh)");
   {
     Spec s = base("signal", kMetricOneWay);
     s.scope = "block";
