@@ -46,6 +46,13 @@ __device__ __forceinline__ bool exchange(const StandaloneParams& p, int kind, in
 }
 }  // namespace detail
 
+// x[u] = src[v + u * stride] for each u < unroll whose index is below n: every load issued
+// before any is used. A macro, not a function: the inlined function gave the same
+// instructions with the kernel's PTX registers renumbered, and this file's PTX is kept
+// identical to the version checked on the GPU.
+#define PK_LOAD_STRIDED(x, unroll, src, v, stride, n) \
+  _Pragma("unroll") for (int u = 0; u < (unroll); ++u) if ((v) + u * (stride) < (n)) x[u] = ptx::ld_global_v4((src) + (v) + u * (stride))
+
 static __global__ void __launch_bounds__(StandaloneConfig::kThreads) standalone_collective_kernel(const __grid_constant__ StandaloneParams p) {
   constexpr int U = StandaloneConfig::kUnroll;
   __shared__ int epoch;
@@ -64,9 +71,7 @@ static __global__ void __launch_bounds__(StandaloneConfig::kThreads) standalone_
       uint4* dst = reinterpret_cast<uint4*>(p.dst.local()) + s * shard_vecs;
       for (int64_t v = first; v < shard_vecs; v += U * stride) {
         uint4 x[U];
-#pragma unroll
-        for (int u = 0; u < U; ++u)
-          if (v + u * stride < shard_vecs) x[u] = ptx::ld_global_v4(src + v + u * stride);
+        PK_LOAD_STRIDED(x, U, src, v, stride, shard_vecs);
 #pragma unroll
         for (int u = 0; u < U; ++u)
           if (v + u * stride < shard_vecs) ptx::st_global_v4(dst + v + u * stride, x[u]);
@@ -81,9 +86,7 @@ static __global__ void __launch_bounds__(StandaloneConfig::kThreads) standalone_
       for (int k = 0; k < w; ++k) {  // rotated: GPUs start on different peers
         const uint4* src = reinterpret_cast<const uint4*>(p.src.at[(me + k) % w]) + lo;
         uint4 x[U];
-#pragma unroll
-        for (int u = 0; u < U; ++u)
-          if (v + u * stride < n) x[u] = ptx::ld_global_v4(src + v + u * stride);
+        PK_LOAD_STRIDED(x, U, src, v, stride, n);
 #pragma unroll
         for (int u = 0; u < U; ++u)
           if (v + u * stride < n) add_vec<__nv_bfloat16>(acc[u], x[u]);
@@ -96,6 +99,7 @@ static __global__ void __launch_bounds__(StandaloneConfig::kThreads) standalone_
   }
   if (threadIdx.x == 0) p.sync.epochs[blockIdx.x] = e;
 }
+#undef PK_LOAD_STRIDED
 #endif
 
 }  // namespace pk::fused
