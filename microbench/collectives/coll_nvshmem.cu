@@ -162,38 +162,38 @@ bool built_with_nvshmem() { return true; }
 
 namespace {
 
-const char* nvshmem_call(int layout, DType t) {
-  const bool b = t == DType::bf16;
-  switch (layout) {
-    case kAllReduce: return b ? "nvshmemx_bfloat16_sum_reduce_on_stream" : "nvshmemx_float_sum_reduce_on_stream";
-    case kAllGather: return b ? "nvshmemx_bfloat16_fcollect_on_stream" : "nvshmemx_float_fcollect_on_stream";
-    case kReduceScatter:
-      return b ? "nvshmemx_bfloat16_sum_reducescatter_on_stream" : "nvshmemx_float_sum_reducescatter_on_stream";
-    default: return b ? "nvshmemx_bfloat16_alltoall_on_stream" : "nvshmemx_float_alltoall_on_stream";
+// NVSHMEM's on-stream collective of each layout it serves, on NVSHMEM_TEAM_WORLD, by dtype;
+// `op` is its name's middle (nvshmemx_<type>_<op>_on_stream). A layout not listed has none.
+struct NvshmemColl {
+  int layout;
+  const char* op;
+  int (*bf16)(__nv_bfloat16*, const __nv_bfloat16*, size_t, cudaStream_t);
+  int (*f32)(float*, const float*, size_t, cudaStream_t);
+};
+#define PK_NVSHMEM_COLL(LAYOUT, OP)                                                                        \
+  NvshmemColl {                                                                                            \
+    LAYOUT, #OP,                                                                                           \
+        [](__nv_bfloat16* d, const __nv_bfloat16* s, size_t n, cudaStream_t st) {                          \
+          return nvshmemx_bfloat16_##OP##_on_stream(NVSHMEM_TEAM_WORLD, d, s, n, st);                      \
+        },                                                                                                 \
+        [](float* d, const float* s, size_t n, cudaStream_t st) {                                          \
+          return nvshmemx_float_##OP##_on_stream(NVSHMEM_TEAM_WORLD, d, s, n, st);                         \
+        }                                                                                                  \
   }
+const NvshmemColl kNvshmemColls[] = {PK_NVSHMEM_COLL(kAllReduce, sum_reduce), PK_NVSHMEM_COLL(kAllGather, fcollect),
+                                     PK_NVSHMEM_COLL(kReduceScatter, sum_reducescatter),
+                                     PK_NVSHMEM_COLL(kAllToAll, alltoall)};
+#undef PK_NVSHMEM_COLL
+
+const NvshmemColl* nvshmem_coll(int layout) {
+  for (const NvshmemColl& c : kNvshmemColls)
+    if (c.layout == layout) return &c;
+  return nullptr;
 }
 
-template <class T>
-int call(int layout, T* dst, const T* src, size_t count, cudaStream_t s);
-
-template <>
-int call<__nv_bfloat16>(int layout, __nv_bfloat16* d, const __nv_bfloat16* s, size_t n, cudaStream_t st) {
-  switch (layout) {
-    case kAllReduce: return nvshmemx_bfloat16_sum_reduce_on_stream(NVSHMEM_TEAM_WORLD, d, s, n, st);
-    case kAllGather: return nvshmemx_bfloat16_fcollect_on_stream(NVSHMEM_TEAM_WORLD, d, s, n, st);
-    case kReduceScatter: return nvshmemx_bfloat16_sum_reducescatter_on_stream(NVSHMEM_TEAM_WORLD, d, s, n, st);
-    default: return nvshmemx_bfloat16_alltoall_on_stream(NVSHMEM_TEAM_WORLD, d, s, n, st);
-  }
-}
-
-template <>
-int call<float>(int layout, float* d, const float* s, size_t n, cudaStream_t st) {
-  switch (layout) {
-    case kAllReduce: return nvshmemx_float_sum_reduce_on_stream(NVSHMEM_TEAM_WORLD, d, s, n, st);
-    case kAllGather: return nvshmemx_float_fcollect_on_stream(NVSHMEM_TEAM_WORLD, d, s, n, st);
-    case kReduceScatter: return nvshmemx_float_sum_reducescatter_on_stream(NVSHMEM_TEAM_WORLD, d, s, n, st);
-    default: return nvshmemx_float_alltoall_on_stream(NVSHMEM_TEAM_WORLD, d, s, n, st);
-  }
+std::string nvshmem_call(int layout, DType t) {
+  return std::string("nvshmemx_") + (t == DType::bf16 ? "bfloat16" : "float") + "_" + nvshmem_coll(layout)->op +
+         "_on_stream";
 }
 
 class NvshmemImpl final : public Impl {
@@ -203,9 +203,7 @@ class NvshmemImpl final : public Impl {
   bool baseline() const override { return true; }
   // The plain layouts: NVSHMEM's collectives move contiguous per-PE blocks (the
   // tensor-dimension layouts would need reshape copies, as NCCL's do: not measured).
-  bool supports(int layout) const override {
-    return layout == kAllReduce || layout == kAllGather || layout == kReduceScatter || layout == kAllToAll;
-  }
+  bool supports(int layout) const override { return nvshmem_coll(layout) != nullptr; }
   // Graph mode: NVSHMEM 3.x's on-stream kernels are capturable (measured: every graph point of
   // results/h200x2/collectives ran and verified); a capture failure is an error row like any other.
 
@@ -237,14 +235,14 @@ class NvshmemImpl final : public Impl {
   void enqueue(int, cudaStream_t s) override {
     const NvshmemState& st = *ctx_->nvshmem;
     const size_t n = p_.count;  // reduce: the vector; fcollect / reducescatter / alltoall: one PE's block
+    const NvshmemColl& c = *nvshmem_coll(p_.layout);
     const int rc = p_.dtype == DType::bf16
-                       ? call(p_.layout, static_cast<__nv_bfloat16*>(st.out()),
-                              static_cast<const __nv_bfloat16*>(st.in()), n, s)
-                       : call(p_.layout, static_cast<float*>(st.out()), static_cast<const float*>(st.in()), n, s);
+                       ? c.bf16(static_cast<__nv_bfloat16*>(st.out()), static_cast<const __nv_bfloat16*>(st.in()), n, s)
+                       : c.f32(static_cast<float*>(st.out()), static_cast<const float*>(st.in()), n, s);
     if (rc == 0) return;
     cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
     cudaStreamIsCapturing(s, &cs);
-    const std::string what = std::string(nvshmem_call(p_.layout, p_.dtype)) + " returned " + std::to_string(rc);
+    const std::string what = nvshmem_call(p_.layout, p_.dtype) + " returned " + std::to_string(rc);
     if (cs != cudaStreamCaptureStatusNone) throw SkipPoint(what + " during CUDA-graph capture");
     throw std::runtime_error(what);
   }
