@@ -11,34 +11,46 @@
 
 namespace pk::fused {
 
+namespace {
+// The operators, declared once: their order, names and descriptions.
+struct OpInfo {
+  Op op;
+  const char* name;
+  const char* description;
+};
+constexpr OpInfo kOps[] = {
+    {Op::gemm_rs, "gemm_rs", "GEMM + reduce-scatter: local N x N x N/w, C's row shard r summed over GPUs on GPU r"},
+    {Op::ag_gemm, "ag_gemm", "all-gather + GEMM: A's row shards gathered, local N x N/w x N"},
+    {Op::gemm_ar, "gemm_ar", "GEMM + all-reduce: local N x N x N/w, the sum of C on every GPU"},
+};
+const OpInfo& info(Op op) {
+  for (const OpInfo& i : kOps)
+    if (i.op == op) return i;
+  throw std::logic_error("operator " + std::to_string(static_cast<int>(op)) + " is not in kOps");
+}
+}  // namespace
+
 const std::vector<Op>& all_ops() {
-  static const std::vector<Op> v = {Op::gemm_rs, Op::ag_gemm, Op::gemm_ar};
+  static const std::vector<Op> v = [] {
+    std::vector<Op> out;
+    for (const OpInfo& i : kOps) out.push_back(i.op);
+    return out;
+  }();
   return v;
 }
 
-std::string op_name(Op op) {
-  switch (op) {
-    case Op::gemm_rs: return "gemm_rs";
-    case Op::ag_gemm: return "ag_gemm";
-    case Op::gemm_ar: return "gemm_ar";
-  }
-  return "?";
-}
+std::string op_name(Op op) { return info(op).name; }
 
 Op parse_op(const std::string& s) {
-  for (Op op : all_ops())
-    if (op_name(op) == s) return op;
-  throw ArgError("--ops: unknown operator '" + s + "' (known: gemm_rs, ag_gemm, gemm_ar)");
+  std::string known;
+  for (const OpInfo& i : kOps) {
+    if (i.name == s) return i.op;
+    known += (known.empty() ? "" : ", ") + std::string(i.name);
+  }
+  throw ArgError("--ops: unknown operator '" + s + "' (known: " + known + ")");
 }
 
-std::string op_description(Op op) {
-  switch (op) {
-    case Op::gemm_rs: return "GEMM + reduce-scatter: local N x N x N/w, C's row shard r summed over GPUs on GPU r";
-    case Op::ag_gemm: return "all-gather + GEMM: A's row shards gathered, local N x N/w x N";
-    case Op::gemm_ar: return "GEMM + all-reduce: local N x N x N/w, the sum of C on every GPU";
-  }
-  return "";
-}
+std::string op_description(Op op) { return info(op).description; }
 
 Shape paper_shape(Op op, int size_n, int world) {
   const int part = world > 0 ? size_n / world : 0;
