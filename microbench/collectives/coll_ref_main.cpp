@@ -41,11 +41,6 @@ std::vector<std::string> split_commas(const std::string& s) {
 
 }  // namespace
 
-// nccl-tests' program of a collective (all_reduce -> all_reduce_perf; all_to_all -> alltoall_perf).
-std::string nccltests_program(const std::string& collective) {
-  return collective == "all_to_all" ? "alltoall_perf" : collective + "_perf";
-}
-
 // --plan: one line per (collective, configuration) that NCCL takes, with what the tool needs
 // to measure that configuration, so ref_check.sh restates no configuration name or refusal:
 //   <collective> <config> <study impl> <program> <env: K=V,... or -> <extra tool args: comma list or ->

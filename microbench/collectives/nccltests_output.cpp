@@ -4,6 +4,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "microbench/collectives/coll_problem.h"
 #include "microbench/harness/stats.h"
 
 namespace pk::coll {
@@ -23,10 +24,13 @@ bool int_after(const std::string& s, const std::string& key, int& out) {
 
 }  // namespace
 
+std::string nccltests_program(const std::string& collective) {
+  return collective == "all_to_all" ? "alltoall_perf" : collective + "_perf";
+}
+
 std::string NcclTestsRun::collective() const {
-  for (const char* c : {"all_reduce", "all_gather", "reduce_scatter"})
-    if (program == std::string(c) + "_perf") return c;
-  if (program == "alltoall_perf") return "all_to_all";
+  for (const std::string& c : collective_names())
+    if (program == nccltests_program(c)) return c;
   return "";
 }
 

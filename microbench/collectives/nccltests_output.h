@@ -27,6 +27,9 @@ struct NcclTestsRun {
   std::string tool() const;        // "nccl-tests 2.19.6 all_reduce_perf"
 };
 
+// nccl-tests' program of a collective (all_reduce -> all_reduce_perf; all_to_all -> alltoall_perf).
+std::string nccltests_program(const std::string& collective);
+
 // Throws std::runtime_error naming the line for anything it cannot read.
 NcclTestsRun parse_nccltests_output(const std::string& text);
 std::string nccltests_type_of(const std::string& study_dtype);  // bf16 -> bfloat16, fp32 -> float
