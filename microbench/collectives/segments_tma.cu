@@ -1,6 +1,8 @@
 // All-gather, reduce-scatter and all-to-all (plain layouts) for large messages: warp 0 of
 // each block pushes by bulk copies while the other warps copy or sum locally
 // (kernels/collectives/segments_tma.cuh).
+#include <utility>
+
 #include "kernels/collectives/segments_tma.cuh"
 #include "microbench/harness/cuda_check.h"
 #include "microbench/collectives/coll_harness.h"
@@ -11,8 +13,13 @@ namespace {
 // Below this a rank's block is a few tiles: the push and LL kernels serve it.
 constexpr uint64_t kTmaMinBlockBytes = 64 * 1024;
 
+// The kernel's kind of each layout it serves; -1: not served.
 int kind_of(int layout) {
-  return layout == kAllGather ? kTmaGather : layout == kAllToAll ? kTmaAllToAll : kTmaReduceScatter;
+  static constexpr std::pair<int, int> kKinds[] = {
+      {kAllGather, kTmaGather}, {kReduceScatter, kTmaReduceScatter}, {kAllToAll, kTmaAllToAll}};
+  for (const auto& [l, kind] : kKinds)
+    if (l == layout) return kind;
+  return -1;
 }
 
 // Reduce-scatter landing slots: one block per source, padded to whole 16-B vectors.
@@ -31,9 +38,7 @@ class SegmentTmaImpl final : public PkImplOf<SegmentTmaImpl> {
  public:
   std::string name() const override { return "push_tma"; }
   bool uses_tma() const override { return true; }
-  bool supports(int layout) const override {
-    return layout == kAllGather || layout == kReduceScatter || layout == kAllToAll;
-  }
+  bool supports(int layout) const override { return kind_of(layout) >= 0; }
   bool applies(const Problem& p) const override { return p.count * p.elem_bytes() >= kTmaMinBlockBytes; }
   uint64_t scratch_bytes(const Problem& p) const override {
     return p.layout == kReduceScatter ? 2ull * p.n * slot_elems(p) * p.elem_bytes() : 0;
