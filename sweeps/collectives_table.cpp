@@ -9,10 +9,24 @@
 
 #include "microbench/harness/row_reader.h"
 #include "sweeps/format.h"
+#include "sweeps/study_measure.h"
 #include "sweeps/study_schema.h"
 #include "sweeps/targets.h"
 
 namespace pk::sweeps {
+
+// How pkbench_compare matches and measures this study's points (study_measure.h; registered
+// by COMPARE on the study's line of sweeps/CMakeLists.txt).
+StudyMeasure collectives_measure() {
+  return {.key = {"collective", "impl", "dtype", "bytes", "gpus", "launch_mode"},
+          .group = {"collective", "impl"},
+          .metric = "time_us_median",
+          .unit = "us",
+          .higher_better = false,
+          .lo = "time_us_p10",
+          .hi = "time_us_p90",
+          .range_ref = "time_us_median"};
+}
 
 const char* coll_method_text(CollMethod m) {
   return m == CollMethod::nccltests

@@ -14,63 +14,32 @@
 #include "microbench/harness/csv_table.h"
 #include "sweeps/format.h"
 #include "sweeps/study_schema.h"
-#include "sweeps/transfer_table.h"
+
+#define PK_SWEEPS_DECLARATIONS
+#include "study_registry.inc"
+#undef PK_SWEEPS_DECLARATIONS
 
 namespace fs = std::filesystem;
 
 namespace pk::sweeps {
 
-namespace {
-// The sample range of the studies that write the timing columns (harness put_times()).
-StudyMeasure timed(StudyMeasure m) {
-  m.t_median = "time_us_median";
-  m.t_min = "time_us_min";
-  m.t_max = "time_us_max";
-  m.cv = "cv";
-  return m;
-}
-}  // namespace
-
+// Declarations of the studies' measure functions, then PK_SWEEPS_MEASURE(study, function)
+// for each registered one (sweeps/CMakeLists.txt, COMPARE on a pk_sweeps_study line).
 const std::vector<StudyMeasure>& study_measures() {
   static const std::vector<StudyMeasure> v = [] {
     std::vector<StudyMeasure> m;
-    StudyMeasure transfer = timed({.study = "transfer",
-                                   .key = {"sweep", "mechanism", "direction", "pattern", "src_gpu", "dst_gpu", "message_bytes"},
-                                   .group = {"mechanism", "direction", "pattern"},
-                                   .metric = "gbps",
-                                   .unit = "GB/s"});
-    for (const auto& k : transfer_knob_columns()) transfer.key.push_back(k);  // from the mechanisms' declarations
-    m.push_back(transfer);
-    m.push_back({.study = "sync",
-                 .key = {"level", "primitive", "scope", "semantics", "placement", "participants"},
-                 .group = {"level"},
-                 .metric = "one_way_ns",
-                 .unit = "ns",
-                 .higher_better = false,
-                 .lo = "p10_ns",
-                 .hi = "p90_ns",
-                 .range_ref = "round_trip_ns",
-                 .range_ref_alt = "one_way_ns"});
-    m.push_back(timed({.study = "gemm",
-                       .key = {"impl", "variant", "m", "n", "k", "sms"},
-                       .group = {"impl", "variant"},
-                       .metric = "tflops",
-                       .unit = "TFLOP/s"}));
-    m.push_back({.study = "collectives",
-                 .key = {"collective", "impl", "dtype", "bytes", "gpus", "launch_mode"},
-                 .group = {"collective", "impl"},
-                 .metric = "time_us_median",
-                 .unit = "us",
-                 .higher_better = false,
-                 .lo = "time_us_p10",
-                 .hi = "time_us_p90",
-                 .range_ref = "time_us_median"});
-    m.push_back(timed({.study = "fused",
-                       .key = {"op", "overlap", "impl", "m", "n", "k", "gpus", "comm_sms"},
-                       .group = {"op", "overlap"},
-                       .metric = "time_us_median",
-                       .unit = "us",
-                       .higher_better = false}));
+    auto add = [&](const char* study, StudyMeasure measure) {
+      measure.study = study;
+      m.push_back(std::move(measure));
+    };
+#define PK_SWEEPS_STUDY(name, fn, lib)
+#define PK_SWEEPS_STUDY_ABSENT(name, fn, why)
+#define PK_SWEEPS_MEASURE(name, fn) add(name, fn());
+#include "study_registry.inc"
+#undef PK_SWEEPS_STUDY
+#undef PK_SWEEPS_STUDY_ABSENT
+#undef PK_SWEEPS_MEASURE
+    (void)add;
     return m;
   }();
   return v;
@@ -192,7 +161,9 @@ FileDiff compare_files(const std::string& a_csv, const std::string& b_csv) {
     throw std::runtime_error(a_csv + " is a " + (d.study.empty() ? "non-study" : d.study) + " CSV but " + b_csv +
                              " is a " + (sb.empty() ? "non-study" : sb) + " CSV");
   const StudyMeasure* m = find_measure(d.study);
-  if (!m) throw std::runtime_error(a_csv + ": no comparison is declared for the " + d.study + " study (compare.cpp)");
+  if (!m)
+    throw std::runtime_error(a_csv + ": no comparison is declared for the " + d.study +
+                             " study (sweeps/CMakeLists.txt: COMPARE on its pk_sweeps_study line)");
   d.metric = m->metric;
   d.unit = m->unit;
   d.higher_better = m->higher_better;

@@ -6,20 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "sweeps/study_measure.h"
+
 namespace pk::sweeps {
 
-// How one study's points are matched and measured; declared once per study in compare.cpp.
-struct StudyMeasure {
-  std::string study;
-  std::vector<std::string> key;    // columns naming a point (the independent variables)
-  std::vector<std::string> group;  // columns of the per-group summary
-  std::string metric, unit;
-  bool higher_better = true;
-  // The sample range: time columns (median, min, max; the metric scales as 1/time when
-  // higher_better, as time otherwise), or low/high columns relative to `range_ref`.
-  std::string t_median, t_min, t_max, cv;
-  std::string lo, hi, range_ref, range_ref_alt;
-};
+// The registered studies' measures (study_measure.h).
 const std::vector<StudyMeasure>& study_measures();
 const StudyMeasure* find_measure(const std::string& study);
 

@@ -1,6 +1,7 @@
 #include "sweeps/fused_table.h"
 
 #include "microbench/harness/row_reader.h"
+#include "sweeps/study_measure.h"
 #include "sweeps/study_schema.h"
 #include "sweeps/verdict.h"
 
@@ -14,6 +15,16 @@
 #include <tuple>
 
 namespace pk::sweeps {
+
+// How pkbench_compare matches and measures this study's points (study_measure.h; registered
+// by COMPARE on the study's line of sweeps/CMakeLists.txt).
+StudyMeasure fused_measure() {
+  return with_timing_columns({.key = {"op", "overlap", "impl", "m", "n", "k", "gpus", "comm_sms"},
+                              .group = {"op", "overlap"},
+                              .metric = "time_us_median",
+                              .unit = "us",
+                              .higher_better = false});
+}
 
 namespace {
 

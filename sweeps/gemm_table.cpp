@@ -1,6 +1,7 @@
 #include "sweeps/gemm_table.h"
 
 #include "microbench/harness/row_reader.h"
+#include "sweeps/study_measure.h"
 #include "sweeps/study_schema.h"
 
 #include <algorithm>
@@ -23,6 +24,13 @@ const RowReader<GemmRow>& gemm_reader() {
   return r;
 }
 }  // namespace
+
+// How pkbench_compare matches and measures this study's points (study_measure.h; registered
+// by COMPARE on the study's line of sweeps/CMakeLists.txt).
+StudyMeasure gemm_measure() {
+  return with_timing_columns(
+      {.key = {"impl", "variant", "m", "n", "k", "sms"}, .group = {"impl", "variant"}, .metric = "tflops", .unit = "TFLOP/s"});
+}
 
 GemmData read_gemm(const std::string& path) {
   const CsvTable t = CsvTable::read(path, gemm_reader().fields(), checked_as("gemm"));

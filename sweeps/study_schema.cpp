@@ -27,9 +27,11 @@ const StudySchemas& registered_studies() {
     };
 #define PK_SWEEPS_STUDY(name, fn, lib) add(name, fn(), #fn, lib);
 #define PK_SWEEPS_STUDY_ABSENT(name, fn, why) absent(name, #fn, why);
+#define PK_SWEEPS_MEASURE(name, fn)
 #include "study_registry.inc"
 #undef PK_SWEEPS_STUDY
 #undef PK_SWEEPS_STUDY_ABSENT
+#undef PK_SWEEPS_MEASURE
     (void)absent;
     return v;
   }();

@@ -3,6 +3,7 @@
 #include "microbench/harness/csv_table.h"
 #include "microbench/harness/row_reader.h"
 #include "sweeps/format.h"
+#include "sweeps/study_measure.h"
 #include "sweeps/study_schema.h"
 
 #include <cstdio>
@@ -27,6 +28,20 @@ const RowReader<SyncRow>& sync_reader() {
   return r;
 }
 }  // namespace
+
+// How pkbench_compare matches and measures this study's points (study_measure.h; registered
+// by COMPARE on the study's line of sweeps/CMakeLists.txt).
+StudyMeasure sync_measure() {
+  return {.key = {"level", "primitive", "scope", "semantics", "placement", "participants"},
+          .group = {"level"},
+          .metric = "one_way_ns",
+          .unit = "ns",
+          .higher_better = false,
+          .lo = "p10_ns",
+          .hi = "p90_ns",
+          .range_ref = "round_trip_ns",
+          .range_ref_alt = "one_way_ns"};
+}
 
 SyncData read_sync(const std::string& path) {
   const CsvTable t = CsvTable::read(path, sync_reader().fields(), checked_as("sync"));

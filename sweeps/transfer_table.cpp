@@ -5,6 +5,7 @@
 #include "microbench/transfer/mechanism.h"
 #include "microbench/harness/row_reader.h"
 #include "sweeps/format.h"
+#include "sweeps/study_measure.h"
 #include "sweeps/study_schema.h"
 #include "sweeps/targets.h"
 
@@ -111,6 +112,18 @@ const RowReader<TransferRow>& transfer_reader() {
 }
 
 }  // namespace
+
+// How pkbench_compare matches and measures this study's points (study_measure.h; registered
+// by COMPARE on the study's line of sweeps/CMakeLists.txt).
+StudyMeasure transfer_measure() {
+  StudyMeasure m = with_timing_columns(
+      {.key = {"sweep", "mechanism", "direction", "pattern", "src_gpu", "dst_gpu", "message_bytes"},
+       .group = {"mechanism", "direction", "pattern"},
+       .metric = "gbps",
+       .unit = "GB/s"});
+  for (const auto& k : transfer_knob_columns()) m.key.push_back(k);  // from the mechanisms' declarations
+  return m;
+}
 
 TransferData read_transfer(const std::string& path) {
   const CsvTable t = CsvTable::read(path, transfer_reader().fields(), checked_as("transfer"));

@@ -59,8 +59,11 @@ TEST(SweepsCompare, SingleAgainstIpc) {
     if (q.group == "ce_batch/pull/bidir") ce_batch_worse += q.change < 0;
   EXPECT_EQ(ce_batch_worse, 15);
   // Device-initiated mechanisms: every point within 1.5 % (their peaks agree within 0.1 %).
-  for (const auto& q : t.points)
-    if (q.group.rfind("tma_", 0) == 0 || q.group.rfind("reg", 0) == 0) EXPECT_NEAR(q.ratio(), 1.0, 0.015) << q.point;
+  for (const auto& q : t.points) {
+    if (q.group.rfind("tma_", 0) == 0 || q.group.rfind("reg", 0) == 0) {
+      EXPECT_NEAR(q.ratio(), 1.0, 0.015) << q.point;
+    }
+  }
   const FileDiff& s = file(d, "sync.csv");
   EXPECT_EQ(s.points.size(), 12u);
   EXPECT_EQ(s.better() + s.worse(), 0);
