@@ -64,16 +64,27 @@ int print_plan(const std::string& colls, const std::string& configs) {
   return 0;
 }
 
-int main(int argc, char** argv) {
-  if (argc == 4 && std::string(argv[1]) == "--plan") return print_plan(argv[2], argv[3]);
+namespace {
+
+// A refusal: main prints it with the usage and exits 2.
+struct Refused {
+  std::string why;
+};
+
+struct Args {
   std::vector<std::string> csvs;
   std::string out;
   std::vector<std::pair<std::string, std::string>> refs;  // config, file
+  bool help = false;
+};
+
+Args parse_args(int argc, char** argv) {
+  Args args;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&](const std::string& flag) { return a.substr(flag.size()); };
-    if (a.rfind("--csv=", 0) == 0) csvs.push_back(value("--csv="));
-    else if (a.rfind("--out=", 0) == 0) out = value("--out=");
+    if (a.rfind("--csv=", 0) == 0) args.csvs.push_back(value("--csv="));
+    else if (a.rfind("--out=", 0) == 0) args.out = value("--out=");
     else if (a.rfind("--nccl-tests=", 0) == 0) {
       std::string v = value("--nccl-tests="), config = "default";
       if (const size_t colon = v.find(':'); colon != std::string::npos) {
@@ -81,49 +92,61 @@ int main(int argc, char** argv) {
         v.erase(0, colon + 1);
         bool known = false;
         for (const auto& c : nccl_configs()) known |= c.name == config;
-        if (!known) return usage("--nccl-tests=" + config + ":...: unknown nccl_config '" + config + "'");
+        if (!known) throw Refused{"--nccl-tests=" + config + ":...: unknown nccl_config '" + config + "'"};
       }
-      refs.push_back({config, v});
+      args.refs.push_back({config, v});
     } else if (a == "--help" || a == "-h") {
-      std::printf("usage: pkbench_coll_ref --csv=FILE ... [--out=FILE] --nccl-tests=[CONFIG:]FILE ...\n"
-                  "       pkbench_coll_ref --plan COLLECTIVES CONFIGS   (what ref_check.sh runs: a line per\n"
-                  "  collective and configuration NCCL takes: collective config impl program env(K=V,..|-) args(a,b|-))\n"
-                  "  several --csv (the study run repeatedly, alternating with the tool): each row's time_us_nccltests\n"
-                  "  is the median over the runs (nccltests_repeats counts them; --out needed)\n"
-                  "  merges nccl-tests' output into the NCCL rows of the collectives CSV (ref_tool, ref_time_us,\n"
-                  "  ref_ratio = time_us_nccltests / the tool's time) and prints the ratio per row; several files of\n"
-                  "  one CONFIG (the tool run repeatedly): the median of their figures\n");
-      return 0;
+      args.help = true;
+      return args;
     } else {
-      return usage("unknown argument '" + a + "'");
+      throw Refused{"unknown argument '" + a + "'"};
     }
   }
-  if (csvs.empty()) return usage("--csv: missing");
-  if (refs.empty()) return usage("--nccl-tests: missing");
-  if (out.empty() && csvs.size() > 1) return usage("--out: needed with several --csv");
-  if (out.empty()) out = csvs.front();
+  if (args.csvs.empty()) throw Refused{"--csv: missing"};
+  if (args.refs.empty()) throw Refused{"--nccl-tests: missing"};
+  if (args.out.empty() && args.csvs.size() > 1) throw Refused{"--out: needed with several --csv"};
+  if (args.out.empty()) args.out = args.csvs.front();
+  return args;
+}
 
+void print_help() {
+  std::printf("usage: pkbench_coll_ref --csv=FILE ... [--out=FILE] --nccl-tests=[CONFIG:]FILE ...\n"
+              "       pkbench_coll_ref --plan COLLECTIVES CONFIGS   (what ref_check.sh runs: a line per\n"
+              "  collective and configuration NCCL takes: collective config impl program env(K=V,..|-) args(a,b|-))\n"
+              "  several --csv (the study run repeatedly, alternating with the tool): each row's time_us_nccltests\n"
+              "  is the median over the runs (nccltests_repeats counts them; --out needed)\n"
+              "  merges nccl-tests' output into the NCCL rows of the collectives CSV (ref_tool, ref_time_us,\n"
+              "  ref_ratio = time_us_nccltests / the tool's time) and prints the ratio per row; several files of\n"
+              "  one CONFIG (the tool run repeatedly): the median of their figures\n");
+}
+
+// The study's CSVs, one header for all; several runs become one (each row's figure the median).
+struct StudyCsv {
+  std::vector<std::string> header;
+  std::vector<CsvRow> rows;
+};
+StudyCsv read_study_csvs(const std::vector<std::string>& csvs) {
   std::vector<std::string> header;
   std::vector<std::vector<CsvRow>> study_runs;
   for (const std::string& csv : csvs) {
     std::ifstream f(csv);
-    if (!f) return usage("--csv=" + csv + ": cannot read");
+    if (!f) throw Refused{"--csv=" + csv + ": cannot read"};
     std::string line;
     std::getline(f, line);
     const std::vector<std::string> h = split_commas(line);
     for (const char* need : {"collective", "dtype", "bytes", "gpus", "launch_mode", "nccl_config", "status",
                              "time_us_nccltests", "ref_tool", "ref_time_us", "ref_ratio"})
       if (std::find(h.begin(), h.end(), need) == h.end())
-        return usage("--csv=" + csv + ": no '" + need + "' column (not a collectives CSV of this version)");
+        throw Refused{"--csv=" + csv + ": no '" + need + "' column (not a collectives CSV of this version)"};
     if (header.empty()) header = h;
-    else if (h != header) return usage("--csv=" + csv + ": its header differs from --csv=" + csvs.front() + "'s");
+    else if (h != header) throw Refused{"--csv=" + csv + ": its header differs from --csv=" + csvs.front() + "'s"};
     std::vector<CsvRow>& rows = study_runs.emplace_back();
     while (std::getline(f, line)) {
       if (line.empty()) continue;
       const auto cells = split_commas(line);
       if (cells.size() != header.size())
-        return usage("--csv=" + csv + ": line " + std::to_string(rows.size() + 2) + " has " +
-                     std::to_string(cells.size()) + " fields, the header " + std::to_string(header.size()));
+        throw Refused{"--csv=" + csv + ": line " + std::to_string(rows.size() + 2) + " has " +
+                      std::to_string(cells.size()) + " fields, the header " + std::to_string(header.size())};
       CsvRow r;
       for (size_t k = 0; k < header.size(); ++k) r[header[k]] = cells[k];
       rows.push_back(std::move(r));
@@ -131,42 +154,52 @@ int main(int argc, char** argv) {
   }
   // The study run several times (alternating with the tool): each row's figure is the median.
   if (study_runs.size() > 1) combine_study_runs(study_runs);
-  std::vector<CsvRow>& rows = study_runs.front();
+  return {header, std::move(study_runs.front())};
+}
 
-  // Every file of one configuration merged at once: a configuration run several times is
-  // referenced by the median of its runs.
+// The tool's runs by configuration: every file of one configuration is merged at once, so a
+// configuration run several times is referenced by the median of its runs.
+std::map<std::string, std::vector<NcclTestsRun>> read_references(
+    const std::vector<std::pair<std::string, std::string>>& refs) {
   std::map<std::string, std::vector<NcclTestsRun>> runs_of;
   for (const auto& [config, file] : refs) {
     std::ifstream t(file);
-    if (!t) return usage("--nccl-tests=" + file + ": cannot read");
+    if (!t) throw Refused{"--nccl-tests=" + file + ": cannot read"};
     std::stringstream text;
     text << t.rdbuf();
     NcclTestsRun run;
     try {
       run = parse_nccltests_output(text.str());
     } catch (const std::exception& e) {
-      return usage("--nccl-tests=" + file + ": " + e.what());
+      throw Refused{"--nccl-tests=" + file + ": " + e.what()};
     }
     for (const auto& l : run.lines)
-      if (l.wrong > 0) return usage("--nccl-tests=" + file + ": the tool reported wrong results; not a reference");
+      if (l.wrong > 0) throw Refused{"--nccl-tests=" + file + ": the tool reported wrong results; not a reference"};
     runs_of[config].push_back(std::move(run));
   }
-  int filled = 0;
-  for (const auto& [config, runs] : runs_of) filled += merge_nccltests(rows, runs, config);
+  return runs_of;
+}
 
+// Written to a temporary file and renamed into place.
+void write_csv(const std::string& out, const StudyCsv& csv) {
   const std::string tmp = out + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream o(tmp);
-    for (size_t k = 0; k < header.size(); ++k) o << (k ? "," : "") << header[k];
+    for (size_t k = 0; k < csv.header.size(); ++k) o << (k ? "," : "") << csv.header[k];
     o << "\n";
-    for (auto& r : rows) {
-      for (size_t k = 0; k < header.size(); ++k) o << (k ? "," : "") << r[header[k]];
+    for (const auto& r : csv.rows) {
+      for (size_t k = 0; k < csv.header.size(); ++k) {
+        const auto it = r.find(csv.header[k]);
+        o << (k ? "," : "") << (it == r.end() ? "" : it->second);
+      }
       o << "\n";
     }
-    if (!o) return usage("--out=" + out + ": cannot write");
+    if (!o) throw Refused{"--out=" + out + ": cannot write"};
   }
-  if (std::rename(tmp.c_str(), out.c_str()) != 0) return usage("--out=" + out + ": cannot rename into place");
+  if (std::rename(tmp.c_str(), out.c_str()) != 0) throw Refused{"--out=" + out + ": cannot rename into place"};
+}
 
+void print_ratios(std::vector<CsvRow>& rows) {
   std::printf("%-16s %-22s %-6s %11s %-6s %14s %11s %7s\n", "collective", "nccl_config", "dtype", "bytes", "mode",
               "nccltests_us", "tool_us", "ratio");
   for (auto& r : rows) {
@@ -175,6 +208,26 @@ int main(int argc, char** argv) {
                 r["dtype"].c_str(), r["bytes"].c_str(), r["launch_mode"].c_str(), r["time_us_nccltests"].c_str(),
                 r["ref_time_us"].c_str(), r["ref_ratio"].c_str());
   }
-  std::printf("%d NCCL rows have a reference figure (%s)\n", filled, out.c_str());
-  return filled > 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc == 4 && std::string(argv[1]) == "--plan") return print_plan(argv[2], argv[3]);
+  try {
+    const Args args = parse_args(argc, argv);
+    if (args.help) {
+      print_help();
+      return 0;
+    }
+    StudyCsv csv = read_study_csvs(args.csvs);
+    int filled = 0;
+    for (const auto& [config, runs] : read_references(args.refs)) filled += merge_nccltests(csv.rows, runs, config);
+    write_csv(args.out, csv);
+    print_ratios(csv.rows);
+    std::printf("%d NCCL rows have a reference figure (%s)\n", filled, args.out.c_str());
+    return filled > 0 ? 0 : 1;
+  } catch (const Refused& r) {
+    return usage(r.why);
+  }
 }
