@@ -1,7 +1,7 @@
 #pragma once
 // pkbench_primitives_summary: primitives.csv -> primitives_summary.md. Reads the CSV by
-// column name through the sweeps' reader (sweeps/csv_table.h: the study's columns checked,
-// any order), so it keeps working as the schema grows. Plain C++.
+// column name through the harness's reader (microbench/harness/csv_table.h: the study's
+// columns checked, any order), so it keeps working as the schema grows. Plain C++.
 #include <map>
 #include <string>
 #include <vector>
@@ -15,7 +15,7 @@ struct PrimitivesRows {
   std::vector<std::string> columns;
   std::vector<Row> rows;
 };
-// Throws std::runtime_error for a missing, malformed or foreign file (the sweeps' reader).
+// Throws std::runtime_error for a missing, malformed or foreign file (the harness's reader).
 PrimitivesRows read_csv(const std::string& path);
 
 // The first row with status ok whose columns equal every `where` entry; nullptr if none.
