@@ -20,11 +20,17 @@
 #include "microbench/harness/cuda_check.h"
 #include "microbench/harness/nvml.h"
 #include "microbench/harness/stats.h"
-#include "microbench/harness/study.h"
+#include "microbench/harness/study_point.h"
 #include "microbench/fused/fused_context.h"
 #include "microbench/fused/fused_tuned.h"
 
 namespace pk::fused {
+
+// What --help says the binary measures.
+constexpr const char* kStudyDescription =
+    "Fused GEMM + communication kernels (GEMM+RS, AG+GEMM, GEMM+AR): intra-SM vs inter-SM overlap, the SM split, "
+    "and the baselines (cuBLASLt + NCCL, this suite's GEMM + collective, copy engine).";
+
 namespace {
 
 // A preset fills what the command line leaves out.
@@ -61,10 +67,7 @@ class FusedStudy {
       : ctx_(g, o, points), results_(r), opt_(o) {}
 
   void run_point(benchmark::State& state, const Point& p) {
-    Row row = describe(p);
-    measure_point(state, row, [&] { measure(state, p, row); });
-    results_.put(p.name(), row);
-    idle_gap(opt_.timing.gap_ms);
+    run_described_point(state, results_, p.name(), describe(p), opt_.timing.gap_ms, [&](Row& row) { measure(state, p, row); });
   }
 
  private:
@@ -287,9 +290,4 @@ class FusedPlan : public PointStudyPlan<Point, FusedStudy> {
 }  // namespace
 }  // namespace pk::fused
 
-int main(int argc, char** argv) {
-  return pk::study_main<pk::fused::FusedPlan>(argc, argv, "pkbench_fused",
-      "Fused GEMM + communication kernels (GEMM+RS, AG+GEMM, GEMM+AR): intra-SM vs inter-SM overlap, "
-      "the SM split, and the baselines (cuBLASLt + NCCL, this suite's GEMM + collective, copy engine).",
-      "fused.csv");
-}
+PK_STUDY_MAIN(pk::fused::FusedPlan, "pkbench_fused", pk::fused::kStudyDescription, "fused.csv")

@@ -22,7 +22,7 @@
 #include "microbench/harness/metadata.h"
 #include "microbench/harness/nvml.h"
 #include "microbench/harness/stats.h"
-#include "microbench/harness/study.h"
+#include "microbench/harness/study_point.h"
 #include "microbench/harness/timing.h"
 #include "microbench/gemm/cublaslt_gemm.h"
 #include "microbench/gemm/gemm_data.h"
@@ -376,9 +376,7 @@ class GemmPlan : public PointStudyPlan<Point, GemmStudy> {
 }  // namespace
 }  // namespace pk::gemm
 
-int main(int argc, char** argv) {
-  return pk::study_main<pk::gemm::GemmPlan>(argc, argv, "pkbench_gemm",
-      "This suite's Hopper bf16 GEMM (C = A * B^T, A MxK and B NxK row-major, fp32 accumulation) "
-      "against cuBLASLt, per shape and SM count.",
-      "gemm.csv");
-}
+PK_STUDY_MAIN(pk::gemm::GemmPlan, "pkbench_gemm",
+              "This suite's Hopper bf16 GEMM (C = A * B^T, A MxK and B NxK row-major, fp32 accumulation) "
+              "against cuBLASLt, per shape and SM count.",
+              "gemm.csv")

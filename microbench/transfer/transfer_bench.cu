@@ -17,7 +17,7 @@
 #include "microbench/harness/device_runtime.h"
 #include "microbench/harness/nvml.h"
 #include "microbench/harness/stats.h"
-#include "microbench/harness/study.h"
+#include "microbench/harness/study_point.h"
 #include "microbench/harness/timing.h"
 #include "microbench/transfer/mechanism.h"
 #include "microbench/transfer/transfer_grid.h"
@@ -89,10 +89,7 @@ class TransferStudy : private GatedRig {
   }
 
   void run_point(benchmark::State& state, const TransferPoint& p) {
-    Row row = describe(p);
-    measure_point(state, row, [&] { measure(state, p, row); });
-    results_.put(p.name(), row);
-    idle_gap(opt_.timing.gap_ms);
+    run_described_point(state, results_, p.name(), describe(p), opt_.timing.gap_ms, [&](Row& row) { measure(state, p, row); });
   }
 
  private:

@@ -1,0 +1,30 @@
+#pragma once
+// What every gated study binary wrote around its own Study, written once: one point's life
+// (measured into the row its study described, stored, then the idle gap) and the binary's
+// main().
+#include <string>
+
+#include "microbench/harness/gbench_csv.h"
+#include "microbench/harness/study.h"
+#include "microbench/harness/tidy_csv.h"
+#include "microbench/harness/timing.h"
+
+namespace pk {
+
+// One point: `row` (what the study describes before measuring) completed by measure(row)
+// under measure_point (a skip or an error lands in the row and never ends the run), stored
+// under the point's name, then `gap_ms` idle before the next point.
+template <class Measure>
+void run_described_point(benchmark::State& state, PointResults& results, const std::string& name, Row row, double gap_ms,
+                         Measure&& measure) {
+  measure_point(state, row, [&] { measure(row); });
+  results.put(name, row);
+  idle_gap(gap_ms);
+}
+
+}  // namespace pk
+
+// A study binary's main(): its plan (a StudyPlan built from the StudyMain), its name, the
+// description --help prints and its default CSV.
+#define PK_STUDY_MAIN(Plan, program, description, default_csv) \
+  int main(int argc, char** argv) { return pk::study_main<Plan>(argc, argv, program, description, default_csv); }
