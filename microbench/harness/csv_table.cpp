@@ -243,230 +243,259 @@ CsvTable CsvTable::read(const std::string& path, const std::vector<Field>& field
   }
 }
 
+// One read of one file: the header, the fields declared, the rows; each step a method.
+class CsvTable::Reader {
+ public:
+  Reader(CsvTable& t, const std::string& path, const ReadOptions& options)
+      : t_(t), path_(path), options_(options), in_(path) {}
+
+  void read(const std::vector<Field>& fields) {
+    read_header();
+    declare(fields);
+    if (t_.cols_[study_f_].header_index < 0) check_header("", 1);
+    size_t line = 1;
+    std::string_view l;
+    while (in_.next(l)) {
+      ++line;
+      if (l.empty()) continue;
+      if (first_line_ == 0) first_row(l, line);
+      else next_row(l, line);
+      for (int f : absent_) store(f, std::string_view(), line);
+      t_.lines_.push_back(static_cast<uint32_t>(line));
+    }
+    if (first_line_ == 0 && study_hi_ >= 0) check_header("", 1);  // a header and no rows
+    take_machine();
+  }
+
+ private:
+  CsvTable& t_;
+  const std::string& path_;
+  const ReadOptions& options_;
+  LineSource in_;
+  std::vector<std::string_view> cells_;
+  int study_f_ = -1, machine_f_[3] = {-1, -1, -1};
+  // Header positions of the study and machine columns (-1: absent); every row must repeat
+  // the first row's values there.
+  int study_hi_ = -1, machine_hi_[3] = {-1, -1, -1};
+  std::vector<int> field_of_;  // which declared field each header column feeds (-1: none)
+  std::vector<int> absent_;    // the declared fields the file lacks
+  std::vector<std::unordered_map<std::string, uint32_t, Hash, Eq>> intern_;
+  std::vector<std::string_view> last_;
+  std::vector<uint32_t> last_code_;
+  std::string first_machine_[3];
+  size_t first_line_ = 0;  // 0 until the first row is read
+
+  void read_header() {
+    std::string_view header;
+    if (!in_.next(header) || header.empty()) throw std::runtime_error(where(path_, 1, 0) + " empty file (no header line)");
+    split(header, cells_);
+    std::unordered_map<std::string_view, size_t> names;  // a set: a 100k-column header stays linear
+    for (size_t i = 0; i < cells_.size(); ++i) {
+      const std::string name(cells_[i]);
+      if (name.find('"') != std::string::npos)
+        throw std::runtime_error(where(path_, 1, i + 1) + " quoted header field " + quote_value(name) +
+                                 ": not a pkbench CSV (pkbench writes plain fields)");
+      if (name.empty()) throw std::runtime_error(where(path_, 1, i + 1) + " empty column name: not a pkbench CSV");
+      if (!names.emplace(cells_[i], i).second)
+        throw std::runtime_error(where(path_, 1, i + 1) + " column " + quote_value(name) + " appears twice (also field " +
+                                 std::to_string(names[cells_[i]] + 1) + ")");
+      t_.header_.push_back(name);
+    }
+  }
+
+  // The fields: the caller's, plus the ones that say whose file this is.
+  void declare(const std::vector<Field>& fields) {
+    t_.fields_ = fields;
+    auto ensure = [&](const char* name) {
+      if (std::none_of(t_.fields_.begin(), t_.fields_.end(), [&](const Field& f) { return f.name == name; }))
+        t_.fields_.push_back({name, ColumnType::text, false});
+    };
+    ensure(kStudyColumn);
+    for (const char* m : kMachineColumns) ensure(m);
+    t_.cols_.resize(t_.fields_.size());
+    field_of_.assign(t_.header_.size(), -1);
+    for (size_t f = 0; f < t_.fields_.size(); ++f) {
+      Column& c = t_.cols_[f];
+      c.decl = t_.fields_[f];
+      if (c.decl.type != ColumnType::text && measured_by_name(c.decl.name)) c.decl.non_negative = true;
+      if (!t_.field_index_.emplace(c.decl.name, static_cast<int>(f)).second)
+        throw std::logic_error("reader of " + path_ + " declares column '" + c.decl.name + "' twice");
+      auto it = std::find(t_.header_.begin(), t_.header_.end(), c.decl.name);
+      if (it != t_.header_.end()) c.header_index = static_cast<int>(it - t_.header_.begin());
+      c.values.push_back("");  // code 0 = empty
+      if (c.header_index >= 0) field_of_[c.header_index] = static_cast<int>(f);
+      else absent_.push_back(static_cast<int>(f));
+    }
+    study_f_ = t_.field_index_.at(kStudyColumn);
+    study_hi_ = t_.cols_[study_f_].header_index;
+    for (int m = 0; m < 3; ++m) {
+      machine_f_[m] = t_.field_index_.at(kMachineColumns[m]);
+      machine_hi_[m] = t_.cols_[machine_f_[m]].header_index;
+    }
+    intern_.resize(t_.cols_.size());
+    last_.resize(t_.cols_.size());
+    last_code_.assign(t_.cols_.size(), 0);
+  }
+
+  // The declaration the header must follow: the expected study's, else the one the first row
+  // names (checked once the first row is read).
+  void check_header(const std::string& study, size_t line) {
+    const std::string& expected = options_.study;
+    if (!expected.empty() && !study.empty() && study != expected)
+      throw std::runtime_error(where(path_, line, study_hi_ + 1, kStudyColumn) + " " + quote_value(study) +
+                               ", expected '" + expected + "': this is a " + clip(study, 80) + " CSV, not a " +
+                               expected + " one");
+    const std::string name = expected.empty() ? study : expected;
+    const StudySchema* schema = options_.schemas ? find_study(*options_.schemas, name) : nullptr;
+    const bool built = schema && schema->built();
+    if (built)
+      for (size_t i = 0; i < t_.header_.size(); ++i)
+        if (!schema->declares(t_.header_[i])) {
+          const std::string whose = study_with_columns(*options_.schemas, t_.header_);
+          throw std::runtime_error(where(path_, 1, i + 1, t_.header_[i]) + " not a column of the " + name +
+                                   " study (declared by " + schema->declared_by + ")" +
+                                   (whose.empty() ? ": not a " + name + " CSV" : ": this looks like a " + whose + " CSV"));
+        }
+    for (const Column& c : t_.cols_)
+      if (c.decl.required && c.header_index < 0) {
+        std::string hint;
+        if (built && !schema->declares(c.decl.name))
+          hint = " (the " + name + " study does not declare it: this reader needs a newer study)";
+        else if (built)
+          hint = " (the " + name + " study declares it: the file was written by an older version)";
+        throw std::runtime_error(where(path_, 1, 0) + " missing column '" + c.decl.name + "'" + hint);
+      }
+  }
+
+  // A number or an integer: the whole value, `valid`, and not negative where declared so;
+  // `empty` for an empty value.
+  template <class X, class Valid>
+  X parse(const Column& c, std::string_view v, size_t line, X empty, const char* what, Valid valid) const {
+    X x = empty;
+    if (v.empty()) return x;
+    auto refuse = [&](const char* why) {
+      return std::runtime_error(where(path_, line, c.header_index + 1, c.decl.name) + " " + quote_value(v) + why);
+    };
+    auto r = std::from_chars(v.data(), v.data() + v.size(), x);
+    if (r.ec != std::errc() || r.ptr != v.data() + v.size() || !valid(x)) throw refuse(what);
+    if (c.decl.non_negative && x < 0) throw refuse(" is negative");
+    return x;
+  }
+
+  // Text is interned per column: a code per row (the last value's code reused without a lookup).
+  uint32_t intern(int f, std::string_view v) {
+    if (v.empty()) return 0;
+    if (last_code_[f] != 0 && same(v, last_[f])) return last_code_[f];
+    Column& c = t_.cols_[f];
+    auto it = intern_[f].find(v);
+    if (it == intern_[f].end()) {
+      c.values.emplace_back(v);
+      it = intern_[f].emplace(c.values.back(), static_cast<uint32_t>(c.values.size() - 1)).first;
+    }
+    last_[f] = it->first;  // node keys stay put; the values vector may move
+    last_code_[f] = it->second;
+    return it->second;
+  }
+
+  void store(int f, std::string_view v, size_t line) {
+    Column& c = t_.cols_[f];
+    switch (c.decl.type) {
+      case ColumnType::text: c.codes.push_back(intern(f, v)); break;
+      case ColumnType::number:
+        c.numbers.push_back(parse(c, v, line, std::nan(""), " is not a number", [](double x) { return std::isfinite(x); }));
+        break;
+      case ColumnType::integer:
+        c.integers.push_back(
+            parse(c, v, line, kEmptyInteger, " is not an integer", [](int64_t x) { return x != kEmptyInteger; }));
+        break;
+    }
+  }
+
+  std::runtime_error bad_count(size_t n, size_t line) const {
+    const size_t ncols = t_.header_.size();
+    return std::runtime_error(where(path_, line, 0) + " " + std::to_string(n) + " fields, the header has " +
+                              std::to_string(ncols) + (n > ncols ? " (a value with a comma?)" : " (a truncated line?)"));
+  }
+
+  // The first row decides whose file this is: split it whole, check the header, make room
+  // for every row at once (the file's size over the first row's length).
+  void first_row(std::string_view l, size_t line) {
+    first_line_ = line;
+    const size_t n = split(l, cells_);
+    if (n != t_.header_.size()) throw bad_count(n, line);
+    if (study_hi_ >= 0) check_header(std::string(cells_[study_hi_]), line);
+    if (study_hi_ >= 0) t_.study_ = std::string(cells_[study_hi_]);
+    for (int m = 0; m < 3; ++m)
+      if (machine_hi_[m] >= 0) first_machine_[m] = std::string(cells_[machine_hi_[m]]);
+    std::error_code ec;
+    const auto bytes = std::filesystem::file_size(path_, ec);
+    if (!ec) {
+      const size_t est = static_cast<size_t>(bytes / (l.size() + 1)) + 16;
+      t_.lines_.reserve(est);
+      for (Column& c : t_.cols_) {
+        if (c.decl.type == ColumnType::number) c.numbers.reserve(est);
+        else if (c.decl.type == ColumnType::integer) c.integers.reserve(est);
+        else c.codes.reserve(est);
+      }
+    }
+    for (size_t i = 0; i < n; ++i)
+      if (field_of_[i] >= 0) store(field_of_[i], cells_[i], line);
+  }
+
+  // One pass over the line: each field is checked and stored as it is found.
+  void next_row(std::string_view l, size_t line) {
+    const size_t ncols = t_.header_.size();
+    const char* p = l.data();
+    const char* end = p + l.size();
+    size_t i = 0;
+    while (true) {
+      const char* fe = p;
+      while (fe < end && *fe != ',') ++fe;
+      const std::string_view v(p, static_cast<size_t>(fe - p));
+      if (i < ncols) {
+        check_same_file(i, v, line);
+        if (field_of_[i] >= 0) store(field_of_[i], v, line);
+      }
+      ++i;
+      if (fe == end) break;
+      p = fe + 1;
+    }
+    if (i != ncols) throw bad_count(i, line);
+  }
+
+  // Every row repeats the first row's study and (unless allowed otherwise) machine.
+  void check_same_file(size_t i, std::string_view v, size_t line) const {
+    if (static_cast<int>(i) == study_hi_ && !same(v, t_.study_))
+      throw std::runtime_error(where(path_, line, i + 1, kStudyColumn) + " " + quote_value(v) + " but line " +
+                               std::to_string(first_line_) + " has " + quote_value(t_.study_) +
+                               ": rows of two studies in one file");
+    if (!options_.one_machine) return;
+    for (int m = 0; m < 3; ++m)
+      if (static_cast<int>(i) == machine_hi_[m] && !same(v, first_machine_[m]))
+        throw std::runtime_error(where(path_, line, i + 1, kMachineColumns[m]) + " " + quote_value(v) + " but line " +
+                                 std::to_string(first_line_) + " has " + quote_value(first_machine_[m]) +
+                                 ": rows from two machines or GPU counts in one table (keep one file per machine)");
+  }
+
+  void take_machine() {
+    t_.machine_.gpu_name = first_machine_[0];
+    t_.machine_.host = first_machine_[2];
+    const std::string& count = first_machine_[1];
+    if (count.empty()) return;
+    int n = 0;
+    auto r = std::from_chars(count.data(), count.data() + count.size(), n);
+    if (r.ec != std::errc() || r.ptr != count.data() + count.size())
+      throw std::runtime_error(where(path_, first_line_, machine_hi_[1] + 1, "gpu_count") + " " + quote_value(count) +
+                               " is not an integer");
+    t_.machine_.gpu_count = n;
+  }
+};
+
 CsvTable CsvTable::read_unclipped(const std::string& path, const std::vector<Field>& fields,
                                   const ReadOptions& options) {
   CsvTable t;
   t.path_ = path;
-  {
-    LineSource in(path);
-    std::string_view header;
-    if (!in.next(header) || header.empty()) throw std::runtime_error(where(path, 1, 0) + " empty file (no header line)");
-    std::vector<std::string_view> cells;
-    split(header, cells);
-    std::unordered_map<std::string_view, size_t> names;  // a set: a 100k-column header stays linear
-    for (size_t i = 0; i < cells.size(); ++i) {
-      const std::string name(cells[i]);
-      if (name.find('"') != std::string::npos)
-        throw std::runtime_error(where(path, 1, i + 1) + " quoted header field " + quote_value(name) +
-                                 ": not a pkbench CSV (pkbench writes plain fields)");
-      if (name.empty()) throw std::runtime_error(where(path, 1, i + 1) + " empty column name: not a pkbench CSV");
-      if (!names.emplace(cells[i], i).second)
-        throw std::runtime_error(where(path, 1, i + 1) + " column " + quote_value(name) + " appears twice (also field " +
-                                 std::to_string(names[cells[i]] + 1) + ")");
-      t.header_.push_back(name);
-    }
-
-    // The fields: the caller's, plus the ones that say whose file this is.
-    t.fields_ = fields;
-    auto ensure = [&](const char* name) {
-      if (std::none_of(t.fields_.begin(), t.fields_.end(), [&](const Field& f) { return f.name == name; }))
-        t.fields_.push_back({name, ColumnType::text, false});
-    };
-    ensure(kStudyColumn);
-    for (const char* m : kMachineColumns) ensure(m);
-    t.cols_.resize(t.fields_.size());
-    for (size_t f = 0; f < t.fields_.size(); ++f) {
-      Column& c = t.cols_[f];
-      c.decl = t.fields_[f];
-      if (c.decl.type != ColumnType::text && measured_by_name(c.decl.name)) c.decl.non_negative = true;
-      if (!t.field_index_.emplace(c.decl.name, static_cast<int>(f)).second)
-        throw std::logic_error("reader of " + path + " declares column '" + c.decl.name + "' twice");
-      auto it = std::find(t.header_.begin(), t.header_.end(), c.decl.name);
-      if (it != t.header_.end()) {
-        c.header_index = static_cast<int>(it - t.header_.begin());
-      }
-      c.values.push_back("");  // code 0 = empty
-    }
-    const int study_f = t.field_index_.at(kStudyColumn);
-    int machine_f[3];
-    for (int m = 0; m < 3; ++m) machine_f[m] = t.field_index_.at(kMachineColumns[m]);
-
-    // The declaration the header must follow: the expected study's, else the one the first
-    // row names. Checked once the first row is read.
-    const StudySchema* schema = nullptr;
-    auto check_header = [&](const std::string& study, size_t line) {
-      if (!options.study.empty() && !study.empty() && study != options.study) {
-        const int hi = t.cols_[study_f].header_index;
-        throw std::runtime_error(where(path, line, hi + 1, kStudyColumn) + " " + quote_value(study) + ", expected '" +
-                                 options.study + "': this is a " + clip(study, 80) + " CSV, not a " + options.study +
-                                 " one");
-      }
-      const std::string name = options.study.empty() ? study : options.study;
-      schema = options.schemas ? find_study(*options.schemas, name) : nullptr;
-      if (schema && schema->built()) {
-        for (size_t i = 0; i < t.header_.size(); ++i)
-          if (!schema->declares(t.header_[i])) {
-            std::string whose = study_with_columns(*options.schemas, t.header_);
-            throw std::runtime_error(where(path, 1, i + 1, t.header_[i]) + " not a column of the " + name +
-                                     " study (declared by " + schema->declared_by + ")" +
-                                     (whose.empty() ? ": not a " + name + " CSV"
-                                                    : ": this looks like a " + whose + " CSV"));
-          }
-      }
-      for (const Column& c : t.cols_)
-        if (c.decl.required && c.header_index < 0) {
-          std::string hint;
-          if (schema && schema->built() && !schema->declares(c.decl.name))
-            hint = " (the " + name + " study does not declare it: this reader needs a newer study)";
-          else if (schema && schema->built())
-            hint = " (the " + name + " study declares it: the file was written by an older version)";
-          throw std::runtime_error(where(path, 1, 0) + " missing column '" + c.decl.name + "'" + hint);
-        }
-    };
-    if (t.cols_[study_f].header_index < 0) check_header("", 1);
-
-    std::vector<std::unordered_map<std::string, uint32_t, Hash, Eq>> intern(t.cols_.size());
-    std::vector<std::string_view> last(t.cols_.size());
-    std::vector<uint32_t> last_code(t.cols_.size(), 0);
-    std::vector<std::string> first_machine(3);
-    size_t first_machine_line = 0;
-    // Which declared field each header column feeds (-1: none), and the fields the file lacks.
-    const size_t ncols = t.header_.size();
-    std::vector<int> field_of(ncols, -1);
-    std::vector<int> absent;
-    for (size_t f = 0; f < t.cols_.size(); ++f) {
-      if (t.cols_[f].header_index >= 0) field_of[t.cols_[f].header_index] = static_cast<int>(f);
-      else absent.push_back(static_cast<int>(f));
-    }
-    // The machine columns' header positions: every row must repeat the first row's values.
-    int machine_hi[3];
-    for (int m = 0; m < 3; ++m) machine_hi[m] = t.cols_[machine_f[m]].header_index;
-    const int study_hi = t.cols_[study_f].header_index;
-
-    // A number or an integer: the whole value, `valid`, and not negative where declared so;
-    // `empty` for an empty value.
-    auto parse = [&](const Column& c, std::string_view v, size_t line, auto empty, const char* what, auto valid) {
-      auto x = empty;
-      if (v.empty()) return x;
-      auto refuse = [&](const char* why) {
-        return std::runtime_error(where(path, line, c.header_index + 1, c.decl.name) + " " + quote_value(v) + why);
-      };
-      auto r = std::from_chars(v.data(), v.data() + v.size(), x);
-      if (r.ec != std::errc() || r.ptr != v.data() + v.size() || !valid(x)) throw refuse(what);
-      if (c.decl.non_negative && x < 0) throw refuse(" is negative");
-      return x;
-    };
-    auto store = [&](int f, std::string_view v, size_t line) {
-      Column& c = t.cols_[f];
-      switch (c.decl.type) {
-        case ColumnType::text: {
-          uint32_t code = 0;
-          if (v.empty()) {
-            code = 0;
-          } else if (last_code[f] != 0 && same(v, last[f])) {
-            code = last_code[f];
-          } else {
-            auto it = intern[f].find(v);
-            if (it == intern[f].end()) {
-              code = static_cast<uint32_t>(c.values.size());
-              c.values.emplace_back(v);
-              it = intern[f].emplace(c.values.back(), code).first;
-            }
-            code = it->second;
-            last[f] = it->first;  // node keys stay put; the values vector may move
-            last_code[f] = code;
-          }
-          c.codes.push_back(code);
-          break;
-        }
-        case ColumnType::number:
-          c.numbers.push_back(parse(c, v, line, std::nan(""), " is not a number", [](double x) { return std::isfinite(x); }));
-          break;
-        case ColumnType::integer:
-          c.integers.push_back(
-              parse(c, v, line, kEmptyInteger, " is not an integer", [](int64_t x) { return x != kEmptyInteger; }));
-          break;
-      }
-    };
-    auto bad_count = [&](size_t n, size_t line) {
-      return std::runtime_error(where(path, line, 0) + " " + std::to_string(n) + " fields, the header has " +
-                                std::to_string(ncols) + (n > ncols ? " (a value with a comma?)" : " (a truncated line?)"));
-    };
-
-    size_t line = 1;
-    bool first = true;
-    std::string_view l;
-    while (in.next(l)) {
-      ++line;
-      if (l.empty()) continue;
-      if (first) {
-        // The first row decides whose file this is: split it whole, check the header.
-        first = false;
-        const size_t n = split(l, cells);
-        if (n != ncols) throw bad_count(n, line);
-        if (study_hi >= 0) check_header(std::string(cells[study_hi]), line);
-        if (study_hi >= 0) t.study_ = std::string(cells[study_hi]);
-        for (int m = 0; m < 3; ++m)
-          if (machine_hi[m] >= 0) first_machine[m] = std::string(cells[machine_hi[m]]);
-        first_machine_line = line;
-        // Room for every row at once: the file's size over the first row's length.
-        std::error_code ec;
-        const auto bytes = std::filesystem::file_size(path, ec);
-        if (!ec) {
-          const size_t est = static_cast<size_t>(bytes / (l.size() + 1)) + 16;
-          t.lines_.reserve(est);
-          for (Column& c : t.cols_) {
-            if (c.decl.type == ColumnType::number) c.numbers.reserve(est);
-            else if (c.decl.type == ColumnType::integer) c.integers.reserve(est);
-            else c.codes.reserve(est);
-          }
-        }
-        for (size_t i = 0; i < ncols; ++i)
-          if (field_of[i] >= 0) store(field_of[i], cells[i], line);
-      } else {
-        // One pass over the line: each field is checked and stored as it is found.
-        const char* p = l.data();
-        const char* end = p + l.size();
-        size_t i = 0;
-        while (true) {
-          const char* fe = p;
-          while (fe < end && *fe != ',') ++fe;
-          const std::string_view v(p, static_cast<size_t>(fe - p));
-          if (i < ncols) {
-            if (static_cast<int>(i) == study_hi && !same(v, t.study_))
-              throw std::runtime_error(where(path, line, i + 1, kStudyColumn) + " " + quote_value(v) + " but line " +
-                                       std::to_string(first_machine_line) + " has " + quote_value(t.study_) +
-                                       ": rows of two studies in one file");
-            if (options.one_machine)
-              for (int m = 0; m < 3; ++m)
-                if (static_cast<int>(i) == machine_hi[m] && !same(v, first_machine[m]))
-                  throw std::runtime_error(
-                      where(path, line, i + 1, kMachineColumns[m]) + " " + quote_value(v) + " but line " +
-                      std::to_string(first_machine_line) + " has " + quote_value(first_machine[m]) +
-                      ": rows from two machines or GPU counts in one table (keep one file per machine)");
-            if (field_of[i] >= 0) store(field_of[i], v, line);
-          }
-          ++i;
-          if (fe == end) break;
-          p = fe + 1;
-        }
-        if (i != ncols) throw bad_count(i, line);
-      }
-      for (int f : absent) store(f, std::string_view(), line);
-      t.lines_.push_back(static_cast<uint32_t>(line));
-    }
-    if (first && t.cols_[study_f].header_index >= 0) check_header("", 1);  // a header and no rows
-    t.machine_.gpu_name = first_machine[0];
-    t.machine_.host = first_machine[2];
-    if (!first_machine[1].empty()) {
-      int n = 0;
-      auto r = std::from_chars(first_machine[1].data(), first_machine[1].data() + first_machine[1].size(), n);
-      if (r.ec != std::errc() || r.ptr != first_machine[1].data() + first_machine[1].size())
-        throw std::runtime_error(where(path, first_machine_line, t.cols_[machine_f[1]].header_index + 1, "gpu_count") +
-                                 " " + quote_value(first_machine[1]) + " is not an integer");
-      t.machine_.gpu_count = n;
-    }
-  }
+  Reader(t, path, options).read(fields);
   return t;
 }
 

@@ -130,6 +130,7 @@ class CsvTable {
   std::unordered_map<std::string, int> field_index_;
   std::vector<uint32_t> lines_;
 
+  class Reader;  // csv_table.cpp
   static CsvTable read_unclipped(const std::string& path, const std::vector<Field>& fields,
                                  const ReadOptions& options);
 };
