@@ -89,9 +89,10 @@ class FusedStudy {
           {"verified", "no"}};
     for (const auto& [k, v] : p.knobs) r[k] = std::to_string(v);
     if (p.tuning) r["tuning"] = p.tuning->answer;
-    const bool intra = run.schedule == "intra_sm";
-    const bool gemm_only = runs && schedule(run.schedule).computes == Computes::gemm;
-    if (runs) r["comm_bytes"] = gemm_only ? "0" : fmt_num(intra ? intra_sm_bytes(p.op, s, w) : collective_bytes(p.op, s, w));
+    if (runs) {
+      const Schedule& sch = schedule(run.schedule);
+      r["comm_bytes"] = sch.computes == Computes::gemm ? "0" : fmt_num(sch.comm_bytes(p.op, s, w));
+    }
     const double a = double(s.m) * s.k, b = double(s.n) * s.k, c = double(s.m) * s.n;
     r["working_set_bytes"] = fmt_num(2 * (a + b + (p.op == Op::ag_gemm ? c : 2 * c)));
     return r;

@@ -97,6 +97,8 @@ struct Schedule {
   bool peer_access = true;
   // Kind::fused: the overlap class the sweeps compare it in; "" = its own name.
   std::string overlap{};
+  // Bytes one GPU sends per operation (the CSV's comm_bytes; 0 for a GEMM alone).
+  double (*comm_bytes)(Op op, const Shape& s, int world) = collective_bytes;
   bool supports(Op op) const;
   bool has_knob(const std::string& name) const;
 };

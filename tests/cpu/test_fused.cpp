@@ -225,6 +225,10 @@ TEST(FusedProblem, ScheduleListRunsComponentsThenBaselinesThenFused) {
     }
   }
   EXPECT_NE(refusal([] { schedule("warp9"); }).find("--schedules: unknown schedule 'warp9'"), std::string::npos);
+  // The CSV's comm_bytes: what intra_sm sends per tile, the collective's bytes for the rest.
+  EXPECT_EQ(schedule("intra_sm").comm_bytes, &intra_sm_bytes);
+  EXPECT_EQ(schedule("inter_sm").comm_bytes, &collective_bytes);
+  EXPECT_EQ(schedule("cublas_nccl").comm_bytes, &collective_bytes);
 }
 
 TEST(FusedProblem, SchedulesDeclareTheirKnobsOnce) {

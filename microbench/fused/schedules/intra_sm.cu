@@ -4,7 +4,8 @@
 
 PK_FUSED_DECLARATION(intra_sm,
                      {.summary = "intra-SM overlap: RS/AR reduce-add each output box into its owner(s) with TMA; AG's "
-                                 "loader reads remote A tiles with TMA"})
+                                 "loader reads remote A tiles with TMA",
+                      .comm_bytes = intra_sm_bytes})
 
 #ifdef PK_FUSED_FACTORIES
 PK_FUSED_FACTORY(intra_sm) {
