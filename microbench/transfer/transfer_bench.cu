@@ -136,40 +136,50 @@ class TransferStudy : private GatedRig {
     });
   }
 
-  void measure(benchmark::State& state, const TransferPoint& p, Row& row) {
-    const int n = topo_.count();
-    const std::vector<FlowPair> pairs = flows_for(p, n);
-    const Mechanism& mech = mechanism(p.mechanism);
-    const GpuInfo& g0 = topo_.gpus[pairs[0].issuer];
+  // A GPU that lacks what the mechanism needs skips the point.
+  void skip_without_features(const Mechanism& mech, const std::vector<FlowPair>& pairs) const {
     for (const auto& f : pairs)
       if (auto why = missing_features(mech.needs(), topo_.gpus[f.issuer]); !why.empty())
         throw SkipPoint(mech.name() + " on GPU" + std::to_string(f.issuer) + ": " + why);
-    const Plan plan = make_plan(p.total_bytes, p.message_bytes, p.max_ops ? p.max_ops : mech.default_max_ops(),
-                                mech.op_granule(p), g0.l2_bytes, opt_.buffer_bytes);
+  }
+
+  // Reachability is the same on every process: an unreachable pair skips everywhere.
+  void skip_unreachable(const std::vector<FlowPair>& pairs) const {
+    for (const auto& f : pairs)
+      for (int owner : {f.src, f.dst})
+        if (!topo_.can_access(f.issuer, owner))
+          throw SkipPoint("GPU" + std::to_string(f.issuer) + " cannot reach GPU" + std::to_string(owner) + "'s memory");
+  }
+
+  // The point's shape in its row; returns the GPUs it uses.
+  static std::set<int> describe_flows(Row& row, const std::vector<FlowPair>& pairs, const Plan& plan, const LineRate& lr) {
     row["flows"] = std::to_string(pairs.size());
     row["bytes_per_op"] = std::to_string(plan.bytes_per_op);
     row["ops_per_flow"] = std::to_string(plan.ops);
     row["groups"] = std::to_string(plan.groups);
     row["src_gpu"] = std::to_string(pairs[0].src);
     row["dst_gpu"] = std::to_string(pairs[0].dst);
-    const LineRate lr = topo_.line_rate(pairs[0].src, pairs[0].dst);
     row["line_rate_gbps"] = lr.gbps > 0 ? fmt_num(lr.gbps) : "";
     row["line_rate_source"] = lr.source;
     std::set<int> used;
     for (const auto& f : pairs) used.insert(f.src), used.insert(f.dst);
     row["gpus_used"] = std::to_string(used.size());
-    // Reachability is the same on every process: an unreachable pair skips everywhere.
-    for (const auto& f : pairs)
-      for (int owner : {f.src, f.dst})
-        if (!topo_.can_access(f.issuer, owner))
-          throw SkipPoint("GPU" + std::to_string(f.issuer) + " cannot reach GPU" + std::to_string(owner) + "'s memory");
+    return used;
+  }
 
+  // Each flow's slot in its destination buffer (flows into one GPU take consecutive slots).
+  std::vector<FlowPlan> place_flows(const std::vector<FlowPair>& pairs) const {
     std::vector<FlowPlan> flows;
     std::map<int, int> next_slot;
     for (const FlowPair& fp : pairs) flows.push_back({fp, opt_.buffer_bytes * next_slot[fp.dst]++});
+    return flows;
+  }
 
-    // This process issues the flows of the GPUs it drives.
-    std::vector<std::unique_ptr<FlowOp>> ops;
+  // The operations of the flows this process issues (those of the GPUs it drives), as the
+  // timer's flows; `ops` keeps them alive. Collective.
+  std::vector<Flow> prepare_flows(const TransferPoint& p, const Mechanism& mech, const std::vector<FlowPair>& pairs,
+                                  const std::vector<FlowPlan>& flows, const Plan& plan,
+                                  std::vector<std::unique_ptr<FlowOp>>* ops) {
     std::vector<Flow> local;
     collectively(group_.comm(), [&] {
       for (size_t i = 0; i < flows.size(); ++i) {
@@ -189,26 +199,29 @@ class TransferStudy : private GatedRig {
         b.sms = sms_per_flow(p, pairs, fp.issuer);
         b.deadline = status_.deadline(fp.issuer, opt_.timing.timeout_ms);
         group_.set_device(fp.issuer);
-        ops.push_back(mech.prepare(p, b, topo_.gpus[fp.issuer]));
-        if (ops.back()->enqueues_per_op() > opt_.timing.max_enqueued)
-          throw ArgError("one operation queues " + std::to_string(ops.back()->enqueues_per_op()) +
+        ops->push_back(mech.prepare(p, b, topo_.gpus[fp.issuer]));
+        if (ops->back()->enqueues_per_op() > opt_.timing.max_enqueued)
+          throw ArgError("one operation queues " + std::to_string(ops->back()->enqueues_per_op()) +
                          " calls, more than --max-enqueued=" + std::to_string(opt_.timing.max_enqueued));
-        FlowOp* op = ops.back().get();
+        FlowOp* op = ops->back().get();
         const int groups = plan.groups;
         cudaStream_t s = streams_.get(fp.issuer, static_cast<int>(i));
         local.push_back(Flow{static_cast<int>(i), fp.issuer, s, op->enqueues_per_op(),
                              [op, s, groups](int k) { op->enqueue(s, k % groups); }});
       }
     });
-    // A skipped message must not pass the check: poison what the flows will write.
-    poison(flows, plan);
+    return local;
+  }
 
-    FlowTimer timer(group_, std::move(local), static_cast<int>(flows.size()), gate_, status_, opt_.timing);
-    row["sm_clock_mhz_start"] = fmt_num(min_clock(used));
-    row["sm_clock_mhz_max"] = std::to_string(g0.sm_clock_max_mhz);
-    const int k = timer.calibrate();
+  // Per-operation times of every sample: the step's, and each flow's.
+  struct Times {
     std::vector<double> step_ms;
-    std::vector<std::vector<double>> flow_ms(flows.size());
+    std::vector<std::vector<double>> flow_ms;
+  };
+
+  Times take_samples(benchmark::State& state, FlowTimer& timer, const std::vector<FlowPlan>& flows, const Plan& plan) {
+    Times t;
+    t.flow_ms.resize(flows.size());
     int done = 0;
     for (auto _ : state) {
       // The last sample writes into freshly poisoned destinations and is the one verified:
@@ -216,13 +229,15 @@ class TransferStudy : private GatedRig {
       if (++done == state.max_iterations) poison(flows, plan);
       Sample s = timer.sample();
       state.SetIterationTime(s.step_ms_per_op / 1e3);
-      step_ms.push_back(s.step_ms_per_op);
-      for (size_t i = 0; i < flows.size(); ++i) flow_ms[i].push_back(s.flow_ms_per_op[i]);
+      t.step_ms.push_back(s.step_ms_per_op);
+      for (size_t i = 0; i < flows.size(); ++i) t.flow_ms[i].push_back(s.flow_ms_per_op[i]);
     }
-    row["sm_clock_mhz_end"] = fmt_num(min_clock(used));
+    return t;
+  }
 
-    // A wrong result is an error, never a number. Each process checks the destinations it
-    // owns, for every group the last sample wrote (op j used group j % groups).
+  // A wrong result is an error, never a number. Each process checks the destinations it
+  // owns, for every group the last sample (its `k` operations) wrote (op j used group j % groups).
+  void verify(const std::vector<FlowPlan>& flows, const Plan& plan, const FlowTimer& timer, int k) {
     std::set<int> last_groups;
     for (int op = timer.ops_run() - k; op < timer.ops_run(); ++op) last_groups.insert(op % plan.groups);
     collectively(group_.comm(), [&] {
@@ -242,16 +257,19 @@ class TransferStudy : private GatedRig {
         }
       }
     });
-    row["verified"] = "yes";
+  }
 
-    const SampleStats st = summarize(step_ms);
+  // Times and bandwidths into the row and the benchmark's counters.
+  static void put_bandwidth(benchmark::State& state, Row& row, const Times& t, const std::vector<FlowPair>& pairs,
+                            const Plan& plan, const LineRate& lr, int k) {
+    const SampleStats st = summarize(t.step_ms);
     const double bytes = static_cast<double>(plan.bytes_per_op);
     // Per direction: all bytes that crossed from one GPU to another, over the step time.
     const double per_direction = bytes * pairs.size() / directions_of(pairs);
     const double gbps = per_direction / (st.median * 1e6);
     double fmin = 0, fmax = 0;
-    for (size_t i = 0; i < flows.size(); ++i) {
-      const double fg = bytes / (summarize(flow_ms[i]).median * 1e6);
+    for (size_t i = 0; i < t.flow_ms.size(); ++i) {
+      const double fg = bytes / (summarize(t.flow_ms[i]).median * 1e6);
       fmin = i ? std::min(fmin, fg) : fg;
       fmax = i ? std::max(fmax, fg) : fg;
     }
@@ -264,6 +282,33 @@ class TransferStudy : private GatedRig {
     if (lr.gbps > 0) row["pct_of_line_rate"] = fmt_num(100.0 * gbps / lr.gbps, 4);
     state.counters["GB/s"] = gbps;
     if (lr.gbps > 0) state.counters["%line"] = 100.0 * gbps / lr.gbps;
+  }
+
+  void measure(benchmark::State& state, const TransferPoint& p, Row& row) {
+    const std::vector<FlowPair> pairs = flows_for(p, topo_.count());
+    const Mechanism& mech = mechanism(p.mechanism);
+    const GpuInfo& g0 = topo_.gpus[pairs[0].issuer];
+    skip_without_features(mech, pairs);
+    const Plan plan = make_plan(p.total_bytes, p.message_bytes, p.max_ops ? p.max_ops : mech.default_max_ops(),
+                                mech.op_granule(p), g0.l2_bytes, opt_.buffer_bytes);
+    const LineRate lr = topo_.line_rate(pairs[0].src, pairs[0].dst);
+    const std::set<int> used = describe_flows(row, pairs, plan, lr);
+    skip_unreachable(pairs);
+    const std::vector<FlowPlan> flows = place_flows(pairs);
+    std::vector<std::unique_ptr<FlowOp>> ops;
+    std::vector<Flow> local = prepare_flows(p, mech, pairs, flows, plan, &ops);
+    // A skipped message must not pass the check: poison what the flows will write.
+    poison(flows, plan);
+
+    FlowTimer timer(group_, std::move(local), static_cast<int>(flows.size()), gate_, status_, opt_.timing);
+    row["sm_clock_mhz_start"] = fmt_num(min_clock(used));
+    row["sm_clock_mhz_max"] = std::to_string(g0.sm_clock_max_mhz);
+    const int k = timer.calibrate();
+    const Times times = take_samples(state, timer, flows, plan);
+    row["sm_clock_mhz_end"] = fmt_num(min_clock(used));
+    verify(flows, plan, timer, k);
+    row["verified"] = "yes";
+    put_bandwidth(state, row, times, pairs, plan, lr, k);
   }
 
   StudyOptions opt_;
