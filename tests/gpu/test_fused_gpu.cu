@@ -1,6 +1,7 @@
 // The fused study's GPU tests, alone (peer mode single, one process driving 2 GPUs) and
-// under `mpirun -np 2` (peer modes ipc and vmm): every operator under every schedule -- the
-// fused kernels, the baselines, the components -- computes the right result on 2 GPUs,
+// under `mpirun -np 2` (peer modes ipc and vmm): every operator under every schedule of
+// schedule_list.h -- the fused kernels, the baselines, the components -- computes the right
+// result on 2 GPUs (and a name not in the list is refused),
 // three launches back to back (the device-side epochs count on; the inter-SM reductions
 // alternate their partial buffers), on odd multiples of the tile and on a grid with more
 // tiles than SMs (blocks with several tiles: the deferred per-tile flags); a kernel whose
@@ -81,6 +82,16 @@ TEST_P(FusedGpu, EveryOperatorAndScheduleIsRightOnTwoGpus) {
   }
   EXPECT_GE(verified, 2 * 3 * 2) << "every operator's fused kernels at least";
   std::printf("%d points verified, %d skipped\n", verified, skipped);
+  // A name not in schedule_list.h runs nothing: the refusal names the flag.
+  Point unknown = points.front();
+  unknown.schedule = "warp9";
+  std::string refused;
+  try {
+    make_impl(unknown, ctx);
+  } catch (const ArgError& e) {
+    refused = e.what();
+  }
+  EXPECT_NE(refused.find("--schedules: unknown schedule 'warp9'"), std::string::npos) << refused;
 }
 
 // `tuned`: a table in memory (as a user's program loads one, through pkbench/tuning.h)
