@@ -5,44 +5,41 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "microbench/harness/tidy_csv.h"
-#include "microbench/harness/tool_cli.h"
+#include "sweeps/cli_util.h"
 #include "sweeps/compare.h"
 
-using namespace pk;
+using pk::usage_error;
 using namespace pk::sweeps;
 
-static const char* kUsage =
-    "usage: pkbench_compare A_DIR B_DIR [--out FILE.md] [--csv FILE.csv] [--top N] [--all] [--fail-on-change]\n"
-    "  Compares every study CSV present in both folders (transfer.csv, sync.csv, gemm.csv, ...): B / A per point,\n"
-    "  a change flagged only where the two sample ranges do not overlap. Markdown to stdout or --out;\n"
-    "  --csv writes every matched point; --fail-on-change exits 4 when any point got worse.\n";
-
 int main(int argc, char** argv) {
-  answer_help(argc, argv, kUsage);
-  std::string a, b, out, csv, top_text;
-  size_t top = 30;
+  const char* usage =
+      "usage: pkbench_compare A_DIR B_DIR [--out FILE.md] [--csv FILE.csv] [--top N] [--all] [--fail-on-change]\n"
+      "  Compares every study CSV present in both folders (transfer.csv, sync.csv, gemm.csv, ...): B / A per point,\n"
+      "  a change flagged only where the two sample ranges do not overlap. Markdown to stdout or --out;\n"
+      "  --csv writes every matched point; --fail-on-change exits 4 when any point got worse.\n";
+  std::string out, csv, top_text;
+  std::vector<std::string> dirs;
   bool all = false, fail = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string s = argv[i];
-    if (option(argc, argv, i, "--out", &out) || option(argc, argv, i, "--csv", &csv)) continue;
-    if (option(argc, argv, i, "--top", &top_text)) {
-      auto r = std::from_chars(top_text.data(), top_text.data() + top_text.size(), top);
-      if (r.ec != std::errc() || r.ptr != top_text.data() + top_text.size() || top == 0)
-        usage_error(argv[0], "--top=" + top_text + ": not a positive integer", kUsage);
-      continue;
-    }
-    if (s == "--all") all = true;
-    else if (s == "--fail-on-change") fail = true;
-    else if (s.rfind("--", 0) == 0) usage_error(argv[0], "unknown option '" + s + "'", kUsage);
-    else if (a.empty()) a = s;
-    else if (b.empty()) b = s;
-    else usage_error(argv[0], "unexpected argument '" + s + "' (two folders at most)", kUsage);
+  parse_tool_line(argc, argv,
+                  {.usage = usage,
+                   .options = {{"--out", &out}, {"--csv", &csv}, {"--top", &top_text}},
+                   .flags = {{"--all", &all}, {"--fail-on-change", &fail}},
+                   .args = &dirs,
+                   .max_args = 2,
+                   .too_many = "(two folders at most)"});
+  size_t top = 30;
+  if (!top_text.empty()) {
+    auto r = std::from_chars(top_text.data(), top_text.data() + top_text.size(), top);
+    if (r.ec != std::errc() || r.ptr != top_text.data() + top_text.size() || top == 0)
+      usage_error(argv[0], "--top=" + top_text + ": not a positive integer", usage);
   }
-  if (a.empty() || b.empty()) usage_error(argv[0], "two results folders are needed", kUsage);
+  if (dirs.size() != 2) usage_error(argv[0], "two results folders are needed", usage);
+  const std::string &a = dirs[0], &b = dirs[1];
   for (const auto* d : {&a, &b})
-    if (!std::filesystem::is_directory(*d)) usage_error(argv[0], "'" + *d + "' is not a folder", kUsage);
+    if (!std::filesystem::is_directory(*d)) usage_error(argv[0], "'" + *d + "' is not a folder", usage);
   try {
     const FolderDiff d = compare_folders(a, b);
     const std::string md = compare_markdown(d, top, all);

@@ -3,36 +3,33 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "microbench/harness/tidy_csv.h"
-#include "microbench/harness/tool_cli.h"
+#include "sweeps/cli_util.h"
 #include "sweeps/report.h"
 
 namespace fs = std::filesystem;
-using namespace pk;
+using pk::usage_error;
 using namespace pk::sweeps;
 
-static const char* kUsage =
-    "usage: pkbench_report RESULTS_DIR [--other OTHER_RESULTS_DIR] [--out FILE]\n"
-    "  writes RESULTS_DIR/REPORT.md (or FILE): environment, figures, the paper's claims beside this machine's\n"
-    "  numbers (and OTHER's), the transfer tuning table, every target met or missed.\n";
-
 int main(int argc, char** argv) {
-  std::string dir, other, out;
-  for (int i = 1; i < argc; ++i) {
-    const std::string s = argv[i];
-    if (s == "-h" || s == "--help") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
-    if (option(argc, argv, i, "--other", &other) || option(argc, argv, i, "--out", &out)) continue;
-    if (s.rfind("--", 0) == 0) usage_error(argv[0], "unknown option '" + s + "'", kUsage);
-    if (!dir.empty()) usage_error(argv[0], "unexpected argument '" + s + "' (one results folder)", kUsage);
-    dir = s;
-  }
-  if (dir.empty()) usage_error(argv[0], "no RESULTS_DIR given", kUsage);
-  if (!fs::is_directory(dir)) usage_error(argv[0], "'" + dir + "' is not a folder", kUsage);
-  if (!other.empty() && !fs::is_directory(other)) usage_error(argv[0], "--other=" + other + ": not a folder", kUsage);
+  const char* usage =
+      "usage: pkbench_report RESULTS_DIR [--other OTHER_RESULTS_DIR] [--out FILE]\n"
+      "  writes RESULTS_DIR/REPORT.md (or FILE): environment, figures, the paper's claims beside this machine's\n"
+      "  numbers (and OTHER's), the transfer tuning table, every target met or missed.\n";
+  std::string other, out;
+  std::vector<std::string> dirs;
+  parse_tool_line(argc, argv,
+                  {.usage = usage,
+                   .options = {{"--other", &other}, {"--out", &out}},
+                   .args = &dirs,
+                   .max_args = 1,
+                   .too_many = "(one results folder)"});
+  if (dirs.empty()) usage_error(argv[0], "no RESULTS_DIR given", usage);
+  const std::string dir = dirs[0];
+  if (!fs::is_directory(dir)) usage_error(argv[0], "'" + dir + "' is not a folder", usage);
+  if (!other.empty() && !fs::is_directory(other)) usage_error(argv[0], "--other=" + other + ": not a folder", usage);
   if (out.empty()) out = dir + "/REPORT.md";
   try {
     const ResultsFolder here = load_results(dir);

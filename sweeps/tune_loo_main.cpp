@@ -10,50 +10,42 @@
 #include <vector>
 
 #include "microbench/harness/tidy_csv.h"
-#include "microbench/harness/tool_cli.h"
 #include "microbench/harness/csv_table.h"
+#include "sweeps/cli_util.h"
 #include "sweeps/tuning_loo.h"
 
 namespace fs = std::filesystem;
-using namespace pk;
+using pk::usage_error;
 using namespace pk::sweeps;
 
-static const char* kUsage =
-    "usage: pkbench_tune_loo [--out DIR] [--tolerance PCT] CSV...\n"
-    "  CSV: transfer, collectives or fused study CSVs (the fused ones are one machine's, taken together).\n"
-    "  Hides each measured point, answers it through pkbench/tuning.h from the others, and compares the\n"
-    "  answer's measured time there with the best measured there (within: <= 1 + PCT/100; default 5).\n";
-
 int main(int argc, char** argv) {
-  answer_help(argc, argv, kUsage);
-  std::string out, tol_text = "5", command = "pkbench_tune_loo";
+  const char* usage =
+      "usage: pkbench_tune_loo [--out DIR] [--tolerance PCT] CSV...\n"
+      "  CSV: transfer, collectives or fused study CSVs (the fused ones are one machine's, taken together).\n"
+      "  Hides each measured point, answers it through pkbench/tuning.h from the others, and compares the\n"
+      "  answer's measured time there with the best measured there (within: <= 1 + PCT/100; default 5).\n";
+  std::string out, tol_text = "5";
   std::vector<std::string> csvs;
-  for (int i = 1; i < argc; ++i) {
-    const std::string s = argv[i];
-    command += " " + s;
-    if (option(argc, argv, i, "--out", &out) || option(argc, argv, i, "--tolerance", &tol_text)) {
-      if (s.find('=') == std::string::npos) command += std::string(" ") + argv[i];
-      continue;
-    }
-    if (s.rfind("--", 0) == 0) usage_error(argv[0], "unknown option '" + s + "'", kUsage);
-    if (!fs::is_regular_file(s)) usage_error(argv[0], "'" + s + "': no such file", kUsage);
-    csvs.push_back(s);
-  }
-  if (csvs.empty()) usage_error(argv[0], "no CSV given", kUsage);
+  parse_tool_line(argc, argv, {.usage = usage, .options = {{"--out", &out}, {"--tolerance", &tol_text}}, .args = &csvs});
+  std::string command = "pkbench_tune_loo";
+  for (int i = 1; i < argc; ++i) command += std::string(" ") + argv[i];
+  for (const auto& c : csvs)
+    if (!fs::is_regular_file(c)) usage_error(argv[0], "'" + c + "': no such file", usage);
+  if (csvs.empty()) usage_error(argv[0], "no CSV given", usage);
   char* end = nullptr;
   const double tol = std::strtod(tol_text.c_str(), &end);
   if (end == tol_text.c_str() || *end || !(tol >= 0 && tol < 100))
-    usage_error(argv[0], "--tolerance=" + tol_text + ": a percentage in [0, 100)", kUsage);
-  if (!out.empty() && !fs::is_directory(out)) usage_error(argv[0], "--out=" + out + ": not a folder", kUsage);
+    usage_error(argv[0], "--tolerance=" + tol_text + ": a percentage in [0, 100)", usage);
+  if (!out.empty() && !fs::is_directory(out)) usage_error(argv[0], "--out=" + out + ": not a folder", usage);
   std::vector<std::string> transfer, collectives, fused;
   for (const auto& c : csvs) {
-    const std::string study = peek_csv(c).study;
+    const std::string study = pk::peek_csv(c).study;
     if (study == "transfer") transfer.push_back(c);
     else if (study == "collectives") collectives.push_back(c);
     else if (study == "fused") fused.push_back(c);
     else
       usage_error(argv[0], "'" + c + "' is " + (study.empty() ? "not a study CSV" : "a " + study + " CSV") +
-                               ": transfer, collectives or fused CSVs", kUsage);
+                               ": transfer, collectives or fused CSVs", usage);
   }
   try {
     std::vector<LooResult> results;
