@@ -191,6 +191,117 @@ void check_options(const GridOptions& o) {
   }
 }
 
+namespace {
+
+using KnobLists = std::vector<std::pair<std::string, std::vector<int>>>;
+
+// A sweep's axes after the flags that override them.
+struct SweepAxes {
+  std::vector<std::string> directions, patterns;
+  uint64_t total = 0;
+  std::vector<int> gpu_counts;
+};
+
+SweepAxes sweep_axes(const Sweep& sw, const GridOptions& o) {
+  SweepAxes a;
+  a.directions = o.directions.empty() ? sw.directions : parse_name_list(o.directions, direction_names(), "direction");
+  a.patterns = o.patterns.empty() ? sw.patterns : parse_name_list(o.patterns, pattern_names(), "pattern");
+  a.total = o.total_bytes ? o.total_bytes : sw.total;
+  a.gpu_counts = o.gpu_counts.empty() ? sw.gpu_counts : parse_int_list(o.gpu_counts, 0);
+  return a;
+}
+
+// The sweep's mechanisms that --mechanisms selects (all without it), then those it names that
+// the preset lacks, at 16 KiB.
+std::vector<MechGrid> sweep_mechanisms(const Sweep& sw, const std::vector<std::string>& filter) {
+  auto selected = [&](const std::string& m) {
+    return filter.empty() || std::find(filter.begin(), filter.end(), m) != filter.end();
+  };
+  std::vector<MechGrid> grids;
+  for (const MechGrid& mg : sw.mechs)
+    if (selected(mg.mech)) grids.push_back(mg);
+  for (const std::string& m : filter)
+    if (std::none_of(sw.mechs.begin(), sw.mechs.end(), [&](const MechGrid& x) { return x.mech == m; }))
+      grids.push_back({m, {16 * KiB}, {}});
+  return grids;
+}
+
+// Each of the mechanism's knobs with its values: the flag's, else the preset's, else {0}
+// (the mechanism's default).
+KnobLists knob_lists(const Mechanism& mech, const MechGrid& mg, const GridOptions& o, const GpuInfo& g) {
+  KnobLists lists;
+  for (const KnobUse& u : mech.knobs()) {
+    const auto ov = o.knob_lists.find(u.knob.name);
+    const int all = u.knob.name == knobs::sms.name ? g.sm_count : 0;
+    if (ov != o.knob_lists.end() && !ov->second.empty()) lists.push_back({u.knob.name, parse_int_list(ov->second, all)});
+    else if (auto pv = mg.knobs.find(u.knob.name); pv != mg.knobs.end()) lists.push_back({u.knob.name, pv->second});
+    else lists.push_back({u.knob.name, {0}});
+  }
+  return lists;
+}
+
+// Knob values the user asked for must run or be refused, never dropped or shrunk. Sizes
+// alone do not pin the preset's knobs: `--sizes 16:1G` over the default presets keeps
+// fitting (or, in a tuning grid, leaving out) the preset knob values that a size cannot
+// hold, while a size no configuration of the mechanism can carry is still refused.
+// The SM count is left out too: it sets no block's shared memory, so it decides no fit.
+bool knobs_pinned(const Mechanism& mech, const GridOptions& o) {
+  for (const KnobUse& u : mech.knobs())
+    if (auto ov = o.knob_lists.find(u.knob.name);
+        u.knob.name != knobs::sms.name && ov != o.knob_lists.end() && !ov->second.empty())
+      return true;
+  return false;
+}
+
+// The points so far, each once, and how many combinations were dropped as not fitting.
+struct Points {
+  std::vector<TransferPoint> list;
+  std::set<std::string> seen;
+  int dropped = 0;
+};
+
+// One mechanism's points in one sweep: every direction, pattern, GPU count (fan patterns
+// only), size and knob combination, resolved against `g`.
+void expand(const Sweep& sw, const SweepAxes& ax, const MechGrid& mg, const GridOptions& o, const GpuInfo& g,
+            std::pair<int, int> gpus, Points* pts) {
+  const Mechanism& mech = mechanism(mg.mech);
+  const auto sizes = o.sizes.empty() ? mg.sizes : parse_size_list(o.sizes);
+  const auto knob_sets = combinations(knob_lists(mech, mg, o, g));
+  const bool pinned = knobs_pinned(mech, o);
+  for (const auto& dir : ax.directions)
+    for (const auto& pat : ax.patterns)
+      for (int ngpus : is_fan(pat) ? ax.gpu_counts : std::vector<int>{0})
+        for (uint64_t size : sizes)
+          for (const KnobValues& kv : knob_sets) {
+            if (ngpus == 1) continue;  // a fan over one GPU moves nothing
+            TransferPoint p;
+            p.sweep = sw.name;
+            p.mechanism = mg.mech;
+            p.direction = dir;
+            p.pattern = pat;
+            p.gpu_a = gpus.first;
+            p.gpu_b = gpus.second;
+            p.gpu_count = ngpus;
+            p.message_bytes = size;
+            p.total_bytes = ax.total;
+            p.max_ops = o.max_ops;
+            p.knobs = kv;
+            p.auto_fit = !sw.drop_unfit && !pinned;
+            try {
+              mech.resolve(p, g);
+            } catch (const ArgError&) {
+              if (sw.drop_unfit && !pinned) {
+                ++pts->dropped;
+                continue;
+              }
+              throw;
+            }
+            if (pts->seen.insert(p.name()).second) pts->list.push_back(p);
+          }
+}
+
+}  // namespace
+
 std::vector<TransferPoint> build_grid(const GridOptions& o, const GpuInfo& g, int gpu_count, int* dropped) {
   check_options(o);
   std::vector<Sweep> sweeps = preset(o.preset, g);
@@ -201,79 +312,14 @@ std::vector<TransferPoint> build_grid(const GridOptions& o, const GpuInfo& g, in
     gpus = parse_gpu_pair(o.gpus, "--gpus");
     if (gpu_count > 0) check_gpu_pair(gpus, gpu_count, "--gpus");
   }
-
-  std::vector<TransferPoint> out;
-  std::set<std::string> seen;
-  int drop = 0;
-  for (Sweep& sw : sweeps) {
-    auto dirs = o.directions.empty() ? sw.directions : parse_name_list(o.directions, direction_names(), "direction");
-    auto pats = o.patterns.empty() ? sw.patterns : parse_name_list(o.patterns, pattern_names(), "pattern");
-    const uint64_t total = o.total_bytes ? o.total_bytes : sw.total;
-    const auto counts = o.gpu_counts.empty() ? sw.gpu_counts : parse_int_list(o.gpu_counts, 0);
-    std::vector<MechGrid> grids = sw.mechs;
-    for (const std::string& m : mech_filter) {  // a mechanism the preset lacks, asked by name
-      bool have = std::any_of(grids.begin(), grids.end(), [&](const MechGrid& x) { return x.mech == m; });
-      if (!have) grids.push_back({m, {16 * KiB}, {}});
-    }
-    for (MechGrid& mg : grids) {
-      if (!mech_filter.empty() && std::find(mech_filter.begin(), mech_filter.end(), mg.mech) == mech_filter.end())
-        continue;
-      const Mechanism& mech = mechanism(mg.mech);
-      auto sizes = o.sizes.empty() ? mg.sizes : parse_size_list(o.sizes);
-      std::vector<std::pair<std::string, std::vector<int>>> lists;
-      for (const KnobUse& u : mech.knobs()) {
-        const auto ov = o.knob_lists.find(u.knob.name);
-        const int all = u.knob.name == knobs::sms.name ? g.sm_count : 0;
-        if (ov != o.knob_lists.end() && !ov->second.empty()) lists.push_back({u.knob.name, parse_int_list(ov->second, all)});
-        else if (auto pv = mg.knobs.find(u.knob.name); pv != mg.knobs.end()) lists.push_back({u.knob.name, pv->second});
-        else lists.push_back({u.knob.name, {0}});  // the mechanism's default
-      }
-      const auto knob_sets = combinations(lists);
-      // Knob values the user asked for must run or be refused, never dropped or shrunk. Sizes
-      // alone do not pin the preset's knobs: `--sizes 16:1G` over the default presets keeps
-      // fitting (or, in a tuning grid, leaving out) the preset knob values that a size cannot
-      // hold, while a size no configuration of the mechanism can carry is still refused.
-      // The SM count is left out too: it sets no block's shared memory, so it decides no fit.
-      bool overridden = false;
-      for (const KnobUse& u : mech.knobs())
-        if (auto ov = o.knob_lists.find(u.knob.name);
-            u.knob.name != knobs::sms.name && ov != o.knob_lists.end() && !ov->second.empty())
-          overridden = true;
-      for (const auto& dir : dirs)
-        for (const auto& pat : pats)
-          for (int ngpus : is_fan(pat) ? counts : std::vector<int>{0})  // counts apply to fan patterns
-            for (uint64_t size : sizes)
-              for (const KnobValues& kv : knob_sets) {
-                if (ngpus == 1) continue;  // a fan over one GPU moves nothing
-                TransferPoint p;
-                p.sweep = sw.name;
-                p.mechanism = mg.mech;
-                p.direction = dir;
-                p.pattern = pat;
-                p.gpu_a = gpus.first;
-                p.gpu_b = gpus.second;
-                p.gpu_count = ngpus;
-                p.message_bytes = size;
-                p.total_bytes = total;
-                p.max_ops = o.max_ops;
-                p.knobs = kv;
-                p.auto_fit = !sw.drop_unfit && !overridden;
-                try {
-                  mech.resolve(p, g);
-                } catch (const ArgError&) {
-                  if (sw.drop_unfit && !overridden) {
-                    ++drop;
-                    continue;
-                  }
-                  throw;
-                }
-                if (seen.insert(p.name()).second) out.push_back(p);
-              }
-    }
+  Points pts;
+  for (const Sweep& sw : sweeps) {
+    const SweepAxes ax = sweep_axes(sw, o);
+    for (const MechGrid& mg : sweep_mechanisms(sw, mech_filter)) expand(sw, ax, mg, o, g, gpus, &pts);
   }
-  if (dropped) *dropped = drop;
-  if (out.empty()) throw ArgError("the selected grid has no points");
-  return out;
+  if (dropped) *dropped = pts.dropped;
+  if (pts.list.empty()) throw ArgError("the selected grid has no points");
+  return pts.list;
 }
 
 }  // namespace pk::transfer
