@@ -482,12 +482,9 @@ std::string summary_markdown(const PrimitivesRows& t, const std::string& targets
   write_unmatched_signals(os, t);
   write_protocol_advantage(os, t);
   os << "## Element-wise put\n\n" << puts.str();
-  write_gets(os, t);
-  write_signal_table(os, t);
-  write_ordering_costs(os, t);
-  write_completion_and_barriers(os, t);
-  write_bulk(os, t);
-  write_footer(os, t);
+  for (auto section : {write_gets, write_signal_table, write_ordering_costs, write_completion_and_barriers, write_bulk,
+                       write_footer})
+    section(os, t);
   return os.str();
 }
 
