@@ -234,10 +234,9 @@ std::vector<CollectiveComparison> collective_comparisons(const std::string& path
   return collective_comparisons(collective_points(path, headline_method(read_collectives_info(path))));
 }
 
-TuningTable collectives_tuning(const std::string& path) {
-  CollectivesData info;
-  const std::vector<CollRow> all = read_rows(path, &info);
-  const CollMethod headline = headline_method(info);
+namespace {
+
+TuningTable collectives_table_columns(const std::string& path) {
   using K = CellKind;
   TuningTable tt;
   tt.name = "collectives";
@@ -278,73 +277,79 @@ TuningTable collectives_tuning(const std::string& path) {
   tt.from_column = "from_bytes";
   tt.to_column = "to_bytes";
   tt.sources = {path};
-  std::vector<const CollRow*> ok;
-  for (const auto& r : all)  // `tuned` rows answered from a table: never a candidate of one
-    if (r.status == "ok" && r.family != "tuned") ok.push_back(&r);
-  std::map<std::tuple<std::string, std::string, int64_t, std::string, uint64_t>, std::vector<const CollRow*>> groups;
-  for (const CollRow* r : ok)
-    groups[{r->collective, r->dtype, r->gpus, r->launch_mode, pow2_floor(static_cast<uint64_t>(r->bytes))}].push_back(r);
-  // Virtual ranks (several on one GPU) measure HBM, not NVLink: their rows name a machine of
-  // their own, which only a run on the same virtual ranks matches (pkbench/tuning.h).
-  auto machine_of = [&](const CollRow& r) {
-    return r.peer_mode == "virtual" ? pkbench::tuning::virtual_machine_key(info.machine.key(), static_cast<int>(r.gpus))
-                                    : info.machine.key();
-  };
-  for (const auto& [key, rs] : groups) {
-    std::vector<Candidate> family;
-    for (size_t i = 0; i < rs.size(); ++i)
-      family.push_back({rs[i]->name(), rs[i]->timing(CollMethod::device_time), rs[i]->check, static_cast<int>(i)});
-    const Best best = best_of(family);
-    const CollRow* fastest = rs[best.fastest->index];
-    // Among the tied: NCCL first (nothing to maintain), then ours by name.
-    const CollRow* c = nullptr;
-    for (const Candidate* t : best.tied) {
-      const CollRow* r = rs[t->index];
-      if (!c || std::make_tuple(!r->nccl(), r->impl, r->t) < std::make_tuple(!c->nccl(), c->impl, c->t)) c = r;
-    }
-    const CollRow* runner = nullptr;
-    for (const auto& cand : family)
-      if (std::find(best.tied.begin(), best.tied.end(), &cand) == best.tied.end() &&
-          (!runner || rs[cand.index]->t < runner->t))
-        runner = rs[cand.index];
-    // NCCL's best in the bucket at the chosen row's size, under the headline method.
-    const CollRow* nccl = nullptr;
-    for (const CollRow* r : rs)
-      if (r->nccl() && r->bytes == c->bytes && r->timing(headline).measured() &&
-          (!nccl || r->timing(headline).median < nccl->timing(headline).median))
-        nccl = r;
-    std::set<std::string> impls;
-    for (const CollRow* r : rs) impls.insert(r->impl + " " + r->config);
-    const double sp = nccl ? speedup(nccl->timing(headline).median, c->timing(headline).median) : 0;
-    const uint64_t lo = pow2_floor(static_cast<uint64_t>(c->bytes));
-    tt.rows.push_back({machine_of(*c),
-                       c->collective,
-                       c->dtype,
-                       c->gpus,
-                       c->launch_mode,
-                       static_cast<int64_t>(lo),
-                       static_cast<int64_t>(2 * lo - 1),
-                       static_cast<int64_t>(impls.size()),
-                       static_cast<int64_t>(best.tied.size()),
-                       c->impl,
-                       c->family,
-                       c->config,
-                       c->sms ? Cell{int64_t{c->sms}} : Cell{},
-                       c->threads ? Cell{int64_t{c->threads}} : Cell{},
-                       c->knobs.empty() ? Cell{} : Cell{c->knobs},
-                       c->bytes,
-                       c->t,
-                       c->busbw,
-                       nccl ? Cell{sp} : Cell{},
-                       nccl ? Cell{nccl->impl} : Cell{},
-                       nccl ? Cell{nccl->timing(headline).median} : Cell{},  // the time speedup_vs_nccl uses
-                       fastest->impl,
-                       fastest->t,
-                       100 * (fastest->hi_or_t() - fastest->lo_or_t()) / fastest->t,
-                       runner ? Cell{runner->impl} : Cell{},
-                       runner ? Cell{100 * (runner->t / fastest->t - 1)} : Cell{},
-                       path + ":" + std::to_string(c->line)});
+  return tt;
+}
+
+// The row of one bucket (its ok rows `rs`), the speedup over NCCL under the headline method.
+std::vector<Cell> coll_choice(const std::vector<const CollRow*>& rs, CollMethod headline, const Machine& machine,
+                              const std::string& path) {
+  std::vector<Candidate> family;
+  for (size_t i = 0; i < rs.size(); ++i)
+    family.push_back({rs[i]->name(), rs[i]->timing(CollMethod::device_time), rs[i]->check, static_cast<int>(i)});
+  const Best best = best_of(family);
+  const CollRow* fastest = rs[best.fastest->index];
+  // Among the tied: NCCL first (nothing to maintain), then ours by name.
+  const CollRow* c = nullptr;
+  for (const Candidate* t : best.tied) {
+    const CollRow* r = rs[t->index];
+    if (!c || std::make_tuple(!r->nccl(), r->impl, r->t) < std::make_tuple(!c->nccl(), c->impl, c->t)) c = r;
   }
+  const CollRow* runner = nullptr;
+  for (const auto& cand : family)
+    if (std::find(best.tied.begin(), best.tied.end(), &cand) == best.tied.end() &&
+        (!runner || rs[cand.index]->t < runner->t))
+      runner = rs[cand.index];
+  // NCCL's best in the bucket at the chosen row's size, under the headline method.
+  const CollRow* nccl = nullptr;
+  for (const CollRow* r : rs)
+    if (r->nccl() && r->bytes == c->bytes && r->timing(headline).measured() &&
+        (!nccl || r->timing(headline).median < nccl->timing(headline).median))
+      nccl = r;
+  std::set<std::string> impls;
+  for (const CollRow* r : rs) impls.insert(r->impl + " " + r->config);
+  const double sp = nccl ? speedup(nccl->timing(headline).median, c->timing(headline).median) : 0;
+  const uint64_t lo = pow2_floor(static_cast<uint64_t>(c->bytes));
+  return {tuning_machine_key(machine, c->peer_mode, c->gpus),
+          c->collective,
+          c->dtype,
+          c->gpus,
+          c->launch_mode,
+          static_cast<int64_t>(lo),
+          static_cast<int64_t>(2 * lo - 1),
+          static_cast<int64_t>(impls.size()),
+          static_cast<int64_t>(best.tied.size()),
+          c->impl,
+          c->family,
+          c->config,
+          c->sms ? Cell{int64_t{c->sms}} : Cell{},
+          c->threads ? Cell{int64_t{c->threads}} : Cell{},
+          c->knobs.empty() ? Cell{} : Cell{c->knobs},
+          c->bytes,
+          c->t,
+          c->busbw,
+          nccl ? Cell{sp} : Cell{},
+          nccl ? Cell{nccl->impl} : Cell{},
+          nccl ? Cell{nccl->timing(headline).median} : Cell{},  // the time speedup_vs_nccl uses
+          fastest->impl,
+          fastest->t,
+          100 * (fastest->hi_or_t() - fastest->lo_or_t()) / fastest->t,
+          runner ? Cell{runner->impl} : Cell{},
+          runner ? Cell{100 * (runner->t / fastest->t - 1)} : Cell{},
+          path + ":" + std::to_string(c->line)};
+}
+
+}  // namespace
+
+TuningTable collectives_tuning(const std::string& path) {
+  CollectivesData info;
+  const std::vector<CollRow> all = read_rows(path, &info);
+  const CollMethod headline = headline_method(info);
+  TuningTable tt = collectives_table_columns(path);
+  std::map<std::tuple<std::string, std::string, int64_t, std::string, uint64_t>, std::vector<const CollRow*>> groups;
+  for (const auto& r : all)  // `tuned` rows answered from a table: never a candidate of one
+    if (r.status == "ok" && r.family != "tuned")
+      groups[{r.collective, r.dtype, r.gpus, r.launch_mode, pow2_floor(static_cast<uint64_t>(r.bytes))}].push_back(&r);
+  for (const auto& [key, rs] : groups) tt.rows.push_back(coll_choice(rs, headline, info.machine, path));
   return tt;
 }
 

@@ -148,10 +148,7 @@ std::vector<Cell> fused_choice(const std::vector<const FusedRow*>& all, const Ma
     else if (!runner || r->t < runner->t) runner = r;
   }
   const FusedRow* c = *std::min_element(tied.begin(), tied.end(), [](auto a, auto b) { return simpler(*a, *b); });
-  // Virtual ranks (several on one GPU) measure HBM, not NVLink: their rows name a machine of
-  // their own, which only a run on the same virtual ranks matches (pkbench/tuning.h).
-  return {c->peer_mode == "virtual" ? pkbench::tuning::virtual_machine_key(machine.key(), static_cast<int>(c->gpus))
-                                    : machine.key(),
+  return {tuning_machine_key(machine, c->peer_mode, c->gpus),
           c->op,
           c->gpus,
           c->m,

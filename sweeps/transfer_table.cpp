@@ -291,6 +291,111 @@ std::vector<TableColumn> transfer_tuning_columns() {
 
 }  // namespace
 
+namespace {
+
+// Row indices grouped by direction, pattern and bucket: one integer key per row (the names
+// numbered in sorted order, then the bucket's power of two), so a million rows sort fast.
+// Sorted (key, row) pairs; local rows left out.
+std::vector<std::pair<uint64_t, uint32_t>> bucket_keys(const std::vector<TransferRow>& rows) {
+  std::map<std::string, uint64_t> dir_id, pat_id;
+  for (const auto& r : rows) {
+    dir_id.emplace(r.direction, 0);
+    pat_id.emplace(r.pattern, 0);
+  }
+  uint64_t n = 0;
+  for (auto& [name, id] : dir_id) id = n++;
+  n = 0;
+  for (auto& [name, id] : pat_id) id = n++;
+  std::vector<std::pair<uint64_t, uint32_t>> keyed;
+  keyed.reserve(rows.size());
+  const std::string* last_dir = nullptr;
+  const std::string* last_pat = nullptr;
+  uint64_t dk = 0, pk = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const auto& r = rows[i];
+    if (r.pattern == "local") continue;
+    if (!last_dir || r.direction != *last_dir) dk = dir_id.at(r.direction), last_dir = &r.direction;
+    if (!last_pat || r.pattern != *last_pat) pk = pat_id.at(r.pattern), last_pat = &r.pattern;
+    const uint64_t b = pow2_floor(r.message_bytes);
+    const uint64_t log2b = b ? static_cast<uint64_t>(__builtin_ctzll(b)) : 0;
+    keyed.push_back({(dk << 40) | (pk << 8) | log2b, static_cast<uint32_t>(i)});
+  }
+  std::sort(keyed.begin(), keyed.end());
+  return keyed;
+}
+
+// One bucket's choice among its rows `rs`: the fastest, those tied with it, the simplest of
+// those, the best outside the band, and the fewest SMs of the chosen mechanism reaching 90 %
+// of the fastest.
+struct BucketChoice {
+  const TransferRow* fastest = nullptr;
+  const TransferRow* chosen = nullptr;
+  const TransferRow* runner = nullptr;
+  const TransferRow* at90 = nullptr;
+  size_t tied = 0;
+  bool sms_swept = false;  // several SM counts of the chosen mechanism measured
+  std::string sizes;       // the message sizes measured, ;-separated
+};
+
+BucketChoice choose(const std::vector<const TransferRow*>& rs) {
+  BucketChoice c;
+  c.fastest = *std::max_element(rs.begin(), rs.end(), [](auto a, auto b) { return a->gbps < b->gbps; });
+  const double band_low = c.fastest->gbps_low();
+  // The fastest is always in its own band, whatever its sample range says.
+  std::vector<const TransferRow*> tied = {c.fastest};
+  for (const TransferRow* r : rs) {
+    if (r == c.fastest) continue;
+    if (bands_overlap(r->gbps_low(), r->gbps_high(), band_low, c.fastest->gbps_high())) tied.push_back(r);
+    else if (!c.runner || r->gbps > c.runner->gbps) c.runner = r;
+  }
+  c.tied = tied.size();
+  c.chosen = *std::min_element(tied.begin(), tied.end(), [](auto a, auto b) { return simpler(*a, *b); });
+  std::set<int> sms_seen;
+  for (const TransferRow* r : rs) {
+    if (r->mechanism != c.chosen->mechanism || !r->device_initiated()) continue;
+    sms_seen.insert(r->sms);
+    const TransferRow* b = c.at90;
+    if (r->gbps >= 0.9 * c.fastest->gbps && (!b || r->sms < b->sms || (r->sms == b->sms && r->gbps > b->gbps))) c.at90 = r;
+  }
+  c.sms_swept = sms_seen.size() > 1;
+  std::set<uint64_t> sz;
+  for (const TransferRow* r : rs) sz.insert(r->message_bytes);
+  for (uint64_t s : sz) c.sizes += (c.sizes.empty() ? "" : ";") + std::to_string(s);
+  return c;
+}
+
+// The table row of a choice, in transfer_tuning_columns() order.
+std::vector<Cell> choice_row(const TransferData& d, const std::string& choice, size_t candidates, const BucketChoice& c) {
+  const TransferRow& f = *c.fastest;
+  const TransferRow& ch = *c.chosen;
+  const uint64_t lo = pow2_floor(f.message_bytes);
+  std::vector<Cell> row = {d.machine.key(), d.machine.gpu_name, int64_t{d.machine.gpu_count}, f.direction, f.pattern,
+                           choice, static_cast<int64_t>(lo), static_cast<int64_t>(2 * lo - 1), c.sizes,
+                           static_cast<int64_t>(candidates), static_cast<int64_t>(c.tied), ch.mechanism};
+  for (int k : ch.knobs) row.push_back(k ? Cell{int64_t{k}} : Cell{});
+  const std::vector<Cell> chosen_and_fastest = {
+      static_cast<int64_t>(ch.message_bytes),
+      ch.gbps,
+      ch.gbps_low(),
+      ch.gbps_high(),
+      ch.line_rate_gbps > 0 ? Cell{100 * ch.gbps / ch.line_rate_gbps} : Cell{},
+      f.mechanism,
+      f.config(),
+      f.gbps,
+      f.gbps > 0 ? Cell{100 * (f.gbps_high() - f.gbps_low()) / f.gbps} : Cell{},
+      f.gbps > 0 ? Cell{100 * (ch.gbps / f.gbps - 1)} : Cell{}};
+  row.insert(row.end(), chosen_and_fastest.begin(), chosen_and_fastest.end());
+  if (c.runner) row.insert(row.end(), {c.runner->mechanism, c.runner->config(), 100 * (1 - c.runner->gbps / f.gbps)});
+  else row.insert(row.end(), {Cell{}, Cell{}, Cell{}});
+  if (c.at90) row.insert(row.end(), {int64_t{c.at90->sms}, c.at90->gbps, c.at90->config()});
+  else row.insert(row.end(), {Cell{}, Cell{}, Cell{}});
+  row.push_back(c.sms_swept);
+  row.push_back(d.path + ":" + std::to_string(ch.line));
+  return row;
+}
+
+}  // namespace
+
 TuningTable transfer_tuning(const TransferData& d) {
   TuningTable t;
   t.name = "transfer";
@@ -303,114 +408,16 @@ TuningTable transfer_tuning(const TransferData& d) {
   t.from_column = "from_bytes";
   t.to_column = "to_bytes";
   t.sources = {d.path};
-  const std::string machine = d.machine.key();
-
-  // Group row indices by direction, pattern and bucket: one integer key per row (the names
-  // numbered in sorted order, then the bucket's power of two), so a million rows sort fast.
-  std::map<std::string, uint64_t> dir_id, pat_id;
-  for (const auto& r : d.rows) {
-    dir_id.emplace(r.direction, 0);
-    pat_id.emplace(r.pattern, 0);
-  }
-  uint64_t n = 0;
-  for (auto& [name, id] : dir_id) id = n++;
-  n = 0;
-  for (auto& [name, id] : pat_id) id = n++;
-  std::vector<std::pair<uint64_t, uint32_t>> keyed;  // key, row
-  keyed.reserve(d.rows.size());
-  {
-    const std::string* last_dir = nullptr;
-    const std::string* last_pat = nullptr;
-    uint64_t dk = 0, pk = 0;
-    for (size_t i = 0; i < d.rows.size(); ++i) {
-      const auto& r = d.rows[i];
-      if (r.pattern == "local") continue;
-      if (!last_dir || r.direction != *last_dir) dk = dir_id.at(r.direction), last_dir = &r.direction;
-      if (!last_pat || r.pattern != *last_pat) pk = pat_id.at(r.pattern), last_pat = &r.pattern;
-      const uint64_t b = pow2_floor(r.message_bytes);
-      const uint64_t log2b = b ? static_cast<uint64_t>(__builtin_ctzll(b)) : 0;
-      keyed.push_back({(dk << 40) | (pk << 8) | log2b, static_cast<uint32_t>(i)});
-    }
-  }
-  std::sort(keyed.begin(), keyed.end());
-  std::vector<size_t> idx(keyed.size());
-  for (size_t i = 0; i < keyed.size(); ++i) idx[i] = keyed[i].second;
-  auto key = [&](size_t j) { return keyed[j].first; };
-  for (size_t g0 = 0; g0 < idx.size();) {
+  const auto keyed = bucket_keys(d.rows);
+  for (size_t g0 = 0; g0 < keyed.size();) {
     size_t g1 = g0;
-    while (g1 < idx.size() && key(g1) == key(g0)) ++g1;
+    while (g1 < keyed.size() && keyed[g1].first == keyed[g0].first) ++g1;
     for (const char* choice : {"any", "device"}) {
       const bool device = std::string(choice) == "device";
       std::vector<const TransferRow*> rs;
       for (size_t j = g0; j < g1; ++j)
-        if (!device || d.rows[idx[j]].device_initiated()) rs.push_back(&d.rows[idx[j]]);
-      if (rs.empty()) continue;
-      const TransferRow* fastest = *std::max_element(rs.begin(), rs.end(), [](auto a, auto b) { return a->gbps < b->gbps; });
-      const double band_low = fastest->gbps_low();
-      // The fastest is always in its own band, whatever its sample range says.
-      std::vector<const TransferRow*> tied = {fastest};
-      const TransferRow* runner = nullptr;
-      for (const TransferRow* r : rs) {
-        if (r == fastest) continue;
-        if (bands_overlap(r->gbps_low(), r->gbps_high(), band_low, fastest->gbps_high())) tied.push_back(r);
-        else if (!runner || r->gbps > runner->gbps) runner = r;
-      }
-      const TransferRow* chosen = *std::min_element(tied.begin(), tied.end(), [](auto a, auto b) { return simpler(*a, *b); });
-      // Fewest SMs of the chosen mechanism reaching 90 % of the fastest.
-      const TransferRow* at90 = nullptr;
-      std::set<int> sms_seen;
-      for (const TransferRow* r : rs) {
-        if (r->mechanism != chosen->mechanism || !r->device_initiated()) continue;
-        sms_seen.insert(r->sms);
-        if (r->gbps >= 0.9 * fastest->gbps && (!at90 || r->sms < at90->sms || (r->sms == at90->sms && r->gbps > at90->gbps)))
-          at90 = r;
-      }
-      std::string sizes;
-      std::set<uint64_t> sz;
-      for (const TransferRow* r : rs) sz.insert(r->message_bytes);
-      for (uint64_t s : sz) sizes += (sizes.empty() ? "" : ";") + std::to_string(s);
-
-      const uint64_t lo = pow2_floor(fastest->message_bytes);
-      std::vector<Cell> row = {machine,
-                               d.machine.gpu_name,
-                               int64_t{d.machine.gpu_count},
-                               fastest->direction,
-                               fastest->pattern,
-                               std::string(choice),
-                               static_cast<int64_t>(lo),
-                               static_cast<int64_t>(2 * lo - 1),
-                               sizes,
-                               static_cast<int64_t>(rs.size()),
-                               static_cast<int64_t>(tied.size()),
-                               chosen->mechanism};
-      for (int k : chosen->knobs) row.push_back(k ? Cell{int64_t{k}} : Cell{});
-      row.push_back(static_cast<int64_t>(chosen->message_bytes));
-      row.push_back(chosen->gbps);
-      row.push_back(chosen->gbps_low());
-      row.push_back(chosen->gbps_high());
-      row.push_back(chosen->line_rate_gbps > 0 ? Cell{100 * chosen->gbps / chosen->line_rate_gbps} : Cell{});
-      row.push_back(fastest->mechanism);
-      row.push_back(fastest->config());
-      row.push_back(fastest->gbps);
-      row.push_back(fastest->gbps > 0 ? Cell{100 * (fastest->gbps_high() - fastest->gbps_low()) / fastest->gbps} : Cell{});
-      row.push_back(fastest->gbps > 0 ? Cell{100 * (chosen->gbps / fastest->gbps - 1)} : Cell{});
-      if (runner) {
-        row.push_back(runner->mechanism);
-        row.push_back(runner->config());
-        row.push_back(100 * (1 - runner->gbps / fastest->gbps));
-      } else {
-        row.insert(row.end(), {Cell{}, Cell{}, Cell{}});
-      }
-      if (at90) {
-        row.push_back(int64_t{at90->sms});
-        row.push_back(at90->gbps);
-        row.push_back(at90->config());
-      } else {
-        row.insert(row.end(), {Cell{}, Cell{}, Cell{}});
-      }
-      row.push_back(sms_seen.size() > 1);
-      row.push_back(d.path + ":" + std::to_string(chosen->line));
-      t.rows.push_back(std::move(row));
+        if (!device || d.rows[keyed[j].second].device_initiated()) rs.push_back(&d.rows[keyed[j].second]);
+      if (!rs.empty()) t.rows.push_back(choice_row(d, choice, rs.size(), choose(rs)));
     }
     g0 = g1;
   }

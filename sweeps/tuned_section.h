@@ -2,16 +2,27 @@
 // The summaries' "Tuned" section (collectives, fused): each `tuned` row -- the configuration a
 // tuning table answered, asked through pkbench/tuning.h as a user's program asks -- against
 // the same run's best measured row and the answered configuration's default.
+#include <cstdint>
 #include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "microbench/harness/csv_table.h"
+#include "pkbench/tuning.h"
 #include "sweeps/format.h"
 
 namespace pk::sweeps {
 
 inline constexpr double kTunedOfBestTarget = 0.97;  // issue 21: tuned >= 0.97x the best measured
+
+// The machine a tuning row names. Virtual ranks (several on one GPU) measure HBM, not NVLink:
+// their rows name a machine of their own, which only a run on the same virtual ranks matches
+// (pkbench/tuning.h's virtual_machine_key): the studies' `tuned` rows.
+inline std::string tuning_machine_key(const Machine& machine, const std::string& peer_mode, int64_t gpus) {
+  const std::string key = machine.key();
+  return peer_mode == "virtual" ? pkbench::tuning::virtual_machine_key(key, static_cast<int>(gpus)) : key;
+}
 
 struct TunedRatio {
   std::string answer;  // the row's tuning cell, or its status and reason when not ok
