@@ -2,14 +2,14 @@
 # CPU (label cpu): pkbench_collectives_cpu_tests (busbw factors, sizes and their refusals,
 # the reference, the layouts simulated on the host, the LL line geometry, the NCCL
 # configurations, nccl-tests' timing method on a fake clock, its output parser and the
-# reference merge, multicast rules)
+# reference merge, multicast rules, the run order: NVSHMEM's points last)
 # and the binary's argument checks. GPU (label gpu): pkbench_collectives_gpu_tests (one
 # process, 2 GPUs) and the binary on odd counts, alone and under mpirun -np 2; without a
 # GPU they skip (the binary exits 3, which ctest counts as skipped).
 if(TARGET pkbench_coll_problem)
   add_executable(pkbench_collectives_cpu_tests ${CMAKE_CURRENT_LIST_DIR}/cpu/test_collectives.cpp
     ${CMAKE_CURRENT_LIST_DIR}/cpu/test_collectives_ll.cpp ${CMAKE_CURRENT_LIST_DIR}/cpu/test_nccltests_method.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/cpu/test_nccltests_output.cpp)
+    ${CMAKE_CURRENT_LIST_DIR}/cpu/test_nccltests_output.cpp ${CMAKE_CURRENT_LIST_DIR}/cpu/test_coll_order.cpp)
   target_link_libraries(pkbench_collectives_cpu_tests PRIVATE pkbench_coll_problem GTest::gtest_main)
   gtest_discover_tests(pkbench_collectives_cpu_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS cpu)
 endif()
@@ -106,7 +106,15 @@ if(TARGET pkbench_collectives)
   if(TARGET pkbench_nvshmem_runtime)  # built with NVSHMEM: the baseline is registered (its rows need mpirun)
     add_test(NAME collectives_cli_list_nvshmem_or_no_gpu COMMAND ${_coll_expect} 0,3
       "all_reduce/nvshmem/bf16/4096/eager|no GPU" ${_coll_bin} --list --impls=nvshmem --sizes=4K)
-    set_tests_properties(collectives_cli_list_nvshmem_or_no_gpu PROPERTIES LABELS cpu)
+    # NVSHMEM's points run after every other point (coll_order.h: NVSHMEM in the process inflated
+    # every host-timed row), here with nvshmem named first; --list prints the run order.
+    add_test(NAME collectives_cli_list_nvshmem_last COMMAND bash -c [=[
+      out=$("$0" --list --collectives=all_reduce --impls=nvshmem,nccl,one_shot --sizes=4K --dtypes=bf16 2>&1); rc=$?
+      case $rc in 0) ;; 3) echo "no GPU: nothing listed"; exit 0 ;; *) echo "exit $rc: $out"; exit 1 ;; esac
+      echo "$out" | awk '/^all_reduce\// { if ($0 ~ /\/nvshmem\//) late = 1; else if (late) { print "after an NVSHMEM point: " $0; bad = 1 } }
+        END { if (!late) { print "no NVSHMEM point listed"; bad = 1 }; exit bad }' && echo "NVSHMEM points last"
+      ]=] ${_coll_bin})
+    set_tests_properties(collectives_cli_list_nvshmem_or_no_gpu collectives_cli_list_nvshmem_last PROPERTIES LABELS cpu)
   endif()
   # --allow-multicast is refused whenever the environment keeps multicast off, and the
   # refusal needs no GPU. Each variable alone refuses.

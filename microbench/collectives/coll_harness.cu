@@ -11,6 +11,7 @@
 
 #include "microbench/harness/cuda_check.h"
 #include "microbench/harness/stats.h"
+#include "microbench/collectives/coll_order.h"
 #include "microbench/collectives/nccltests_method.h"
 
 namespace pk::coll {
@@ -517,6 +518,12 @@ void Runner::measure(const PointSpec& ps, Row& row) {
   const uint64_t seed = ctx_.cfg.seed ^ (p.bytes * 0x9E3779B97F4A7C15ull) ^ static_cast<uint64_t>(p.layout);
   PointRun run(ctx_, ps);
 
+  // No row but NVSHMEM's is timed with NVSHMEM in the process (coll_order.h: its host side
+  // inflated every host-timed row): a run order that breaks this gives an error row, never a
+  // figure. Every rank has NVSHMEM or none, so every rank throws here alike.
+  if (ctx_.nvshmem && !initialises_nvshmem(impl.underlying().family()))
+    throw std::runtime_error("timed after NVSHMEM was initialised in this process (its points must run last: "
+                             "coll_order.h)");
   collectively(ctx_.group.comm(), [&] {
     const std::string why = impl.unavailable(p, ctx_);
     if (!why.empty()) throw SkipPoint(why);

@@ -80,8 +80,9 @@ class Context {
   SymBuf in, out, scratch, sync;
   int sms = 0;  // multiprocessors per GPU (the fewest of any rank)
   NcclStatePtr nccl;  // built by the study when an NCCL baseline is selected
-  // Built by the study when an NVSHMEM point is selected and NVSHMEM can run (mpirun, one GPU
-  // per process); destroyed first (nvshmem_finalize before NCCL, the buffers and MPI).
+  // Built by the study right before its first NVSHMEM point, where NVSHMEM can run (mpirun, one
+  // GPU per process); those points run last (coll_order.h: no other row is timed with NVSHMEM
+  // in the process). Destroyed first (nvshmem_finalize before NCCL, the buffers and MPI).
   NvshmemStatePtr nvshmem;
 
   cudaStream_t stream(int gpu) { return streams.get(gpu, 0); }

@@ -17,6 +17,7 @@
 #include "microbench/harness/study.h"
 #include "microbench/collectives/coll_harness.h"
 #include "microbench/collectives/coll_nccl.h"
+#include "microbench/collectives/coll_order.h"
 #include "pkbench/tuning.h"
 
 namespace pk::coll {
@@ -308,12 +309,22 @@ std::vector<PointSpec> plan(const StudyConfig& cfg, const ImplList& ordered, int
   return points;
 }
 
+// The points in their run order: every point that initialises NVSHMEM (coll_order.h) after all
+// the others, each group in plan order.
+std::vector<PointSpec> nvshmem_points_last(const std::vector<PointSpec>& points) {
+  std::vector<std::string> families;
+  for (const auto& ps : points) families.push_back(ps.impl->underlying().family());
+  std::vector<PointSpec> ordered;
+  for (size_t i : nvshmem_last(families)) ordered.push_back(points[i]);
+  return ordered;
+}
+
 // --list without GPUs (or for --arch): the points of a two-GPU run, which every machine can inspect.
 int list_planned(pk::StudyMain& study, const StudyConfig& cfg, const ImplList& ordered) {
   try {
     const pk::GpuInfo g = study.planned_gpu();
     study.note("note: planned for 2 GPUs");
-    for (const auto& p : plan(cfg, ordered, 2)) {
+    for (const auto& p : nvshmem_points_last(plan(cfg, ordered, 2))) {
       const std::string why = pk::missing_features(needs_of(*p.impl), g);
       std::printf("%s%s%s\n", p.name().c_str(), why.empty() ? "" : " skipped: ", why.c_str());
     }
@@ -348,21 +359,18 @@ std::vector<PointSpec> with_tuned(const std::vector<PointSpec>& points, pk::Stud
 }
 
 // The context with buffers for the largest point of each kind: ours (symmetric, the
-// PeerGroup's), NCCL's (built when a point wants NCCL), NVSHMEM's (its symmetric heap, when a
-// point wants it and it can run: one PE per process and GPU). Setup failures are fatal.
+// PeerGroup's), NCCL's (built when a point wants NCCL). NVSHMEM is not started here (NvshmemLate).
+// Setup failures are fatal.
 std::unique_ptr<Context> make_context(pk::StudyMain& study, const StudyConfig& cfg,
                                       const std::vector<PointSpec>& points, bool want_nccl) {
   uint64_t in_b = 0, out_b = 0, scratch_b = 0;
-  NcclSizes nz, shz;
-  bool want_nvshmem = false;
+  NcclSizes nz;
   for (const auto& ps : points) {
     const Problem& p = ps.problem;
     const uint64_t e = p.elem_bytes();
     const Impl& runs = ps.impl->underlying();
-    if (runs.family() == "nvshmem") {
-      shz.add(p);
-      want_nvshmem = true;
-    } else if (runs.baseline()) {
+    if (initialises_nvshmem(runs.family())) continue;  // its own symmetric heap
+    if (runs.baseline()) {
       nz.add(p);
     } else {
       in_b = std::max(in_b, p.in_elems * e);
@@ -381,14 +389,49 @@ std::unique_ptr<Context> make_context(pk::StudyMain& study, const StudyConfig& c
   if (want_nccl && !g.library_skip_reason("NCCL").empty())
     study.note("pkbench_collectives: " + g.library_skip_reason("NCCL"));
   else if (want_nccl && !ctx->nccl) study.note("pkbench_collectives: built without NCCL: the NCCL baselines are skipped");
-  if (want_nvshmem) {  // after the GPU check (study.start) and the group: one PE per process and GPU
-    const std::string why =
-        nvshmem_process_reason(g.comm().is_mpi(), g.processes(), static_cast<int>(g.local_gpus().size()));
-    if (why.empty()) ctx->nvshmem = make_nvshmem_state(*ctx, shz);  // failures become the rows' skip reason
-    else study.note("pkbench_collectives: " + why + ": the NVSHMEM rows are skipped");
-  }
   return ctx;
 }
+
+// NVSHMEM started right before the first point that runs it (the points run NVSHMEM's last:
+// nvshmem_points_last), not with the context: initialised, NVSHMEM keeps its host side in the
+// process until the end, and every row host-timed in its presence measured ~200 us per
+// operation (coll_order.h). Its symmetric heap is sized from the NVSHMEM points, as the
+// context's buffers are from the others; a failure becomes those rows' skip reason. Every rank
+// runs the same points in the same order, so every rank starts it at the same point
+// (initialisation is collective).
+class NvshmemLate {
+ public:
+  NvshmemLate(pk::StudyMain& study, Context& ctx, const std::vector<PointSpec>& points) : study_(study), ctx_(ctx) {
+    for (const auto& ps : points)
+      if (initialises_nvshmem(ps.impl->underlying().family())) {
+        sizes_.add(ps.problem);
+        ++points_;
+      }
+  }
+  void before(const PointSpec& ps) {
+    if (started_ || !initialises_nvshmem(ps.impl->underlying().family())) return;
+    started_ = true;
+    pk::PeerGroup& g = ctx_.group;
+    // After the GPU check (study.start) and the group: one PE per process and GPU.
+    const std::string why =
+        nvshmem_process_reason(g.comm().is_mpi(), g.processes(), static_cast<int>(g.local_gpus().size()));
+    if (!why.empty()) {
+      study_.note("pkbench_collectives: " + why + ": the NVSHMEM rows are skipped");
+      return;
+    }
+    study_.note("pkbench_collectives: starting NVSHMEM for its " + std::to_string(points_) +
+                " point(s), run after every other point: their time_us_nccltests is taken with NVSHMEM's host "
+                "side in the process (by necessity), no other row's is");
+    ctx_.nvshmem = make_nvshmem_state(ctx_, sizes_);  // failures become the rows' skip reason
+  }
+
+ private:
+  pk::StudyMain& study_;
+  Context& ctx_;
+  NcclSizes sizes_;
+  int points_ = 0;
+  bool started_ = false;
+};
 
 }  // namespace
 }  // namespace pk::coll
@@ -446,6 +489,7 @@ int main(int argc, char** argv) {
   try {
     points = plan(cfg, ordered, study.group().size());
     if (!flags.tuning_table.empty()) points = with_tuned(points, study, flags.tuning_table, registry);
+    points = nvshmem_points_last(points);  // a tuned point may answer NVSHMEM
   } catch (const pk::ArgError& e) {
     return study.bad_input(e.what());
   }
@@ -458,8 +502,12 @@ int main(int argc, char** argv) {
   pk::PointResults results;
   std::unique_ptr<Context> ctx = make_context(study, cfg, points, want_nccl);
   Runner runner(*ctx, results);
+  NvshmemLate nvshmem(study, *ctx, points);
   for (const auto& ps : points)
-    pk::register_point(ps.name(), 1, [&runner, ps](benchmark::State& s) { runner.run(s, ps); });
+    pk::register_point(ps.name(), 1, [&runner, &nvshmem, ps](benchmark::State& s) {
+      nvshmem.before(ps);
+      runner.run(s, ps);
+    });
   std::vector<std::string> columns = coll_columns();
   for (const auto& c : pk::metadata_columns()) columns.push_back(c);
   const int rc = study.run(columns, results);
