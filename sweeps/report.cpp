@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <regex>
 #include <set>
@@ -184,162 +185,188 @@ ResultsFolder load_results(const std::string& dir) {
   return f;
 }
 
-std::vector<ClaimRow> paper_claims(const ResultsFolder& here, const ResultsFolder* other) {
-  // One claim: its paper text and a function measuring it in a folder ("" = not measured).
-  struct Claim {
-    std::string claim, paper;
-    std::string (*measure)(const ResultsFolder&);
-    std::string note;
+namespace {
+
+// One claim: its paper text and a function measuring it in a folder ("" = not measured).
+using Measure = std::function<std::string(const ResultsFolder&)>;
+struct Claim {
+  std::string claim, paper;
+  Measure measure;
+  std::string note;
+};
+
+// A mechanism's push peak as % of the line rate, and its fewest SMs to 90 % of that peak.
+Measure push_peak_pct(const char* mech) {
+  return [mech](const ResultsFolder& f) -> std::string {
+    const auto* s = find_summary(f.transfer_summary, mech, "push");
+    return s && s->line_rate_gbps > 0 ? num(s->pct_line()) + " % (" + num(s->peak_gbps) + " GB/s)" : "";
   };
-  static const std::vector<Claim> claims = {
-      {"copy engine: message size for > 80 % of the line rate", ">= 256 MB",
-       [](const ResultsFolder& f) -> std::string {
-         std::string out;
-         for (const char* dir : {"push", "pull"})
-           if (const auto* s = find_summary(f.transfer_summary, "ce", dir))
-             out += (out.empty() ? "" : ", ") + (s->min_message_80_line ? size_text(s->min_message_80_line) : "never") +
-                    " (" + dir + ")";
-         return out;
-       },
-       "per cudaMemcpyPeerAsync call; the paper's 1 GB total"},
-      {"copy engine: best % of the line rate", "81 %",
-       [](const ResultsFolder& f) -> std::string {
-         const auto* s = find_summary(f.transfer_summary, "ce", "push");
-         return s && s->line_rate_gbps > 0 ? num(s->pct_line()) + " % (" + num(s->peak_gbps) + " GB/s)" : "";
-       },
-       "line rate from NVML (links x per-link rate)"},
-      {"TMA: % of the line rate with 2 KB messages", "74 %",
-       [](const ResultsFolder& f) -> std::string {
-         if (!f.transfer) return "";
-         const auto* s = find_summary(f.transfer_summary, "tma_bulk", "push");
-         const double g = best_at(f.transfer->rows, "tma_bulk", "push", 2048);
-         return s && g > 0 && s->line_rate_gbps > 0 ? num(100 * g / s->line_rate_gbps) + " % (" + num(g) + " GB/s)" : "";
-       },
-       "tma_bulk push, all SMs"},
-      {"TMA: SMs to saturate NVLink", "~15",
-       [](const ResultsFolder& f) -> std::string {
-         const auto* s = find_summary(f.transfer_summary, "tma_bulk", "push");
-         return s && s->min_sms_90 ? std::to_string(s->min_sms_90) + " (90 % of its peak)" : "";
-       },
-       "fewest SMs reaching 90 % of the mechanism's own peak"},
-      {"register ld/st: % of the line rate", "~70 % (B200)",
-       [](const ResultsFolder& f) -> std::string {
-         const auto* s = find_summary(f.transfer_summary, "reg", "push");
-         return s && s->line_rate_gbps > 0 ? num(s->pct_line()) + " % (" + num(s->peak_gbps) + " GB/s)" : "";
-       },
-       "reg push peak"},
-      {"register ld/st: SMs to saturate NVLink", "~76",
-       [](const ResultsFolder& f) -> std::string {
-         const auto* s = find_summary(f.transfer_summary, "reg", "push");
-         return s && s->min_sms_90 ? std::to_string(s->min_sms_90) + " (90 % of its peak)" : "";
-       },
-       ""},
-      {"register SMs / TMA SMs", "3.2-5.1x",
-       [](const ResultsFolder& f) -> std::string {
-         std::string out;
-         for (const char* dir : {"push", "pull"}) {
-           const auto* r = find_summary(f.transfer_summary, "reg", dir);
-           const auto* t = find_summary(f.transfer_summary, "tma_bulk", dir);
-           if (r && t && r->min_sms_90 && t->min_sms_90)
-             out += (out.empty() ? "" : ", ") + num(double(r->min_sms_90) / t->min_sms_90, 1) + "x (" + dir + ")";
-         }
-         return out;
-       },
-       ""},
-      {"intra-SM synchronisation (mbarrier)", "~64 ns",
-       [](const ResultsFolder& f) -> std::string {
-         const auto* r = sync_find(f, "intra_sm", "mbarrier_pingpong", "", "");
-         return r ? ns_text(r->one_way_ns) + " one-way" : "";
-       },
-       "half a ping-pong between two warps"},
-      {"inter-SM synchronisation through L2/HBM", "~832 ns",
-       [](const ResultsFolder& f) -> std::string {
-         const auto* r = sync_find(f, "inter_sm", "flag_pingpong", "gpu", "release_acquire");
-         return r ? ns_text(r->one_way_ns) + " one-way" : "";
-       },
-       "release/acquire flag between two SMs, gpu scope"},
-      {"inter-SM / intra-SM", "~13x",
-       [](const ResultsFolder& f) -> std::string {
-         const auto* a = sync_find(f, "intra_sm", "mbarrier_pingpong", "", "");
-         const auto* b = sync_find(f, "inter_sm", "flag_pingpong", "gpu", "release_acquire");
-         return a && b ? ratio_text(b->one_way_ns / a->one_way_ns, 1) : "";
-       },
-       ""},
-      {"NVSHMEM-style element-wise access slower than PK-style", "up to 4.5x",
-       [](const ResultsFolder& f) -> std::string {
-         return fs::exists(f.dir + "/primitives/primitives_summary.md") ? "see `primitives/primitives_summary.md`" : "";
-       },
-       "pkbench_primitives, against the real NVSHMEM and NCCL device APIs"},
-      {"PK all-reduce over NCCL's best (BF16)", "up to 1.79x (8 GPUs)",
-       [](const ResultsFolder& f) -> std::string {
-         if (f.collectives_csv.empty()) return "";
-         const CollMethod head = headline_method(read_collectives_info(f.collectives_csv));
-         std::string out;
-         for (const CollMethod m : {head, CollMethod::device_time}) {
-           if (!out.empty() && m == head) break;
-           const CollectiveSpeedup s = best_speedup_over_nccl(f.collectives_csv, "all_reduce", "bf16", m);
-           if (s.speedup <= 0) continue;
-           out += (out.empty() ? "up to " : "; device-time view: up to ") + ratio_text(s.speedup) + " (" + s.impl +
-                  " vs " + s.nccl_impl + ", " + size_text(static_cast<uint64_t>(s.bytes)) + ", " + s.launch_mode +
-                  (m == CollMethod::nccltests ? ", nccl-tests method" : "") + "; NCCL " + s.check.text() + ")";
-         }
-         return out.empty() ? out : out + " (`" + fs::relative(f.collectives_csv, f.dir).string() + "`)";
-       },
-       "collectives study (Figure 6): best of ours / best of NCCL at one size, both timed alike; NCCL rows off "
-       "their tool excluded"},
-      {"fused GEMM + communication over cuBLAS then NCCL", "up to 2.33x (abstract: data- and tensor-parallel workloads)",
-       [](const ResultsFolder& f) -> std::string {
-         if (!f.fused) return "";
-         const FusedShape* best = nullptr;
-         for (const auto& s : f.fused->shapes)
-           if (s.speedup(s.best_fused_us()) > 0 && (!best || s.speedup(s.best_fused_us()) > best->speedup(best->best_fused_us())))
-             best = &s;
-         if (!best) return "";
-         return "up to " + ratio_text(best->speedup(best->best_fused_us())) + " (" + fused_op_text(best->op) + " " +
-                best->best_fused() + (best->size_n ? ", N = " + std::to_string(best->size_n) : "") + ", " +
-                std::to_string(best->gpus) + " GPUs; every operator in the fused section)";
-       },
-       "fused study (Figures 7-9): the best fused kernel's median against cuBLAS then NCCL's, same run"},
-      {"GEMM+RS: intra-SM over inter-SM", "1.2x",
-       [](const ResultsFolder& f) -> std::string {
-         if (!f.fused) return "";
-         std::string out;
-         for (const auto& s : f.fused->shapes)
-           if (s.op == "gemm_rs" && s.intra_us > 0 && s.inter_us > 0)
-             out += (out.empty() ? "" : ", ") + ratio_text(s.inter_us / s.intra_us) +
-                    (s.size_n ? " (N = " + std::to_string(s.size_n) + ")" : "");
-         return out;
-       },
-       "fused study (Figure 4): best inter-SM median / best intra-SM median"},
-      {"GEMM+RS: communication hidden from K", ">= 2197 (H100)",
-       [](const ResultsFolder& f) -> std::string {
-         if (f.fused_k_sweep.empty()) return "";
-         std::string out;
-         int64_t hidden_from = 0;
-         for (const auto& r : f.fused_k_sweep) {
-           const bool intra = r.intra_us > 0 && (r.inter_us <= 0 || r.intra_us <= r.inter_us);
-           const double ratio = intra ? r.intra_ratio : r.inter_ratio;
-           if (ratio < 0) continue;
-           out += (out.empty() ? "" : ", ") + num(100 * ratio, 1) + " % at K = " + std::to_string(r.k);
-           if (ratio > 0.05) hidden_from = 0;
-           else if (!hidden_from) hidden_from = r.k;
-         }
-         if (out.empty()) return "";
-         return "non-overlapped share of the faster fused kernel: " + out + "; <= 5 % from " +
-                (hidden_from ? "K = " + std::to_string(hidden_from) : std::string("no K measured"));
-       },
-       "fused study (Table 3, GEMM+RS K sweep): (fused - GEMM alone) / fused"},
-      {"GEMM+AR through NVSwitch multicast over cuBLAS then NCCL", "3.62x",
-       [](const ResultsFolder& f) -> std::string {
-         return f.fused ? "not run: multicast is never run on shared machines (the AR kernels use NVLink stores)" : "";
-       },
-       "fused study"},
+}
+Measure push_sms_90(const char* mech) {
+  return [mech](const ResultsFolder& f) -> std::string {
+    const auto* s = find_summary(f.transfer_summary, mech, "push");
+    return s && s->min_sms_90 ? std::to_string(s->min_sms_90) + " (90 % of its peak)" : "";
   };
-  std::vector<ClaimRow> out;
-  for (const auto& c : claims) {
-    ClaimRow r{c.claim, c.paper, c.measure(here), other ? c.measure(*other) : "", c.note};
-    out.push_back(r);
+}
+
+std::vector<Claim> transfer_claims() {
+  return {
+    {"copy engine: message size for > 80 % of the line rate", ">= 256 MB",
+     [](const ResultsFolder& f) -> std::string {
+       std::string out;
+       for (const char* dir : {"push", "pull"})
+         if (const auto* s = find_summary(f.transfer_summary, "ce", dir))
+           out += (out.empty() ? "" : ", ") + (s->min_message_80_line ? size_text(s->min_message_80_line) : "never") +
+                  " (" + dir + ")";
+       return out;
+     },
+     "per cudaMemcpyPeerAsync call; the paper's 1 GB total"},
+    {"copy engine: best % of the line rate", "81 %", push_peak_pct("ce"), "line rate from NVML (links x per-link rate)"},
+    {"TMA: % of the line rate with 2 KB messages", "74 %",
+     [](const ResultsFolder& f) -> std::string {
+       if (!f.transfer) return "";
+       const auto* s = find_summary(f.transfer_summary, "tma_bulk", "push");
+       const double g = best_at(f.transfer->rows, "tma_bulk", "push", 2048);
+       return s && g > 0 && s->line_rate_gbps > 0 ? num(100 * g / s->line_rate_gbps) + " % (" + num(g) + " GB/s)" : "";
+     },
+     "tma_bulk push, all SMs"},
+    {"TMA: SMs to saturate NVLink", "~15", push_sms_90("tma_bulk"),
+     "fewest SMs reaching 90 % of the mechanism's own peak"},
+    {"register ld/st: % of the line rate", "~70 % (B200)", push_peak_pct("reg"), "reg push peak"},
+    {"register ld/st: SMs to saturate NVLink", "~76", push_sms_90("reg"), ""},
+    {"register SMs / TMA SMs", "3.2-5.1x",
+     [](const ResultsFolder& f) -> std::string {
+       std::string out;
+       for (const char* dir : {"push", "pull"}) {
+         const auto* r = find_summary(f.transfer_summary, "reg", dir);
+         const auto* t = find_summary(f.transfer_summary, "tma_bulk", dir);
+         if (r && t && r->min_sms_90 && t->min_sms_90)
+           out += (out.empty() ? "" : ", ") + num(double(r->min_sms_90) / t->min_sms_90, 1) + "x (" + dir + ")";
+       }
+       return out;
+     },
+     ""},
+  };
+}
+
+std::vector<Claim> sync_claims() {
+  return {
+    {"intra-SM synchronisation (mbarrier)", "~64 ns",
+     [](const ResultsFolder& f) -> std::string {
+       const auto* r = sync_find(f, "intra_sm", "mbarrier_pingpong", "", "");
+       return r ? ns_text(r->one_way_ns) + " one-way" : "";
+     },
+     "half a ping-pong between two warps"},
+    {"inter-SM synchronisation through L2/HBM", "~832 ns",
+     [](const ResultsFolder& f) -> std::string {
+       const auto* r = sync_find(f, "inter_sm", "flag_pingpong", "gpu", "release_acquire");
+       return r ? ns_text(r->one_way_ns) + " one-way" : "";
+     },
+     "release/acquire flag between two SMs, gpu scope"},
+    {"inter-SM / intra-SM", "~13x",
+     [](const ResultsFolder& f) -> std::string {
+       const auto* a = sync_find(f, "intra_sm", "mbarrier_pingpong", "", "");
+       const auto* b = sync_find(f, "inter_sm", "flag_pingpong", "gpu", "release_acquire");
+       return a && b ? ratio_text(b->one_way_ns / a->one_way_ns, 1) : "";
+     },
+     ""},
+  };
+}
+
+std::string all_reduce_over_nccl(const ResultsFolder& f) {
+  if (f.collectives_csv.empty()) return "";
+  const CollMethod head = headline_method(read_collectives_info(f.collectives_csv));
+  std::string out;
+  for (const CollMethod m : {head, CollMethod::device_time}) {
+    if (!out.empty() && m == head) break;
+    const CollectiveSpeedup s = best_speedup_over_nccl(f.collectives_csv, "all_reduce", "bf16", m);
+    if (s.speedup <= 0) continue;
+    out += (out.empty() ? "up to " : "; device-time view: up to ") + ratio_text(s.speedup) + " (" + s.impl +
+           " vs " + s.nccl_impl + ", " + size_text(static_cast<uint64_t>(s.bytes)) + ", " + s.launch_mode +
+           (m == CollMethod::nccltests ? ", nccl-tests method" : "") + "; NCCL " + s.check.text() + ")";
   }
+  return out.empty() ? out : out + " (`" + fs::relative(f.collectives_csv, f.dir).string() + "`)";
+}
+
+std::vector<Claim> library_claims() {
+  return {
+    {"NVSHMEM-style element-wise access slower than PK-style", "up to 4.5x",
+     [](const ResultsFolder& f) -> std::string {
+       return fs::exists(f.dir + "/primitives/primitives_summary.md") ? "see `primitives/primitives_summary.md`" : "";
+     },
+     "pkbench_primitives, against the real NVSHMEM and NCCL device APIs"},
+    {"PK all-reduce over NCCL's best (BF16)", "up to 1.79x (8 GPUs)",
+     all_reduce_over_nccl,
+     "collectives study (Figure 6): best of ours / best of NCCL at one size, both timed alike; NCCL rows off "
+     "their tool excluded"},
+  };
+}
+
+std::string k_sweep_hidden(const ResultsFolder& f) {
+  if (f.fused_k_sweep.empty()) return "";
+  std::string out;
+  int64_t hidden_from = 0;
+  for (const auto& r : f.fused_k_sweep) {
+    const bool intra = r.intra_us > 0 && (r.inter_us <= 0 || r.intra_us <= r.inter_us);
+    const double ratio = intra ? r.intra_ratio : r.inter_ratio;
+    if (ratio < 0) continue;
+    out += (out.empty() ? "" : ", ") + num(100 * ratio, 1) + " % at K = " + std::to_string(r.k);
+    if (ratio > 0.05) hidden_from = 0;
+    else if (!hidden_from) hidden_from = r.k;
+  }
+  if (out.empty()) return "";
+  return "non-overlapped share of the faster fused kernel: " + out + "; <= 5 % from " +
+         (hidden_from ? "K = " + std::to_string(hidden_from) : std::string("no K measured"));
+}
+
+std::vector<Claim> fused_claims() {
+  return {
+    {"fused GEMM + communication over cuBLAS then NCCL", "up to 2.33x (abstract: data- and tensor-parallel workloads)",
+     [](const ResultsFolder& f) -> std::string {
+       if (!f.fused) return "";
+       const FusedShape* best = nullptr;
+       for (const auto& s : f.fused->shapes)
+         if (s.speedup(s.best_fused_us()) > 0 && (!best || s.speedup(s.best_fused_us()) > best->speedup(best->best_fused_us())))
+           best = &s;
+       if (!best) return "";
+       return "up to " + ratio_text(best->speedup(best->best_fused_us())) + " (" + fused_op_text(best->op) + " " +
+              best->best_fused() + (best->size_n ? ", N = " + std::to_string(best->size_n) : "") + ", " +
+              std::to_string(best->gpus) + " GPUs; every operator in the fused section)";
+     },
+     "fused study (Figures 7-9): the best fused kernel's median against cuBLAS then NCCL's, same run"},
+    {"GEMM+RS: intra-SM over inter-SM", "1.2x",
+     [](const ResultsFolder& f) -> std::string {
+       if (!f.fused) return "";
+       std::string out;
+       for (const auto& s : f.fused->shapes)
+         if (s.op == "gemm_rs" && s.intra_us > 0 && s.inter_us > 0)
+           out += (out.empty() ? "" : ", ") + ratio_text(s.inter_us / s.intra_us) +
+                  (s.size_n ? " (N = " + std::to_string(s.size_n) + ")" : "");
+       return out;
+     },
+     "fused study (Figure 4): best inter-SM median / best intra-SM median"},
+    {"GEMM+RS: communication hidden from K", ">= 2197 (H100)",
+     k_sweep_hidden,
+     "fused study (Table 3, GEMM+RS K sweep): (fused - GEMM alone) / fused"},
+    {"GEMM+AR through NVSwitch multicast over cuBLAS then NCCL", "3.62x",
+     [](const ResultsFolder& f) -> std::string {
+       return f.fused ? "not run: multicast is never run on shared machines (the AR kernels use NVLink stores)" : "";
+     },
+     "fused study"},
+  };
+}
+
+}  // namespace
+
+std::vector<ClaimRow> paper_claims(const ResultsFolder& here, const ResultsFolder* other) {
+  static const std::vector<Claim> claims = [] {
+    std::vector<Claim> v;
+    for (auto part : {transfer_claims, sync_claims, library_claims, fused_claims})
+      for (auto& c : part()) v.push_back(std::move(c));
+    return v;
+  }();
+  std::vector<ClaimRow> out;
+  for (const auto& c : claims) out.push_back({c.claim, c.paper, c.measure(here), other ? c.measure(*other) : "", c.note});
   return out;
 }
 
