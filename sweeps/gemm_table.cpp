@@ -20,7 +20,7 @@ const RowReader<GemmRow>& gemm_reader() {
           .number("tflops", &R::tflops).number("ratio_to_cublas", &R::ratio_to_cublas, false)
           .number("time_us_median", &R::time_us_median).number("time_us_min", &R::time_us_min, false)
           .number("time_us_max", &R::time_us_max, false).number("cv", &R::cv, false)
-          .also({"status"}).also({"git_commit", ColumnType::text, false}).line(&R::line);
+          .also({"status"}).line(&R::line);
   return r;
 }
 }  // namespace
@@ -33,13 +33,9 @@ StudyMeasure gemm_measure() {
 }
 
 GemmData read_gemm(const std::string& path) {
-  const CsvTable t = CsvTable::read(path, gemm_reader().fields(), checked_as("gemm"));
-  const auto row_of = gemm_reader().rows(t);
   GemmData d;
-  d.path = path;
-  d.machine = t.machine();
-  d.total = t.rows();
-  if (t.rows()) d.git_commit = std::string(t.text(0, "git_commit"));
+  const CsvTable t = read_study_csv(path, "gemm", gemm_reader().fields(), &d);
+  const auto row_of = gemm_reader().rows(t);
   for (size_t i = 0; i < t.rows(); ++i) {
     if (t.text(i, "status") != "ok") continue;
     d.rows.push_back(row_of(i));

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "microbench/harness/csv_table.h"
+#include "sweeps/study_schema.h"
 
 namespace pk::sweeps {
 
@@ -18,11 +18,8 @@ struct GemmRow {
   std::string shape() const;  // "8192x8192x8192"
 };
 
-struct GemmData {
-  std::string path, git_commit;
-  Machine machine;
+struct GemmData : StudyFile {
   std::vector<GemmRow> rows;  // status "ok"
-  size_t total = 0;
 };
 GemmData read_gemm(const std::string& path);
 

@@ -1,5 +1,6 @@
 #include "sweeps/study_schema.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "microbench/harness/metadata.h"
@@ -45,6 +46,21 @@ ReadOptions checked_as(std::string study) {
   o.study = std::move(study);
   o.schemas = &registered_studies();
   return o;
+}
+
+CsvTable read_study_csv(const std::string& path, const std::string& study, std::vector<Field> fields, StudyFile* file) {
+  for (const char* meta : {"git_commit", "peer_mode"})
+    if (std::none_of(fields.begin(), fields.end(), [&](const Field& f) { return f.name == meta; }))
+      fields.push_back({meta, ColumnType::text, false});
+  CsvTable t = CsvTable::read(path, fields, checked_as(study));
+  file->path = path;
+  file->machine = t.machine();
+  file->total = t.rows();
+  if (t.rows()) {
+    file->git_commit = std::string(t.text(0, "git_commit"));
+    file->peer_mode = std::string(t.text(0, "peer_mode"));
+  }
+  return t;
 }
 
 }  // namespace pk::sweeps

@@ -23,8 +23,7 @@ const RowReader<SyncRow>& sync_reader() {
           .number("p10_ns", &R::p10_ns, false).number("p90_ns", &R::p90_ns, false).number("spread_ns", &R::spread_ns)
           .integer("samples", &R::samples).number("gbps", &R::gbps).text("clock_source", &R::clock_source)
           .number("clock_resolution_ns", &R::clock_resolution_ns).text("status", &R::status).text("error", &R::error)
-          .text("gpu_name", &R::gpu_name)
-          .also({"git_commit", ColumnType::text, false}).also({"peer_mode", ColumnType::text, false}).line(&R::line);
+          .text("gpu_name", &R::gpu_name).line(&R::line);
   return r;
 }
 }  // namespace
@@ -44,15 +43,9 @@ StudyMeasure sync_measure() {
 }
 
 SyncData read_sync(const std::string& path) {
-  const CsvTable t = CsvTable::read(path, sync_reader().fields(), checked_as("sync"));
-  const auto row_of = sync_reader().rows(t);
   SyncData d;
-  d.path = path;
-  d.machine = t.machine();
-  if (t.rows()) {
-    d.git_commit = std::string(t.text(0, "git_commit"));
-    d.peer_mode = std::string(t.text(0, "peer_mode"));
-  }
+  const CsvTable t = read_study_csv(path, "sync", sync_reader().fields(), &d);
+  const auto row_of = sync_reader().rows(t);
   for (size_t i = 0; i < t.rows(); ++i) d.rows.push_back(row_of(i));
   return d;
 }

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "microbench/harness/csv_table.h"
+#include "sweeps/study_schema.h"
 
 namespace pk::sweeps {
 
@@ -18,9 +18,7 @@ struct SyncRow {
   size_t line = 0;
 };
 
-struct SyncData {
-  std::string path, git_commit, peer_mode;
-  Machine machine;
+struct SyncData : StudyFile {
   std::vector<SyncRow> rows;  // every status
 };
 

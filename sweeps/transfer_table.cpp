@@ -95,7 +95,7 @@ const RowReader<TransferRow>& transfer_reader() {
         .number("gbps", &R::gbps).number("line_rate_gbps", &R::line_rate_gbps)
         .number("time_us_median", &R::time_us_median, false).number("time_us_min", &R::time_us_min, false)
         .number("time_us_max", &R::time_us_max, false).number("cv", &R::cv, false).never_negative()
-        .also({"git_commit", T::text, false}).also({"peer_mode", T::text, false}).line(&R::line);
+        .line(&R::line);
     // The knob columns, one per declared knob, into knobs[] by declaration order; sms also
     // into its own member.
     const auto& knobs = transfer_knob_columns();
@@ -126,16 +126,9 @@ StudyMeasure transfer_measure() {
 }
 
 TransferData read_transfer(const std::string& path) {
-  const CsvTable t = CsvTable::read(path, transfer_reader().fields(), checked_as("transfer"));
-  const auto row_of = transfer_reader().rows(t);
   TransferData d;
-  d.path = path;
-  d.machine = t.machine();
-  d.total = t.rows();
-  if (t.rows()) {
-    d.git_commit = std::string(t.text(0, "git_commit"));
-    d.peer_mode = std::string(t.text(0, "peer_mode"));
-  }
+  const CsvTable t = read_study_csv(path, "transfer", transfer_reader().fields(), &d);
+  const auto row_of = transfer_reader().rows(t);
   const int f_status = t.field("status");
   d.rows.reserve(t.rows());
   for (size_t i = 0; i < t.rows(); ++i) {

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "microbench/harness/csv_table.h"
+#include "sweeps/study_schema.h"
 #include "sweeps/tuning_table.h"
 
 namespace pk::sweeps {
@@ -34,11 +34,9 @@ struct TransferRow {
   double gbps_high() const;
 };
 
-struct TransferData {
-  std::string path, git_commit, peer_mode;
-  Machine machine;
+struct TransferData : StudyFile {
   std::vector<TransferRow> rows;  // status "ok" only
-  size_t total = 0, skipped = 0, errors = 0;
+  size_t skipped = 0, errors = 0;
 };
 
 // Throws std::runtime_error (file:line:field) on a malformed or foreign file.
