@@ -11,35 +11,34 @@
 #include "sweeps/cli_util.h"
 #include "sweeps/compare.h"
 
-using pk::usage_error;
 using namespace pk::sweeps;
 
 int main(int argc, char** argv) {
-  const char* usage =
-      "usage: pkbench_compare A_DIR B_DIR [--out FILE.md] [--csv FILE.csv] [--top N] [--all] [--fail-on-change]\n"
-      "  Compares every study CSV present in both folders (transfer.csv, sync.csv, gemm.csv, ...): B / A per point,\n"
-      "  a change flagged only where the two sample ranges do not overlap. Markdown to stdout or --out;\n"
-      "  --csv writes every matched point; --fail-on-change exits 4 when any point got worse.\n";
   std::string out, csv, top_text;
   std::vector<std::string> dirs;
   bool all = false, fail = false;
-  parse_tool_line(argc, argv,
-                  {.usage = usage,
-                   .options = {{"--out", &out}, {"--csv", &csv}, {"--top", &top_text}},
-                   .flags = {{"--all", &all}, {"--fail-on-change", &fail}},
-                   .args = &dirs,
-                   .max_args = 2,
-                   .too_many = "(two folders at most)"});
+  const Tool tool = parse_tool_line(
+      argc, argv,
+      {.options = {{"--out", &out}, {"--csv", &csv}, {"--top", &top_text}},
+       .flags = {{"--all", &all}, {"--fail-on-change", &fail}},
+       .args = &dirs,
+       .max_args = 2,
+       .too_many = "(two folders at most)",
+       .usage =
+           "usage: pkbench_compare A_DIR B_DIR [--out FILE.md] [--csv FILE.csv] [--top N] [--all] [--fail-on-change]\n"
+           "  Compares every study CSV present in both folders (transfer.csv, sync.csv, gemm.csv, ...): B / A per point,\n"
+           "  a change flagged only where the two sample ranges do not overlap. Markdown to stdout or --out;\n"
+           "  --csv writes every matched point; --fail-on-change exits 4 when any point got worse.\n"});
   size_t top = 30;
   if (!top_text.empty()) {
     auto r = std::from_chars(top_text.data(), top_text.data() + top_text.size(), top);
     if (r.ec != std::errc() || r.ptr != top_text.data() + top_text.size() || top == 0)
-      usage_error(argv[0], "--top=" + top_text + ": not a positive integer", usage);
+      tool.refuse("--top=" + top_text + ": not a positive integer");
   }
-  if (dirs.size() != 2) usage_error(argv[0], "two results folders are needed", usage);
+  if (dirs.size() != 2) tool.refuse("two results folders are needed");
   const std::string &a = dirs[0], &b = dirs[1];
   for (const auto* d : {&a, &b})
-    if (!std::filesystem::is_directory(*d)) usage_error(argv[0], "'" + *d + "' is not a folder", usage);
+    if (!std::filesystem::is_directory(*d)) tool.refuse("'" + *d + "' is not a folder");
   try {
     const FolderDiff d = compare_folders(a, b);
     const std::string md = compare_markdown(d, top, all);

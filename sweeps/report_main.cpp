@@ -10,26 +10,25 @@
 #include "sweeps/report.h"
 
 namespace fs = std::filesystem;
-using pk::usage_error;
 using namespace pk::sweeps;
 
 int main(int argc, char** argv) {
-  const char* usage =
-      "usage: pkbench_report RESULTS_DIR [--other OTHER_RESULTS_DIR] [--out FILE]\n"
-      "  writes RESULTS_DIR/REPORT.md (or FILE): environment, figures, the paper's claims beside this machine's\n"
-      "  numbers (and OTHER's), the transfer tuning table, every target met or missed.\n";
   std::string other, out;
   std::vector<std::string> dirs;
-  parse_tool_line(argc, argv,
-                  {.usage = usage,
-                   .options = {{"--other", &other}, {"--out", &out}},
-                   .args = &dirs,
-                   .max_args = 1,
-                   .too_many = "(one results folder)"});
-  if (dirs.empty()) usage_error(argv[0], "no RESULTS_DIR given", usage);
+  const Tool tool = parse_tool_line(
+      argc, argv,
+      {.options = {{"--other", &other}, {"--out", &out}},
+       .args = &dirs,
+       .max_args = 1,
+       .too_many = "(one results folder)",
+       .usage =
+           "usage: pkbench_report RESULTS_DIR [--other OTHER_RESULTS_DIR] [--out FILE]\n"
+           "  writes RESULTS_DIR/REPORT.md (or FILE): environment, figures, the paper's claims beside this machine's\n"
+           "  numbers (and OTHER's), the transfer tuning table, every target met or missed.\n"});
+  if (dirs.empty()) tool.refuse("no RESULTS_DIR given");
   const std::string dir = dirs[0];
-  if (!fs::is_directory(dir)) usage_error(argv[0], "'" + dir + "' is not a folder", usage);
-  if (!other.empty() && !fs::is_directory(other)) usage_error(argv[0], "--other=" + other + ": not a folder", usage);
+  if (!fs::is_directory(dir)) tool.refuse("'" + dir + "' is not a folder");
+  if (!other.empty() && !fs::is_directory(other)) tool.refuse("--other=" + other + ": not a folder");
   if (out.empty()) out = dir + "/REPORT.md";
   try {
     const ResultsFolder here = load_results(dir);

@@ -15,28 +15,29 @@
 #include "sweeps/tuning_loo.h"
 
 namespace fs = std::filesystem;
-using pk::usage_error;
 using namespace pk::sweeps;
 
 int main(int argc, char** argv) {
-  const char* usage =
-      "usage: pkbench_tune_loo [--out DIR] [--tolerance PCT] CSV...\n"
-      "  CSV: transfer, collectives or fused study CSVs (the fused ones are one machine's, taken together).\n"
-      "  Hides each measured point, answers it through pkbench/tuning.h from the others, and compares the\n"
-      "  answer's measured time there with the best measured there (within: <= 1 + PCT/100; default 5).\n";
   std::string out, tol_text = "5";
   std::vector<std::string> csvs;
-  parse_tool_line(argc, argv, {.usage = usage, .options = {{"--out", &out}, {"--tolerance", &tol_text}}, .args = &csvs});
+  const Tool tool = parse_tool_line(
+      argc, argv,
+      {.options = {{"--out", &out}, {"--tolerance", &tol_text}},
+       .args = &csvs,
+       .usage = "usage: pkbench_tune_loo [--out DIR] [--tolerance PCT] CSV...\n"
+                "  CSV: transfer, collectives or fused study CSVs (the fused ones are one machine's, taken together).\n"
+                "  Hides each measured point, answers it through pkbench/tuning.h from the others, and compares the\n"
+                "  answer's measured time there with the best measured there (within: <= 1 + PCT/100; default 5).\n"});
   std::string command = "pkbench_tune_loo";
   for (int i = 1; i < argc; ++i) command += std::string(" ") + argv[i];
   for (const auto& c : csvs)
-    if (!fs::is_regular_file(c)) usage_error(argv[0], "'" + c + "': no such file", usage);
-  if (csvs.empty()) usage_error(argv[0], "no CSV given", usage);
+    if (!fs::is_regular_file(c)) tool.refuse("'" + c + "': no such file");
+  if (csvs.empty()) tool.refuse("no CSV given");
   char* end = nullptr;
   const double tol = std::strtod(tol_text.c_str(), &end);
   if (end == tol_text.c_str() || *end || !(tol >= 0 && tol < 100))
-    usage_error(argv[0], "--tolerance=" + tol_text + ": a percentage in [0, 100)", usage);
-  if (!out.empty() && !fs::is_directory(out)) usage_error(argv[0], "--out=" + out + ": not a folder", usage);
+    tool.refuse("--tolerance=" + tol_text + ": a percentage in [0, 100)");
+  if (!out.empty() && !fs::is_directory(out)) tool.refuse("--out=" + out + ": not a folder");
   std::vector<std::string> transfer, collectives, fused;
   for (const auto& c : csvs) {
     const std::string study = pk::peek_csv(c).study;
@@ -44,8 +45,8 @@ int main(int argc, char** argv) {
     else if (study == "collectives") collectives.push_back(c);
     else if (study == "fused") fused.push_back(c);
     else
-      usage_error(argv[0], "'" + c + "' is " + (study.empty() ? "not a study CSV" : "a " + study + " CSV") +
-                               ": transfer, collectives or fused CSVs", usage);
+      tool.refuse("'" + c + "' is " + (study.empty() ? "not a study CSV" : "a " + study + " CSV") +
+                  ": transfer, collectives or fused CSVs");
   }
   try {
     std::vector<LooResult> results;

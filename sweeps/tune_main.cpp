@@ -27,7 +27,6 @@
 #include "sweeps/transfer_table.h"
 
 namespace fs = std::filesystem;
-using pk::usage_error;
 using namespace pk::sweeps;
 
 namespace {
@@ -53,7 +52,7 @@ std::set<std::string> peer_modes_of(const std::string& csv) {
 }
 
 // The CSVs of the sources, by study: a folder's by the layout's names, a CSV's by its `study` column.
-std::vector<TuneCsv> csvs_of(const std::vector<std::string>& sources, const char* argv0) {
+std::vector<TuneCsv> csvs_of(const std::vector<std::string>& sources, const Tool& tool) {
   std::vector<TuneCsv> csvs;
   for (const auto& s : sources) {
     if (fs::is_directory(s)) {
@@ -67,10 +66,8 @@ std::vector<TuneCsv> csvs_of(const std::vector<std::string>& sources, const char
     }
     const std::string study = pk::peek_csv(s).study;
     if (study != "transfer" && study != "collectives" && study != "fused")
-      usage_error(argv0,
-                  "'" + s + "' is " + (study.empty() ? "not a study CSV" : "a " + study + " CSV") +
-                      ": tuning tables come from transfer, collectives and fused CSVs",
-                  kUsage);
+      tool.refuse("'" + s + "' is " + (study.empty() ? "not a study CSV" : "a " + study + " CSV") +
+                  ": tuning tables come from transfer, collectives and fused CSVs");
     csvs.push_back({study, s});
   }
   for (auto& c : csvs) c.peer_modes = peer_modes_of(c.path);
@@ -80,27 +77,23 @@ std::vector<TuneCsv> csvs_of(const std::vector<std::string>& sources, const char
 // Rows of virtual ranks are never tuning input for a real machine; with --allow-virtual the
 // collectives and fused ones make a table of their own (a table holding virtual and real rows
 // would be refused whole on the real machine).
-void refuse_virtual(const std::vector<TuneCsv>& csvs, bool allow_virtual, const char* argv0) {
+void refuse_virtual(const std::vector<TuneCsv>& csvs, bool allow_virtual, const Tool& tool) {
   auto virtual_ok = [](const std::string& study) { return study == "collectives" || study == "fused"; };
   std::map<std::string, std::pair<std::string, std::string>> real_virtual;  // study -> a real CSV, a virtual CSV
   for (const auto& c : csvs) {
     const bool is_virtual = c.peer_modes.count("virtual") > 0;
     if (is_virtual && !(allow_virtual && virtual_ok(c.study)))
-      usage_error(argv0,
-                  "'" + c.path + "' holds rows from virtual ranks (peer_mode virtual: several ranks on one GPU measure "
+      tool.refuse("'" + c.path + "' holds rows from virtual ranks (peer_mode virtual: several ranks on one GPU measure "
                   "HBM, not NVLink): never tuning input for a real machine" +
-                      (virtual_ok(c.study) ? std::string(" (--allow-virtual: a table only the same virtual ranks read)")
-                                           : std::string(" (--allow-virtual takes collectives and fused CSVs only)")),
-                  kUsage);
+                  (virtual_ok(c.study) ? std::string(" (--allow-virtual: a table only the same virtual ranks read)")
+                                       : std::string(" (--allow-virtual takes collectives and fused CSVs only)")));
     auto& rv = real_virtual[c.study];
     (is_virtual ? rv.second : rv.first) = c.path;
   }
   for (const auto& [study, rv] : real_virtual)
     if (!rv.first.empty() && !rv.second.empty())
-      usage_error(argv0,
-                  "--allow-virtual: '" + rv.second + "' (virtual ranks) and '" + rv.first + "' (real peers) would make one " +
-                      study + " table: write the virtual one apart (its own --out)",
-                  kUsage);
+      tool.refuse("--allow-virtual: '" + rv.second + "' (virtual ranks) and '" + rv.first +
+                  "' (real peers) would make one " + study + " table: write the virtual one apart (its own --out)");
 }
 
 TuningTable table_of(const TuneCsv& c) {
@@ -141,25 +134,25 @@ int main(int argc, char** argv) {
   std::string out, header = "pkbench_tuning.h";
   std::vector<std::string> sources;
   bool allow_virtual = false;
-  parse_tool_line(argc, argv,
-                  {.usage = kUsage,
-                   .options = {{"--out", &out}, {"--header", &header}},
-                   .flags = {{"--allow-virtual", &allow_virtual}},
-                   .args = &sources});
+  const Tool tool = parse_tool_line(argc, argv,
+                                    {.options = {{"--out", &out}, {"--header", &header}},
+                                     .flags = {{"--allow-virtual", &allow_virtual}},
+                                     .args = &sources,
+                                     .usage = kUsage});
   for (const auto& s : sources)
-    if (!fs::exists(s)) usage_error(argv[0], "'" + s + "': no such file or folder", kUsage);
-  if (sources.empty()) usage_error(argv[0], "no SOURCE given", kUsage);
+    if (!fs::exists(s)) tool.refuse("'" + s + "': no such file or folder");
+  if (sources.empty()) tool.refuse("no SOURCE given");
   if (out.empty() && (sources.size() != 1 || !fs::is_directory(sources[0])))
-    usage_error(argv[0], "--out DIR is needed unless the only SOURCE is a folder", kUsage);
+    tool.refuse("--out DIR is needed unless the only SOURCE is a folder");
   if (header.find('/') != std::string::npos || header.size() < 3 || header.substr(header.size() - 2) != ".h")
-    usage_error(argv[0], "--header=" + header + ": a file name ending in .h, without a folder", kUsage);
+    tool.refuse("--header=" + header + ": a file name ending in .h, without a folder");
   try {
-    const std::vector<TuneCsv> csvs = csvs_of(sources, argv[0]);
+    const std::vector<TuneCsv> csvs = csvs_of(sources, tool);
     if (csvs.empty()) {
       std::fprintf(stderr, "pkbench_tune: error: nothing to tune from\n");
       return 1;
     }
-    refuse_virtual(csvs, allow_virtual, argv[0]);
+    refuse_virtual(csvs, allow_virtual, tool);
     if (out.empty()) {
       out = sources[0] + "/tuning";  // the results layout's folder for the tables
       fs::create_directories(out);
