@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "microbench/harness/tidy_csv.h"
 #include "pkbench/tuning.h"
 
 namespace pk {
@@ -164,6 +165,13 @@ CsvPeek peek_csv(const std::string& path) {
 
 bool StudySchema::declares(std::string_view column) const {
   return std::find(columns.begin(), columns.end(), column) != columns.end();
+}
+
+StudySchema declared_study(std::string name, const std::vector<std::string>& columns, std::string declared_by) {
+  StudySchema s{std::move(name), std::move(declared_by), columns, ""};
+  for (const auto& m : metadata_columns())
+    if (!s.declares(m)) s.columns.push_back(m);
+  return s;
 }
 
 const StudySchema* find_study(const StudySchemas& schemas, std::string_view name) {

@@ -50,6 +50,10 @@ struct StudySchema {
   bool declares(std::string_view column) const;
 };
 using StudySchemas = std::vector<StudySchema>;
+// A study's schema from its own declaration (the function its binary passes to
+// StudyMain::run), with the metadata columns it leaves out appended as the binaries append
+// them (tidy_csv.h's metadata_columns()).
+StudySchema declared_study(std::string name, const std::vector<std::string>& columns, std::string declared_by);
 const StudySchema* find_study(const StudySchemas& schemas, std::string_view name);  // nullptr: unknown
 // The built-in study whose declaration holds every column of `header` ("" if none): says
 // whose CSV a foreign file is.

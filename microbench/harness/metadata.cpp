@@ -12,13 +12,6 @@
 
 namespace pk {
 
-const std::vector<std::string>& metadata_columns() {
-  static const std::vector<std::string> c = {"gpu_name",     "gpu_count",   "driver_version", "cuda_runtime",
-                                             "cuda_driver",  "peer_mode",   "ranks",  "git_commit",     "host",
-                                             "timestamp_utc"};
-  return c;
-}
-
 std::string git_commit() {
   if (const char* e = std::getenv("PKBENCH_GIT_COMMIT"); e && *e) return e;
   return PKBENCH_BUILD_COMMIT;

@@ -8,7 +8,6 @@
 
 namespace pk {
 
-const std::vector<std::string>& metadata_columns();
 // git commit: $PKBENCH_GIT_COMMIT when set, else the commit the build was configured at.
 Row metadata_row(const PeerGroup& group);
 // Without a group (tests, listings): one process.

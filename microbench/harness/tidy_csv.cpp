@@ -10,6 +10,13 @@
 
 namespace pk {
 
+const std::vector<std::string>& metadata_columns() {
+  static const std::vector<std::string> c = {"gpu_name",     "gpu_count",   "driver_version", "cuda_runtime",
+                                             "cuda_driver",  "peer_mode",   "ranks",  "git_commit",     "host",
+                                             "timestamp_utc"};
+  return c;
+}
+
 TidyCsv::TidyCsv(std::string path, std::vector<std::string> columns)
     : path_(std::move(path)), columns_(std::move(columns)) {
   for (size_t i = 0; i < columns_.size(); ++i) {

@@ -39,6 +39,10 @@ std::string csv_line(const std::vector<std::string>& fields);
 // Number formatting shared by all studies: fixed significant digits, "" for NaN.
 std::string fmt_num(double v, int significant = 6);
 
+// The columns every study's CSV carries besides its own, so a file read alone says where it
+// was measured (filled by harness/metadata.h's metadata_row).
+const std::vector<std::string>& metadata_columns();
+
 // Writes `contents` to `path` through a temporary file and rename.
 void write_file_atomically(const std::string& path, const std::string& contents);
 

@@ -18,7 +18,8 @@ namespace pk::prim {
 PrimitivesRows read_csv(const std::string& path) {
   std::vector<Field> fields;
   for (const auto& h : peek_csv(path).header) fields.push_back({h, ColumnType::text, true});
-  const CsvTable t = CsvTable::read(path, fields, {"primitives"});
+  static const StudySchemas own = {declared_study("primitives", study_columns(), "pk::prim::study_columns()")};
+  const CsvTable t = CsvTable::read(path, fields, {"primitives", true, &own});
   PrimitivesRows out;
   for (const auto& f : fields) out.columns.push_back(f.name);
   for (size_t i = 0; i < t.rows(); ++i) {
