@@ -188,91 +188,126 @@ class GemmStudy : private GatedRig {
     PK_CUDA_CHECK(cudaFree(smids));
   }
 
-  void measure(benchmark::State& state, const Point& p, Row& row) {
-    if (auto why = missing_features(needs_of(p.impl), topo_.gpus[0]); !why.empty()) throw SkipPoint(why);
-    const GpuInfo& g = topo_.gpus[0];
-    ensure_shape(p.shape);
-    row["groups"] = std::to_string(buf_.groups);
-    if (!buf_.ref_error.empty()) throw std::runtime_error(buf_.ref_error);
-    const uint64_t ec = uint64_t(p.shape.m) * p.shape.n;
-
+  // The implementation under test, ready for the point: this suite's kernel with one handle
+  // per input group, or cuBLASLt.
+  struct Impl {
     std::unique_ptr<PkGemm> pk;
     std::unique_ptr<CublasLtGemm> lt;
     std::vector<int> handles;
-    if (p.impl == kImplPk) {
-      const VariantInfo& v = variant_info(p.variant);
-      if (p.sms % v.cluster_m)
-        throw SkipPoint("variant " + v.name + " runs clusters of " + std::to_string(v.cluster_m) + " blocks: " +
-                        std::to_string(p.sms) + " SMs is not a multiple");
-      pk = std::make_unique<PkGemm>(p.variant, g, p.sms);
-      check_distinct_sms(*pk, p, row);
-      for (int i = 0; i < buf_.groups; ++i)
-        handles.push_back(pk->add(buf_.a[i], buf_.b[i], buf_.c[i], p.shape, opt_.group_m, nullptr,
-                                  status_.deadline(0, opt_.timing.timeout_ms)));
-      row["group_m"] = std::to_string(pk->group_m(handles[0]));
-    } else {
-      lt = std::make_unique<CublasLtGemm>(p.shape.m, p.shape.n, p.shape.k, p.sms >= g.sm_count ? 0 : p.sms);
-      // cuBLASLt at its best: the fastest of its heuristic's top candidates on these operands.
-      // This also launches the kernel once outside the start gate: cuBLASLt loads a kernel it
-      // has not run yet at its first launch, and that load waits for the GPU to go idle, which
-      // it never does behind the spinning gate kernel (seen as gate timeouts with an SM-count
-      // target).
-      lt->autotune(buf_.a[0], buf_.b[0], buf_.c[0], stream_);
-      row["algo"] = lt->algo_description();
-      PK_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    }
+  };
+
+  // One operation of `impl` on input group gi.
+  void launch(const Impl& impl, int gi, cudaStream_t s) const {
+    if (impl.pk)
+      impl.pk->launch(impl.handles[gi], s);
+    else
+      impl.lt->run(buf_.a[gi], buf_.b[gi], buf_.c[gi], s);
+  }
+
+  // The shape's inputs and references (shared by the points of a shape); a reference that
+  // failed its fp64 check makes the point an error.
+  void use_shape(const Shape& s, Row& row) {
+    ensure_shape(s);
+    row["groups"] = std::to_string(buf_.groups);
+    if (!buf_.ref_error.empty()) throw std::runtime_error(buf_.ref_error);
+  }
+
+  // This suite's kernel on p.sms SMs (a variant's clusters must divide them), checked to run
+  // one block per SM, with a handle per input group.
+  Impl prepare_pk(const Point& p, Row& row) {
+    const VariantInfo& v = variant_info(p.variant);
+    if (p.sms % v.cluster_m)
+      throw SkipPoint("variant " + v.name + " runs clusters of " + std::to_string(v.cluster_m) + " blocks: " +
+                      std::to_string(p.sms) + " SMs is not a multiple");
+    Impl impl;
+    impl.pk = std::make_unique<PkGemm>(p.variant, topo_.gpus[0], p.sms);
+    check_distinct_sms(*impl.pk, p, row);
+    for (int i = 0; i < buf_.groups; ++i)
+      impl.handles.push_back(impl.pk->add(buf_.a[i], buf_.b[i], buf_.c[i], p.shape, opt_.group_m, nullptr,
+                                          status_.deadline(0, opt_.timing.timeout_ms)));
+    row["group_m"] = std::to_string(impl.pk->group_m(impl.handles[0]));
+    return impl;
+  }
+
+  // cuBLASLt with p.sms as its SM-count target (none when it is the whole GPU), autotuned.
+  Impl prepare_cublas(const Point& p, Row& row) {
+    const GpuInfo& g = topo_.gpus[0];
+    Impl impl;
+    impl.lt = std::make_unique<CublasLtGemm>(p.shape.m, p.shape.n, p.shape.k, p.sms >= g.sm_count ? 0 : p.sms);
+    // cuBLASLt at its best: the fastest of its heuristic's top candidates on these operands.
+    // This also launches the kernel once outside the start gate: cuBLASLt loads a kernel it
+    // has not run yet at its first launch, and that load waits for the GPU to go idle, which
+    // it never does behind the spinning gate kernel (seen as gate timeouts with an SM-count
+    // target).
+    impl.lt->autotune(buf_.a[0], buf_.b[0], buf_.c[0], stream_);
+    row["algo"] = impl.lt->algo_description();
+    PK_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    return impl;
+  }
+
+  // Every group's output poisoned before the timed runs write it.
+  void poison_outputs(const Shape& s) {
+    const uint64_t ec = uint64_t(s.m) * s.n;
     for (int i = 0; i < buf_.groups; ++i) PK_CUDA_CHECK(cudaMemset(buf_.c[i], kPoisonByte, ec * 2));
     PK_CUDA_CHECK(cudaDeviceSynchronize());
+  }
 
-    const int groups = buf_.groups;
-    cudaStream_t s = stream_;
-    auto launch = [&, s](int gi) {
-      if (pk)
-        pk->launch(handles[gi], s);
-      else
-        lt->run(buf_.a[gi], buf_.b[gi], buf_.c[gi], s);
-    };
-    std::vector<Flow> flows;
-    flows.push_back(Flow{0, 0, s, 1, [launch, groups](int op) { launch(op % groups); }});
-    FlowTimer timer(group_, std::move(flows), 1, gate_, status_, opt_.timing);
+  // Per-operation times of every sample, and the operations per sample.
+  struct Times {
+    std::vector<double> ms;
+    int k = 0;
+  };
+
+  // Calibrates and samples `timer`, with the SM clock before and after in the row.
+  Times take_samples(benchmark::State& state, FlowTimer& timer, Row& row) {
     row["sm_clock_mhz_start"] = std::to_string(sm_clock());
-    row["sm_clock_mhz_max"] = std::to_string(g.sm_clock_max_mhz);
-    const int k = timer.calibrate();
-    const std::vector<double> ms = sample_ms_per_op(state, timer);
+    row["sm_clock_mhz_max"] = std::to_string(topo_.gpus[0].sm_clock_max_mhz);
+    Times t;
+    t.k = timer.calibrate();
+    t.ms = sample_ms_per_op(state, timer);
     row["sm_clock_mhz_end"] = std::to_string(sm_clock());
     PK_CUDA_CHECK(cudaDeviceSynchronize());
+    return t;
+  }
 
-    // A wrong result is an error, never a number: every group an operation wrote.
+  // The worse of two comparisons, element counts summed.
+  static void add_comparison(Comparison& worst, const Comparison& c) {
+    worst.wrong += c.wrong;
+    worst.elems += c.elems;
+    worst.rel_fro_err = std::max(worst.rel_fro_err, c.rel_fro_err);
+    worst.max_rel_err = std::max(worst.max_rel_err, c.max_rel_err);
+  }
+
+  // A wrong result is an error, never a number: every group an operation wrote (the first
+  // `written`), then one more operation on fresh inputs.
+  void verify(const Point& p, const Impl& impl, int written, Row& row) {
+    const uint64_t ec = uint64_t(p.shape.m) * p.shape.n;
     Comparison worst;
-    const int written = std::min(groups, timer.ops_run());
-    for (int i = 0; i < written; ++i) {
-      const Comparison c = compare_bf16(buf_.c[i], buf_.ref[i], ec);
-      worst.wrong += c.wrong;
-      worst.elems += c.elems;
-      worst.rel_fro_err = std::max(worst.rel_fro_err, c.rel_fro_err);
-      worst.max_rel_err = std::max(worst.max_rel_err, c.max_rel_err);
-    }
+    for (int i = 0; i < written; ++i) add_comparison(worst, compare_bf16(buf_.c[i], buf_.ref[i], ec));
     // The same operation once more on fresh inputs (a new seed) into a poisoned output: the
     // check above passes one that wrote nothing after its warm-up. Group 0 then gets its timed
     // inputs back (bitwise the same for every implementation compared).
     const Shape& sh = p.shape;
+    const cudaStream_t s = stream_;
     const Comparison fresh = check_fresh_run(
         sh.m, sh.n, sh.k, buf_.a[0], buf_.b[0], buf_.c[0], buf_.ref[0], 0xF0000 + ++fresh_seeds_,
-        [&] { CublasLtGemm(sh.m, sh.n, sh.k, 0).run(buf_.a[0], buf_.b[0], buf_.ref[0], nullptr); }, [&] { launch(0); });
+        [&] { CublasLtGemm(sh.m, sh.n, sh.k, 0).run(buf_.a[0], buf_.b[0], buf_.ref[0], nullptr); },
+        [&] { launch(impl, 0, s); });
     fill_group(0);
-    worst.wrong += fresh.wrong;
-    worst.elems += fresh.elems;
-    worst.rel_fro_err = std::max(worst.rel_fro_err, fresh.rel_fro_err);
-    worst.max_rel_err = std::max(worst.max_rel_err, fresh.max_rel_err);
+    add_comparison(worst, fresh);
     row["rel_fro_err"] = fmt_num(worst.rel_fro_err, 4);
     row["max_rel_err"] = fmt_num(worst.max_rel_err, 4);
     row["wrong"] = std::to_string(worst.wrong);
     if (!worst.ok()) throw std::runtime_error("wrong result: " + worst.describe());
     row["verified"] = "yes";
+  }
 
-    const SampleStats st = summarize(ms);
+  // Times and throughput into the row and the benchmark's counters, against cuBLASLt's figure
+  // for the same shape and SM count where it ran first.
+  void put_throughput(benchmark::State& state, const Point& p, const Times& t, Row& row) const {
+    const SampleStats st = summarize(t.ms);
     const double tflops = p.shape.flops() / (st.median * 1e9);
-    put_times(row, st, k);
+    put_times(row, st, t.k);
     row["tflops"] = fmt_num(tflops);
     row["tflops_best"] = fmt_num(p.shape.flops() / (st.min * 1e9));
     state.counters["TFLOP/s"] = tflops;
@@ -282,6 +317,22 @@ class GemmStudy : private GatedRig {
       row["ratio_to_cublas"] = fmt_num(tflops / it->second, 4);
       state.counters["x_cublas"] = tflops / it->second;
     }
+  }
+
+  void measure(benchmark::State& state, const Point& p, Row& row) {
+    if (auto why = missing_features(needs_of(p.impl), topo_.gpus[0]); !why.empty()) throw SkipPoint(why);
+    use_shape(p.shape, row);
+    const Impl impl = p.impl == kImplPk ? prepare_pk(p, row) : prepare_cublas(p, row);
+    poison_outputs(p.shape);
+
+    const int groups = buf_.groups;
+    const cudaStream_t s = stream_;
+    std::vector<Flow> flows;
+    flows.push_back(Flow{0, 0, s, 1, [this, &impl, s, groups](int op) { launch(impl, op % groups, s); }});
+    FlowTimer timer(group_, std::move(flows), 1, gate_, status_, opt_.timing);
+    const Times times = take_samples(state, timer, row);
+    verify(p, impl, std::min(groups, timer.ops_run()), row);
+    put_throughput(state, p, times, row);
   }
 
   StudyOptions opt_;
