@@ -88,11 +88,186 @@ struct PeerTiles {
   }
 };
 
+// Block blockIdx.x's plan for launch (epoch) e: where rank r's block starts in this rank's
+// input, where this rank's block lands at r, and this block's share of the tiles and of the
+// register tail.
+template <class T>
+struct SegPlan {
+  const CollParams<T>& p;
+  int kind, n, self, e;
+  bool reduce, aligned;     // aligned: a block is 16-B aligned (else no tiles)
+  uint64_t count;
+  const T* in;
+  uint64_t par;             // reduce-scatter: this launch's half of the landing slots (epoch parity)
+  uint64_t tail0;           // the register tail starts after a block's whole tiles
+  Slice ts, tail;           // this block's tiles and tail elements
+  uint64_t mine;            // ts.hi - ts.lo: one value for the rounds and the issuer (two: the PTX changes)
+  uint64_t rounds_or_one;   // reduce-scatter rounds (every block signals at least once)
+  __device__ __forceinline__ const T* src_for(int r) const {
+    return in + (kind == kTmaGather ? 0 : static_cast<uint64_t>(r) * count);
+  }
+  __device__ __forceinline__ T* dst_at(int r) const {
+    return reduce ? p.scratch.at[r] + par + static_cast<uint64_t>(self) * p.slot_elems
+                  : p.out.at[r] + static_cast<uint64_t>(self) * count;
+  }
+  // The sequence number that publishes round j of launch e (monotonic across launches).
+  __device__ __forceinline__ int seq(uint64_t j) const {
+    return (e - 1) * static_cast<int>(rounds_or_one) + static_cast<int>(j) + 1;
+  }
+};
+
+// n, self and count are read from p by the kernel at its start (read here, or the rest computed
+// in another order, and the PTX changes).
+template <class T>
+__device__ __forceinline__ SegPlan<T> seg_plan(const CollParams<T>& p, int kind, int e, int n, int self,
+                                               uint64_t count) {
+  constexpr uint64_t kTileElems = SegTmaConfig::kTile / sizeof(T);
+  const bool reduce = kind == kTmaReduceScatter;
+  const T* in = p.in.local();
+  const uint64_t par = static_cast<uint64_t>(e & 1) * n * p.slot_elems;
+  const bool aligned = (count * sizeof(T)) % 16 == 0;
+  const uint64_t tiles = aligned ? count / kTileElems : 0;
+  const Slice ts = block_slice(tiles, blockIdx.x, gridDim.x);
+  const Slice tail = block_slice(count - tiles * kTileElems, blockIdx.x, gridDim.x);
+  const uint64_t tail0 = tiles * kTileElems;
+  const uint64_t mine = ts.hi - ts.lo;
+  const uint64_t rounds = reduce ? (mine + SegTmaConfig::kRoundTiles - 1) / SegTmaConfig::kRoundTiles : 1;
+  return SegPlan<T>{p, kind, n, self, e, reduce, aligned, count, in, par, tail0, ts, tail, mine,
+                    rounds > 0 ? rounds : 1};
+}
+
+// The local warps' register copy of the tail elements to every peer.
+template <class T>
+__device__ __forceinline__ void seg_send_tails(const SegPlan<T>& s, uint32_t lt) {
+  for (int k = 1; k < s.n; ++k) {
+    const int r = (s.self + k) % s.n;
+    const T* src = s.src_for(r);
+    T* dst = s.dst_at(r);
+    for (uint64_t i = s.tail0 + s.tail.lo + lt; i < s.tail0 + s.tail.hi; i += SegTmaConfig::kLocalThreads)
+      dst[i] = src[i];
+  }
+}
+
+// Reduce-scatter: publishes round j to every peer (st.release.sys of its sequence number).
+template <class T>
+__device__ __forceinline__ void seg_signal(const SegPlan<T>& s, uint64_t j) {
+  const int seq = s.seq(j);
+  for (int k = 1; k < s.n; ++k) ptx::st_release_sys(flag_at(s.p.sync, (s.self + k) % s.n, kPhaseData, s.self), seq);
+}
+
+// Warp 0's elected thread: this block's messages `a` through the bulk-copy pipeline (global ->
+// smem -> peer, kDepth in flight), then (reduce-scatter) the signals of the rounds not yet
+// published. False if a wait timed out. Bulk writes are generic-proxy-visible only after
+// their bulk group completed and fence.proxy.async.global: before every signal, and before
+// the kernel's bar.sync that precedes exchange()'s release.
+template <class T>
+__device__ __forceinline__ bool seg_push(const SegPlan<T>& s, const PeerTiles& a, uint32_t bars, uint32_t stages) {
+  // Round j is published once kSignalLag stores of later rounds are committed: waiting
+  // for all but the newest kSignalLag bulk groups then completes round j without
+  // draining this SM's NVLink queue (draining after every round: 2103 us at 1 GiB, the
+  // all-gather without rounds 1478 us).
+  uint64_t signalled = 0;
+  auto after_store = [&](uint64_t m) {
+    if (!s.reduce) return;
+    while (signalled + 1 < s.rounds_or_one &&
+           m + 1 >= a.messages_through(signalled) + SegTmaConfig::kSignalLag) {
+      ptx::bulk_wait_group<SegTmaConfig::kSignalLag>();  // round `signalled`'s stores complete
+      ptx::fence_proxy_async_global();
+      seg_signal(s, signalled++);
+    }
+  };
+  bool ok = true;
+  if (s.mine > 0) {
+    const transfer::TmaPipelineParams tp{s.mine * (s.n - 1), SegTmaConfig::kTile, SegTmaConfig::kTile,
+                                         SegTmaConfig::kDepth, s.p.sync.deadline};
+    ok = transfer::tma_pipeline(a, tp, 0, 1, bars, stages, after_store);  // ends with bulk_wait_group 0
+  }
+  ptx::fence_proxy_async_global();
+  if (s.reduce && ok)
+    while (signalled < s.rounds_or_one) seg_signal(s, signalled++);
+  return ok;
+}
+
+// All-gather / all-to-all, the local warps: own block, a local copy of every element (tiles
+// and tail) in this block's share.
+template <class T>
+__device__ __forceinline__ void seg_copy_own(const SegPlan<T>& s, uint32_t lt) {
+  constexpr int V = Elem<T>::kPerVec;
+  const uint64_t count = s.count;
+  T* out = s.p.out.local() + static_cast<uint64_t>(s.self) * count;
+  const T* src = s.src_for(s.self);
+  const Slice mine = block_slice(s.aligned ? count / V : 0, blockIdx.x, gridDim.x);
+  copy_vectors(reinterpret_cast<uint4*>(out) + mine.lo, reinterpret_cast<const uint4*>(src) + mine.lo, mine.hi - mine.lo, lt,
+               SegTmaConfig::kLocalThreads);
+  const Slice rest = block_slice(count - (s.aligned ? count / V * V : 0), blockIdx.x, gridDim.x);
+  const uint64_t rest0 = s.aligned ? count / V * V : 0;
+  for (uint64_t i = rest0 + rest.lo + lt; i < rest0 + rest.hi; i += SegTmaConfig::kLocalThreads) out[i] = src[i];
+}
+
+// Reduce-scatter, the local warps: sum round by round as the peers' rounds land, own block +
+// every peer's slot -> output. One thread per peer polls its sequence number, then bar.red
+// among the summing warps only (which also tells them all whether a wait timed out). ok:
+// false if one did (the kernel's flag, passed in: a returned bool changes the PTX).
+template <class T>
+__device__ __forceinline__ void seg_sum_rounds(const SegPlan<T>& s, bool& ok) {
+  constexpr int V = Elem<T>::kPerVec;
+  constexpr uint64_t kTileElems = SegTmaConfig::kTile / sizeof(T);
+  const CollParams<T>& p = s.p;
+  const int n = s.n, self = s.self;
+  const uint32_t lt = threadIdx.x - 32;  // index among the local warps (a parameter changes the PTX)
+  const T* own = s.src_for(self);
+  const T* slots = p.scratch.local() + s.par;
+  T* out = p.out.local();
+  // Whole vectors of [lo, hi) (element offsets), kCopyUnroll of them per thread summed
+  // before the first store (as copy_vectors): one at a time the sum is latency-bound.
+  auto sum_vectors = [&](uint64_t lo, uint64_t v0, auto m) {
+    float acc[m.value][V] = {};
+#pragma unroll
+    for (int u = 0; u < m.value; ++u) {
+      const uint64_t x = lo + (v0 + u * uint64_t(SegTmaConfig::kLocalThreads)) * V;
+      add_vec<T>(acc[u], ptx::ld_v4(own + x));
+#pragma unroll
+      for (int k = 1; k < kMaxGpus; ++k)
+        if (k < n) add_vec<T>(acc[u], ptx::ld_v4(slots + static_cast<uint64_t>((self + k) % n) * p.slot_elems + x));
+    }
+#pragma unroll
+    for (int u = 0; u < m.value; ++u)
+      ptx::st_v4(out + lo + (v0 + u * uint64_t(SegTmaConfig::kLocalThreads)) * V, Elem<T>::pack(acc[u]));
+  };
+  auto sum_range = [&](uint64_t lo, uint64_t hi) {
+    constexpr uint64_t kT = SegTmaConfig::kLocalThreads;
+    const uint64_t nv = (hi - lo) / V;
+    uint64_t v = lt;
+    for (; v + (kCopyUnroll - 1) * kT < nv; v += kCopyUnroll * kT)
+      sum_vectors(lo, v, std::integral_constant<int, kCopyUnroll>{});
+    for (; v < nv; v += kT) sum_vectors(lo, v, std::integral_constant<int, 1>{});
+  };
+  for (uint64_t j = 0; j < s.rounds_or_one && ok; ++j) {
+    const int seq = s.seq(j);
+    if (lt < static_cast<uint32_t>(n) && static_cast<int>(lt) != self) {
+      const int* f = flag_at(p.sync, self, kPhaseData, static_cast<int>(lt));
+      ok = spin_until([&] { return ptx::ld_acquire_sys(f) >= seq; }, p.sync.deadline,
+                      kWaitFlag | (static_cast<unsigned long long>(kPhaseData) << 8) |
+                          (static_cast<unsigned long long>(lt) << 16));
+    }
+    ok = ptx::bar_red_and(SegTmaConfig::kLocalBarrier, SegTmaConfig::kLocalThreads, ok);
+    if (!ok) break;
+    const uint64_t t0 = s.ts.lo + j * SegTmaConfig::kRoundTiles;
+    const uint64_t t1 = t0 + SegTmaConfig::kRoundTiles < s.ts.hi ? t0 + SegTmaConfig::kRoundTiles : s.ts.hi;
+    if (t1 > t0) sum_range(t0 * kTileElems, t1 * kTileElems);
+    if (j == 0)  // the register tails landed with round 0
+      for (uint64_t i = s.tail0 + s.tail.lo + lt; i < s.tail0 + s.tail.hi; i += SegTmaConfig::kLocalThreads) {
+        float acc = Elem<T>::to_f32(own[i]);
+        for (int k = 1; k < n; ++k)
+          acc += Elem<T>::to_f32(slots[static_cast<uint64_t>((self + k) % n) * p.slot_elems + i]);
+        out[i] = Elem<T>::from_f32(acc);
+      }
+  }
+}
+
 template <class T>
 __global__ void __launch_bounds__(SegTmaConfig::kThreads)
     segments_tma_kernel(const __grid_constant__ CollParams<T> p, const int kind) {
-  constexpr int V = Elem<T>::kPerVec;
-  constexpr uint64_t kTileElems = SegTmaConfig::kTile / sizeof(T);
   extern __shared__ unsigned char smem_raw[];
   const int n = p.in.size, self = p.in.self;
   const uint64_t count = p.count;
@@ -107,136 +282,34 @@ __global__ void __launch_bounds__(SegTmaConfig::kThreads)
     ptx::fence_mbarrier_init();
   }
   if (!reduce && !exchange(p.sync, kPhaseEnter, e)) return;
-
-  // Where rank r's block starts in this rank's input, and where this rank's block lands at r.
-  const T* in = p.in.local();
-  const uint64_t par = static_cast<uint64_t>(e & 1) * n * p.slot_elems;
-  auto src_for = [&](int r) { return in + (kind == kTmaGather ? 0 : static_cast<uint64_t>(r) * count); };
-  auto dst_at = [&](int r) {
-    return reduce ? p.scratch.at[r] + par + static_cast<uint64_t>(self) * p.slot_elems
-                  : p.out.at[r] + static_cast<uint64_t>(self) * count;
-  };
-  const bool aligned = (count * sizeof(T)) % 16 == 0;
-  const uint64_t tiles = aligned ? count / kTileElems : 0;
-  const Slice ts = block_slice(tiles, blockIdx.x, gridDim.x);
-  const Slice tail = block_slice(count - tiles * kTileElems, blockIdx.x, gridDim.x);
-  const uint64_t tail0 = tiles * kTileElems;
-  const uint64_t rounds =
-      reduce ? (ts.hi - ts.lo + SegTmaConfig::kRoundTiles - 1) / SegTmaConfig::kRoundTiles : 1;
-  const uint64_t rounds_or_one = rounds > 0 ? rounds : 1;  // every block signals at least once
+  const SegPlan<T> plan = seg_plan(p, kind, e, n, self, count);
 
   // Register tails to the peers first, so the first release publishes them.
-  if (!issuer)
-    for (int k = 1; k < n; ++k) {
-      const int r = (self + k) % n;
-      const T* src = src_for(r);
-      T* dst = dst_at(r);
-      for (uint64_t i = tail0 + tail.lo + lt; i < tail0 + tail.hi; i += SegTmaConfig::kLocalThreads) dst[i] = src[i];
-    }
+  if (!issuer) seg_send_tails(plan, lt);
   __syncthreads();
 
   bool ok = true;
   if (issuer) {
     if (leader) {
-      const uint64_t mine = ts.hi - ts.lo, R = reduce ? SegTmaConfig::kRoundTiles : (mine > 0 ? mine : 1);
+      // This block's messages (filled here: in a function of its own the PTX changes).
+      const uint64_t mine = plan.mine, R = reduce ? SegTmaConfig::kRoundTiles : (mine > 0 ? mine : 1);
       PeerTiles a{};
-      a.t0 = ts.lo;
+      a.t0 = plan.ts.lo;
       a.round = R;
       a.tiles = mine;
       a.parts = n - 1;
       for (int k = 1; k < n; ++k) {
         const int r = (self + k) % n;
-        a.src[k - 1] = reinterpret_cast<const char*>(src_for(r));
-        a.dst[k - 1] = reinterpret_cast<char*>(dst_at(r));
+        a.src[k - 1] = reinterpret_cast<const char*>(plan.src_for(r));
+        a.dst[k - 1] = reinterpret_cast<char*>(plan.dst_at(r));
       }
-      auto signal = [&](uint64_t j) {
-        const int seq = (e - 1) * static_cast<int>(rounds_or_one) + static_cast<int>(j) + 1;
-        for (int k = 1; k < n; ++k) ptx::st_release_sys(flag_at(p.sync, (self + k) % n, kPhaseData, self), seq);
-      };
-      // Round j is published once kSignalLag stores of later rounds are committed: waiting
-      // for all but the newest kSignalLag bulk groups then completes round j without
-      // draining this SM's NVLink queue (draining after every round: 2103 us at 1 GiB, the
-      // all-gather without rounds 1478 us).
-      uint64_t signalled = 0;
-      auto after_store = [&](uint64_t m) {
-        if (!reduce) return;
-        while (signalled + 1 < rounds_or_one &&
-               m + 1 >= a.messages_through(signalled) + SegTmaConfig::kSignalLag) {
-          ptx::bulk_wait_group<SegTmaConfig::kSignalLag>();
-          ptx::fence_proxy_async_global();
-          signal(signalled++);
-        }
-      };
-      if (mine > 0) {
-        const transfer::TmaPipelineParams tp{mine * (n - 1), SegTmaConfig::kTile, SegTmaConfig::kTile,
-                                             SegTmaConfig::kDepth, p.sync.deadline};
-        ok = transfer::tma_pipeline(a, tp, 0, 1, bars, stages, after_store);  // ends with bulk_wait_group 0
-      }
-      ptx::fence_proxy_async_global();
-      if (reduce && ok)
-        while (signalled < rounds_or_one) signal(signalled++);
+      ok = seg_push(plan, a, bars, stages);
     }
     ok = __all_sync(0xffffffffu, ok);
   } else if (!reduce) {
-    // Own block: a local copy of every element (tiles and tail) in this block's share.
-    T* out = p.out.local() + static_cast<uint64_t>(self) * count;
-    const T* src = src_for(self);
-    const Slice mine = block_slice(aligned ? count / V : 0, blockIdx.x, gridDim.x);
-    copy_vectors(reinterpret_cast<uint4*>(out) + mine.lo, reinterpret_cast<const uint4*>(src) + mine.lo, mine.hi - mine.lo, lt,
-                 SegTmaConfig::kLocalThreads);
-    const Slice rest = block_slice(count - (aligned ? count / V * V : 0), blockIdx.x, gridDim.x);
-    const uint64_t rest0 = aligned ? count / V * V : 0;
-    for (uint64_t i = rest0 + rest.lo + lt; i < rest0 + rest.hi; i += SegTmaConfig::kLocalThreads) out[i] = src[i];
+    seg_copy_own(plan, lt);
   } else {
-    // Sum round by round as the peers' rounds land: own block + every peer's slot.
-    const T* own = src_for(self);
-    const T* slots = p.scratch.local() + par;
-    T* out = p.out.local();
-    // Whole vectors of [lo, hi) (element offsets), kCopyUnroll of them per thread summed
-    // before the first store (as copy_vectors): one at a time the sum is latency-bound.
-    auto sum_vectors = [&](uint64_t lo, uint64_t v0, auto m) {
-      float acc[m.value][V] = {};
-#pragma unroll
-      for (int u = 0; u < m.value; ++u) {
-        const uint64_t x = lo + (v0 + u * uint64_t(SegTmaConfig::kLocalThreads)) * V;
-        add_vec<T>(acc[u], ptx::ld_v4(own + x));
-#pragma unroll
-        for (int k = 1; k < kMaxGpus; ++k)
-          if (k < n) add_vec<T>(acc[u], ptx::ld_v4(slots + static_cast<uint64_t>((self + k) % n) * p.slot_elems + x));
-      }
-#pragma unroll
-      for (int u = 0; u < m.value; ++u)
-        ptx::st_v4(out + lo + (v0 + u * uint64_t(SegTmaConfig::kLocalThreads)) * V, Elem<T>::pack(acc[u]));
-    };
-    auto sum_range = [&](uint64_t lo, uint64_t hi) {
-      constexpr uint64_t kT = SegTmaConfig::kLocalThreads;
-      const uint64_t nv = (hi - lo) / V;
-      uint64_t v = lt;
-      for (; v + (kCopyUnroll - 1) * kT < nv; v += kCopyUnroll * kT)
-        sum_vectors(lo, v, std::integral_constant<int, kCopyUnroll>{});
-      for (; v < nv; v += kT) sum_vectors(lo, v, std::integral_constant<int, 1>{});
-    };
-    for (uint64_t j = 0; j < rounds_or_one && ok; ++j) {
-      const int seq = (e - 1) * static_cast<int>(rounds_or_one) + static_cast<int>(j) + 1;
-      if (lt < static_cast<uint32_t>(n) && static_cast<int>(lt) != self) {
-        const int* f = flag_at(p.sync, self, kPhaseData, static_cast<int>(lt));
-        ok = spin_until([&] { return ptx::ld_acquire_sys(f) >= seq; }, p.sync.deadline,
-                        kWaitFlag | (static_cast<unsigned long long>(kPhaseData) << 8) |
-                            (static_cast<unsigned long long>(lt) << 16));
-      }
-      ok = ptx::bar_red_and(SegTmaConfig::kLocalBarrier, SegTmaConfig::kLocalThreads, ok);
-      if (!ok) break;
-      const uint64_t t0 = ts.lo + j * SegTmaConfig::kRoundTiles;
-      const uint64_t t1 = t0 + SegTmaConfig::kRoundTiles < ts.hi ? t0 + SegTmaConfig::kRoundTiles : ts.hi;
-      if (t1 > t0) sum_range(t0 * kTileElems, t1 * kTileElems);
-      if (j == 0)  // the register tails landed with round 0
-        for (uint64_t i = tail0 + tail.lo + lt; i < tail0 + tail.hi; i += SegTmaConfig::kLocalThreads) {
-          float acc = Elem<T>::to_f32(own[i]);
-          for (int k = 1; k < n; ++k)
-            acc += Elem<T>::to_f32(slots[static_cast<uint64_t>((self + k) % n) * p.slot_elems + i]);
-          out[i] = Elem<T>::from_f32(acc);
-        }
-    }
+    seg_sum_rounds(plan, ok);
   }
   if (!__syncthreads_and(ok)) return;
   if (!reduce && !exchange(p.sync, kPhaseB, e)) return;
