@@ -61,7 +61,10 @@ fi
 coll=$dir/collectives
 if [ -f "$coll/collectives.csv" ]; then
   others=()
-  for f in "$coll"/*.csv; do [ "$f" = "$coll/collectives.csv" ] || others+=("$f"); done
+  # timing.csv is run.sh's record of the steps (run_study), not a collectives CSV.
+  for f in "$coll"/*.csv; do
+    case ${f##*/} in collectives.csv | timing.csv) ;; *) others+=("$f") ;; esac
+  done
   "$tools/pkbench_collectives_summary" --out "$coll/verdicts.md" "$coll/collectives.csv" "${others[@]}" > /dev/null || status=1
 fi
 # The library-primitives summary: the study's main CSV, its rerun (run-to-run noise) and its

@@ -15,6 +15,10 @@ trap 'rm -rf "$work"' EXIT
 ln -s "$src/scripts" "$work/scripts"
 ln -s "$src/microbench" "$work/microbench"
 cp -r "$src/results" "$work/results"
+# As a folder run.sh has just written: its step record beside the collectives CSVs (a fresh
+# run.sh folder once handed it to the collectives summary as a CSV of that study).
+[ -f "$work/results/$machine/collectives/collectives.csv" ] &&
+  echo "step,seconds,seconds_with_build,exit_code" > "$work/results/$machine/collectives/timing.csv"
 figures=()
 if ! command -v gnuplot >/dev/null 2>&1; then
   echo "gnuplot is not installed here: figures (*.png, *.svg) not regenerated and not compared"
