@@ -714,11 +714,17 @@ class Tuner {
 // One column of a generated row struct: its name and its member.
 template <class R>
 struct Column {
+  // Member-pointer types through aliases: g++ 13 reads `T R::*name` in a class template as a
+  // declaration with unnecessary parentheses (-Wparentheses) in every consumer's build.
+  using TextMember = const char* R::*;
+  using IntegerMember = long long R::*;
+  using NumberMember = double R::*;
+  using BooleanMember = bool R::*;
   const char* name;
-  const char* R::*text = nullptr;
-  long long R::*integer = nullptr;
-  double R::*number = nullptr;
-  bool R::*boolean = nullptr;
+  TextMember text = nullptr;
+  IntegerMember integer = nullptr;
+  NumberMember number = nullptr;
+  BooleanMember boolean = nullptr;
   constexpr Column(const char* n, const char* R::*m) : name(n), text(m) {}
   constexpr Column(const char* n, long long R::*m) : name(n), integer(m) {}
   constexpr Column(const char* n, double R::*m) : name(n), number(m) {}
