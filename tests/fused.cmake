@@ -87,6 +87,10 @@ if(TARGET pkbench_cost_model)
   add_test(NAME fused_cost_model_mixed_machines COMMAND ${_fused_expect} 2 "different GPUs"
     $<TARGET_FILE:pkbench_cost_model> --fused ${_fx}/fused_points.csv --transfer ${_fx}/fused_transfer.csv
     --sync ${CMAKE_CURRENT_LIST_DIR}/fixtures/compare/old/sync.csv)
+  # A column the fused study never wrote: refused against the study's own declaration.
+  add_test(NAME fused_cost_model_foreign_column COMMAND ${_fused_expect} 2 "'bogus_column': not a column of the fused study"
+    $<TARGET_FILE:pkbench_cost_model> --fused ${_fx}/fused_points_foreign_column.csv --transfer ${_fx}/fused_transfer.csv
+    --sync ${_fx}/fused_sync.csv)
   set_tests_properties(fused_cost_model_fixture fused_cost_model_needs_transfer fused_cost_model_mixed_machines
-    PROPERTIES LABELS cpu)
+    fused_cost_model_foreign_column PROPERTIES LABELS cpu)
 endif()
