@@ -24,13 +24,13 @@
 # sweep, pkbench_tune --allow-virtual, a run on the table, the summary's Tuned section, the
 # table refused by a real machine and by 3 ranks).
 # Environment: PKBENCH_OUT (default /tmp/pkbench-results/<machine>), PKBENCH_BUILD_DIR (default
-# /tmp/pkbench-build), PKBENCH_TESTS (a ctest -R regex; default every GPU test), PKBENCH_LIMIT
+# the tree's build/, as lib.sh sets it), PKBENCH_TESTS (a ctest -R regex; default every GPU test), PKBENCH_LIMIT
 # (seconds for the whole call, default 540: a job that would start later is left out, named).
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 t0=$(date +%s)
 limit=${PKBENCH_LIMIT:-540}
-export PKBENCH_BUILD_DIR=${PKBENCH_BUILD_DIR:-/tmp/pkbench-build} CUDA_MODULE_LOADING=EAGER
+export PKBENCH_BUILD_DIR CUDA_MODULE_LOADING=EAGER
 # The lent machines reach no network: report what is missing rather than wait on apt.
 export PKBENCH_NO_INSTALL=${PKBENCH_NO_INSTALL:-1}
 # One node: NCCL's and NVSHMEM's bootstraps over loopback, whatever interfaces the VM has.
