@@ -324,10 +324,7 @@ gemm::Comparison verify_point(Context& c, const Point& p) {
       c.group.set_device(g);
       const Expectation x = c.expectation(p, g);
       const gemm::Comparison r = gemm::compare_bf16(x.out, x.ref, x.elems, x.elem_tol);
-      worst.wrong += r.wrong;
-      worst.elems += r.elems;
-      worst.rel_fro_err = std::max(worst.rel_fro_err, r.rel_fro_err);
-      worst.max_rel_err = std::max(worst.max_rel_err, r.max_rel_err);
+      worst.merge(r);
       worst.elem_tol = r.elem_tol;
       worst.ref_rms = r.ref_rms;
     }

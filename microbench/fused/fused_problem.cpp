@@ -144,9 +144,14 @@ const std::vector<Schedule>& schedules() {
   return v;
 }
 
-const Schedule& schedule(const std::string& name) {
+const Schedule* find_schedule(const std::string& name) {
   for (const Schedule& s : schedules())
-    if (s.name == name) return s;
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+const Schedule& schedule(const std::string& name) {
+  if (const Schedule* s = find_schedule(name)) return *s;
   std::string known;
   for (const auto& n : schedule_names()) known += (known.empty() ? "" : ", ") + n;
   throw ArgError("--schedules: unknown schedule '" + name + "' (known: " + known + ")");

@@ -107,6 +107,7 @@ struct Schedule {
 // fused kernels (list order within a kind), so every ratio column finds the rows it divides by.
 const std::vector<Schedule>& schedules();
 const Schedule& schedule(const std::string& name);  // ArgError if unknown
+const Schedule* find_schedule(const std::string& name);  // nullptr if unknown
 std::vector<std::string> schedule_names();
 // Every knob of every schedule, first declaration first: the knob columns, flags, name order.
 const std::vector<const Knob*>& all_knobs();

@@ -48,9 +48,7 @@ Point tuned_point(const pkbench::tuning::Tuner& tuner, const std::string& table,
     p.knobs.clear();
     return p;
   };
-  const Schedule* sch = nullptr;
-  for (const Schedule& x : schedules())
-    if (x.name == c.impl) sch = &x;
+  const Schedule* sch = find_schedule(c.impl);
   if (!sch || sch->kind != Kind::fused || !sch->supports(op))
     return refuse("no fused schedule of " + op_name(op) + " in this build is named so");
   if (overlap_of(*sch) != c.overlap) return refuse("with overlap " + c.overlap + ", but its overlap is " + overlap_of(*sch));

@@ -270,20 +270,12 @@ class GemmStudy : private GatedRig {
     return t;
   }
 
-  // The worse of two comparisons, element counts summed.
-  static void add_comparison(Comparison& worst, const Comparison& c) {
-    worst.wrong += c.wrong;
-    worst.elems += c.elems;
-    worst.rel_fro_err = std::max(worst.rel_fro_err, c.rel_fro_err);
-    worst.max_rel_err = std::max(worst.max_rel_err, c.max_rel_err);
-  }
-
   // A wrong result is an error, never a number: every group an operation wrote (the first
   // `written`), then one more operation on fresh inputs.
   void verify(const Point& p, const Impl& impl, int written, Row& row) {
     const uint64_t ec = uint64_t(p.shape.m) * p.shape.n;
     Comparison worst;
-    for (int i = 0; i < written; ++i) add_comparison(worst, compare_bf16(buf_.c[i], buf_.ref[i], ec));
+    for (int i = 0; i < written; ++i) worst.merge(compare_bf16(buf_.c[i], buf_.ref[i], ec));
     // The same operation once more on fresh inputs (a new seed) into a poisoned output: the
     // check above passes one that wrote nothing after its warm-up. Group 0 then gets its timed
     // inputs back (bitwise the same for every implementation compared).
@@ -294,7 +286,7 @@ class GemmStudy : private GatedRig {
         [&] { CublasLtGemm(sh.m, sh.n, sh.k, 0).run(buf_.a[0], buf_.b[0], buf_.ref[0], nullptr); },
         [&] { launch(impl, 0, s); });
     fill_group(0);
-    add_comparison(worst, fresh);
+    worst.merge(fresh);
     row["rel_fro_err"] = fmt_num(worst.rel_fro_err, 4);
     row["max_rel_err"] = fmt_num(worst.max_rel_err, 4);
     row["wrong"] = std::to_string(worst.wrong);

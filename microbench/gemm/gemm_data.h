@@ -3,6 +3,7 @@
 // seed, identical for every implementation), poisoned outputs, and the comparison of an
 // output with a reference (on the GPU, every element) and of a reference with an fp64
 // host dot product (sampled elements).
+#include <algorithm>
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -32,6 +33,13 @@ struct Comparison {
   double elem_tol = kElemTol;  // the per-element bound used
   bool ok() const { return wrong == 0 && rel_fro_err <= kFroTol; }
   std::string describe() const;
+  // The worse of the two, element counts summed (the bounds and reference scale stay this one's).
+  void merge(const Comparison& c) {
+    wrong += c.wrong;
+    elems += c.elems;
+    rel_fro_err = std::max(rel_fro_err, c.rel_fro_err);
+    max_rel_err = std::max(max_rel_err, c.max_rel_err);
+  }
 };
 
 // Synchronous (device work on the current device, then a copy back). elem_tol replaces

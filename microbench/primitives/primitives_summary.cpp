@@ -307,10 +307,7 @@ void write_unmatched_signals(std::ostringstream& os, const PrimitivesRows& t) {
 // A protocol's own advantage, PK rows only: the fastest correct LL signal against the fastest
 // correct data-then-flag one.
 void write_protocol_advantage(std::ostringstream& os, const PrimitivesRows& t) {
-  const Row* dtf = best(all_ok(t, {{"op", "put_signal"}, {"style", kStylePk}, {"protocol_correct", "yes"},
-                                   {"protocol", kProtocolDataThenFlag}}),
-                        true);
-  if (!dtf) dtf = best(pk_correct_put_signals(t, kProtocolDataThenFlag), true);  // a CSV without the column
+  const Row* dtf = best(pk_correct_put_signals(t, kProtocolDataThenFlag), true);
   const Row* l = best(pk_correct_put_signals(t, kProtocolLL), true);
   if (l && dtf)
     os << "The LL protocol's own advantage (pkbench rows only, not a library comparison): 16 B with the flag in "

@@ -5,6 +5,9 @@
 // strided (at a pitch equal to the width the driver could treat the copy as one 1-D copy).
 // Does the engine's own 2-D descriptor carry many small rows better than a call per message
 // (ce) or a batch of them (ce_batch)?
+#include <algorithm>
+#include <climits>
+
 #include "microbench/harness/cuda_check.h"
 #include "microbench/transfer/copy_engine.h"
 
@@ -27,7 +30,7 @@ class CopyEngine2dOp final : public MessageOp {
   }
   // Counted as a call per row, as ce_batch counts its messages: should the driver split a
   // 2-D copy into rows, a sample must still fit in the start gate's queue budget.
-  int enqueues_per_op() const override { return static_cast<int>(b_.ops); }
+  int enqueues_per_op() const override { return static_cast<int>(std::min<uint64_t>(b_.ops, INT_MAX)); }
 };
 
 class CopyEngine2d final : public CopyEngineMechanism<CopyEngine2dOp> {

@@ -90,7 +90,7 @@ class CeOverlapImpl : public Impl {
         for (int j = 0; j < chunks_; ++j) {
           const int64_t at = (int64_t(s) * shard_tiles_ + int64_t(j) * chunk_tiles_) * kTileM * k;
           PK_CUDA_CHECK(cudaMemcpyAsync(ctx.a(g) + at, a.at[s] + at, rows * k * 2, cudaMemcpyDeviceToDevice, s2));
-          const int flag = (s * shard_tiles_ + j * chunk_tiles_) / chunk_tiles_;
+          const int flag = s * chunks_ + j;  // shard_tiles_ = chunks_ * chunk_tiles_
           PK_CU_CHECK(write_value32()(s2, reinterpret_cast<CUdeviceptr>(x.flags + flag), e, 0));
         }
       }
