@@ -212,6 +212,7 @@ ImplList select_impls(const ImplList& all, const std::string& impls) {
     for (auto& i : all)
       if (i->name() == want) keep.push_back(i);
   }
+  if (keep.empty()) throw pk::ArgError("--impls: an empty list");
   return keep;
 }
 
@@ -419,16 +420,8 @@ class NvshmemLate {
       study_.note("pkbench_collectives: " + why + ": the NVSHMEM rows are skipped");
       return;
     }
-    // NVSHMEM's local-only proxy thread (NVLink-only nodes) polls without yielding on the core mpirun
-    // bound the rank to, the core the host-timed loop runs on: with it, every host-timed figure read
-    // ~200 us per operation at 4 KiB, without it (this variable, or mpirun --bind-to none) 9.8 us,
-    // device time unchanged (results/h200x2/collectives/experiments/nvlink-98ca11c/). The thread serves
-    // only device-side global exit and NVSHMEM's own wait-timeout polling, which the study does not use.
-    // A value the user set wins.
-    setenv("NVSHMEM_DISABLE_LOCAL_ONLY_PROXY", "1", 0);
     study_.note("pkbench_collectives: starting NVSHMEM for its " + std::to_string(points_) +
-                " point(s), run after every other point (NVSHMEM_DISABLE_LOCAL_ONLY_PROXY=" +
-                std::getenv("NVSHMEM_DISABLE_LOCAL_ONLY_PROXY") + ")");
+                " point(s), run after every other point");
     ctx_.nvshmem = make_nvshmem_state(ctx_, sizes_);  // failures become the rows' skip reason
   }
 

@@ -106,6 +106,12 @@ class NvshmemState {
     const uint64_t heap = want + std::max<uint64_t>(256ull << 20, want / 8);
     if (!std::getenv("NVSHMEM_SYMMETRIC_SIZE")) setenv("NVSHMEM_SYMMETRIC_SIZE", std::to_string(heap).c_str(), 0);
     if (!std::getenv("NVSHMEM_DISABLE_NCCL")) setenv("NVSHMEM_DISABLE_NCCL", "1", 0);
+    // NVSHMEM's local-only proxy thread (NVLink-only nodes) polls without yielding on the core mpirun
+    // bound the rank to, the core the host-timed loop runs on: with it, the host-timed figure read
+    // ~200 us per operation at 4 KiB, without it (this variable, or mpirun --bind-to none) 9.8 us,
+    // device time unchanged (results/h200x2/collectives/experiments/nvlink-98ca11c/). The thread serves
+    // only device-side global exit and NVSHMEM's own wait-timeout polling, which the study does not use.
+    if (!std::getenv("NVSHMEM_DISABLE_LOCAL_ONLY_PROXY")) setenv("NVSHMEM_DISABLE_LOCAL_ONLY_PROXY", "1", 0);
     own_kernels_ = env_true("NVSHMEM_DISABLE_NCCL");
     // The one-block reduce-scatter kernel stages all n blocks of its input in the team's
     // reduce scratch and asserts in the kernel past half of it (non_abi/device/coll/
@@ -252,6 +258,8 @@ class NvshmemImpl final : public Impl {
     const NvshmemState& st = *ctx_->nvshmem;
     std::string c = st.version() + " " + nvshmem_call(p_.layout, p_.dtype) + " team world";
     c += st.own_kernels() ? "; NVSHMEM kernels (NVSHMEM_DISABLE_NCCL=1)" : "; via NCCL if loadable (NVSHMEM_DISABLE_NCCL off)";
+    const char* proxy = std::getenv("NVSHMEM_DISABLE_LOCAL_ONLY_PROXY");
+    c += std::string("; NVSHMEM_DISABLE_LOCAL_ONLY_PROXY=") + (proxy ? proxy : "unset");
     return c;
   }
 

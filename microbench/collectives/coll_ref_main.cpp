@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "microbench/collectives/coll_problem.h"
+#include "microbench/collectives/collective.h"
 #include "microbench/collectives/nccltests_output.h"
 
 using namespace pk::coll;
@@ -50,17 +51,25 @@ int print_plan(const std::string& colls, const std::string& configs) {
   try {
     cs = parse_nccl_configs(configs);
     std::stringstream in(colls);
-    for (std::string c; std::getline(in, c, ',');) layouts.push_back({c, layout_of(c)});
+    for (std::string c; std::getline(in, c, ',');) {
+      // nccl-tests has a program per NCCL collective, none for the tensor-dimension layouts.
+      if (collective_named(c).tensor())
+        return usage("--plan: " + c + ": no nccl-tests program measures it (a tensor-dimension collective)");
+      layouts.push_back({c, layout_of(c)});
+    }
   } catch (const std::exception& e) {
     return usage(std::string("--plan: ") + e.what());
   }
+  int lines = 0;
   for (const auto& [coll, layout] : layouts)
     for (const NcclConfig& c : cs) {
       if (!nccl_config_refusal(c, layout).empty()) continue;
+      ++lines;
       const std::string env = c.proto.empty() ? "-" : "NCCL_PROTO=" + c.proto + ",NCCL_ALGO=" + c.algo;
       std::printf("%s %s %s %s %s %s\n", coll.c_str(), c.name.c_str(), c.impl_name().c_str(),
                   nccltests_program(coll).c_str(), env.c_str(), c.symmetric ? "-R,2" : "-");
     }
+  if (lines == 0) return usage("--plan: NCCL takes none of the configurations " + configs + " for " + colls);
   return 0;
 }
 
