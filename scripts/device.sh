@@ -91,6 +91,7 @@ for j in "${jobs[@]}"; do studies+=("${j%% *}"); done
 [ "$peer_modes" = 1 ] && studies+=(transfer sync)
 targets=(pkbench_merge pkbench_transfer_summary pkbench_sync_summary pkbench_tune pkbench_peer_modes pkbench_report)
 for s in $(printf '%s\n' "${studies[@]}" | sort -u); do targets+=("pkbench_$s"); done
+targets+=($(pk_derive_targets "${studies[@]}"))
 if [ ${#checks[@]} -gt 0 ]; then
   targets+=(pkbench_fused pkbench_fused_gpu_tests pkbench_fused_summary)
   # Checks alone: their studies for Hopper only, and no other test.

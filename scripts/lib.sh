@@ -10,6 +10,18 @@ pk_log() { printf '[pkbench %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
 # Configures the build folder once, then builds the named targets (a device call need not
 # compile every study), or everything without arguments.
+# The tools regenerate.sh runs on a study's CSVs beyond the summaries every run builds
+# (pkbench_transfer_summary, pkbench_sync_summary, ...): one per study that has one.
+pk_derive_targets() {
+  local s
+  for s in "$@"; do
+    case $s in
+      fused) echo pkbench_cost_model ;;
+      primitives) echo pkbench_primitives_summary ;;
+      collectives) echo pkbench_collectives_summary ;;
+    esac
+  done
+}
 pk_build() {
   local gen=() targets=()
   command -v ninja >/dev/null 2>&1 && gen=(-G Ninja)

@@ -8,7 +8,7 @@
 # PKBENCH_PROFILER_RANGE=1 (microbench/harness/timing.h) makes each point's first timed sample
 # such a range. Profiled, each first without the profiler (the same points' timings):
 #   fused        the reduction communicator alone: gemm_rs and gemm_ar, inter_sm, K = 64,
-#                4 and 16 comm SMs, 2 virtual ranks (device-comm-virtual.sh's points), range
+#                4 and 16 comm SMs, 2 virtual ranks (device.sh --check=fused-comm-virtual's points), range
 #                replay with the full sections (app-range with the lean ones ran out of 150 s:
 #                14 passes, each a whole run of the program)
 #   collectives  mid-size all-reduce, ours only (one_shot, two_shot_push, two_shot_tma), 1, 4
@@ -55,7 +55,7 @@ cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPKBENCH_CUDA_ARCHS=90a 
 timeout 260 cmake --build "$B" -j16 --target pkbench_fused pkbench_collectives >"$W/build.log" 2>&1 ||
   { grep -m20 -A5 error "$W/build.log"; exit 1; }
 stamp built
-bin() { find "$B" -name "$1" -type f -perm -u+x | head -1; }
+bin() { echo "$B/bin/$1"; }  # every executable in the build's bin/ (pk_bin's layout)
 
 # Sections: throughput, memory and warp state, none of which needs one kernel's launch (a
 # range has no grid of its own). "lean" is what app-range replays (the whole program runs once

@@ -15,7 +15,7 @@ dir="" figures=1
 for a in "$@"; do
   case "$a" in
     --no-figures) figures=0 ;;
-    -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "regenerate.sh: error: unknown option '$a'" >&2; exit 2 ;;
     *) [ -z "$dir" ] || { echo "regenerate.sh: error: one RESULTS_DIR (got '$dir' and '$a')" >&2; exit 2; }; dir=$a ;;
   esac
@@ -93,8 +93,13 @@ for f in fused fused_table3 fused_fig5; do
   [ -x "$model" ] || { pk_log "pkbench_cost_model is not built here: fused/${f}_model.* not rewritten"; status=1; continue; }
   gemm=()
   [ -f "$dir/fused/gemm.csv" ] && gemm=(--gemm "$dir/fused/gemm.csv")
-  "$model" --fused "$dir/fused/$f.csv" --transfer "$dir/transfer/transfer.csv" --sync "$dir/sync/sync.csv" "${gemm[@]}" \
-    --out "$dir/fused/${f}_model.csv" --splits "$dir/fused/${f}_splits.csv" > "$dir/fused/${f}_model.txt" || status=1
+  # The printed model goes to its file only once complete (the CSVs are written whole by the tool).
+  if "$model" --fused "$dir/fused/$f.csv" --transfer "$dir/transfer/transfer.csv" --sync "$dir/sync/sync.csv" "${gemm[@]}" \
+      --out "$dir/fused/${f}_model.csv" --splits "$dir/fused/${f}_splits.csv" > "$dir/fused/${f}_model.txt.tmp"; then
+    mv "$dir/fused/${f}_model.txt.tmp" "$dir/fused/${f}_model.txt"
+  else
+    rm -f "$dir/fused/${f}_model.txt.tmp"; status=1
+  fi
 done
 # tuning/command.txt: the pkbench_tune (and pkbench_tune_loo) lines that wrote tuning/, with
 # build/bin/ (build/sweeps/ in the records written before the binaries moved there) standing

@@ -115,6 +115,7 @@ for s in "${studies[@]}"; do
 done
 targets=(pkbench_transfer_summary pkbench_sync_summary pkbench_tune pkbench_report pkbench_merge)
 for s in "${studies[@]}"; do targets+=("pkbench_$s"); done
+targets+=($(pk_derive_targets "${studies[@]}"))
 pk_build "${targets[@]}" || { echo "run.sh: build failed" >&2; exit 1; }
 
 {

@@ -4,6 +4,7 @@
 // sweeps library's (sweeps/targets.cpp), printed as the report prints them. Built with the
 // sweeps: the study's library (microbench/primitives/primitives_summary.h) knows no sweeps.
 #include <cstdio>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 
@@ -19,6 +20,9 @@ int main(int argc, char** argv) {
   pk::answer_help(argc, argv, kUsage);
   if (argc < 3) pk::usage_error(argv[0], "a CSV and an output folder are needed", kUsage);
   pk::check_output_parent(argv[0], "OUT_DIR", argv[2], kUsage);
+  for (int i = 1; i < argc; ++i)  // a flag or a missing CSV is bad input, refused before anything is read
+    if (i != 2 && (argv[i][0] == '-' || !std::ifstream(argv[i])))
+      pk::usage_error(argv[0], std::string(argv[i][0] == '-' ? "unknown flag '" : "no such CSV '") + argv[i] + "'", kUsage);
   try {
     std::string md;
     size_t rows = 0;

@@ -11,7 +11,6 @@ target_sources(pkbench_cpu_tests PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/cpu/test_sweeps_compare.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpu/test_sweeps_verdict.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpu/test_sweeps_report.cpp)
-target_compile_definitions(pkbench_cpu_tests PRIVATE PKBENCH_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
 
 set(_pk_cli ${CMAKE_CURRENT_LIST_DIR}/cli)
 add_test(NAME sweeps_tuning_header COMMAND ${_pk_cli}/tuning_header.sh $<TARGET_FILE:pkbench_tune>

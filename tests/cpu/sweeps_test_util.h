@@ -16,7 +16,6 @@
 
 namespace pk::sweeps::testing {
 
-inline std::string source_dir() { return PKBENCH_SOURCE_DIR; }
 inline std::string fixture(const std::string& name) { return std::string(PKBENCH_FIXTURE_DIR) + "/" + name; }
 
 // A fresh folder under the temporary directory, one per process: ctest runs each test in its
