@@ -24,7 +24,7 @@
 # sweep, pkbench_tune --allow-virtual, a run on the table, the summary's Tuned section, the
 # table refused by a real machine and by 3 ranks).
 # Environment: PKBENCH_OUT (default /tmp/pkbench-results/<machine>), PKBENCH_BUILD_DIR (default
-# the tree's build/, as lib.sh sets it), PKBENCH_TESTS (a ctest -R regex; default every GPU test), PKBENCH_LIMIT
+# the tree's build/, as lib.sh sets it; checks alone: build-checks/), PKBENCH_TESTS (a ctest -R regex; default every GPU test), PKBENCH_LIMIT
 # (seconds for the whole call, default 540: a job that would start later is left out, named).
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -97,6 +97,9 @@ if [ ${#checks[@]} -gt 0 ]; then
   # Checks alone: their studies for Hopper only, and no other test.
   if [ ${#studies[@]} = 0 ]; then
     export PKBENCH_CMAKE_ARGS=${PKBENCH_CMAKE_ARGS:--DPKBENCH_CUDA_ARCHS=90a -DPKBENCH_STUDIES=gemm;fused}
+    # Its own folder: pk_build applies the arguments only when it configures, and a warm machine
+    # keeps build/ for later calls that need every study and architecture.
+    export PKBENCH_BUILD_DIR=$PKBENCH_ROOT/build-checks
     tests=0
   fi
 fi
