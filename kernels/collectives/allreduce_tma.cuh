@@ -4,12 +4,15 @@
 // (cp.async.bulk), so one issuing thread per block keeps many NVLink writes in flight:
 //   A: one elected thread runs the transfer study's bulk pipeline (transfer_tma.cuh) over
 //      every peer's tiles: global -> smem (mbarrier) -> the peer's scratch slot;
-//   B: the block sums a tile of its chunk (16-B loads, fp32) into shared memory, fences it
-//      for the async proxy, and the elected thread bulk-stores it to its own output and to
-//      every peer's (two smem stages, so the sum of tile t+1 overlaps the stores of t).
+//   B: the block sums kSumTiles tiles of its chunk (16-B loads, fp32) into shared memory,
+//      fences them for the async proxy, and the elected thread bulk-stores them to its own
+//      output and to every peer's (two smem groups, so the sum of one group overlaps the
+//      stores of the previous one).
 // TMA writes to a peer are complete for the issuing thread after cp.async.bulk.wait_group
 // 0; fence.proxy.async.global then orders them before the generic-proxy release of the
 // phase signal. Tile tails (a chunk not a multiple of the tile) go through registers.
+#include <type_traits>
+
 #include "kernels/transfer_tma.cuh"
 #include "kernels/collectives/coll_params.cuh"
 
@@ -18,7 +21,13 @@ namespace pk::coll {
 struct TmaConfig {
   static constexpr int kThreads = 256;
   static constexpr uint32_t kTileBytes = 8192;
-  static constexpr uint32_t kDepth = 4;  // phase A pipeline stages (phase B uses 2 of them)
+  static constexpr uint32_t kDepth = 4;  // phase A pipeline stages
+  // Phase B sums kSumTiles adjacent tiles per step (two groups of them in the kDepth stages)
+  // with kCopyUnroll 16-B vectors per thread loaded before use: one 8 KiB tile per step was 2
+  // vectors per thread between two block barriers, latency-bound at 16 MiB (Nsight Compute,
+  // results/h100x1/collectives/virtual/ncu: barrier and long_scoreboard stalls).
+  static constexpr uint32_t kSumTiles = 2;
+  static_assert(2 * kSumTiles <= kDepth, "phase B double-buffers groups of kSumTiles stages");
   static constexpr uint64_t kBytesPerBlock = 32 * 1024;  // 4 tiles
   static constexpr uint64_t smem_bytes() {
     return transfer::tma_smem_bytes(1, kDepth, kTileBytes);
@@ -104,24 +113,31 @@ __global__ void __launch_bounds__(TmaConfig::kThreads)
   const T* slots = p.scratch.local();
   const uint64_t tiles = (c.hi - c.lo) / kTileElems;
   const Slice s = block_slice(tiles, blockIdx.x, gridDim.x);
-  for (uint64_t t = s.lo; t < s.hi; ++t) {
-    const uint32_t st = static_cast<uint32_t>((t - s.lo) & 1);
-    if (t - s.lo >= 2 && leader) ptx::bulk_wait_group_read<1>();  // tile t-2 has left stage st
+  constexpr uint32_t G = TmaConfig::kSumTiles;
+  for (uint64_t t = s.lo, step = 0; t < s.hi; t += G, ++step) {
+    const uint32_t g = static_cast<uint32_t>(s.hi - t < G ? s.hi - t : G);  // tiles this step
+    const uint32_t st = static_cast<uint32_t>(step & 1);
+    if (step >= 2 && leader) ptx::bulk_wait_group_read<1>();  // step-2's group has left stages st
     __syncthreads();
     const uint64_t off = c.lo + t * kTileElems;
-    uint4* sm = reinterpret_cast<uint4*>(stage_ptr + st * kTile);
-    for (uint32_t v = threadIdx.x; v < kTile / 16; v += blockDim.x) {
-      float acc[V] = {};
-      add_vec<T>(acc, ptx::ld_v4(in + off + v * V));
+    uint4* sm = reinterpret_cast<uint4*>(stage_ptr + st * G * kTile);
+    auto sum_to_smem = [&](uint32_t v, auto u) {
+      constexpr int U = decltype(u)::value;
+      float acc[U][V];
+      sum_slot_vectors<T, U>(acc, p, in, slots, off + uint64_t(v) * V, (off - c.lo) + uint64_t(v) * V,
+                             uint64_t(blockDim.x) * V, n, self);
 #pragma unroll
-      for (int k = 1; k < kMaxGpus; ++k)
-        if (k < n) add_vec<T>(acc, ptx::ld_v4(slots + static_cast<uint64_t>((self + k) % n) * p.slot_elems + (off - c.lo) + v * V));
-      sm[v] = Elem<T>::pack(acc);
-    }
+      for (int j = 0; j < U; ++j) sm[v + j * blockDim.x] = Elem<T>::pack(acc[j]);
+    };
+    const uint32_t nv = g * (kTile / 16);
+    uint32_t v = threadIdx.x;
+    for (; v + (kCopyUnroll - 1) * blockDim.x < nv; v += kCopyUnroll * blockDim.x)
+      sum_to_smem(v, std::integral_constant<int, kCopyUnroll>{});
+    for (; v < nv; v += blockDim.x) sum_to_smem(v, std::integral_constant<int, 1>{});
     ptx::fence_proxy_async_smem();  // generic smem writes -> async-proxy (bulk store) reads
     __syncthreads();
     if (leader) {
-      for (int k = 0; k < n; ++k) ptx::bulk_store(p.out.at[(self + k) % n] + off, stages + st * kTile, kTile);
+      for (int k = 0; k < n; ++k) ptx::bulk_store(p.out.at[(self + k) % n] + off, stages + st * G * kTile, g * kTile);
       ptx::bulk_commit_group();
     }
   }

@@ -20,6 +20,8 @@
 //
 // Ablation (b) `handshake`: before each data phase, a two-way exchange (the receiver says
 // "ready", the sender waits for it) as protocols without pre-allocated buffers need.
+#include <type_traits>
+
 #include "kernels/collectives/coll_params.cuh"
 
 namespace pk::coll {
@@ -27,6 +29,11 @@ namespace pk::coll {
 struct TwoShotConfig {
   static constexpr int kThreads = 512;
   static constexpr uint64_t kBytesPerBlock = 4 * 1024;  // per block of one chunk
+  // Push: 16-B vectors per thread loaded before the first store, in phase A's scatter
+  // (copy_vectors, kCopyUnroll) and phase B's reduce (kUnroll x n loads). The grid is at
+  // most one block per SM, so 512 threads with one load each left 8 KiB in flight per SM:
+  // latency-bound at 16 MiB (Nsight Compute, results/h100x1/collectives/virtual/ncu).
+  static constexpr int kUnroll = 4;
 };
 
 template <class T>
@@ -44,8 +51,8 @@ __global__ void __launch_bounds__(TwoShotConfig::kThreads)
     T* dst = p.scratch.at[r] + static_cast<uint64_t>(self) * p.slot_elems;
     const uint64_t vecs = (c.hi - c.lo) / V;
     const Slice s = block_slice(vecs, blockIdx.x, gridDim.x);
-    for (uint64_t v = s.lo + threadIdx.x; v < s.hi; v += blockDim.x)
-      ptx::st_v4(dst + v * V, ptx::ld_v4(in + c.lo + v * V));
+    copy_vectors(reinterpret_cast<uint4*>(dst) + s.lo, reinterpret_cast<const uint4*>(in + c.lo) + s.lo, s.hi - s.lo,
+                 threadIdx.x, blockDim.x);
     if (blockIdx.x == gridDim.x - 1)
       for (uint64_t i = c.lo + vecs * V + threadIdx.x; i < c.hi; i += blockDim.x) dst[i - c.lo] = in[i];
   }
@@ -56,17 +63,25 @@ __global__ void __launch_bounds__(TwoShotConfig::kThreads)
   const T* slots = p.scratch.local();
   const uint64_t vecs = (c.hi - c.lo) / V;
   const Slice s = block_slice(vecs, blockIdx.x, gridDim.x);
-  for (uint64_t v = s.lo + threadIdx.x; v < s.hi; v += blockDim.x) {
-    float acc[V] = {};
-    add_vec<T>(acc, ptx::ld_v4(in + c.lo + v * V));
+  // kUnroll vectors per thread (strided by the block), then one at a time for the rest.
+  auto sum_push = [&](uint64_t v, auto u) {
+    constexpr int U = decltype(u)::value;
+    float acc[U][V];
+    sum_slot_vectors<T, U>(acc, p, in, slots, c.lo + v * V, v * V, uint64_t(blockDim.x) * V, n, self);
 #pragma unroll
-    for (int k = 1; k < kMaxGpus; ++k)
-      if (k < n) add_vec<T>(acc, ptx::ld_v4(slots + static_cast<uint64_t>((self + k) % n) * p.slot_elems + v * V));
-    const uint4 sum = Elem<T>::pack(acc);
+    for (int j = 0; j < U; ++j) {
+      const uint4 sum = Elem<T>::pack(acc[j]);
+      const uint64_t at = c.lo + (v + j * uint64_t(blockDim.x)) * V;
 #pragma unroll
-    for (int k = 0; k < kMaxGpus; ++k)
-      if (k < n) ptx::st_v4(p.out.at[(self + k) % n] + c.lo + v * V, sum);
-  }
+      for (int k = 0; k < kMaxGpus; ++k)
+        if (k < n) ptx::st_v4(p.out.at[(self + k) % n] + at, sum);
+    }
+  };
+  constexpr int U = TwoShotConfig::kUnroll;
+  uint64_t v = s.lo + threadIdx.x;
+  for (; v + (U - 1) * uint64_t(blockDim.x) < s.hi; v += U * uint64_t(blockDim.x))
+    sum_push(v, std::integral_constant<int, U>{});
+  for (; v < s.hi; v += blockDim.x) sum_push(v, std::integral_constant<int, 1>{});
   reduce_chunk_tail<T>(p, in, slots, c, c.lo + vecs * V, n, self);
   if (!exchange(p.sync, kPhaseB, e)) return;
   end_epoch(p.sync, e);

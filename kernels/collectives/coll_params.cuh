@@ -29,6 +29,29 @@ __device__ __forceinline__ void reduce_scalars(uint64_t lo, uint64_t hi, int n, 
   }
 }
 
+// The two-shot reduce of U vectors at once: acc[u] = my input at element in_off + u * step
+// plus every peer's slot at slot_off + u * step (slot stride p.slot_elems), fp32, peers in
+// rotated order. No store between the loads, so all U * n of them can be in flight before
+// the first add (one vector per thread at a time is latency-bound in HBM and over NVLink).
+template <class T, int U>
+__device__ __forceinline__ void sum_slot_vectors(float (&acc)[U][Elem<T>::kPerVec], const CollParams<T>& p, const T* in,
+                                                 const T* slots, uint64_t in_off, uint64_t slot_off, uint64_t step,
+                                                 int n, int self) {
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+#pragma unroll
+    for (int i = 0; i < Elem<T>::kPerVec; ++i) acc[u][i] = 0.f;
+    add_vec<T>(acc[u], ptx::ld_v4(in + in_off + u * step));
+  }
+#pragma unroll
+  for (int k = 1; k < kMaxGpus; ++k)
+    if (k < n) {
+      const T* slot = slots + static_cast<uint64_t>((self + k) % n) * p.slot_elems + slot_off;
+#pragma unroll
+      for (int u = 0; u < U; ++u) add_vec<T>(acc[u], ptx::ld_v4(slot + u * step));
+    }
+}
+
 // The two-shot reduce's odd tail, done by the last block: elements [from, c.hi) of my chunk c
 // after its last whole vector or tile, my input plus the n-1 peers' slots (chunk-relative,
 // slot stride p.slot_elems), the fp32 sum stored into every rank's output.
