@@ -81,11 +81,41 @@ if [ -f "$prim/primitives.csv" ]; then
   fi
 fi
 # The cost model (Section 3.1.1) on every fused CSV, with this machine's link, HBM and latency
-# ceilings (transfer/transfer.csv, sync/sync.csv) and the GEMM's rate against its SMs
-# (fused/gemm.csv, where measured).
+# ceilings (transfer/transfer.csv, sync/sync.csv), the GEMM's rate against its SMs
+# (fused/gemm.csv, where measured) and the inter-SM reduction communicators' own rates (the
+# communicator-only rows, measured by the same commit as the fused rows they predict).
+# fused/cost_model_inputs.txt, where present, pairs them: lines "FUSED_CSV COMM_ONLY_CSV
+# [FLAG...]", paths under fused/, the outputs beside FUSED_CSV (X_model.csv, X_splits.csv,
+# X_model.txt). Without it: fused.csv, fused_table3.csv and fused_fig5.csv with
+# fused/communicator_only_rs_ar.csv.
 model=$(pk_bin cost_model)
-for f in fused fused_table3 fused_fig5; do
-  [ -f "$dir/fused/$f.csv" ] || continue
+pairs=()
+if [ -f "$dir/fused/cost_model_inputs.txt" ]; then
+  while IFS= read -r line; do
+    case "$line" in ''|'#'*) continue ;; esac
+    pairs+=("$line")
+  done < "$dir/fused/cost_model_inputs.txt"
+else
+  for f in fused fused_table3 fused_fig5; do
+    [ -f "$dir/fused/$f.csv" ] || continue
+    if [ ! -f "$dir/fused/communicator_only_rs_ar.csv" ]; then
+      pk_log "cost model on fused/$f.csv: not run (needs fused/communicator_only_rs_ar.csv: the inter-SM communicators' rates)"
+      continue
+    fi
+    pairs+=("$f.csv communicator_only_rs_ar.csv")
+  done
+fi
+for line in ${pairs[@]+"${pairs[@]}"}; do
+  read -ra w <<< "$line"
+  if [ ${#w[@]} -lt 2 ]; then
+    echo "regenerate.sh: $dir/fused/cost_model_inputs.txt: '$line': not 'FUSED_CSV COMM_ONLY_CSV [FLAG...]'" >&2; status=1; continue
+  fi
+  for x in "${w[@]:2}"; do
+    case "$x" in --allow-mixed-commits|--allow-mixed-machines) ;;
+      *) echo "regenerate.sh: $dir/fused/cost_model_inputs.txt: '$x': not a flag it may give" >&2; status=1; continue 2 ;;
+    esac
+  done
+  f=${w[0]%.csv}
   if [ ! -f "$dir/transfer/transfer.csv" ] || [ ! -f "$dir/sync/sync.csv" ]; then
     pk_log "cost model on fused/$f.csv: not run (needs transfer/transfer.csv and sync/sync.csv of this machine)"
     continue
@@ -94,8 +124,9 @@ for f in fused fused_table3 fused_fig5; do
   gemm=()
   [ -f "$dir/fused/gemm.csv" ] && gemm=(--gemm "$dir/fused/gemm.csv")
   # The printed model goes to its file only once complete (the CSVs are written whole by the tool).
-  if "$model" --fused "$dir/fused/$f.csv" --transfer "$dir/transfer/transfer.csv" --sync "$dir/sync/sync.csv" "${gemm[@]}" \
-      --out "$dir/fused/${f}_model.csv" --splits "$dir/fused/${f}_splits.csv" > "$dir/fused/${f}_model.txt.tmp"; then
+  if "$model" --fused "$dir/fused/$f.csv" --comm-only "$dir/fused/${w[1]}" "${w[@]:2}" --transfer "$dir/transfer/transfer.csv" \
+      --sync "$dir/sync/sync.csv" "${gemm[@]}" --out "$dir/fused/${f}_model.csv" --splits "$dir/fused/${f}_splits.csv" \
+      > "$dir/fused/${f}_model.txt.tmp"; then
     mv "$dir/fused/${f}_model.txt.tmp" "$dir/fused/${f}_model.txt"
   else
     rm -f "$dir/fused/${f}_model.txt.tmp"; status=1

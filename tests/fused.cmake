@@ -79,18 +79,39 @@ if(TARGET pkbench_fused_summary)
 endif()
 if(TARGET pkbench_cost_model)
   set(_fx ${CMAKE_CURRENT_LIST_DIR}/fixtures)
-  add_test(NAME fused_cost_model_fixture COMMAND ${_fused_expect} 0 "measured best  16 SMs .* predicted  16 SMs"
-    $<TARGET_FILE:pkbench_cost_model> --fused ${_fx}/fused_points.csv --transfer ${_fx}/fused_transfer.csv
+  set(_cm $<TARGET_FILE:pkbench_cost_model> --fused ${_fx}/fused_points.csv --transfer ${_fx}/fused_transfer.csv
     --sync ${_fx}/fused_sync.csv --gemm ${_fx}/fused_gemm.csv)
+  add_test(NAME fused_cost_model_fixture COMMAND ${_fused_expect} 0 "measured best  16 SMs .* predicted  16 SMs"
+    ${_cm} --comm-only ${_fx}/fused_comm_only.csv)
+  # T_comm of inter-SM GEMM+RS from the communicator-only rows (16 MiB at 80 GB/s on 8 SMs:
+  # 209.7 us), and each way that input is refused: exit 2, the flag named.
+  add_test(NAME fused_cost_model_comm_only_rate COMMAND ${_fused_expect} 0
+    "inter_sm +8 +170.0 +[0-9.]+ +[-+0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +209.7 "
+    ${_cm} --comm-only ${_fx}/fused_comm_only.csv)
+  add_test(NAME fused_cost_model_comm_only_required COMMAND ${_fused_expect} 2 "--comm-only is required: .*gemm_rs on 2 GPUs"
+    ${_cm})
+  add_test(NAME fused_cost_model_comm_only_missing_file COMMAND ${_fused_expect} 2 "--comm-only=/nonexistent.csv: .*cannot open"
+    ${_cm} --comm-only /nonexistent.csv)
+  add_test(NAME fused_cost_model_comm_only_missing_column COMMAND ${_fused_expect} 2
+    "--comm-only=.*fused_comm_only_no_time.csv: .*missing column 'time_us_median'" ${_cm} --comm-only ${_fx}/fused_comm_only_no_time.csv)
+  add_test(NAME fused_cost_model_comm_only_missing_rows COMMAND ${_fused_expect} 2
+    "--comm-only=.*fused_comm_only_ar_only.csv: no inter_sm row of gemm_rs on 2 GPUs" ${_cm} --comm-only ${_fx}/fused_comm_only_ar_only.csv)
+  add_test(NAME fused_cost_model_comm_only_other_commit COMMAND ${_fused_expect} 2
+    "--comm-only=.*git_commit \\(abc1234\\) is not" ${_cm} --comm-only ${_fx}/fused_comm_only_other_commit.csv)
+  add_test(NAME fused_cost_model_comm_only_mixed_commits_allowed COMMAND ${_fused_expect} 0
+    "communicator-only rows' abc1234 \\(different stamps: used with --allow-mixed-commits\\)"
+    ${_cm} --comm-only ${_fx}/fused_comm_only_other_commit.csv --allow-mixed-commits)
   add_test(NAME fused_cost_model_needs_transfer COMMAND ${_fused_expect} 2 "--transfer is required"
     $<TARGET_FILE:pkbench_cost_model> --fused ${_fx}/fused_points.csv --sync ${_fx}/fused_sync.csv)
   add_test(NAME fused_cost_model_mixed_machines COMMAND ${_fused_expect} 2 "different GPUs"
     $<TARGET_FILE:pkbench_cost_model> --fused ${_fx}/fused_points.csv --transfer ${_fx}/fused_transfer.csv
-    --sync ${CMAKE_CURRENT_LIST_DIR}/fixtures/compare/old/sync.csv)
+    --sync ${CMAKE_CURRENT_LIST_DIR}/fixtures/compare/old/sync.csv --comm-only ${_fx}/fused_comm_only.csv)
   # A column the fused study never wrote: refused against the study's own declaration.
   add_test(NAME fused_cost_model_foreign_column COMMAND ${_fused_expect} 2 "'bogus_column': not a column of the fused study"
     $<TARGET_FILE:pkbench_cost_model> --fused ${_fx}/fused_points_foreign_column.csv --transfer ${_fx}/fused_transfer.csv
     --sync ${_fx}/fused_sync.csv)
   set_tests_properties(fused_cost_model_fixture fused_cost_model_needs_transfer fused_cost_model_mixed_machines
-    fused_cost_model_foreign_column PROPERTIES LABELS cpu)
+    fused_cost_model_foreign_column fused_cost_model_comm_only_rate fused_cost_model_comm_only_required
+    fused_cost_model_comm_only_missing_file fused_cost_model_comm_only_missing_column fused_cost_model_comm_only_missing_rows
+    fused_cost_model_comm_only_other_commit fused_cost_model_comm_only_mixed_commits_allowed PROPERTIES LABELS cpu)
 endif()

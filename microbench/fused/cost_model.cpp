@@ -207,6 +207,51 @@ void read_gemm_rates(Ceilings& c, const std::string& gemm_csv, GemmRates& full) 
 
 }  // namespace
 
+bool needs_communicator(const FusedPoint& p) { return p.schedule == "inter_sm" && p.op != Op::ag_gemm; }
+
+void read_communicator_rates(Ceilings& c, const std::string& comm_only_csv) {
+  using T = ColumnType;
+  const CsvTable t = read(comm_only_csv, "fused",
+                          {{"op"}, {"impl"}, {"gpus", T::integer}, {"m", T::integer}, {"n", T::integer}, {"k", T::integer},
+                           {"comm_sms", T::integer}, {"time_us_median", T::number}, {"status"},
+                           {"git_commit", T::text, false}});
+  note_machine(c, t);
+  std::map<std::pair<Op, int>, std::map<int, std::pair<double, std::string>>> best;  // (op, gpus) -> SMs -> (GB/s, row)
+  std::vector<std::string> commits;
+  for (size_t i = 0; i < t.rows(); ++i) {
+    if (t.text(i, "status") != "ok" || t.text(i, "impl") != "inter_sm") continue;
+    const Op op = parse_op(std::string(t.text(i, "op")));
+    if (op == Op::ag_gemm) continue;  // AG+GEMM's T_comm stays on the transfer study's TMA curve
+    const int64_t sms = t.integer(i, "comm_sms");
+    const double us = t.number(i, "time_us_median");
+    if (sms <= 0 || !(us > 0)) throw std::runtime_error(at(t, i) + ": an inter_sm row without comm_sms or time_us_median");
+    const int w = static_cast<int>(t.integer(i, "gpus"));
+    const Shape s{int(t.integer(i, "m")), int(t.integer(i, "n")), int(t.integer(i, "k"))};
+    // T_comm's bytes (predict(): inter-SM RS (w-1)/w of C, AR twice that) over the whole row.
+    const double gbps = collective_bytes(op, s, w) / (us * 1e3);
+    auto& b = best[{op, w}][static_cast<int>(sms)];
+    if (gbps > b.first) b = {gbps, at(t, i)};
+    commits.emplace_back(t.text(i, "git_commit"));
+  }
+  if (best.empty())
+    throw std::runtime_error(comm_only_csv +
+                             ": no inter_sm row of gemm_rs or gemm_ar with status ok (the communicator-only rates)");
+  for (const auto& [key, by_sms] : best) {
+    Curve& cv = c.communicator[key];
+    std::string list;
+    for (const auto& [sms, g] : by_sms) {
+      cv.push_back({double(sms), g.first});
+      list += (list.empty() ? "" : ", ") + std::to_string(sms) + " SMs " + fmt_num(g.first, 4) + " (" +
+              fmt_num(g.first / sms, 3) + " per SM, " + g.second + ")";
+    }
+    c.sources.push_back("communicator alone, " + op_name(key.first) + " on " + std::to_string(key.second) +
+                        " GPUs, GB/s: " + list);
+  }
+  std::sort(commits.begin(), commits.end());
+  commits.erase(std::unique(commits.begin(), commits.end()), commits.end());
+  c.communicator_commits = commits;
+}
+
 Ceilings read_ceilings(const std::string& gemm_csv, const std::string& transfer_csv, const std::string& sync_csv,
                        const std::string& fused_csv) {
   Ceilings c;
@@ -260,7 +305,14 @@ Prediction predict(const Ceilings& c, const FusedPoint& p) {
       break;
   }
   double link = c.link_bidir_gbps;
-  if (!intra) {
+  if (needs_communicator(p)) {
+    // The communicator's own measured rate on p.comm_sms (read_communicator_rates).
+    const auto it = c.communicator.find({p.op, w});
+    if (it == c.communicator.end() || it->second.empty())
+      throw std::runtime_error("no communicator-only rate for " + op_name(p.op) + " on " + std::to_string(w) +
+                               " GPUs (inter_sm " + p.shape.str() + ", " + std::to_string(p.comm_sms) + " comm SMs)");
+    link = interpolate(it->second, p.comm_sms);
+  } else if (!intra) {
     const double by_sms = c.link_by_sms.empty() ? c.link_oneway_gbps : interpolate(c.link_by_sms, p.comm_sms);
     link = std::min(link, by_sms);
   }
@@ -286,7 +338,8 @@ std::vector<FusedPoint> read_fused_points(const std::string& fused_csv) {
   const CsvTable t = read(fused_csv, "fused",
                           {{"op"}, {"impl"}, {"gpus", T::integer}, {"m", T::integer}, {"n", T::integer}, {"k", T::integer},
                            {"comm_sms", T::integer, false}, {"compute_sms", T::integer, false},
-                           {"time_us_median", T::number, false}, {"status"}, {"gpu_name", T::text, false}});
+                           {"time_us_median", T::number, false}, {"status"}, {"gpu_name", T::text, false},
+                           {"git_commit", T::text, false}});
   std::vector<FusedPoint> v;
   for (size_t i = 0; i < t.rows(); ++i) {
     const std::string impl(t.text(i, "impl"));
@@ -300,6 +353,7 @@ std::vector<FusedPoint> read_fused_points(const std::string& fused_csv) {
     p.compute_sms = static_cast<int>(t.integer(i, "compute_sms"));
     p.measured_us = t.number(i, "time_us_median");
     p.gpu = std::string(t.text(i, "gpu_name"));
+    p.commit = std::string(t.text(i, "git_commit"));
     v.push_back(p);
   }
   return v;

@@ -15,16 +15,23 @@
 //                  inter-SM reductions, + the zeroed output of the intra-SM ones); B_mem = twice
 //                  the best local copy rate of transfer.csv (a copy reads and writes each byte)
 //   T_comm         bytes each GPU sends per direction / B_comm: intra-SM uses the best
-//                  device-initiated bidirectional rate (every GPU sends at once); inter-SM the
-//                  rate its comm SMs reach (transfer.csv's SM sweep, TMA), capped by that
+//                  device-initiated bidirectional rate (every GPU sends at once). Inter-SM
+//                  GEMM+RS / GEMM+AR: the rate that operator's communicator reached on as many
+//                  comm SMs with the GEMM reduced to nothing (the communicator-only rows,
+//                  pkbench_fused inter_sm at K = 64: the same bytes / the row's median time),
+//                  linear in the SM count between measured counts, the smallest count's per-SM
+//                  rate below it, the largest count's rate above it (interpolate()). Inter-SM
+//                  AG+GEMM: the rate its comm SMs reach in transfer.csv's TMA SM sweep, capped
+//                  by the bidirectional rate
 //   T_non-overlap  what cannot overlap: the last wave's communication after the last tile
-//                  (inter-SM: the communicator's last units; intra-SM: the last reduce-adds),
-//                  and the zeroing of the output before the intra-SM reductions
+//                  (inter-SM: the communicator's last units, at T_comm's rate; intra-SM: the
+//                  last reduce-adds), and the zeroing of the output before the intra-SM reductions
 //   T_sync         the cross-GPU handshakes on the critical path (sync.csv's one-way cross-GPU
 //                  flag latency) and, inter-SM, one inter-SM flag hand-off (sync.csv inter_sm)
 //
 // Plain C++ (the CPU tests check the arithmetic on fixture CSVs); reads with the sweeps'
 // CsvTable, by column name.
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -51,6 +58,10 @@ struct Ceilings {
   double link_bidir_gbps = 0;   // best device-initiated rate with both GPUs sending
   double link_oneway_gbps = 0;  // best device-initiated one-way rate
   Curve link_by_sms;            // TMA, one way: SMs -> GB/s
+  // The inter-SM reduction communicators alone (read_communicator_rates): per operator
+  // (gemm_rs, gemm_ar) and GPU count, comm SMs -> GB/s in T_comm's bytes.
+  std::map<std::pair<Op, int>, Curve> communicator;
+  std::vector<std::string> communicator_commits;  // the rows' git_commit stamps, sorted, once each
   double hbm_gbps = 0;          // local HBM traffic rate (2 x the best local copy)
   // Latencies (ns).
   double launch_ns = 0;
@@ -69,6 +80,12 @@ struct Ceilings {
 Ceilings read_ceilings(const std::string& gemm_csv, const std::string& transfer_csv, const std::string& sync_csv,
                        const std::string& fused_csv);
 
+// The communicator-only rows (a pkbench_fused CSV: inter_sm rows of gemm_rs / gemm_ar at a
+// shape whose GEMM is negligible, status ok) into c.communicator: per row, T_comm's bytes for
+// its shape / its median time; the best row per operator, GPU count and SM count. Throws
+// std::runtime_error naming the file and the missing column, or that it has no such row.
+void read_communicator_rates(Ceilings& c, const std::string& comm_only_csv);
+
 struct FusedPoint {
   Op op = Op::gemm_rs;
   std::string schedule;  // intra_sm or inter_sm
@@ -78,13 +95,19 @@ struct FusedPoint {
   int comm_sms = 0;
   double measured_us = 0;  // 0: not measured
   std::string gpu;         // gpu_name column
+  std::string commit;      // git_commit column ("" where the CSV has none)
 };
+
+// Whether p's T_comm comes from the communicator-only rows (inter-SM GEMM+RS / GEMM+AR).
+bool needs_communicator(const FusedPoint& p);
 
 struct Prediction {
   double launch_us = 0, comp_us = 0, mem_us = 0, comm_us = 0, non_overlap_us = 0, sync_us = 0, total_us = 0;
   std::string dominant;  // "comp", "mem" or "comm": the max() term
 };
 
+// Throws std::runtime_error for an inter-SM GEMM+RS / GEMM+AR point whose operator and GPU
+// count have no communicator-only rate in c.
 Prediction predict(const Ceilings& c, const FusedPoint& p);
 
 // Fused rows (schedule intra_sm / inter_sm, status ok) of a pkbench_fused CSV.

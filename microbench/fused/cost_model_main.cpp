@@ -2,7 +2,8 @@
 // this machine's CSVs; predicted beside measured for every fused point, the K from which
 // GEMM+RS communication hides, and the predicted best SM split beside the measured one.
 //   pkbench_cost_model --fused FUSED_CSV --transfer TRANSFER_CSV --sync SYNC_CSV [--gemm GEMM_CSV]
-//                      [--out MODEL_CSV] [--splits SPLITS_CSV] [--allow-mixed-machines]
+//                      [--comm-only COMM_ONLY_CSV] [--out MODEL_CSV] [--splits SPLITS_CSV]
+//                      [--allow-mixed-machines] [--allow-mixed-commits]
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -23,21 +24,27 @@ namespace {
 
 const char* kUsage =
     "usage: pkbench_cost_model --fused FUSED_CSV --transfer TRANSFER_CSV --sync SYNC_CSV [--gemm GEMM_CSV]\n"
-    "                          [--out MODEL_CSV] [--splits SPLITS_CSV] [--allow-mixed-machines]\n"
+    "                          [--comm-only COMM_ONLY_CSV] [--out MODEL_CSV] [--splits SPLITS_CSV]\n"
+    "                          [--allow-mixed-machines] [--allow-mixed-commits]\n"
     "  FUSED_CSV     pkbench_fused's CSV (its gemm_pk rows give the GEMM rate per shape)\n"
     "  TRANSFER_CSV  pkbench_transfer's CSV (link rates: bidir, one_way, the fig3 SM sweep; HBM: local)\n"
     "  SYNC_CSV      pkbench_sync's CSV (launch, inter-SM and cross-GPU flag latencies)\n"
     "  GEMM_CSV      pkbench_gemm's CSV (the GEMM's rate against its SM count); without it the rate\n"
     "                scales linearly with the SMs\n"
+    "  COMM_ONLY_CSV pkbench_fused's inter_sm rows of gemm_rs / gemm_ar at a shape whose GEMM is\n"
+    "                negligible (K = 64): the communicator's rate per comm-SM count, T_comm of the\n"
+    "                inter-SM GEMM+RS / GEMM+AR points (required where FUSED_CSV has such points)\n"
     "  MODEL_CSV     every fused point: measured, predicted and each term\n"
     "  SPLITS_CSV    per operator and shape, every inter-SM split measured: time, prediction, best\n"
-    "  The CSVs must come from one machine (the GPU name) unless --allow-mixed-machines.\n";
+    "  The CSVs must come from one machine (the GPU name) unless --allow-mixed-machines; the\n"
+    "  inter-SM GEMM+RS / GEMM+AR rows and COMM_ONLY_CSV's rows from one commit (git_commit)\n"
+    "  unless --allow-mixed-commits.\n";
 
 std::string shape_key(const FusedPoint& p) { return op_name(p.op) + " " + p.shape.str() + " w" + std::to_string(p.world); }
 
 struct Args {
-  std::string fused_csv, transfer_csv, sync_csv, gemm_csv, out_csv, splits_csv;
-  bool mixed = false;
+  std::string fused_csv, transfer_csv, sync_csv, gemm_csv, comm_only_csv, out_csv, splits_csv;
+  bool mixed = false, mixed_commits = false;
 };
 
 // Exits 2 naming a missing or unknown flag; 0 after --help.
@@ -47,10 +54,15 @@ Args parse_args(int argc, char** argv) {
     const std::string arg = argv[i];
     if (option(argc, argv, i, "--fused", &a.fused_csv) || option(argc, argv, i, "--transfer", &a.transfer_csv) ||
         option(argc, argv, i, "--sync", &a.sync_csv) || option(argc, argv, i, "--gemm", &a.gemm_csv) ||
-        option(argc, argv, i, "--out", &a.out_csv) || option(argc, argv, i, "--splits", &a.splits_csv))
+        option(argc, argv, i, "--comm-only", &a.comm_only_csv) || option(argc, argv, i, "--out", &a.out_csv) ||
+        option(argc, argv, i, "--splits", &a.splits_csv))
       continue;
     if (arg == "--allow-mixed-machines") {
       a.mixed = true;
+      continue;
+    }
+    if (arg == "--allow-mixed-commits") {
+      a.mixed_commits = true;
       continue;
     }
     if (arg == "-h" || arg == "--help") {
@@ -74,6 +86,56 @@ std::string mixed_machines(const Ceilings& c) {
   std::string list;
   for (const auto& [file, gpu] : c.machines) list += "\n  " + file + ": " + gpu;
   return "the CSVs come from different GPUs (--allow-mixed-machines to use them anyway):" + list;
+}
+
+// Two git_commit stamps name one commit: equal, or one a prefix of the other (short and long
+// hashes); "unknown" (PKBENCH_GIT_COMMIT unset) matches only itself.
+bool same_commit(const std::string& x, const std::string& y) {
+  if (x.empty() || y.empty()) return x == y;
+  return x.size() <= y.size() ? y.compare(0, x.size(), x) == 0 : x.compare(0, y.size(), y) == 0;
+}
+
+std::string joined(const std::set<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + (x.empty() ? std::string("(none)") : x);
+  return s;
+}
+
+// The communicator-only rates for the points that need them: "" when read and consistent,
+// else the error (exit 2). `commits` gets the line that says which commits were paired.
+std::string communicator_inputs(const Args& a, Ceilings& c, const std::vector<FusedPoint>& pts, std::string& commits) {
+  std::set<std::string> need, point_commits;
+  for (const FusedPoint& p : pts)
+    if (needs_communicator(p)) {
+      need.insert(op_name(p.op) + " on " + std::to_string(p.world) + " GPUs");
+      point_commits.insert(p.commit);
+    }
+  if (a.comm_only_csv.empty()) {
+    if (need.empty()) return "";
+    return "--comm-only is required: " + a.fused_csv + " has inter_sm rows of " + joined(need) +
+           ", whose T_comm is the communicator's rate measured alone (pkbench_fused inter_sm at K = 64)";
+  }
+  try {
+    read_communicator_rates(c, a.comm_only_csv);
+  } catch (const std::exception& e) {
+    return "--comm-only=" + a.comm_only_csv + ": " + e.what();
+  }
+  for (const FusedPoint& p : pts)
+    if (needs_communicator(p) && !c.communicator.count({p.op, p.world}))
+      return "--comm-only=" + a.comm_only_csv + ": no inter_sm row of " + op_name(p.op) + " on " + std::to_string(p.world) +
+             " GPUs with status ok (needed by " + a.fused_csv + ")";
+  const std::set<std::string> comm_commits(c.communicator_commits.begin(), c.communicator_commits.end());
+  bool same = true;
+  for (const auto& x : point_commits)
+    for (const auto& y : comm_commits) same = same && same_commit(x, y);
+  commits = "inter-SM GEMM+RS / GEMM+AR rows' git_commit " + joined(point_commits) + ", communicator-only rows' " +
+            joined(comm_commits) + (same ? "" : " (different stamps: used with --allow-mixed-commits)");
+  if (!same && !a.mixed_commits)
+    return "--comm-only=" + a.comm_only_csv + ": its rows' git_commit (" + joined(comm_commits) + ") is not " + a.fused_csv +
+           "'s inter-SM rows' (" + joined(point_commits) +
+           "): a communicator's rates predict only the rows measured with it (--allow-mixed-commits where the stamps are "
+           "known wrong)";
+  return "";
 }
 
 void print_ceilings(const Ceilings& c, int world) {
@@ -166,6 +228,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s: error: %s\n", argv[0], e.what());
     return 2;
   }
+  std::string commits;
+  if (const std::string err = communicator_inputs(a, c, pts, commits); !err.empty()) {
+    std::fprintf(stderr, "%s: error: %s\n", argv[0], err.c_str());
+    return 2;
+  }
+  if (!commits.empty()) c.sources.push_back(commits);
   if (const std::string mixed = mixed_machines(c); !mixed.empty() && !a.mixed) {
     std::fprintf(stderr, "%s: error: %s\n", argv[0], mixed.c_str());
     return 2;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <functional>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -297,8 +298,10 @@ TEST(FusedProblem, ReductionToleranceGrowsWithTheGpuCount) {
 namespace {
 const std::string kDir = PKBENCH_FIXTURE_DIR;
 model::Ceilings fixture_ceilings() {
-  return model::read_ceilings(kDir + "/fused_gemm.csv", kDir + "/fused_transfer.csv", kDir + "/fused_sync.csv",
-                              kDir + "/fused_points.csv");
+  model::Ceilings c = model::read_ceilings(kDir + "/fused_gemm.csv", kDir + "/fused_transfer.csv", kDir + "/fused_sync.csv",
+                                           kDir + "/fused_points.csv");
+  model::read_communicator_rates(c, kDir + "/fused_comm_only.csv");
+  return c;
 }
 }  // namespace
 
@@ -342,17 +345,79 @@ TEST(FusedCostModel, PredictionsAddTheTermsOfThePaperFormula) {
   EXPECT_NEAR(r.total_us, r.launch_us + r.comp_us + r.non_overlap_us + r.sync_us, 1e-9);
   EXPECT_NEAR(r.total_us, 140.54, 0.01);
 
+  // Inter-SM GEMM+RS: T_comm and the last wave's tail at the communicator's own rate
+  // (fused_comm_only.csv: 160 GB/s on 16 SMs), not the transfer study's TMA curve (200).
   p.schedule = "inter_sm";
   p.comm_sms = 16;
   p.compute_sms = 116;
   r = model::predict(c, p);
   EXPECT_NEAR(r.comp_us, 2.0 * 4096 * 4096 * 2048 / 550e12 * 1e6, 1e-9);
-  EXPECT_NEAR(r.comm_us, 0.5 * mb / 200e9 * 1e6, 1e-9);  // 16 SMs reach 200 GB/s
-  EXPECT_NEAR(r.sync_us, 1.5, 1e-12);                    // the owner's flag + one inter-SM hand-off
-  EXPECT_NEAR(r.total_us, 147.45, 0.01);
+  EXPECT_NEAR(r.comm_us, 0.5 * mb / 160e9 * 1e6, 1e-9);
+  EXPECT_NEAR(r.non_overlap_us, 0.5 * 116 * 65536.0 / 160e9 * 1e6, 1e-9);
+  EXPECT_NEAR(r.sync_us, 1.5, 1e-12);  // the owner's flag + one inter-SM hand-off
+  EXPECT_NEAR(r.total_us, r.launch_us + r.comp_us + r.non_overlap_us + r.sync_us, 1e-9);
   p.comm_sms = 8;
   p.compute_sms = 124;
-  EXPECT_EQ(model::predict(c, p).dominant, "comm");  // 8 SMs: 100 GB/s
+  r = model::predict(c, p);
+  EXPECT_EQ(r.dominant, "comm");                        // 8 SMs: 80 GB/s
+  EXPECT_NEAR(r.comm_us, 0.5 * mb / 80e9 * 1e6, 1e-9);  // 209.7 us, the communicator-only row's time
+  // AG+GEMM inter-SM keeps the transfer study's TMA curve (16 SMs: 200 GB/s).
+  p.op = Op::ag_gemm;
+  p.shape = Shape{4096, 2048, 4096};
+  p.comm_sms = 16;
+  p.compute_sms = 116;
+  EXPECT_NEAR(model::predict(c, p).comm_us, 0.5 * 4096.0 * 4096 * 2 / 200e9 * 1e6, 1e-9);
+}
+
+TEST(FusedCostModel, CommunicatorRatesFromTheCommunicatorOnlyRows) {
+  const model::Ceilings c = fixture_ceilings();
+  // GEMM+RS moves (w-1)/w of C = 16 MiB at 4096x4096: 8 SMs in 209.7 us = 80 GB/s; of the two
+  // 16-SM rows the faster (160 GB/s); 32 SMs 256 GB/s; the status-error row and AG ignored.
+  const auto& rs = c.communicator.at({Op::gemm_rs, 2});
+  ASSERT_EQ(rs.size(), 3u);
+  EXPECT_DOUBLE_EQ(rs[0].first, 8);
+  EXPECT_NEAR(rs[0].second, 80, 1e-9);
+  EXPECT_NEAR(rs[1].second, 160, 1e-9);
+  EXPECT_NEAR(rs[2].second, 256, 1e-9);
+  // GEMM+AR moves twice that: 32 MiB in 262.1 us on 8 SMs = 128 GB/s.
+  EXPECT_NEAR(c.communicator.at({Op::gemm_ar, 2})[0].second, 128, 1e-9);
+  EXPECT_FALSE(c.communicator.count({Op::ag_gemm, 2}));
+  // T_comm between and beyond the measured SM counts: linear between, the smallest count's
+  // per-SM rate below it, the largest count's rate above it.
+  model::FusedPoint p;
+  p.op = Op::gemm_rs;
+  p.schedule = "inter_sm";
+  p.shape = Shape{4096, 4096, 2048};
+  p.world = 2;
+  const double bytes = 0.5 * 4096.0 * 4096 * 2;
+  for (const auto& [sms, gbps] : std::vector<std::pair<int, double>>{{12, 120}, {24, 208}, {4, 40}, {64, 256}}) {
+    p.comm_sms = sms;
+    p.compute_sms = 132 - sms;
+    EXPECT_NEAR(model::predict(c, p).comm_us, bytes / (gbps * 1e9) * 1e6, 1e-9) << sms << " SMs";
+  }
+  p.op = Op::gemm_ar;
+  p.comm_sms = 16;
+  p.compute_sms = 116;
+  EXPECT_NEAR(model::predict(c, p).comm_us, 2 * bytes / 256e9 * 1e6, 1e-9);
+  // Another GPU count has no rate: refused, not guessed.
+  p.world = 4;
+  EXPECT_THROW(model::predict(c, p), std::runtime_error);
+}
+
+TEST(FusedCostModel, CommunicatorOnlyInputsRefused) {
+  model::Ceilings c;
+  try {
+    model::read_communicator_rates(c, kDir + "/fused_comm_only_no_time.csv");
+    FAIL() << "a communicator-only CSV without time_us_median was accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("time_us_median"), std::string::npos) << e.what();
+  }
+  try {
+    model::read_communicator_rates(c, kDir + "/fused_points.csv.missing");
+    FAIL() << "a missing communicator-only CSV was accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("fused_points.csv.missing"), std::string::npos) << e.what();
+  }
 }
 
 TEST(FusedCostModel, BestSplitAndWhenCommunicationHides) {
