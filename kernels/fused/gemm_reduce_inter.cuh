@@ -30,8 +30,28 @@
 // hold every communicator block of every GPU, so the kernel ends with this GPU's output
 // complete.
 #include "kernels/fused/fused_params.cuh"
+#ifdef PKBENCH_COMM_TRACE
+#include <cstdio>
+#endif
 
 namespace pk::fused {
+
+#ifdef PKBENCH_COMM_TRACE
+// Debug build only (-DPKBENCH_COMM_TRACE=E): clock64 stamps of pipeline 0 of communicator block 0
+// in launch epoch E, per piece (producer past the empty wait; summer 0 past the full wait, past
+// the sum's barrier, past its store and stage release) and per unit (producer before and after
+// the flag acquire), printed by the block at its end. Same SM, so the stamps compare.
+struct CommTrace {
+  static constexpr int kPieces = 512, kUnits = 128;
+  unsigned long long piece[kMaxGpus][kPieces][4];
+  unsigned long long unit[kMaxGpus][kUnits][2];
+};
+__device__ CommTrace g_comm_trace;
+#define PK_COMM_STAMP(on, arr, rank, i, slot, n) \
+  do { if ((on) && (i) < (n)) g_comm_trace.arr[rank][i][slot] = clock64(); } while (0)
+#else
+#define PK_COMM_STAMP(on, arr, rank, i, slot, n) do {} while (0)
+#endif
 
 struct ReduceInterOps : InterleavedOrder {
   static constexpr int kBoxesPerTile = Cfg::BN / Cfg::EPI_COLS;  // bulk groups a consumer commits per tile
@@ -72,7 +92,7 @@ struct ReduceInterOps : InterleavedOrder {
   // kPipes pipelines per block; pipeline i is warp i (the producer: lane q acquires the
   // unit's flag from GPU q and pulls each piece of q's partial with one bulk copy into the
   // ring) and warps i + kPipes, i + 2 kPipes, ... (kSumWarps summers: each thread sums up to
-  // kBatch vectors of 8 bf16 over the GPUs in fp32, GPU order, into GPU 0's slot of the stage;
+  // kBatch vectors of 8 bf16 over the GPUs, GPU order, into GPU 0's slot of the stage;
   // then the pipeline's first summing thread stores the piece with one TMA box per
   // destination: RS this GPU's shard, AR every GPU's output). Full mbarriers (bulk-copy
   // transactions) and empty ones (the storer, once the stores read the stage) decouple the
@@ -144,6 +164,21 @@ struct ReduceInterOps : InterleavedOrder {
     // to every GPU's counter, then this GPU's output is complete once every communicator block
     // of every GPU has added.
     ok = __syncthreads_and(ok);
+#ifdef PKBENCH_COMM_TRACE
+    if (block == 0 && threadIdx.x == 0 && e == PKBENCH_COMM_TRACE) {
+      const unsigned long long t0 = g_comm_trace.piece[p.rank][0][0];
+      const int n = k.units * k.pieces_per_unit;
+      printf("CTH rank=%d world=%d blocks=%d units=%d pieces=%d stages=%d rows=%d\n", p.rank, p.world, blocks, k.units, n,
+             rg.stages, rg.rows);
+      for (int i = 0; i < k.units && i < CommTrace::kUnits; ++i)
+        printf("CTU %d %d %lld %lld\n", p.rank, i, (long long)(g_comm_trace.unit[p.rank][i][0] - t0),
+               (long long)(g_comm_trace.unit[p.rank][i][1] - t0));
+      for (int i = 0; i < n && i < CommTrace::kPieces; ++i)
+        printf("CTP %d %d %lld %lld %lld %lld\n", p.rank, i, (long long)(g_comm_trace.piece[p.rank][i][0] - t0),
+               (long long)(g_comm_trace.piece[p.rank][i][1] - t0), (long long)(g_comm_trace.piece[p.rank][i][2] - t0),
+               (long long)(g_comm_trace.piece[p.rank][i][3] - t0));
+    }
+#endif
     if (threadIdx.x == 0) {
       if (p.reduce_to_all && ok) {
         ptx::fence_acq_rel_sys();
@@ -165,16 +200,22 @@ struct ReduceInterOps : InterleavedOrder {
     const uint32_t piece_bytes = stage_bytes / w;
     const __nv_bfloat16* src = mine ? p.part.at[lane] + ((e & 1) ? int64_t(p.m) * p.n : 0) : nullptr;
     int piece = 0;
+#ifdef PKBENCH_COMM_TRACE
+    const bool tr = k.pipe == 0 && e == PKBENCH_COMM_TRACE && lane == 0;
+#endif
     for (int i = 0; i < k.units; ++i) {
       const Unit u = k.at_unit(i);
+      PK_COMM_STAMP(tr, unit, p.rank, i, 0, CommTrace::kUnits);
       bool ok = !mine || wait_flag_geq_sys(p.sync.flags.local() + unit_slot(u.tile, u.half, tiles_n(p), lane, kMaxGpus), e,
                                            p.deadline, kWaitUnit | static_cast<unsigned long long>(lane));
       if (mine) tma::fence_proxy_async_global();  // generic acquire, then async-proxy reads of the data
       if (!__all_sync(0xffffffffu, ok)) return false;
+      PK_COMM_STAMP(tr, unit, p.rank, i, 1, CommTrace::kUnits);
       for (int j = 0; j < k.pieces_per_unit; ++j, ++piece) {
         const int s = piece % stages, round = piece / stages;
         ok = !mine || round == 0 || mbarrier_wait(empty + 8 * s, (round - 1) & 1, p.deadline);
         if (!__all_sync(0xffffffffu, ok)) return false;
+        PK_COMM_STAMP(tr, piece, p.rank, piece, 0, CommTrace::kPieces);
         const uint32_t bar = full + 8 * s;
         if (lane == 0) ptx::mbarrier_arrive_expect_tx(bar, stage_bytes);
         if (mine) ptx::bulk_load(ring + static_cast<uint32_t>(s) * stage_bytes + lane * piece_bytes, src + k.elem_offset(j),
@@ -184,9 +225,60 @@ struct ReduceInterOps : InterleavedOrder {
     return true;
   }
 
+  // Three or more GPUs: fp32 sums in GPU order, kBatch vectors in flight per GPU, every GPU's
+  // piece read before the first add; the sum goes back over GPU 0's vectors (each thread
+  // rewrites only what it read).
+  __device__ static void sum_fp32(uint32_t st, uint32_t piece_bytes, int vecs, int w, int t) {
+    for (int v0 = t; v0 < vecs; v0 += kBatch * kSumThreads) {
+      float acc[kBatch][8];
+      for (int q = 0; q < w; ++q) {  // GPU order: one owner sums each element, so every GPU gets the same bits
+        uint4 x[kBatch];
+#pragma unroll
+        for (int b = 0; b < kBatch; ++b)
+          if (v0 + b * kSumThreads < vecs) x[b] = ptx::ld_shared_v4(st + q * piece_bytes + (v0 + b * kSumThreads) * 16);
+#pragma unroll
+        for (int b = 0; b < kBatch; ++b)
+          if (v0 + b * kSumThreads < vecs) {
+            if (q == 0) Bf16::unpack(x[b], acc[b]);
+            else add_vec<__nv_bfloat16>(acc[b], x[b]);
+          }
+      }
+#pragma unroll
+      for (int b = 0; b < kBatch; ++b)
+        if (v0 + b * kSumThreads < vecs) ptx::st_shared_v4(st + (v0 + b * kSumThreads) * 16, Bf16::pack(acc[b]));
+    }
+  }
+
+  // Two GPUs: one correctly rounded bf16 add per element gives the bits the fp32 sum rounded
+  // once gives (a + b of two bf16 is exact in fp32 unless their exponents differ by more than
+  // 15, and then the smaller is below half a bf16 ulp of the larger either way), in 4 HADD2
+  // per 16 B instead of ~28 unpacks, adds and packs: the per-phase trace (NOTES.md, run 9) had
+  // the fp32 sum at 70 % of a piece's time, bound by the summers' issue.
+  __device__ static void sum_pair(uint32_t st, uint32_t piece_bytes, int vecs, int t) {
+    for (int v0 = t; v0 < vecs; v0 += kBatch * kSumThreads) {
+      uint4 a[kBatch], b[kBatch];
+#pragma unroll
+      for (int i = 0; i < kBatch; ++i)
+        if (v0 + i * kSumThreads < vecs) {
+          a[i] = ptx::ld_shared_v4(st + (v0 + i * kSumThreads) * 16);
+          b[i] = ptx::ld_shared_v4(st + piece_bytes + (v0 + i * kSumThreads) * 16);
+        }
+#pragma unroll
+      for (int i = 0; i < kBatch; ++i)
+        if (v0 + i * kSumThreads < vecs) ptx::st_shared_v4(st + (v0 + i * kSumThreads) * 16, add_bf16x8(a[i], b[i]));
+    }
+  }
+
+  __device__ static uint4 add_bf16x8(uint4 a, uint4 b) {
+    const auto add = [](uint32_t x, uint32_t y) {
+      const __nv_bfloat162 r = __hadd2(*reinterpret_cast<const __nv_bfloat162*>(&x), *reinterpret_cast<const __nv_bfloat162*>(&y));
+      return *reinterpret_cast<const uint32_t*>(&r);
+    };
+    return make_uint4(add(a.x, b.x), add(a.y, b.y), add(a.z, b.z), add(a.w, b.w));
+  }
+
   // A summing thread (t of kSumThreads in its pipeline): vectors t, t + kSumThreads, ... of
-  // each piece, kBatch at a time, every GPU's piece read before the first add; the sum goes
-  // back over GPU 0's vectors (each thread rewrites only what it read). Thread 0 then stores
+  // each piece, kBatch at a time (sum_pair or sum_fp32). Thread 0 then stores
   // the piece (a box of rows * BN / EPI_COLS rows x EPI_COLS of C) and, once the previous
   // piece's stores have read their stage, frees that stage.
   __device__ static bool sum(const Params& p, Walk& k, int stages, int t, int pipe, uint32_t ring, uint32_t stage_bytes,
@@ -196,33 +288,25 @@ struct ReduceInterOps : InterleavedOrder {
     const int vecs = static_cast<int>(piece_bytes / 16);
     const int shard_rows = p.reduce_to_all ? 0 : p.rank * (p.m / w);  // RS: rows are relative to the shard
     int piece = 0;
+#ifdef PKBENCH_COMM_TRACE
+    const bool tr = k.pipe == 0 && block_epoch() == PKBENCH_COMM_TRACE && t == 0;
+#endif
     for (int i = 0; i < k.units; ++i) {
       k.at_unit(i);
       for (int j = 0; j < k.pieces_per_unit; ++j, ++piece) {
         const int s = piece % stages;
         if (!mbarrier_wait(full + 8 * s, (piece / stages) & 1, p.deadline)) return false;
+        PK_COMM_STAMP(tr, piece, p.rank, piece, 1, CommTrace::kPieces);
         const uint32_t st = ring + static_cast<uint32_t>(s) * stage_bytes;
         const int row0 = k.row0(j) - shard_rows, col0 = k.col0(j);
-        for (int v0 = t; v0 < vecs; v0 += kBatch * kSumThreads) {
-          float acc[kBatch][8];
-          for (int q = 0; q < w; ++q) {  // GPU order: one owner sums each element, so every GPU gets the same bits
-            uint4 x[kBatch];
-#pragma unroll
-            for (int b = 0; b < kBatch; ++b)
-              if (v0 + b * kSumThreads < vecs) x[b] = ptx::ld_shared_v4(st + q * piece_bytes + (v0 + b * kSumThreads) * 16);
-#pragma unroll
-            for (int b = 0; b < kBatch; ++b)
-              if (v0 + b * kSumThreads < vecs) {
-                if (q == 0) Bf16::unpack(x[b], acc[b]);
-                else add_vec<__nv_bfloat16>(acc[b], x[b]);
-              }
-          }
-#pragma unroll
-          for (int b = 0; b < kBatch; ++b)
-            if (v0 + b * kSumThreads < vecs) ptx::st_shared_v4(st + (v0 + b * kSumThreads) * 16, Bf16::pack(acc[b]));
+        if (w == 2) {
+          sum_pair(st, piece_bytes, vecs, t);
+        } else {
+          sum_fp32(st, piece_bytes, vecs, w, t);
         }
         ptx::fence_proxy_async_smem();  // generic writes of the sum, then the TMA stores read them
         ptx::bar_sync(1 + pipe, kSumThreads);
+        PK_COMM_STAMP(tr, piece, p.rank, piece, 2, CommTrace::kPieces);
         if (t == 0) {
           if (p.reduce_to_all) {
             for (int d = 1; d <= w; ++d) ptx::tensor_store_2d(&p.tmap_out[(p.rank + d) % w], col0, row0, st);
@@ -235,6 +319,7 @@ struct ReduceInterOps : InterleavedOrder {
             ptx::mbarrier_arrive(empty + 8 * ((piece - 1) % stages));
           }
         }
+        PK_COMM_STAMP(tr, piece, p.rank, piece, 3, CommTrace::kPieces);
       }
     }
     if (t == 0) {  // every store complete before the block signals (AR) or ends

@@ -7,12 +7,14 @@
 // tiles than SMs (blocks with several tiles: the deferred per-tile flags); a kernel whose
 // peer never starts ends in a timeout error instead of a hang; and the study's final check
 // catches an operation that writes only on its first launch (one GPU: the GEMM components);
-// the `tuned` schedule runs what a tuning table answers and skips what it refuses.
+// the `tuned` schedule runs what a tuning table answers and skips what it refuses; and the
+// two-GPU sum of the inter-SM reduction (one bf16 add) gives the fp32 path's bits for every pair.
 #include <gtest/gtest.h>
 
 #include <chrono>
 
 #include "tests/gpu/gpu_test_util.h"
+#include "kernels/fused/gemm_reduce_inter.cuh"
 #include "microbench/fused/fused_context.h"
 #include "microbench/fused/fused_tuned.h"
 #include "microbench/harness/cuda_check.h"
@@ -41,6 +43,41 @@ FusedOptions test_options(double timeout_ms) {
 }
 
 }  // namespace
+
+// Every pair (a, b) of bf16 bit patterns, in both halves of a packed word with the operands
+// swapped: ReduceInterOps::add_bf16x8 against the three-or-more-GPU path (unpack, fp32 add,
+// pack) the inter-SM reduction used before for two GPUs; NaNs compare equal to NaNs.
+__global__ void count_pair_sum_mismatches(unsigned long long* mismatches) {
+  const uint32_t a = blockIdx.x;
+  unsigned long long n = 0;
+  for (uint32_t b = threadIdx.x; b < 65536u; b += blockDim.x) {
+    const uint4 x = make_uint4(a | (b << 16), 0, 0, 0), y = make_uint4(b | (a << 16), 0, 0, 0);
+    const uint32_t got = ReduceInterOps::add_bf16x8(x, y).x;
+    float acc[8];
+    Bf16::unpack(x, acc);
+    add_vec<__nv_bfloat16>(acc, y);
+    const uint32_t want = Bf16::pack(acc).x;
+    for (int h = 0; h < 32; h += 16) {
+      const uint32_t g = (got >> h) & 0xffffu, r = (want >> h) & 0xffffu;
+      const bool nan_g = (g & 0x7f80u) == 0x7f80u && (g & 0x7fu), nan_r = (r & 0x7f80u) == 0x7f80u && (r & 0x7fu);
+      n += nan_g || nan_r ? nan_g != nan_r : g != r;
+    }
+  }
+  atomicAdd(mismatches, n);
+}
+
+TEST(FusedGpuArithmetic, TwoGpuBf16AddGivesTheFp32SumRoundedOnce) {
+  PK_REQUIRE_GPU();
+  unsigned long long* d = nullptr;
+  PK_CUDA_CHECK(cudaMalloc(&d, sizeof(*d)));
+  PK_CUDA_CHECK(cudaMemset(d, 0, sizeof(*d)));
+  count_pair_sum_mismatches<<<65536, 256>>>(d);
+  PK_CUDA_CHECK(cudaGetLastError());
+  unsigned long long mismatches = ~0ull;
+  PK_CUDA_CHECK(cudaMemcpy(&mismatches, d, sizeof(*d), cudaMemcpyDeviceToHost));
+  PK_CUDA_CHECK(cudaFree(d));
+  EXPECT_EQ(mismatches, 0ull) << "of 2^33 bf16 additions";
+}
 
 class FusedGpu : public ::testing::TestWithParam<PeerMode> {};
 
