@@ -279,8 +279,8 @@ struct ReduceInterOps : InterleavedOrder {
 
   // A summing thread (t of kSumThreads in its pipeline): vectors t, t + kSumThreads, ... of
   // each piece, kBatch at a time (sum_pair or sum_fp32). Thread 0 then stores
-  // the piece (a box of rows * BN / EPI_COLS rows x EPI_COLS of C) and, once the previous
-  // piece's stores have read their stage, frees that stage.
+  // the piece (a box of rows * BN / EPI_COLS rows x EPI_COLS of C) and, once those stores
+  // have read the stage, frees it.
   __device__ static bool sum(const Params& p, Walk& k, int stages, int t, int pipe, uint32_t ring, uint32_t stage_bytes,
                              uint32_t full, uint32_t empty) {
     const int w = p.world;
@@ -314,10 +314,11 @@ struct ReduceInterOps : InterleavedOrder {
             ptx::tensor_store_2d(&p.tmap_out[p.rank], col0, row0, st);
           }
           ptx::bulk_commit_group();
-          if (piece > 0) {  // the previous piece's stores have read its stage
-            ptx::bulk_wait_group_read<1>();
-            ptx::mbarrier_arrive(empty + 8 * ((piece - 1) % stages));
-          }
+          // Free the stage as soon as this piece's stores have read it: the producer's next copy
+          // into it then overlaps the next piece's sum (freeing it one piece later left the
+          // summers waiting for data once the pair sum made them fast: NOTES.md, run 10).
+          ptx::bulk_wait_group_read<0>();
+          ptx::mbarrier_arrive(empty + 8 * s);
         }
         PK_COMM_STAMP(tr, piece, p.rank, piece, 3, CommTrace::kPieces);
       }
