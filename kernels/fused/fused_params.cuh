@@ -43,6 +43,14 @@ __host__ __device__ constexpr ReduceRing reduce_ring(int world) {
   return ReduceRing{rows, reduce_stages_fitting(world, rows)};
 }
 static_assert(reduce_ring(kMaxGpus).stages >= 2, "every group size gets a ring");
+// Inter-SM GEMM+RS on two GPUs adds in place: the compute blocks store the partial tiles of this
+// GPU's own shard straight into its output (tmap_peer[rank]: a swizzled map of the shard, the
+// GEMM's box), and the communicator pulls only the peer's piece and adds it there with a TMA
+// reduce-add (one bf16 add, rounded once: the bits of the fp32 sum, as sum_pair). Half the bulk
+// loads per output byte and no summing: the pair-sum trace left the loads as the limit.
+__host__ __device__ constexpr bool reduce_in_place(int world, int reduce_to_all) { return world == 2 && !reduce_to_all; }
+static_assert(reduce_ring(2).rows * Cfg::BN / Cfg::EPI_COLS == Cfg::WG_M,
+              "in place, a piece's box (tmap_out) is the GEMM's box (tmap_peer): the same rows");
 static_assert(Cfg::WG_M % kReduceMaxRows == 0, "pieces tile a unit");
 // Tile-major partials of the inter-SM reductions, seen as a column of EPI_COLS-wide rows: the
 // WG_M x EPI_COLS box of C at (row, col) (multiples of those) is rows [r, r + WG_M) for
@@ -60,7 +68,8 @@ struct FusedParams : gemm::GemmParams {
   int reduce_to_all;     // GEMM+AR: every GPU gets the sum; GEMM+RS (0): only the rows' owner
   int order_first;       // interleaved order: index 0 belongs to shard (rank + order_first) % world
   int rows_per_flag;     // all-gather: tile rows per ready flag (1: communicator SMs; a chunk: copy engine)
-  // Intra-SM: every GPU's output (RS/AR) or A (AG), addressed from here.
+  // Intra-SM: every GPU's output (RS/AR) or A (AG), addressed from here. Inter-SM RS in place
+  // (reduce_in_place): [rank] is this GPU's output shard with the GEMM's box and swizzle.
   CUtensorMap tmap_peer[kMaxGpus];
   CUtensorMap tmap_out[kMaxGpus];   // inter-SM RS: this GPU's output shard ([rank]); AR: every GPU's output
   // Inter-SM RS/AR: the tile-major partial buffer of odd epochs (tmap_c: even; partial_box_row()).

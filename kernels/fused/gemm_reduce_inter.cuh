@@ -65,8 +65,11 @@ struct ReduceInterOps : InterleavedOrder {
     return true;
   }
 
-  __device__ static void store_box(const Params& p, TileCoord, int row, int col, uint32_t src) {
-    ptx::tensor_store_2d((block_epoch() & 1) ? &p.tmap_c_odd : &p.tmap_c, 0, partial_box_row(row, col, p.n), src);
+  __device__ static void store_box(const Params& p, TileCoord t, int row, int col, uint32_t src) {
+    if (reduce_in_place(p.world, p.reduce_to_all) && shard_of(p, t.m) == p.rank)
+      ptx::tensor_store_2d(&p.tmap_peer[p.rank], col, row - p.rank * (p.m / p.world), src);
+    else
+      ptx::tensor_store_2d((block_epoch() & 1) ? &p.tmap_c_odd : &p.tmap_c, 0, partial_box_row(row, col, p.n), src);
   }
 
   __device__ static void signal_unit(const Params& p, TileCoord t, int half) {
@@ -198,6 +201,11 @@ struct ReduceInterOps : InterleavedOrder {
     const int w = p.world;
     const bool mine = lane < w;
     const uint32_t piece_bytes = stage_bytes / w;
+    // In place, this GPU's own part is already in the output: its flag is still acquired (the
+    // reduce-add must follow the compute blocks' stores), its piece is not copied.
+    const bool in_place = reduce_in_place(w, p.reduce_to_all);
+    const bool copies = mine && !(in_place && lane == p.rank);
+    const uint32_t tx_bytes = in_place ? piece_bytes : stage_bytes;
     const __nv_bfloat16* src = mine ? p.part.at[lane] + ((e & 1) ? int64_t(p.m) * p.n : 0) : nullptr;
     int piece = 0;
 #ifdef PKBENCH_COMM_TRACE
@@ -217,11 +225,39 @@ struct ReduceInterOps : InterleavedOrder {
         if (!__all_sync(0xffffffffu, ok)) return false;
         PK_COMM_STAMP(tr, piece, p.rank, piece, 0, CommTrace::kPieces);
         const uint32_t bar = full + 8 * s;
-        if (lane == 0) ptx::mbarrier_arrive_expect_tx(bar, stage_bytes);
-        if (mine) ptx::bulk_load(ring + static_cast<uint32_t>(s) * stage_bytes + lane * piece_bytes, src + k.elem_offset(j),
+        if (lane == 0) ptx::mbarrier_arrive_expect_tx(bar, tx_bytes);
+        if (copies) ptx::bulk_load(ring + static_cast<uint32_t>(s) * stage_bytes + lane * piece_bytes, src + k.elem_offset(j),
                                  piece_bytes, bar);
       }
     }
+    return true;
+  }
+
+  // In place (reduce_in_place): the pipeline's first summing thread adds each staged piece of the
+  // peer into this GPU's output shard with one TMA reduce-add and frees the stage once it has
+  // been read; the other summing warps have nothing to do.
+  __device__ static bool add_in_place(const Params& p, Walk& k, int stages, uint32_t ring, uint32_t stage_bytes,
+                                      uint32_t full, uint32_t empty) {
+    const uint32_t peer_slot = static_cast<uint32_t>(1 - p.rank) * (stage_bytes / p.world);
+    const int shard_rows = p.rank * (p.m / p.world);
+    int piece = 0;
+    for (int i = 0; i < k.units; ++i) {
+      k.at_unit(i);
+      for (int j = 0; j < k.pieces_per_unit; ++j, ++piece) {
+        const int s = piece % stages;
+        if (!mbarrier_wait(full + 8 * s, (piece / stages) & 1, p.deadline)) return false;
+        // The producer acquired this unit's own flag (the compute blocks' stores into the
+        // output) before the stage could fill; the reduce-add reads and writes it in the async proxy.
+        tma::fence_proxy_async_global();
+        ptx::tensor_reduce_add_2d(&p.tmap_out[p.rank], k.col0(j), k.row0(j) - shard_rows,
+                                  ring + static_cast<uint32_t>(s) * stage_bytes + peer_slot);
+        ptx::bulk_commit_group();
+        ptx::bulk_wait_group_read<0>();
+        ptx::mbarrier_arrive(empty + 8 * s);
+      }
+    }
+    ptx::bulk_wait_group<0>();
+    tma::fence_proxy_async_global();
     return true;
   }
 
@@ -287,6 +323,7 @@ struct ReduceInterOps : InterleavedOrder {
     const uint32_t piece_bytes = stage_bytes / w;
     const int vecs = static_cast<int>(piece_bytes / 16);
     const int shard_rows = p.reduce_to_all ? 0 : p.rank * (p.m / w);  // RS: rows are relative to the shard
+    if (reduce_in_place(w, p.reduce_to_all)) return t == 0 ? add_in_place(p, k, stages, ring, stage_bytes, full, empty) : true;
     int piece = 0;
 #ifdef PKBENCH_COMM_TRACE
     const bool tr = k.pipe == 0 && block_epoch() == PKBENCH_COMM_TRACE && t == 0;
