@@ -166,10 +166,9 @@ check_fused_comm_virtual() {
     [ $rc -eq 0 ] || fail=1
   done
   [ $fail -eq 0 ] || { grep -h -B2 -A8 "Failure\|wrong result" "$W"/test_virtual_*.log | head -60; return 1; }
-  fused_virtual_run "$W" communicator_only_rs_ar_2_ranks --ranks=2 --ops=gemm_rs,gemm_ar --schedules=inter_sm \
-    --shapes=4096x4096x64 --comm-sms=4,8,16,32 --samples=5
-  fused_virtual_run "$W" communicator_only_rs_ar_4_ranks --ranks=4 --ops=gemm_rs,gemm_ar --schedules=inter_sm \
-    --shapes=4096x4096x64 --comm-sms=4,8,16 --samples=5
+  # The rows scripts/run.sh's fused study measures for the cost model (lib.sh: pk_fused_comm_only_flags).
+  fused_virtual_run "$W" communicator_only_rs_ar_2_ranks --ranks=2 $(pk_fused_comm_only_flags)
+  fused_virtual_run "$W" communicator_only_rs_ar_4_ranks --ranks=4 $(pk_fused_comm_only_flags 4,8,16)
   cuobjdump -sass "$(find "$PKBENCH_BUILD_DIR" -name fused_kernel_reduce_inter.cu.o | head -1)" >"$W/reduce_inter.sass" 2>&1
   nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw --format=csv | tee "$W/nvidia-smi.txt"
 }

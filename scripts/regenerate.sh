@@ -87,7 +87,9 @@ fi
 # fused/cost_model_inputs.txt, where present, pairs them: lines "FUSED_CSV COMM_ONLY_CSV
 # [FLAG...]", paths under fused/, the outputs beside FUSED_CSV (X_model.csv, X_splits.csv,
 # X_model.txt). Without it: fused.csv, fused_table3.csv and fused_fig5.csv with
-# fused/communicator_only_rs_ar.csv.
+# fused/communicator_only_rs_ar.csv (lib.sh: PK_FUSED_COMM_ONLY_CSV, which scripts/run.sh's fused
+# study writes), or without --comm-only where a CSV has no inter-SM GEMM+RS / GEMM+AR rows; "-" as
+# COMM_ONLY_CSV: none.
 model=$(pk_bin cost_model)
 pairs=()
 if [ -f "$dir/fused/cost_model_inputs.txt" ]; then
@@ -98,11 +100,13 @@ if [ -f "$dir/fused/cost_model_inputs.txt" ]; then
 else
   for f in fused fused_table3 fused_fig5; do
     [ -f "$dir/fused/$f.csv" ] || continue
-    if [ ! -f "$dir/fused/communicator_only_rs_ar.csv" ]; then
-      pk_log "cost model on fused/$f.csv: not run (needs fused/communicator_only_rs_ar.csv: the inter-SM communicators' rates)"
-      continue
+    if [ -f "$dir/fused/$PK_FUSED_COMM_ONLY_CSV" ]; then
+      pairs+=("$f.csv $PK_FUSED_COMM_ONLY_CSV")
+    elif ! pk_fused_needs_comm_only "$dir/fused/$f.csv"; then
+      pairs+=("$f.csv -")
+    else
+      pk_log "cost model on fused/$f.csv: not run (needs fused/$PK_FUSED_COMM_ONLY_CSV: the inter-SM communicators' rates; scripts/run.sh fused measures it)"
     fi
-    pairs+=("$f.csv communicator_only_rs_ar.csv")
   done
 fi
 for line in ${pairs[@]+"${pairs[@]}"}; do
@@ -121,10 +125,11 @@ for line in ${pairs[@]+"${pairs[@]}"}; do
     continue
   fi
   [ -x "$model" ] || { pk_log "pkbench_cost_model is not built here: fused/${f}_model.* not rewritten"; status=1; continue; }
-  gemm=()
+  gemm=() comm=()
   [ -f "$dir/fused/gemm.csv" ] && gemm=(--gemm "$dir/fused/gemm.csv")
+  [ "${w[1]}" = - ] || comm=(--comm-only "$dir/fused/${w[1]}")
   # The printed model goes to its file only once complete (the CSVs are written whole by the tool).
-  if "$model" --fused "$dir/fused/$f.csv" --comm-only "$dir/fused/${w[1]}" "${w[@]:2}" --transfer "$dir/transfer/transfer.csv" \
+  if "$model" --fused "$dir/fused/$f.csv" ${comm[@]+"${comm[@]}"} "${w[@]:2}" --transfer "$dir/transfer/transfer.csv" \
       --sync "$dir/sync/sync.csv" "${gemm[@]}" --out "$dir/fused/${f}_model.csv" --splits "$dir/fused/${f}_splits.csv" \
       > "$dir/fused/${f}_model.txt.tmp"; then
     mv "$dir/fused/${f}_model.txt.tmp" "$dir/fused/${f}_model.txt"

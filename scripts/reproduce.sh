@@ -43,10 +43,14 @@ fig7|Figure 7: AG+GEMM against cuBLAS+NCCL, ours then ours, copy engine; N = 409
 fig8|Figure 8: GEMM+RS against cuBLAS+NCCL and ours then ours; N = 4096, 8192, 16384|fused|2|20|--ops=gemm_rs --samples=7|mpi|fused/fused.csv
 fig9|Figure 9: GEMM+AR against cuBLAS+NCCL and ours then ours; N = 4096, 8192, 16384|fused|2|20|--ops=gemm_ar --samples=7|mpi|fused/fused.csv
 table3|Table 3: GEMM vs GEMM+RS over K (communication hidden from K >= sR/2B)|fused|2|15|--preset=table3 --samples=5|mpi|fused/fused_table3.csv
+comm_only|Section 3.1.1 cost model: the inter-SM GEMM+RS / GEMM+AR communicators alone (K = 64), their T_comm|fused|2|10|@COMM_ONLY_FLAGS@|mpi|fused/@COMM_ONLY_CSV@
 model|Section 3.1.1 cost model: the GEMM's rate against its SM count (the model runs on the fused CSVs afterwards)|gemm|2|10|--impls=pkbench --shapes=8192x8192x4096 --sms=66,100,108,116,124,132 --samples=5 --study-warmup-ms=200||fused/gemm.csv
 paper8|The paper's 8-GPU numbers (every figure at 8 GPUs)|transfer|8|0|--preset=scale --gpu-counts=8||transfer/transfer.csv
 EOF
 )
+# The communicator-only rows' flags and file, declared once in lib.sh (run.sh measures the same).
+PLAN=${PLAN//@COMM_ONLY_FLAGS@/$(pk_fused_comm_only_flags | paste -sd' ')}
+PLAN=${PLAN//@COMM_ONLY_CSV@/$PK_FUSED_COMM_ONLY_CSV}
 BUILD_S=60          # configure + build of the study binaries on a GPU machine (README: 12-19 s on 32 cores)
 CALL_S=540          # one device call: under 10 minutes with room for packing results
 

@@ -150,6 +150,7 @@ run_study() {
   t0=$(date +%s)
   "${cmd[@]}" 2>&1 | tee -a "$log"
   rc=${PIPESTATUS[0]}
+  last_rc=$rc
   [ -f "$dir/timing.csv" ] || echo "step,seconds,seconds_with_build,exit_code" > "$dir/timing.csv"
   echo "${as:-$(basename "$csv" .csv)},$(( $(date +%s) - t0 )),$(( $(date +%s) - start )),$rc" >> "$dir/timing.csv"
   [ "$rc" -ne 0 ] && { pk_log "$s exited with $rc (see $(shown "$log"))"; status=$rc; }
@@ -173,6 +174,30 @@ write_readme() {
     echo "beside the CSVs are derived from them (\`scripts/regenerate.sh $(shown "$out")\`); \`../REPORT.md\`"
     echo "holds the targets. CSVs under \`virtual/\` ran N ranks on one GPU: HBM, not NVLink."
   } > "$dir/README.md"
+}
+
+# The fused cost model's communicator-only rows (lib.sh: PK_FUSED_COMM_ONLY_CSV,
+# pk_fused_comm_only_flags), where the fused CSV has inter-SM GEMM+RS / GEMM+AR rows: measured
+# with that run's peer mode and ranks (FLAGS: its flags), into a temporary CSV renamed beside it
+# once the run exited 0, so scripts/regenerate.sh never passes half-written rows to the model.
+comm_only() {
+  local csv=$1 dir final tmp peer=() flags=()
+  shift
+  dir=$(dirname "$csv")
+  final=$dir/$PK_FUSED_COMM_ONLY_CSV
+  tmp=$dir/${PK_FUSED_COMM_ONLY_CSV%.csv}.tmp.csv
+  pk_fused_needs_comm_only "$csv" || { pk_log "fused: no inter-SM GEMM+RS / GEMM+AR rows: no communicator-only rows"; return 0; }
+  rm -f "$tmp"
+  mapfile -t peer < <(pk_fused_peer_flags "$@")
+  mapfile -t flags < <(pk_fused_comm_only_flags)
+  run_study fused "$tmp" ${peer[@]+"${peer[@]}"} "${flags[@]}"
+  if [ "$last_rc" = 0 ] && [ -s "$tmp" ]; then
+    mv -f "$tmp" "$final"
+    echo "mv $(shown "$tmp") $(shown "$final")" >> "$dir/command.txt"
+  else
+    rm -f "$tmp"
+    pk_log "fused: the communicator-only rows failed: the cost model is not run on the inter-SM GEMM+RS / GEMM+AR rows"
+  fi
 }
 
 # The one-GPU profile of STUDY (also run.sh --quick on one GPU).
@@ -204,6 +229,7 @@ for s in "${studies[@]}"; do
   # The study's main run replaces what an earlier one left.
   mkdir -p "$dir"
   rm -f "$dir/command.txt" "$dir/timing.csv" "$dir/$s.log"
+  [ "$s" = fused ] && rm -f "$dir/$PK_FUSED_COMM_ONLY_CSV"
   if [ "$ngpu" -eq 1 ] && { [ "$quick" = 1 ] || [ ${#studies[@]} -gt 1 ]; }; then
     one_gpu_study "$s"
   elif [ "$quick" = 1 ]; then
@@ -218,6 +244,7 @@ for s in "${studies[@]}"; do
     esac
   else
     run_study "$s" "$dir/$s.csv" "$@"
+    [ "$s" = fused ] && comm_only "$dir/$s.csv" "$@"
   fi
   write_readme "$s"
 done

@@ -83,3 +83,7 @@ add_test(NAME sweeps_device_flag_first COMMAND ${_pk_cli}/expect_exit.sh 2 "befo
   ${CMAKE_SOURCE_DIR}/scripts/device.sh --list --sizes=4K)
 set_tests_properties(sweeps_run_as_main_name sweeps_run_as_absolute sweeps_device_unknown_study sweeps_device_flag_first
   PROPERTIES LABELS cpu)
+# run.sh fused without a GPU (stand-ins for nvidia-smi, cmake and the tools): the communicator-only
+# rows measured beside fused.csv and passed to the cost model as --comm-only.
+add_test(NAME sweeps_run_sh_fused_comm_only COMMAND ${_pk_cli}/run_sh_fused_comm_only.sh ${CMAKE_SOURCE_DIR})
+set_tests_properties(sweeps_run_sh_fused_comm_only PROPERTIES LABELS cpu TIMEOUT 60)

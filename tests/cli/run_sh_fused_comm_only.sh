@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# scripts/run.sh fused without a GPU: the flow that feeds the cost model, with stand-ins for
+# nvidia-smi, cmake and every pkbench_* tool (each records its command line). Checks that the
+# fused study measures the communicator-only rows (lib.sh's flags, the fused run's peer mode and
+# ranks) into fused/communicator_only_rs_ar.csv through a temporary file, and that
+# scripts/regenerate.sh passes that file to pkbench_cost_model as --comm-only; that a failed
+# communicator-only run leaves no file (the model is skipped with a log line); that a fused CSV
+# without inter-SM GEMM+RS / GEMM+AR rows measures none and gets the model without --comm-only.
+#   run_sh_fused_comm_only.sh SOURCE_DIR
+set -uo pipefail
+src=${1:?source dir}
+source "$(dirname "$0")/check_lib.sh"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+mkdir -p "$T/path" "$T/build/bin"
+touch "$T/build/CMakeCache.txt"
+cat > "$T/path/nvidia-smi" <<'EOF'
+#!/usr/bin/env bash
+case "$*" in
+  *-L*) for i in $(seq 0 $((${FAKE_GPUS:-2} - 1))); do echo "GPU $i: NVIDIA H200 (UUID: GPU-$i)"; done ;;
+  *--query-gpu=name*) for i in $(seq 1 "${FAKE_GPUS:-2}"); do echo "NVIDIA H200"; done ;;
+esac
+exit 0
+EOF
+printf '#!/usr/bin/env bash\nexit 0\n' > "$T/path/cmake"
+# Every tool: its command line into calls.log; pkbench_fused writes a CSV (--csv=), the
+# communicator-only run (K = 64) failing where FAKE_COMM_FAIL=1, the main run with AG+GEMM rows
+# alone where FAKE_AG_ONLY=1.
+cat > "$T/tool" <<'EOF'
+#!/usr/bin/env bash
+echo "$(basename "$0") $*" >> "$FAKE_LOG"
+[ "$(basename "$0")" = pkbench_fused ] || exit 0
+csv=""
+for a in "$@"; do case "$a" in --csv=*) csv=${a#--csv=} ;; esac; done
+comm=0
+[[ " $* " == *" --shapes=4096x4096x64 "* ]] && comm=1
+[ "$comm" = 1 ] && [ "${FAKE_COMM_FAIL:-0}" = 1 ] && { printf 'study,op,impl\nfused,gemm_rs,inter_sm\n' > "$csv"; exit 1; }
+op=gemm_rs
+[ "$comm" = 0 ] && [ "${FAKE_AG_ONLY:-0}" = 1 ] && op=ag_gemm
+printf 'study,op,impl,gpus,comm_sms,time_us_median,status,git_commit\nfused,%s,inter_sm,2,4,10,ok,%s\n' "$op" "$PKBENCH_GIT_COMMIT" > "$csv"
+EOF
+chmod +x "$T/path/nvidia-smi" "$T/path/cmake" "$T/tool"
+for t in fused cost_model merge transfer_summary sync_summary tune tune_loo peer_modes collectives_summary \
+  primitives_summary report; do
+  ln -s "$T/tool" "$T/build/bin/pkbench_$t"
+done
+export PATH=$T/path:$PATH PKBENCH_BUILD_DIR=$T/build PKBENCH_NO_INSTALL=1 PKBENCH_DEPS_DRY_RUN=1 FAKE_LOG=$T/calls.log
+
+# run_case NAME [ENV=VALUE...] -- RUN.SH ARGS...: a fresh results folder with this machine's
+# transfer and sync CSVs (the model needs them), a stale communicator-only CSV, then run.sh.
+run_case() {
+  local name=$1 envs=()
+  shift
+  while [ "$1" != -- ]; do envs+=("$1"); shift; done
+  shift
+  out=$T/$name
+  rm -rf "$out"
+  mkdir -p "$out/transfer" "$out/sync" "$out/fused"
+  echo stale > "$out/transfer/transfer.csv"
+  echo stale > "$out/sync/sync.csv"
+  echo stale > "$out/fused/communicator_only_rs_ar.csv"
+  : > "$FAKE_LOG"
+  env "${envs[@]}" PKBENCH_OUT="$out" "$src/scripts/run.sh" fused "$@" > "$T/$name.log" 2>&1
+  cp "$FAKE_LOG" "$T/$name.calls"
+}
+comm_flags="--ops=gemm_rs,gemm_ar --schedules=inter_sm --shapes=4096x4096x64 --comm-sms=4,8,16,32 --samples=5"
+
+run_case real FAKE_GPUS=2 -- --samples=7
+o=$T/real
+check "real: the study's own run" 0 "^pkbench_fused --csv=$o/fused/fused.csv --samples=7$" cat "$T/real.calls"
+check "real: the communicator-only rows, through a temporary file" 0 \
+  "^pkbench_fused --csv=$o/fused/communicator_only_rs_ar.tmp.csv $comm_flags$" cat "$T/real.calls"
+check "real: renamed beside fused.csv" 0 "^fused,gemm_rs,inter_sm,2,4,10,ok," cat "$o/fused/communicator_only_rs_ar.csv"
+check "real: no temporary file left" 1 "" test -e "$o/fused/communicator_only_rs_ar.tmp.csv"
+check "real: command.txt has both runs and the rename" 0 \
+  "mv $o/fused/communicator_only_rs_ar.tmp.csv $o/fused/communicator_only_rs_ar.csv" cat "$o/fused/command.txt"
+check "real: the model gets the rows" 0 \
+  "^pkbench_cost_model --fused $o/fused/fused.csv --comm-only $o/fused/communicator_only_rs_ar.csv --transfer " cat "$T/real.calls"
+
+run_case virtual FAKE_GPUS=1 -- --peer-mode=virtual --ranks=2 --sizes=4096
+o=$T/virtual
+check "virtual: same flags, the run's peer mode and ranks" 0 \
+  "^pkbench_fused --csv=$o/fused/communicator_only_rs_ar.tmp.csv --peer-mode=virtual --ranks=2 $comm_flags$" cat "$T/virtual.calls"
+check "virtual: the model gets the rows" 0 "^pkbench_cost_model --fused $o/fused/fused.csv --comm-only $o/fused/communicator_only_rs_ar.csv " \
+  cat "$T/virtual.calls"
+
+run_case failed FAKE_GPUS=2 FAKE_COMM_FAIL=1 --
+o=$T/failed
+check "failed: the stale rows not kept" 1 "" test -e "$o/fused/communicator_only_rs_ar.csv"
+check "failed: the half-written rows not kept" 1 "" test -e "$o/fused/communicator_only_rs_ar.tmp.csv"
+check "failed: the model skipped, saying why" 0 "cost model on fused/fused.csv: not run \(needs fused/communicator_only_rs_ar.csv" cat "$T/failed.log"
+check "failed: no model run" 1 "" grep -q pkbench_cost_model "$T/failed.calls"
+
+run_case ag FAKE_GPUS=2 FAKE_AG_ONLY=1 -- --ops=ag_gemm
+o=$T/ag
+check "AG+GEMM alone: no communicator-only run" 1 "" grep -q -- "--shapes=4096x4096x64" "$T/ag.calls"
+check "AG+GEMM alone: the model without --comm-only" 0 "^pkbench_cost_model --fused $o/fused/fused.csv --transfer " cat "$T/ag.calls"
+exit $((fails > 0))
