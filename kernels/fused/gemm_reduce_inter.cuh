@@ -241,11 +241,16 @@ struct ReduceInterOps : InterleavedOrder {
     const uint32_t peer_slot = static_cast<uint32_t>(1 - p.rank) * (stage_bytes / p.world);
     const int shard_rows = p.rank * (p.m / p.world);
     int piece = 0;
+#ifdef PKBENCH_COMM_TRACE
+    const bool tr = k.pipe == 0 && block_epoch() == PKBENCH_COMM_TRACE;
+#endif
     for (int i = 0; i < k.units; ++i) {
       k.at_unit(i);
       for (int j = 0; j < k.pieces_per_unit; ++j, ++piece) {
         const int s = piece % stages;
         if (!mbarrier_wait(full + 8 * s, (piece / stages) & 1, p.deadline)) return false;
+        PK_COMM_STAMP(tr, piece, p.rank, piece, 1, CommTrace::kPieces);
+        PK_COMM_STAMP(tr, piece, p.rank, piece, 2, CommTrace::kPieces);  // no sum in place
         // The producer acquired this unit's own flag (the compute blocks' stores into the
         // output) before the stage could fill; the reduce-add reads and writes it in the async proxy.
         tma::fence_proxy_async_global();
@@ -254,6 +259,7 @@ struct ReduceInterOps : InterleavedOrder {
         ptx::bulk_commit_group();
         ptx::bulk_wait_group_read<0>();
         ptx::mbarrier_arrive(empty + 8 * s);
+        PK_COMM_STAMP(tr, piece, p.rank, piece, 3, CommTrace::kPieces);
       }
     }
     ptx::bulk_wait_group<0>();
