@@ -33,18 +33,48 @@ __device__ __forceinline__ void reduce_scalars(uint64_t lo, uint64_t hi, int n, 
 // plus every peer's slot at slot_off + u * step (slot stride p.slot_elems), fp32, peers in
 // rotated order. No store between the loads, so all U * n of them can be in flight before
 // the first add (one vector per thread at a time is latency-bound in HBM and over NVLink).
-template <class T, int U>
+// kPairFirst (the reduce-scatters): the first peer's U slot vectors are loaded raw beside
+// the U input vectors before any of them is unpacked, so 2U loads are in flight even where
+// the fp32 sums leave few registers (1024 threads: 64): at 64 registers ptxas otherwise
+// issues the slot loads after the input's fp32 sums hold 32 of them (push_tma, sm_90a).
+template <class T, int U, bool kPairFirst = false>
 __device__ __forceinline__ void sum_slot_vectors(float (&acc)[U][Elem<T>::kPerVec], const CollParams<T>& p, const T* in,
                                                  const T* slots, uint64_t in_off, uint64_t slot_off, uint64_t step,
                                                  int n, int self) {
+  constexpr int V = Elem<T>::kPerVec;
+  if constexpr (kPairFirst) {
+    uint4 x[U], y[U];
 #pragma unroll
-  for (int u = 0; u < U; ++u) {
+    for (int u = 0; u < U; ++u) x[u] = ptx::ld_v4(in + in_off + u * step);
+    if (n > 1) {
+      const T* slot = slots + static_cast<uint64_t>((self + 1) % n) * p.slot_elems + slot_off;
 #pragma unroll
-    for (int i = 0; i < Elem<T>::kPerVec; ++i) acc[u][i] = 0.f;
-    add_vec<T>(acc[u], ptx::ld_v4(in + in_off + u * step));
+      for (int u = 0; u < U; ++u) y[u] = ptx::ld_v4(slot + u * step);
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+#pragma unroll
+        for (int i = 0; i < V; ++i) acc[u][i] = 0.f;
+        add_vec<T>(acc[u], x[u]);
+        add_vec<T>(acc[u], y[u]);
+      }
+    } else {
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+#pragma unroll
+        for (int i = 0; i < V; ++i) acc[u][i] = 0.f;
+        add_vec<T>(acc[u], x[u]);
+      }
+    }
+  } else {
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+#pragma unroll
+      for (int i = 0; i < V; ++i) acc[u][i] = 0.f;
+      add_vec<T>(acc[u], ptx::ld_v4(in + in_off + u * step));
+    }
   }
 #pragma unroll
-  for (int k = 1; k < kMaxGpus; ++k)
+  for (int k = kPairFirst ? 2 : 1; k < kMaxGpus; ++k)
     if (k < n) {
       const T* slot = slots + static_cast<uint64_t>((self + k) % n) * p.slot_elems + slot_off;
 #pragma unroll

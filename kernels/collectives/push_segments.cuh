@@ -11,6 +11,8 @@
 // items for every destination, so block b of the receiver knows block b of every sender
 // wrote exactly the items it reads after their signal. A warp copies one item with 16-B
 // vectors when every offset is 16-B aligned, else element by element.
+#include <type_traits>
+
 #include "kernels/collectives/coll_params.cuh"
 #include "kernels/collectives/seg_layout.cuh"
 
@@ -20,6 +22,11 @@ struct SegConfig {
   static constexpr int kThreads = 512;
   static constexpr uint64_t kPieceBytes = 8192;
   static constexpr uint64_t kBytesPerBlock = 8 * 1024;
+  // Reduce-scatter: 16-B vectors per lane whose loads (own input and every peer's slot) are
+  // all issued before the first store of the local sum. One at a time (an 8 KiB bf16 piece
+  // is 16 vectors per lane) left one load per source in flight per thread: the local sum
+  // after the push is latency-bound like the all-reduce's (issue 20; 6ac26ca).
+  static constexpr int kSumUnroll = 4;
 };
 
 #ifdef __CUDACC__
@@ -70,8 +77,10 @@ __global__ void __launch_bounds__(SegConfig::kThreads)
 // [self] (parity-double-buffered by epoch: a peer can be one launch ahead, never two), then
 // sum the items this rank owns: its own input plus every peer's slot. dst offsets index the
 // (dense) output and the slots alike.
+// (kThreads, 1): one block per SM is all the grid uses (at most the SM count); without the
+// minimum ptxas capped the kernel at 64 registers and the kSumUnroll sum spilled (bf16).
 template <class T>
-__global__ void __launch_bounds__(SegConfig::kThreads)
+__global__ void __launch_bounds__(SegConfig::kThreads, 1)
     reduce_scatter_segments_kernel(const __grid_constant__ CollParams<T> p, const __grid_constant__ SegLayout L) {
   constexpr int V = Elem<T>::kPerVec;
   const int n = p.in.size, self = p.in.self;
@@ -98,14 +107,20 @@ __global__ void __launch_bounds__(SegConfig::kThreads)
     T* out = p.out.local() + d;
     const uint64_t elems = m.hi - m.lo;
     if (L.vec) {
-      for (uint64_t v = lane; v < elems / V; v += 32) {
-        float acc[V] = {};
-        add_vec<T>(acc, ptx::ld_v4(own + v * V));
+      // kSumUnroll vectors per lane (strided by the warp), all their loads before the first
+      // store, then one at a time for the rest of the item.
+      auto sum_lane = [&](uint64_t v, auto u) {
+        constexpr int U = decltype(u)::value;
+        float acc[U][V];
+        sum_slot_vectors<T, U, true>(acc, p, own, slots, v * V, d + v * V, 32 * V, n, self);
 #pragma unroll
-        for (int k = 1; k < kMaxGpus; ++k)
-          if (k < n) add_vec<T>(acc, ptx::ld_v4(slots + static_cast<uint64_t>((self + k) % n) * p.slot_elems + d + v * V));
-        ptx::st_v4(out + v * V, Elem<T>::pack(acc));
-      }
+        for (int j = 0; j < U; ++j) ptx::st_v4(out + (v + j * 32) * V, Elem<T>::pack(acc[j]));
+      };
+      constexpr int U = SegConfig::kSumUnroll;
+      const uint64_t nv = elems / V;
+      uint64_t v = lane;
+      for (; v + (U - 1) * 32 < nv; v += U * 32) sum_lane(v, std::integral_constant<int, U>{});
+      for (; v < nv; v += 32) sum_lane(v, std::integral_constant<int, 1>{});
     } else {
       for (uint64_t i = lane; i < elems; i += 32) {
         float acc = Elem<T>::to_f32(own[i]);

@@ -54,6 +54,10 @@ struct SegTmaConfig {
   static constexpr int kSignalLag = 8;         // stores of later rounds in flight when a round is published
   static constexpr uint64_t kBytesPerBlock = 256 * 1024;
   static constexpr uint32_t kLocalBarrier = 1;  // named barrier of the summing warps
+  // Reduce-scatter: 16-B vectors per summing thread loaded (own and every slot) before the
+  // first store. 1024 threads cap the kernel at 64 registers; the bf16 kernel spills (80 B
+  // before this sum, at 1 vector per thread none), outside the summing loop (sm_90a SASS).
+  static constexpr int kSumUnroll = 4;
   static constexpr uint64_t smem_bytes() { return transfer::tma_smem_bytes(1, kDepth, kTile); }
 };
 
@@ -218,28 +222,27 @@ __device__ __forceinline__ void seg_sum_rounds(const SegPlan<T>& s, bool& ok) {
   const T* own = s.src_for(self);
   const T* slots = p.scratch.local() + s.par;
   T* out = p.out.local();
-  // Whole vectors of [lo, hi) (element offsets), kCopyUnroll of them per thread summed
-  // before the first store (as copy_vectors): one at a time the sum is latency-bound.
+  // Whole vectors of [lo, hi) (element offsets), kSumUnroll of them per thread summed
+  // before the first store: sum_slot_vectors loads all of them from the own block and the
+  // first peer's slot before unpacking any (2 x kSumUnroll loads in flight on 2 ranks), then
+  // each further peer's kSumUnroll together. The per-vector order before compiled (bf16,
+  // sm_90a SASS) to 3 own loads ahead, then every slot load alone in its peer branch and
+  // used before the next was issued: one slot load in flight per thread.
   auto sum_vectors = [&](uint64_t lo, uint64_t v0, auto m) {
-    float acc[m.value][V] = {};
+    constexpr int U = decltype(m)::value;
+    constexpr uint64_t kT = SegTmaConfig::kLocalThreads;
+    const uint64_t x = lo + v0 * V;
+    float acc[U][V];
+    sum_slot_vectors<T, U, true>(acc, p, own, slots, x, x, kT * V, n, self);
 #pragma unroll
-    for (int u = 0; u < m.value; ++u) {
-      const uint64_t x = lo + (v0 + u * uint64_t(SegTmaConfig::kLocalThreads)) * V;
-      add_vec<T>(acc[u], ptx::ld_v4(own + x));
-#pragma unroll
-      for (int k = 1; k < kMaxGpus; ++k)
-        if (k < n) add_vec<T>(acc[u], ptx::ld_v4(slots + static_cast<uint64_t>((self + k) % n) * p.slot_elems + x));
-    }
-#pragma unroll
-    for (int u = 0; u < m.value; ++u)
-      ptx::st_v4(out + lo + (v0 + u * uint64_t(SegTmaConfig::kLocalThreads)) * V, Elem<T>::pack(acc[u]));
+    for (int u = 0; u < U; ++u) ptx::st_v4(out + x + u * kT * V, Elem<T>::pack(acc[u]));
   };
   auto sum_range = [&](uint64_t lo, uint64_t hi) {
     constexpr uint64_t kT = SegTmaConfig::kLocalThreads;
+    constexpr int U = SegTmaConfig::kSumUnroll;
     const uint64_t nv = (hi - lo) / V;
     uint64_t v = lt;
-    for (; v + (kCopyUnroll - 1) * kT < nv; v += kCopyUnroll * kT)
-      sum_vectors(lo, v, std::integral_constant<int, kCopyUnroll>{});
+    for (; v + (U - 1) * kT < nv; v += U * kT) sum_vectors(lo, v, std::integral_constant<int, U>{});
     for (; v < nv; v += kT) sum_vectors(lo, v, std::integral_constant<int, 1>{});
   };
   for (uint64_t j = 0; j < s.rounds_or_one && ok; ++j) {
