@@ -22,6 +22,16 @@ static_assert(Cfg::BM == kHalves * Cfg::WG_M, "a unit is one consumer warpgroup'
 // block's shared memory, then as many stages as fit: every piece costs a fixed issue and
 // synchronisation time; with the same bytes in flight, pieces twice as large in half the
 // stages were 1.2-1.6x faster (H100, virtual ranks, NOTES.md run 7).
+// Inter-SM GEMM+RS on two GPUs adds in place: the compute blocks store the partial tiles of this
+// GPU's own shard straight into its output (tmap_peer[rank]: a swizzled map of the shard, the
+// GEMM's box), and the communicator pulls only the peer's piece and adds it there with a TMA
+// reduce-add (one bf16 add, rounded once: the bits of the fp32 sum, as sum_pair). Half the bulk
+// loads per output byte and no summing: the pair-sum trace left the loads as the limit. A stage
+// then holds the peer's piece alone, so the same shared memory holds twice the stages.
+__host__ __device__ constexpr bool reduce_in_place(int world, int reduce_to_all) { return world == 2 && !reduce_to_all; }
+__host__ __device__ constexpr int reduce_stage_pieces(int world, int reduce_to_all) {
+  return reduce_in_place(world, reduce_to_all) ? 1 : world;
+}
 inline constexpr int kReducePipes = 4;
 inline constexpr int kReduceSumWarps = 2;
 inline constexpr int kReduceMaxRows = 16, kReduceMinStages = 3, kReduceMaxStages = 8;
@@ -29,28 +39,24 @@ struct ReduceRing {
   int rows;    // rows of a unit per piece (one bulk copy per GPU); a power of two dividing WG_M
   int stages;  // pieces per ring
 };
-__host__ __device__ constexpr uint32_t reduce_stage_bytes(int world, int rows) {
-  return static_cast<uint32_t>(world * rows * Cfg::BN * 2);
+// `pieces`: the GPUs' pieces a stage holds (reduce_stage_pieces).
+__host__ __device__ constexpr uint32_t reduce_stage_bytes(int pieces, int rows) {
+  return static_cast<uint32_t>(pieces * rows * Cfg::BN * 2);
 }
-__host__ __device__ constexpr int reduce_stages_fitting(int world, int rows) {
+__host__ __device__ constexpr int reduce_stages_fitting(int pieces, int rows) {
   const uint64_t budget = Cfg::SMEM_BYTES - 1024;  // the kernel aligns its dynamic base to 1024 B
-  const uint64_t s = budget / (uint64_t(kReducePipes) * (reduce_stage_bytes(world, rows) + 16));  // + full, empty mbarriers
+  const uint64_t s = budget / (uint64_t(kReducePipes) * (reduce_stage_bytes(pieces, rows) + 16));  // + full, empty mbarriers
   return static_cast<int>(s < kReduceMaxStages ? s : kReduceMaxStages);
 }
-__host__ __device__ constexpr ReduceRing reduce_ring(int world) {
+__host__ __device__ constexpr ReduceRing reduce_ring(int pieces) {
   int rows = kReduceMaxRows;
-  while (rows > 1 && reduce_stages_fitting(world, rows) < kReduceMinStages) rows /= 2;
-  return ReduceRing{rows, reduce_stages_fitting(world, rows)};
+  while (rows > 1 && reduce_stages_fitting(pieces, rows) < kReduceMinStages) rows /= 2;
+  return ReduceRing{rows, reduce_stages_fitting(pieces, rows)};
 }
 static_assert(reduce_ring(kMaxGpus).stages >= 2, "every group size gets a ring");
-// Inter-SM GEMM+RS on two GPUs adds in place: the compute blocks store the partial tiles of this
-// GPU's own shard straight into its output (tmap_peer[rank]: a swizzled map of the shard, the
-// GEMM's box), and the communicator pulls only the peer's piece and adds it there with a TMA
-// reduce-add (one bf16 add, rounded once: the bits of the fp32 sum, as sum_pair). Half the bulk
-// loads per output byte and no summing: the pair-sum trace left the loads as the limit.
-__host__ __device__ constexpr bool reduce_in_place(int world, int reduce_to_all) { return world == 2 && !reduce_to_all; }
-static_assert(reduce_ring(2).rows * Cfg::BN / Cfg::EPI_COLS == Cfg::WG_M,
+static_assert(reduce_ring(1).rows * Cfg::BN / Cfg::EPI_COLS == Cfg::WG_M,
               "in place, a piece's box (tmap_out) is the GEMM's box (tmap_peer): the same rows");
+
 static_assert(Cfg::WG_M % kReduceMaxRows == 0, "pieces tile a unit");
 // Tile-major partials of the inter-SM reductions, seen as a column of EPI_COLS-wide rows: the
 // WG_M x EPI_COLS box of C at (row, col) (multiples of those) is rows [r, r + WG_M) for

@@ -140,8 +140,9 @@ struct ReduceInterOps : InterleavedOrder {
   __device__ static void communicator(const Params& p, int block, int blocks, uint32_t smem) {
     const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
     const int pipe = warp % kPipes, role = warp / kPipes;  // role 0: producer, 1..kSumWarps: summers
-    const ReduceRing rg = reduce_ring(p.world);
-    const uint32_t stage_bytes = reduce_stage_bytes(p.world, rg.rows);
+    const int stage_pieces = reduce_stage_pieces(p.world, p.reduce_to_all);
+    const ReduceRing rg = reduce_ring(stage_pieces);
+    const uint32_t stage_bytes = reduce_stage_bytes(stage_pieces, rg.rows);
     const uint32_t ring = smem + static_cast<uint32_t>(pipe * rg.stages) * stage_bytes;
     const uint32_t full = smem + static_cast<uint32_t>(kPipes * rg.stages) * stage_bytes + pipe * rg.stages * 16;
     const uint32_t empty = full + rg.stages * 8;
@@ -200,12 +201,13 @@ struct ReduceInterOps : InterleavedOrder {
                                  uint32_t stage_bytes, uint32_t full, uint32_t empty) {
     const int w = p.world;
     const bool mine = lane < w;
-    const uint32_t piece_bytes = stage_bytes / w;
+    const uint32_t piece_bytes = reduce_stage_bytes(1, k.rows);
     // In place, this GPU's own part is already in the output: its flag is still acquired (the
-    // reduce-add must follow the compute blocks' stores), its piece is not copied.
+    // reduce-add must follow the compute blocks' stores), its piece is not copied, and the
+    // peer's piece is the whole stage.
     const bool in_place = reduce_in_place(w, p.reduce_to_all);
     const bool copies = mine && !(in_place && lane == p.rank);
-    const uint32_t tx_bytes = in_place ? piece_bytes : stage_bytes;
+    const uint32_t slot = in_place ? 0 : lane * piece_bytes;
     const __nv_bfloat16* src = mine ? p.part.at[lane] + ((e & 1) ? int64_t(p.m) * p.n : 0) : nullptr;
     int piece = 0;
 #ifdef PKBENCH_COMM_TRACE
@@ -225,8 +227,8 @@ struct ReduceInterOps : InterleavedOrder {
         if (!__all_sync(0xffffffffu, ok)) return false;
         PK_COMM_STAMP(tr, piece, p.rank, piece, 0, CommTrace::kPieces);
         const uint32_t bar = full + 8 * s;
-        if (lane == 0) ptx::mbarrier_arrive_expect_tx(bar, tx_bytes);
-        if (copies) ptx::bulk_load(ring + static_cast<uint32_t>(s) * stage_bytes + lane * piece_bytes, src + k.elem_offset(j),
+        if (lane == 0) ptx::mbarrier_arrive_expect_tx(bar, stage_bytes);
+        if (copies) ptx::bulk_load(ring + static_cast<uint32_t>(s) * stage_bytes + slot, src + k.elem_offset(j),
                                  piece_bytes, bar);
       }
     }
@@ -238,7 +240,6 @@ struct ReduceInterOps : InterleavedOrder {
   // been read; the other summing warps have nothing to do.
   __device__ static bool add_in_place(const Params& p, Walk& k, int stages, uint32_t ring, uint32_t stage_bytes,
                                       uint32_t full, uint32_t empty) {
-    const uint32_t peer_slot = static_cast<uint32_t>(1 - p.rank) * (stage_bytes / p.world);
     const int shard_rows = p.rank * (p.m / p.world);
     int piece = 0;
 #ifdef PKBENCH_COMM_TRACE
@@ -255,7 +256,7 @@ struct ReduceInterOps : InterleavedOrder {
         // output) before the stage could fill; the reduce-add reads and writes it in the async proxy.
         tma::fence_proxy_async_global();
         ptx::tensor_reduce_add_2d(&p.tmap_out[p.rank], k.col0(j), k.row0(j) - shard_rows,
-                                  ring + static_cast<uint32_t>(s) * stage_bytes + peer_slot);
+                                  ring + static_cast<uint32_t>(s) * stage_bytes);
         ptx::bulk_commit_group();
         ptx::bulk_wait_group_read<0>();
         ptx::mbarrier_arrive(empty + 8 * s);

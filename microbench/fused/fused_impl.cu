@@ -151,7 +151,8 @@ FusedParams fused_params(Context& c, int g, KernelKind k, const Point& p, const 
       for (int q = 0; q < w; ++q)
         if (p.op == Op::gemm_ar || q == g)
           fp.tmap_out[q] = make_tensor_map_2d_bf16(outs.at[q], s.n, p.op == Op::gemm_ar ? s.m : s.m / w, uint64_t(s.n) * 2,
-                                                   Cfg::EPI_COLS, reduce_ring(w).rows * Cfg::BN / Cfg::EPI_COLS);
+                                                   Cfg::EPI_COLS,
+                                                   reduce_ring(reduce_stage_pieces(w, fp.reduce_to_all)).rows * Cfg::BN / Cfg::EPI_COLS);
       if (reduce_in_place(w, fp.reduce_to_all))
         fp.tmap_peer[g] = make_tensor_map_2d_bf16_sw128(outs.at[g], s.n, s.m / w, uint64_t(s.n) * 2, Cfg::EPI_COLS, Cfg::WG_M);
       break;
