@@ -138,6 +138,9 @@ struct ReduceInterOps : InterleavedOrder {
   };
 
   __device__ static void communicator(const Params& p, int block, int blocks, uint32_t smem) {
+#ifdef PKBENCH_COMM_TRACE
+    const long long entry = clock64();
+#endif
     const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
     const int pipe = warp % kPipes, role = warp / kPipes;  // role 0: producer, 1..kSumWarps: summers
     const int stage_pieces = reduce_stage_pieces(p.world, p.reduce_to_all);
@@ -172,8 +175,10 @@ struct ReduceInterOps : InterleavedOrder {
     if (block == 0 && threadIdx.x == 0 && e == PKBENCH_COMM_TRACE) {
       const unsigned long long t0 = g_comm_trace.piece[p.rank][0][0];
       const int n = k.units * k.pieces_per_unit;
-      printf("CTH rank=%d world=%d blocks=%d units=%d pieces=%d stages=%d rows=%d\n", p.rank, p.world, blocks, k.units, n,
-             rg.stages, rg.rows);
+      // entry and end: the block's start and its barrier after the last piece, in cycles from piece 0's copy
+      printf("CTH rank=%d world=%d blocks=%d units=%d pieces=%d stages=%d rows=%d entry=%lld end=%lld\n", p.rank, p.world,
+             blocks, k.units, n, rg.stages, rg.rows, static_cast<long long>(entry - static_cast<long long>(t0)),
+             static_cast<long long>(clock64() - static_cast<long long>(t0)));
       for (int i = 0; i < k.units && i < CommTrace::kUnits; ++i)
         printf("CTU %d %d %lld %lld\n", p.rank, i, (long long)(g_comm_trace.unit[p.rank][i][0] - t0),
                (long long)(g_comm_trace.unit[p.rank][i][1] - t0));
