@@ -115,13 +115,18 @@ log "machine $machine, commit $PKBENCH_GIT_COMMIT, results in $PKBENCH_OUT; buil
 } > "$OUT/build.log" 2>&1
 build_rc=$?
 log "build rc=$build_rc ($(tail -n 1 "$OUT/build.log"))"
+# The call's exit status: 0 only if the build, the tests, every job and every check exited 0.
+status=0
+[ "$build_rc" = 0 ] || status=1
 export PKBENCH_BUILD_SECONDS=$(( $(date +%s) - t0 ))
 
 if [ "$tests" = 1 ]; then
   left=$(( limit - ($(date +%s) - t0) ))
   timeout "$(( left > 60 ? left - 30 : 30 ))" ctest --test-dir "$PKBENCH_BUILD_DIR" -L gpu ${PKBENCH_TESTS:+-R "$PKBENCH_TESTS"} \
     --output-on-failure --timeout 240 > "$OUT/tests.log" 2>&1
-  log "gpu tests rc=$?: $(grep -E 'tests passed' "$OUT/tests.log")"
+  tests_rc=$?
+  [ "$tests_rc" = 0 ] || status=1
+  log "gpu tests rc=$tests_rc: $(grep -E 'tests passed' "$OUT/tests.log")"
 fi
 
 # run_job FLAGS...: one scripts/run.sh call, bounded by what is left of the call.
@@ -132,6 +137,7 @@ run_job() {
   log "run.sh $*"
   timeout "$left" "$PKBENCH_ROOT/scripts/run.sh" "$@" >> "$OUT/run.log" 2>&1
   local rc=$?
+  [ "$rc" = 0 ] || status=1
   log "run.sh ${1:-(every study)}: exit $rc"
 }
 
@@ -209,7 +215,9 @@ for c in "${checks[@]}"; do
   log "check $c"
   ( export CUDA_DEVICE_MAX_CONNECTIONS=32  # virtual ranks: the tests' setting (peer_group.h)
     "check_${c//-/_}" "$w" ) >> "$OUT/run.log" 2>&1
-  log "check $c: exit $?"
+  check_rc=$?
+  [ "$check_rc" = 0 ] || status=1
+  log "check $c: exit $check_rc"
   tar czf "$OUT/$c.tgz" -C "$(dirname "$w")" "$c"
 done
 
@@ -232,3 +240,5 @@ tar czf "$OUT/results.tgz" -C "$(dirname "$PKBENCH_OUT")" "$(basename "$PKBENCH_
 log "done; $OUT/results.tgz holds $(tar tzf "$OUT/results.tgz" | grep -v 'timing\.csv$' | grep -c '\.csv$') study CSVs"
 tail -n 3 "$OUT/tests.log" 2>/dev/null
 grep -E "exited with|error" "$OUT/run.log" 2>/dev/null | tail -n 10
+# (The last pipeline's grep finds nothing on a clean call: under pipefail that was the call's exit status.)
+exit "$status"
