@@ -1,1 +1,1 @@
-/tmp/pk-fused/microbench/fused/pkbench_fused --peer-mode=virtual --ranks=2 --ops=gemm_rs,gemm_ar --schedules=inter_sm --shapes=4096x4096x64 --comm-sms=4,8,16,32 --samples=5 --csv=communicator_only_rs_ar_2_ranks.csv
+/tmp/f1snap/build-checks/bin/pkbench_fused --peer-mode=virtual --ranks=2 --ops=gemm_rs,gemm_ar --schedules=inter_sm --shapes=4096x4096x64 --comm-sms=4,8,16,32 --samples=5 --csv=communicator_only_rs_ar_2_ranks.csv
