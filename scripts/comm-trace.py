@@ -10,6 +10,9 @@ median cycles per piece and of each phase:
   store  the sum stored and the stage freed (TMA store issue and its read-wait)
   load   the producer's copy issued -> the summer saw the stage full
   flag   the producer's acquire of a unit's flags (once per unit)
+GEMM+RS in place (two GPUs) has no sum: its `sum` is two adjacent stamps (~50 cycles) and `store`
+is the TMA reduce-add's issue, read-wait and stage release. Exit 0; 1 when a log holds no CTP
+stamps; 2 with no argument or when a log cannot be read (one line naming it).
 """
 import statistics
 import sys
@@ -48,15 +51,18 @@ def main(argv):
         print(__doc__.strip())
         return 0 if len(argv) >= 2 else 2
     cols = ['pieces', 'cycles/piece', 'wait', 'sum', 'store', 'load', 'flag']
-    print('| log | rank | ' + ' | '.join(cols) + ' |')
-    print('|---|---:|' + '---:|' * len(cols))
-    status = 0
-    for path in argv[1:]:
+    logs = []
+    for path in argv[1:]:  # every log read before anything is printed: an unreadable one is one line, exit 2
         try:
-            rows = list(phases(path))
-        except OSError as e:
-            print(f'comm-trace.py: {e}', file=sys.stderr)
+            logs.append((path, list(phases(path))))
+        except (OSError, UnicodeDecodeError) as e:
+            print(f'comm-trace.py: {path}: {getattr(e, "strerror", None) or e}', file=sys.stderr)
             return 2
+    status = 0
+    if any(rows for _, rows in logs):
+        print('| log | rank | ' + ' | '.join(cols) + ' |')
+        print('|---|---:|' + '---:|' * len(cols))
+    for path, rows in logs:
         if not rows:
             print(f'comm-trace.py: {path}: no CTP stamps (built without -DPKBENCH_COMM_TRACE?)', file=sys.stderr)
             status = 1
