@@ -45,10 +45,12 @@ pk_fused_peer_flags() {
   done
 }
 # pk_fused_needs_comm_only CSV: whether a pkbench_fused CSV has rows the model predicts from the
-# communicator-only rows (impl inter_sm, op gemm_rs or gemm_ar, status ok).
+# communicator-only rows (impl inter_sm, op gemm_rs or gemm_ar, status ok, at least 2 GPUs or
+# ranks: one GPU alone communicates nothing, and its rows would say nothing of the communicator).
 pk_fused_needs_comm_only() {
   [ -f "$1" ] && awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-    $c["impl"] == "inter_sm" && ($c["op"] == "gemm_rs" || $c["op"] == "gemm_ar") && $c["status"] == "ok" { found = 1; exit }
+    $c["impl"] == "inter_sm" && ($c["op"] == "gemm_rs" || $c["op"] == "gemm_ar") && $c["status"] == "ok" &&
+    $c["gpus"] + 0 >= 2 { found = 1; exit }
     END { exit !found }' "$1"
 }
 pk_build() {

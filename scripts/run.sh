@@ -186,7 +186,7 @@ comm_only() {
   dir=$(dirname "$csv")
   final=$dir/$PK_FUSED_COMM_ONLY_CSV
   tmp=$dir/${PK_FUSED_COMM_ONLY_CSV%.csv}.tmp.csv
-  pk_fused_needs_comm_only "$csv" || { pk_log "fused: no inter-SM GEMM+RS / GEMM+AR rows: no communicator-only rows"; return 0; }
+  pk_fused_needs_comm_only "$csv" || { pk_log "fused: no inter-SM GEMM+RS / GEMM+AR rows on 2 or more GPUs: no communicator-only rows"; return 0; }
   rm -f "$tmp"
   mapfile -t peer < <(pk_fused_peer_flags "$@")
   mapfile -t flags < <(pk_fused_comm_only_flags)

@@ -25,7 +25,7 @@ EOF
 printf '#!/usr/bin/env bash\nexit 0\n' > "$T/path/cmake"
 # Every tool: its command line into calls.log; pkbench_fused writes a CSV (--csv=), the
 # communicator-only run (K = 64) failing where FAKE_COMM_FAIL=1, the main run with AG+GEMM rows
-# alone where FAKE_AG_ONLY=1.
+# alone where FAKE_AG_ONLY=1, its rows on FAKE_ROW_GPUS GPUs (default 2).
 cat > "$T/tool" <<'EOF'
 #!/usr/bin/env bash
 echo "$(basename "$0") $*" >> "$FAKE_LOG"
@@ -37,7 +37,7 @@ comm=0
 [ "$comm" = 1 ] && [ "${FAKE_COMM_FAIL:-0}" = 1 ] && { printf 'study,op,impl\nfused,gemm_rs,inter_sm\n' > "$csv"; exit 1; }
 op=gemm_rs
 [ "$comm" = 0 ] && [ "${FAKE_AG_ONLY:-0}" = 1 ] && op=ag_gemm
-printf 'study,op,impl,gpus,comm_sms,time_us_median,status,git_commit\nfused,%s,inter_sm,2,4,10,ok,%s\n' "$op" "$PKBENCH_GIT_COMMIT" > "$csv"
+printf 'study,op,impl,gpus,comm_sms,time_us_median,status,git_commit\nfused,%s,inter_sm,%s,4,10,ok,%s\n' "$op" "${FAKE_ROW_GPUS:-2}" "$PKBENCH_GIT_COMMIT" > "$csv"
 EOF
 chmod +x "$T/path/nvidia-smi" "$T/path/cmake" "$T/tool"
 for t in fused cost_model merge transfer_summary sync_summary tune tune_loo peer_modes collectives_summary \
@@ -95,4 +95,8 @@ run_case ag FAKE_GPUS=2 FAKE_AG_ONLY=1 -- --ops=ag_gemm
 o=$T/ag
 check "AG+GEMM alone: no communicator-only run" 1 "" grep -q -- "--shapes=4096x4096x64" "$T/ag.calls"
 check "AG+GEMM alone: the model without --comm-only" 0 "^pkbench_cost_model --fused $o/fused/fused.csv --transfer " cat "$T/ag.calls"
+
+run_case one FAKE_GPUS=1 FAKE_ROW_GPUS=1 --
+check "one GPU, one rank (nothing communicated): no communicator-only run" 1 "" grep -q -- "--shapes=4096x4096x64" "$T/one.calls"
+check "one GPU, one rank: says why" 0 "no communicator-only rows" cat "$T/one.log"
 exit $((fails > 0))
