@@ -246,31 +246,48 @@ struct ReduceInterOps : InterleavedOrder {
   __device__ static bool add_in_place(const Params& p, Walk& k, int stages, uint32_t ring, uint32_t stage_bytes,
                                       uint32_t full, uint32_t empty) {
     const int shard_rows = p.rank * (p.m / p.world);
-    int piece = 0;
 #ifdef PKBENCH_COMM_TRACE
     const bool tr = k.pipe == 0 && block_epoch() == PKBENCH_COMM_TRACE;
 #endif
+    const bool ok = each_staged_piece(p, k, stages, full, [&](int j, int s, int piece) {
+      PK_COMM_STAMP(tr, piece, p.rank, piece, 1, CommTrace::kPieces);
+      PK_COMM_STAMP(tr, piece, p.rank, piece, 2, CommTrace::kPieces);  // no sum in place
+      // The producer acquired this unit's own flag (the compute blocks' stores into the
+      // output) before the stage could fill; the reduce-add reads and writes it in the async proxy.
+      tma::fence_proxy_async_global();
+      ptx::tensor_reduce_add_2d(&p.tmap_out[p.rank], k.col0(j), k.row0(j) - shard_rows,
+                                ring + static_cast<uint32_t>(s) * stage_bytes);
+      ptx::bulk_commit_group();
+      ptx::bulk_wait_group_read<0>();
+      ptx::mbarrier_arrive(empty + 8 * s);
+      PK_COMM_STAMP(tr, piece, p.rank, piece, 3, CommTrace::kPieces);
+    });
+    if (!ok) return false;
+    stores_complete();
+    return true;
+  }
+
+  // Walks this pipeline's pieces in order: waits for each stage to be full, then f(j, s, piece)
+  // (piece j of the current unit, in stage s; the pipeline's piece count). False on a timeout.
+  template <class F>
+  __device__ static bool each_staged_piece(const Params& p, Walk& k, int stages, uint32_t full, F&& f) {
+    int piece = 0;
     for (int i = 0; i < k.units; ++i) {
       k.at_unit(i);
       for (int j = 0; j < k.pieces_per_unit; ++j, ++piece) {
         const int s = piece % stages;
         if (!mbarrier_wait(full + 8 * s, (piece / stages) & 1, p.deadline)) return false;
-        PK_COMM_STAMP(tr, piece, p.rank, piece, 1, CommTrace::kPieces);
-        PK_COMM_STAMP(tr, piece, p.rank, piece, 2, CommTrace::kPieces);  // no sum in place
-        // The producer acquired this unit's own flag (the compute blocks' stores into the
-        // output) before the stage could fill; the reduce-add reads and writes it in the async proxy.
-        tma::fence_proxy_async_global();
-        ptx::tensor_reduce_add_2d(&p.tmap_out[p.rank], k.col0(j), k.row0(j) - shard_rows,
-                                  ring + static_cast<uint32_t>(s) * stage_bytes);
-        ptx::bulk_commit_group();
-        ptx::bulk_wait_group_read<0>();
-        ptx::mbarrier_arrive(empty + 8 * s);
-        PK_COMM_STAMP(tr, piece, p.rank, piece, 3, CommTrace::kPieces);
+        f(j, s, piece);
       }
     }
+    return true;
+  }
+
+  // Every bulk store or reduce-add of this thread complete and visible before the block signals
+  // (AR) or ends.
+  __device__ static void stores_complete() {
     ptx::bulk_wait_group<0>();
     tma::fence_proxy_async_global();
-    return true;
   }
 
   // Three or more GPUs: fp32 sums in GPU order, kBatch vectors in flight per GPU, every GPU's
@@ -336,46 +353,38 @@ struct ReduceInterOps : InterleavedOrder {
     const int vecs = static_cast<int>(piece_bytes / 16);
     const int shard_rows = p.reduce_to_all ? 0 : p.rank * (p.m / w);  // RS: rows are relative to the shard
     if (reduce_in_place(w, p.reduce_to_all)) return t == 0 ? add_in_place(p, k, stages, ring, stage_bytes, full, empty) : true;
-    int piece = 0;
 #ifdef PKBENCH_COMM_TRACE
     const bool tr = k.pipe == 0 && block_epoch() == PKBENCH_COMM_TRACE && t == 0;
 #endif
-    for (int i = 0; i < k.units; ++i) {
-      k.at_unit(i);
-      for (int j = 0; j < k.pieces_per_unit; ++j, ++piece) {
-        const int s = piece % stages;
-        if (!mbarrier_wait(full + 8 * s, (piece / stages) & 1, p.deadline)) return false;
-        PK_COMM_STAMP(tr, piece, p.rank, piece, 1, CommTrace::kPieces);
-        const uint32_t st = ring + static_cast<uint32_t>(s) * stage_bytes;
-        const int row0 = k.row0(j) - shard_rows, col0 = k.col0(j);
-        if (w == 2) {
-          sum_pair(st, piece_bytes, vecs, t);
-        } else {
-          sum_fp32(st, piece_bytes, vecs, w, t);
-        }
-        ptx::fence_proxy_async_smem();  // generic writes of the sum, then the TMA stores read them
-        ptx::bar_sync(1 + pipe, kSumThreads);
-        PK_COMM_STAMP(tr, piece, p.rank, piece, 2, CommTrace::kPieces);
-        if (t == 0) {
-          if (p.reduce_to_all) {
-            for (int d = 1; d <= w; ++d) ptx::tensor_store_2d(&p.tmap_out[(p.rank + d) % w], col0, row0, st);
-          } else {
-            ptx::tensor_store_2d(&p.tmap_out[p.rank], col0, row0, st);
-          }
-          ptx::bulk_commit_group();
-          // Free the stage as soon as this piece's stores have read it: the producer's next copy
-          // into it then overlaps the next piece's sum (freeing it one piece later left the
-          // summers waiting for data once the pair sum made them fast: NOTES.md, run 10).
-          ptx::bulk_wait_group_read<0>();
-          ptx::mbarrier_arrive(empty + 8 * s);
-        }
-        PK_COMM_STAMP(tr, piece, p.rank, piece, 3, CommTrace::kPieces);
+    const bool ok = each_staged_piece(p, k, stages, full, [&](int j, int s, int piece) {
+      PK_COMM_STAMP(tr, piece, p.rank, piece, 1, CommTrace::kPieces);
+      const uint32_t st = ring + static_cast<uint32_t>(s) * stage_bytes;
+      const int row0 = k.row0(j) - shard_rows, col0 = k.col0(j);
+      if (w == 2) {
+        sum_pair(st, piece_bytes, vecs, t);
+      } else {
+        sum_fp32(st, piece_bytes, vecs, w, t);
       }
-    }
-    if (t == 0) {  // every store complete before the block signals (AR) or ends
-      ptx::bulk_wait_group<0>();
-      tma::fence_proxy_async_global();
-    }
+      ptx::fence_proxy_async_smem();  // generic writes of the sum, then the TMA stores read them
+      ptx::bar_sync(1 + pipe, kSumThreads);
+      PK_COMM_STAMP(tr, piece, p.rank, piece, 2, CommTrace::kPieces);
+      if (t == 0) {
+        if (p.reduce_to_all) {
+          for (int d = 1; d <= w; ++d) ptx::tensor_store_2d(&p.tmap_out[(p.rank + d) % w], col0, row0, st);
+        } else {
+          ptx::tensor_store_2d(&p.tmap_out[p.rank], col0, row0, st);
+        }
+        ptx::bulk_commit_group();
+        // Free the stage as soon as this piece's stores have read it: the producer's next copy
+        // into it then overlaps the next piece's sum (freeing it one piece later left the
+        // summers waiting for data once the pair sum made them fast: NOTES.md, run 10).
+        ptx::bulk_wait_group_read<0>();
+        ptx::mbarrier_arrive(empty + 8 * s);
+      }
+      PK_COMM_STAMP(tr, piece, p.rank, piece, 3, CommTrace::kPieces);
+    });
+    if (!ok) return false;
+    if (t == 0) stores_complete();
     return true;
   }
 };
