@@ -101,6 +101,11 @@ if(TARGET pkbench_cost_model)
   add_test(NAME fused_cost_model_comm_only_mixed_commits_allowed COMMAND ${_fused_expect} 0
     "communicator-only rows' abc1234 \\(different stamps: used with --allow-mixed-commits\\)"
     ${_cm} --comm-only ${_fx}/fused_comm_only_other_commit.csv --allow-mixed-commits)
+  # One GPU, one rank (nothing communicated): inter-SM GEMM+RS / GEMM+AR need no --comm-only, as
+  # scripts/lib.sh's pk_fused_needs_comm_only says (regenerate.sh runs the model without it).
+  add_test(NAME fused_cost_model_one_gpu_no_comm_only COMMAND ${_fused_expect} 0 "gemm_ar 4096x4096x2048 w1 +measured best"
+    $<TARGET_FILE:pkbench_cost_model> --fused ${_fx}/fused_points_one_gpu.csv --transfer ${_fx}/fused_transfer.csv
+    --sync ${_fx}/fused_sync.csv)
   add_test(NAME fused_cost_model_needs_transfer COMMAND ${_fused_expect} 2 "--transfer is required"
     $<TARGET_FILE:pkbench_cost_model> --fused ${_fx}/fused_points.csv --sync ${_fx}/fused_sync.csv)
   add_test(NAME fused_cost_model_mixed_machines COMMAND ${_fused_expect} 2 "different GPUs"
@@ -113,7 +118,8 @@ if(TARGET pkbench_cost_model)
   set_tests_properties(fused_cost_model_fixture fused_cost_model_needs_transfer fused_cost_model_mixed_machines
     fused_cost_model_foreign_column fused_cost_model_comm_only_rate fused_cost_model_comm_only_required
     fused_cost_model_comm_only_missing_file fused_cost_model_comm_only_missing_column fused_cost_model_comm_only_missing_rows
-    fused_cost_model_comm_only_other_commit fused_cost_model_comm_only_mixed_commits_allowed PROPERTIES LABELS cpu)
+    fused_cost_model_comm_only_other_commit fused_cost_model_comm_only_mixed_commits_allowed
+    fused_cost_model_one_gpu_no_comm_only PROPERTIES LABELS cpu)
 endif()
 # scripts/comm-trace.py (the communicator's per-phase stamps): medians of a synthetic log, its refusals.
 add_test(NAME fused_comm_trace_script COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/comm_trace.sh ${CMAKE_SOURCE_DIR}/scripts/comm-trace.py)

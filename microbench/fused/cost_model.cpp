@@ -207,7 +207,11 @@ void read_gemm_rates(Ceilings& c, const std::string& gemm_csv, GemmRates& full) 
 
 }  // namespace
 
-bool needs_communicator(const FusedPoint& p) { return p.schedule == "inter_sm" && p.op != Op::ag_gemm; }
+// One GPU communicates nothing (T_comm 0 at any rate): its points need no communicator-only rate,
+// as scripts/lib.sh's pk_fused_needs_comm_only says for run.sh and regenerate.sh.
+bool needs_communicator(const FusedPoint& p) {
+  return p.schedule == "inter_sm" && p.op != Op::ag_gemm && p.world >= 2;
+}
 
 void read_communicator_rates(Ceilings& c, const std::string& comm_only_csv) {
   using T = ColumnType;
@@ -222,10 +226,11 @@ void read_communicator_rates(Ceilings& c, const std::string& comm_only_csv) {
     if (t.text(i, "status") != "ok" || t.text(i, "impl") != "inter_sm") continue;
     const Op op = parse_op(std::string(t.text(i, "op")));
     if (op == Op::ag_gemm) continue;  // AG+GEMM's T_comm stays on the transfer study's TMA curve
+    const int w = static_cast<int>(t.integer(i, "gpus"));
+    if (w < 2) continue;  // one GPU moves no bytes: no rate (and no point needs one: needs_communicator)
     const int64_t sms = t.integer(i, "comm_sms");
     const double us = t.number(i, "time_us_median");
     if (sms <= 0 || !(us > 0)) throw std::runtime_error(at(t, i) + ": an inter_sm row without comm_sms or time_us_median");
-    const int w = static_cast<int>(t.integer(i, "gpus"));
     const Shape s{int(t.integer(i, "m")), int(t.integer(i, "n")), int(t.integer(i, "k"))};
     // T_comm's bytes (predict(): inter-SM RS (w-1)/w of C, AR twice that) over the whole row.
     const double gbps = collective_bytes(op, s, w) / (us * 1e3);
@@ -235,7 +240,7 @@ void read_communicator_rates(Ceilings& c, const std::string& comm_only_csv) {
   }
   if (best.empty())
     throw std::runtime_error(comm_only_csv +
-                             ": no inter_sm row of gemm_rs or gemm_ar with status ok (the communicator-only rates)");
+                             ": no inter_sm row of gemm_rs or gemm_ar on 2 or more GPUs with status ok (the communicator-only rates)");
   for (const auto& [key, by_sms] : best) {
     Curve& cv = c.communicator[key];
     std::string list;

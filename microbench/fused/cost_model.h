@@ -81,9 +81,10 @@ Ceilings read_ceilings(const std::string& gemm_csv, const std::string& transfer_
                        const std::string& fused_csv);
 
 // The communicator-only rows (a pkbench_fused CSV: inter_sm rows of gemm_rs / gemm_ar at a
-// shape whose GEMM is negligible, status ok) into c.communicator: per row, T_comm's bytes for
-// its shape / its median time; the best row per operator, GPU count and SM count. Throws
-// std::runtime_error naming the file and the missing column, or that it has no such row.
+// shape whose GEMM is negligible, status ok, 2 or more GPUs) into c.communicator: per row,
+// T_comm's bytes for its shape / its median time; the best row per operator, GPU count and SM
+// count. Throws std::runtime_error naming the file and the missing column, or that it has no
+// such row.
 void read_communicator_rates(Ceilings& c, const std::string& comm_only_csv);
 
 struct FusedPoint {
@@ -98,7 +99,8 @@ struct FusedPoint {
   std::string commit;      // git_commit column ("" where the CSV has none)
 };
 
-// Whether p's T_comm comes from the communicator-only rows (inter-SM GEMM+RS / GEMM+AR).
+// Whether p's T_comm comes from the communicator-only rows (inter-SM GEMM+RS / GEMM+AR on 2 or
+// more GPUs or ranks).
 bool needs_communicator(const FusedPoint& p);
 
 struct Prediction {

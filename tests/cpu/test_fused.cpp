@@ -418,6 +418,34 @@ TEST(FusedCostModel, CommunicatorOnlyInputsRefused) {
   } catch (const std::exception& e) {
     EXPECT_NE(std::string(e.what()).find("fused_points.csv.missing"), std::string::npos) << e.what();
   }
+  // One GPU moves no bytes: its rows give no rate (not a rate of 0), so a file of them alone has none.
+  try {
+    model::read_communicator_rates(c, kDir + "/fused_comm_only_one_gpu.csv");
+    FAIL() << "communicator-only rows of one GPU gave a rate";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("on 2 or more GPUs"), std::string::npos) << e.what();
+  }
+}
+
+TEST(FusedCostModel, OneGpuInterSmPointsNeedNoCommunicatorRate) {
+  // As scripts/lib.sh's pk_fused_needs_comm_only: one GPU (one rank) communicates nothing, so
+  // regenerate.sh runs the model on such a fused CSV without --comm-only.
+  model::Ceilings c = model::read_ceilings(kDir + "/fused_gemm.csv", kDir + "/fused_transfer.csv",
+                                           kDir + "/fused_sync.csv", kDir + "/fused_points.csv");
+  model::FusedPoint p;
+  p.op = Op::gemm_rs;
+  p.schedule = "inter_sm";
+  p.shape = Shape{4096, 4096, 2048};
+  p.world = 1;
+  p.comm_sms = 16;
+  p.compute_sms = 116;
+  EXPECT_FALSE(model::needs_communicator(p));
+  const model::Prediction r = model::predict(c, p);
+  EXPECT_EQ(r.comm_us, 0);
+  EXPECT_EQ(r.non_overlap_us, 0);
+  p.world = 2;
+  EXPECT_TRUE(model::needs_communicator(p));
+  EXPECT_THROW(model::predict(c, p), std::runtime_error);
 }
 
 TEST(FusedCostModel, BestSplitAndWhenCommunicationHides) {
