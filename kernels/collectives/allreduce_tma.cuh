@@ -11,8 +11,6 @@
 // TMA writes to a peer are complete for the issuing thread after cp.async.bulk.wait_group
 // 0; fence.proxy.async.global then orders them before the generic-proxy release of the
 // phase signal. Tile tails (a chunk not a multiple of the tile) go through registers.
-#include <type_traits>
-
 #include "kernels/transfer_tma.cuh"
 #include "kernels/collectives/coll_params.cuh"
 
@@ -129,11 +127,7 @@ __global__ void __launch_bounds__(TmaConfig::kThreads)
 #pragma unroll
       for (int j = 0; j < U; ++j) sm[v + j * blockDim.x] = Elem<T>::pack(acc[j]);
     };
-    const uint32_t nv = g * (kTile / 16);
-    uint32_t v = threadIdx.x;
-    for (; v + (kCopyUnroll - 1) * blockDim.x < nv; v += kCopyUnroll * blockDim.x)
-      sum_to_smem(v, std::integral_constant<int, kCopyUnroll>{});
-    for (; v < nv; v += blockDim.x) sum_to_smem(v, std::integral_constant<int, 1>{});
+    for_vectors<kCopyUnroll>(threadIdx.x, g * (kTile / 16), blockDim.x, sum_to_smem);
     ptx::fence_proxy_async_smem();  // generic smem writes -> async-proxy (bulk store) reads
     __syncthreads();
     if (leader) {

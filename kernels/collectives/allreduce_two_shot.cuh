@@ -20,8 +20,6 @@
 //
 // Ablation (b) `handshake`: before each data phase, a two-way exchange (the receiver says
 // "ready", the sender waits for it) as protocols without pre-allocated buffers need.
-#include <type_traits>
-
 #include "kernels/collectives/coll_params.cuh"
 
 namespace pk::coll {
@@ -77,11 +75,7 @@ __global__ void __launch_bounds__(TwoShotConfig::kThreads)
         if (k < n) ptx::st_v4(p.out.at[(self + k) % n] + at, sum);
     }
   };
-  constexpr int U = TwoShotConfig::kUnroll;
-  uint64_t v = s.lo + threadIdx.x;
-  for (; v + (U - 1) * uint64_t(blockDim.x) < s.hi; v += U * uint64_t(blockDim.x))
-    sum_push(v, std::integral_constant<int, U>{});
-  for (; v < s.hi; v += blockDim.x) sum_push(v, std::integral_constant<int, 1>{});
+  for_vectors<TwoShotConfig::kUnroll>(s.lo + threadIdx.x, s.hi, uint64_t(blockDim.x), sum_push);
   reduce_chunk_tail<T>(p, in, slots, c, c.lo + vecs * V, n, self);
   if (!exchange(p.sync, kPhaseB, e)) return;
   end_epoch(p.sync, e);

@@ -41,7 +41,11 @@ template <class T, int U, bool kPairFirst = false>
 __device__ __forceinline__ void sum_slot_vectors(float (&acc)[U][Elem<T>::kPerVec], const CollParams<T>& p, const T* in,
                                                  const T* slots, uint64_t in_off, uint64_t slot_off, uint64_t step,
                                                  int n, int self) {
-  constexpr int V = Elem<T>::kPerVec;
+  auto start = [&](int u, const uint4& x) {  // acc[u] = 0 + x (fp32)
+#pragma unroll
+    for (int i = 0; i < Elem<T>::kPerVec; ++i) acc[u][i] = 0.f;
+    add_vec<T>(acc[u], x);
+  };
   if constexpr (kPairFirst) {
     uint4 x[U], y[U];
 #pragma unroll
@@ -52,26 +56,16 @@ __device__ __forceinline__ void sum_slot_vectors(float (&acc)[U][Elem<T>::kPerVe
       for (int u = 0; u < U; ++u) y[u] = ptx::ld_v4(slot + u * step);
 #pragma unroll
       for (int u = 0; u < U; ++u) {
-#pragma unroll
-        for (int i = 0; i < V; ++i) acc[u][i] = 0.f;
-        add_vec<T>(acc[u], x[u]);
+        start(u, x[u]);
         add_vec<T>(acc[u], y[u]);
       }
     } else {
 #pragma unroll
-      for (int u = 0; u < U; ++u) {
-#pragma unroll
-        for (int i = 0; i < V; ++i) acc[u][i] = 0.f;
-        add_vec<T>(acc[u], x[u]);
-      }
+      for (int u = 0; u < U; ++u) start(u, x[u]);
     }
   } else {
 #pragma unroll
-    for (int u = 0; u < U; ++u) {
-#pragma unroll
-      for (int i = 0; i < V; ++i) acc[u][i] = 0.f;
-      add_vec<T>(acc[u], ptx::ld_v4(in + in_off + u * step));
-    }
+    for (int u = 0; u < U; ++u) start(u, ptx::ld_v4(in + in_off + u * step));
   }
 #pragma unroll
   for (int k = kPairFirst ? 2 : 1; k < kMaxGpus; ++k)

@@ -4,6 +4,7 @@
 #include <cuda_bf16.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/ptx.cuh"
 
@@ -58,6 +59,15 @@ __device__ __forceinline__ void add_vec(float* acc, const uint4& v) {
   Elem<T>::unpack(v, t);
 #pragma unroll
   for (int i = 0; i < Elem<T>::kPerVec; ++i) acc[i] += t[i];
+}
+
+// A thread's vectors v, v + stride, ... below nv: f(v, std::integral_constant<int, U>) for
+// groups of U of them (v, v + stride, ..., v + (U - 1) * stride), then f(v, ...<int, 1>)
+// one at a time for the rest. f issues all of a group's loads before its first store.
+template <int U, class I, class F>
+__device__ __forceinline__ void for_vectors(I v, I nv, I stride, F&& f) {
+  for (; v + (U - 1) * stride < nv; v += U * stride) f(v, std::integral_constant<int, U>{});
+  for (; v < nv; v += stride) f(v, std::integral_constant<int, 1>{});
 }
 
 // Vectors [0, nv) of src to dst by `threads` threads from `tid`, kCopyUnroll loads in flight

@@ -11,8 +11,6 @@
 // items for every destination, so block b of the receiver knows block b of every sender
 // wrote exactly the items it reads after their signal. A warp copies one item with 16-B
 // vectors when every offset is 16-B aligned, else element by element.
-#include <type_traits>
-
 #include "kernels/collectives/coll_params.cuh"
 #include "kernels/collectives/seg_layout.cuh"
 
@@ -116,11 +114,7 @@ __global__ void __launch_bounds__(SegConfig::kThreads, 1)
 #pragma unroll
         for (int j = 0; j < U; ++j) ptx::st_v4(out + (v + j * 32) * V, Elem<T>::pack(acc[j]));
       };
-      constexpr int U = SegConfig::kSumUnroll;
-      const uint64_t nv = elems / V;
-      uint64_t v = lane;
-      for (; v + (U - 1) * 32 < nv; v += U * 32) sum_lane(v, std::integral_constant<int, U>{});
-      for (; v < nv; v += 32) sum_lane(v, std::integral_constant<int, 1>{});
+      for_vectors<SegConfig::kSumUnroll>(uint64_t(lane), elems / V, uint64_t(32), sum_lane);
     } else {
       for (uint64_t i = lane; i < elems; i += 32) {
         float acc = Elem<T>::to_f32(own[i]);

@@ -35,8 +35,6 @@
 //    stored by the summing warps before the block's first bar.sync, so round 0's release
 //    publishes them too. No trailing barrier: the next launch's rounds need this rank's
 //    data of that launch.
-#include <type_traits>
-
 #include "kernels/transfer_tma.cuh"
 #include "kernels/collectives/coll_params.cuh"
 
@@ -228,9 +226,9 @@ __device__ __forceinline__ void seg_sum_rounds(const SegPlan<T>& s, bool& ok) {
   // each further peer's kSumUnroll together. The per-vector order before compiled (bf16,
   // sm_90a SASS) to 3 own loads ahead, then every slot load alone in its peer branch and
   // used before the next was issued: one slot load in flight per thread.
+  constexpr uint64_t kT = SegTmaConfig::kLocalThreads;
   auto sum_vectors = [&](uint64_t lo, uint64_t v0, auto m) {
     constexpr int U = decltype(m)::value;
-    constexpr uint64_t kT = SegTmaConfig::kLocalThreads;
     const uint64_t x = lo + v0 * V;
     float acc[U][V];
     sum_slot_vectors<T, U, true>(acc, p, own, slots, x, x, kT * V, n, self);
@@ -238,12 +236,8 @@ __device__ __forceinline__ void seg_sum_rounds(const SegPlan<T>& s, bool& ok) {
     for (int u = 0; u < U; ++u) ptx::st_v4(out + x + u * kT * V, Elem<T>::pack(acc[u]));
   };
   auto sum_range = [&](uint64_t lo, uint64_t hi) {
-    constexpr uint64_t kT = SegTmaConfig::kLocalThreads;
-    constexpr int U = SegTmaConfig::kSumUnroll;
-    const uint64_t nv = (hi - lo) / V;
-    uint64_t v = lt;
-    for (; v + (U - 1) * kT < nv; v += U * kT) sum_vectors(lo, v, std::integral_constant<int, U>{});
-    for (; v < nv; v += kT) sum_vectors(lo, v, std::integral_constant<int, 1>{});
+    for_vectors<SegTmaConfig::kSumUnroll>(uint64_t(lt), (hi - lo) / V, kT,
+                                          [&](uint64_t v, auto m) { sum_vectors(lo, v, m); });
   };
   for (uint64_t j = 0; j < s.rounds_or_one && ok; ++j) {
     const int seq = s.seq(j);
