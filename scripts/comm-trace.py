@@ -58,6 +58,9 @@ def main(argv):
         except (OSError, UnicodeDecodeError) as e:
             print(f'comm-trace.py: {path}: {getattr(e, "strerror", None) or e}', file=sys.stderr)
             return 2
+        except ValueError as e:  # a CTP/CTU line whose fields are not integers
+            print(f'comm-trace.py: {path}: a stamp line that is not CTP/CTU integers ({e})', file=sys.stderr)
+            return 2
     status = 0
     if any(rows for _, rows in logs):
         print('| log | rank | ' + ' | '.join(cols) + ' |')

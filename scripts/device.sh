@@ -115,7 +115,8 @@ log "machine $machine, commit $PKBENCH_GIT_COMMIT, results in $PKBENCH_OUT; buil
 } > "$OUT/build.log" 2>&1
 build_rc=$?
 log "build rc=$build_rc ($(tail -n 1 "$OUT/build.log"))"
-# The call's exit status: 0 only if the build, the tests, every job and every check exited 0.
+# The call's exit status: 0 only if the build, the tests, every job and every check exited 0
+# (a job left out for lack of time counts as failed).
 status=0
 [ "$build_rc" = 0 ] || status=1
 export PKBENCH_BUILD_SECONDS=$(( $(date +%s) - t0 ))
@@ -133,7 +134,7 @@ fi
 run_job() {
   local left
   left=$(( limit - ($(date +%s) - t0) - 30 ))
-  if [ "$left" -lt 20 ]; then log "left out (${left}s left): run.sh $*"; return 0; fi
+  if [ "$left" -lt 20 ]; then log "left out (${left}s left): run.sh $*"; status=1; return 0; fi
   log "run.sh $*"
   timeout "$left" "$PKBENCH_ROOT/scripts/run.sh" "$@" >> "$OUT/run.log" 2>&1
   local rc=$?

@@ -40,5 +40,8 @@ CHECK_MAX_CHARS=200 check missing_file 2 "^comm-trace.py: $T/absent.log: No such
 # The one line is all: nothing else printed (no header, no traceback) when a later log is missing.
 CHECK_MAX_CHARS=200 check missing_after_good 2 "^comm-trace.py: $T/absent.log: " \
   python3 "$script" "$T/trace.log" "$T/absent.log"
+printf 'CTP 0 0 1 2 x 4\n' > "$T/malformed.log"
+CHECK_MAX_CHARS=200 check malformed 2 "^comm-trace.py: $T/malformed.log: a stamp line that is not CTP/CTU integers" \
+  python3 "$script" "$T/malformed.log"
 check no_argument 2 "Usage: scripts/comm-trace.py LOG" python3 "$script"
 exit $((fails > 0))
