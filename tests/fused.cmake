@@ -5,8 +5,9 @@
 # GPU (label gpu): pkbench_fused_gpu_tests alone (peer mode single) and under mpirun -np 2
 # (ipc, vmm); each test skips with the reason without 2 Hopper GPUs.
 if(TARGET pkbench_fused_schema)
-  add_executable(pkbench_fused_cpu_tests ${CMAKE_CURRENT_LIST_DIR}/cpu/test_fused.cpp)
-  target_link_libraries(pkbench_fused_cpu_tests PRIVATE pkbench_fused_schema GTest::gtest_main)
+  add_executable(pkbench_fused_cpu_tests ${CMAKE_CURRENT_LIST_DIR}/cpu/test_fused.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/cpu/test_torch_ref.cpp)
+  target_link_libraries(pkbench_fused_cpu_tests PRIVATE pkbench_fused_schema pkbench_torch_ref_core GTest::gtest_main)
   if(TARGET pkbench_fused_model)
     target_link_libraries(pkbench_fused_cpu_tests PRIVATE pkbench_fused_model)
     target_compile_definitions(pkbench_fused_cpu_tests PRIVATE PKBENCH_FUSED_MODEL)

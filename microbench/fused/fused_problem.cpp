@@ -247,7 +247,9 @@ const std::vector<std::string>& fused_columns() {
          {"compute_sms", "comm_blocks", "group_m", "tile_order", "flops", "comm_bytes", "working_set_bytes",
           "iters_per_sample", "samples", "time_us_median", "time_us_min", "time_us_max", "cv", "tflops",
           "tflops_best", "gemm_us", "comm_ratio", "comm_share", "algo", "rel_fro_err", "max_rel_err", "wrong", "elem_tol", "verified", "sm_clock_mhz_start",
-          "sm_clock_mhz_end", "sm_clock_mhz_max", "tuning", "status", "error"})
+          "sm_clock_mhz_end", "sm_clock_mhz_max", "tuning", "status", "error",
+          // PyTorch's figure for the row (pkbench_torch_ref fills them; empty as written here)
+          "ref_tool", "ref_time_us", "ref_ratio"})
       v.push_back(x);
     for (const auto& m : metadata_columns()) v.push_back(m);
     return v;

@@ -1,0 +1,114 @@
+// pkbench_torch_ref: PyTorch's figures (microbench/fused/ref_torch.py's CSV) merged into the
+// fused and collectives CSVs as the reference columns (torch_ref.h), and the ratios printed,
+// one line per row filled.
+//   pkbench_torch_ref --torch=FILE [--fused=CSV] [--collectives=CSV]
+// Each study CSV is rewritten in place (temporary file, rename). Exit 0: some row has a
+// reference; 1: none matched (different shapes, sizes or GPU count); 2: bad input.
+#include <algorithm>
+#include <cstdio>
+#include <tuple>
+#include <string>
+#include <vector>
+
+#include "microbench/fused/torch_ref.h"
+
+using namespace pk::fused;
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: pkbench_torch_ref --torch=FILE [--fused=CSV] [--collectives=CSV]\n"
+    "  merges ref_torch.py's CSV (FILE) into pkbench_fused's and pkbench_collectives' CSVs, in place:\n"
+    "  ref_tool, ref_time_us (PyTorch's median) and ref_ratio (the row's time_us_median / it) on every\n"
+    "  ok row with a PyTorch counterpart (fused: async TP for ours and the baselines, matmul then NCCL\n"
+    "  for cublas_nccl; collectives: symm_mem one_shot / two_shot all-reduce for ours)\n";
+
+int usage(const std::string& why) {
+  std::fprintf(stderr, "pkbench_torch_ref: error: %s\n%s", why.c_str(), kUsage);
+  return 2;
+}
+
+void print_filled(const TextCsv& csv, const char* what_col) {
+  for (const auto& r : csv.rows) {
+    const auto t = r.find("ref_tool");
+    if (t == r.end() || t->second.rfind("pytorch", 0) != 0) continue;
+    std::printf("%-12s %-26s %-8s %-18s %12s %12s %8s  %s\n", r.at(what_col).c_str(), r.at("impl").c_str(),
+                r.count("launch_mode") ? r.at("launch_mode").c_str() : "eager",
+                r.count("bytes") && !r.at("bytes").empty() ? r.at("bytes").c_str()
+                                                           : (r.at("m") + "x" + r.at("n") + "x" + r.at("k")).c_str(),
+                r.at("time_us_median").c_str(), r.at("ref_time_us").c_str(), r.at("ref_ratio").c_str(),
+                t->second.c_str());
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string torch, fused, coll;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&](const char* flag, std::string& out) {
+      const std::string f = std::string(flag) + "=";
+      if (a.rfind(f, 0) != 0) return false;
+      out = a.substr(f.size());
+      if (out.empty()) throw std::string(std::string(flag) + ": empty");
+      return true;
+    };
+    try {
+      if (a == "--help" || a == "-h") {
+        std::printf("%s", kUsage);
+        return 0;
+      }
+      if (value("--torch", torch) || value("--fused", fused) || value("--collectives", coll)) continue;
+    } catch (const std::string& why) {
+      return usage(why);
+    }
+    return usage("unknown argument '" + a + "'");
+  }
+  if (torch.empty()) return usage("--torch: missing");
+  if (fused.empty() && coll.empty()) return usage("--fused or --collectives: at least one study CSV is needed");
+  std::vector<TorchRow> rows;
+  TextCsv f, c;
+  try {
+    rows = read_torch_csv(torch);
+  } catch (const std::exception& e) {
+    return usage(std::string("--torch=") + torch + ": " + e.what());
+  }
+  try {
+    if (!fused.empty()) f = read_text_csv(fused);
+  } catch (const std::exception& e) {
+    return usage(std::string("--fused=") + fused + ": " + e.what());
+  }
+  try {
+    if (!coll.empty()) c = read_text_csv(coll);
+  } catch (const std::exception& e) {
+    return usage(std::string("--collectives=") + coll + ": " + e.what());
+  }
+  for (const auto& [flag, csv, need] : {std::tuple{"--fused", &f, "op"}, std::tuple{"--collectives", &c, "collective"}}) {
+    if (csv->header.empty()) continue;
+    for (const char* col : {need, "impl", "gpus", "status", "time_us_median"})
+      if (std::find(csv->header.begin(), csv->header.end(), col) == csv->header.end())
+        return usage(std::string(flag) + ": no '" + col + "' column (not that study's CSV)");
+  }
+  int filled = 0;
+  try {
+    if (!fused.empty()) {
+      const int n = merge_torch_fused(f, rows);
+      write_text_csv(fused, f);
+      print_filled(f, "op");
+      std::printf("%d fused rows have a PyTorch reference (%s)\n", n, fused.c_str());
+      filled += n;
+    }
+    if (!coll.empty()) {
+      const int n = merge_torch_collectives(c, rows);
+      write_text_csv(coll, c);
+      print_filled(c, "collective");
+      std::printf("%d collectives rows have a PyTorch reference (%s)\n", n, coll.c_str());
+      filled += n;
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "pkbench_torch_ref: error: %s\n", e.what());
+    return 2;
+  }
+  return filled > 0 ? 0 : 1;
+}
