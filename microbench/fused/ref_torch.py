@@ -206,19 +206,18 @@ class Runner:
 
     def time_calls(self, call, mode):
         torch = self.torch
-        # Warm-up (loads kernels, sizes symmetric-memory workspaces) and a per-call estimate.
-        call()
+        # Every call is a collective: every rank makes the same number of them, so the counts
+        # come from the slowest rank's estimate (agree), never from a rank's own clock.
+        call()  # loads the kernels, sizes symmetric-memory workspaces
         torch.cuda.synchronize()
         t0 = time.perf_counter()
-        warm = 0
-        while True:
+        call()
+        torch.cuda.synchronize()
+        per_call_ms = max(self.agree((time.perf_counter() - t0) * 1e3), 1e-3)
+        for _ in range(int(min(1000, max(1, self.a.warmup_ms / per_call_ms)))):
             call()
-            warm += 1
-            torch.cuda.synchronize()
-            if (time.perf_counter() - t0) * 1e3 >= self.a.warmup_ms or warm >= 1000:
-                break
-        per_call_ms = self.agree((time.perf_counter() - t0) * 1e3 / warm)
-        iters = int(max(1, min(self.a.max_iters, round(self.a.sample_ms / max(per_call_ms, 1e-3)))))
+        torch.cuda.synchronize()
+        iters = int(max(1, min(self.a.max_iters, round(self.a.sample_ms / per_call_ms))))
         graph = None
         if mode == "graph":
             side = torch.cuda.Stream()
