@@ -1,6 +1,7 @@
 #pragma once
 // What every collective kernel of this folder receives, by value (__grid_constant__): the
 // symmetric buffers as peer tables (no per-access table lookup), the signals, the count.
+#include "kernels/collectives/coll_reference.cuh"
 #include "kernels/collectives/coll_sync.cuh"
 #include "kernels/collectives/coll_types.cuh"
 
@@ -15,9 +16,26 @@ struct CollParams {
   uint64_t count;        // elements per rank: all-reduce the whole vector; see each kernel
   uint64_t slot_elems;   // scratch slot stride (elements) where the kernel uses slots
   int handshake;         // ablation (b): a two-way handshake before each transfer phase
+  int rounds;            // pipelined kernels: rounds per launch (each a sub-slice of every block's
+                         // work, its data signalled on its own); <= 1: one, the unpipelined kernel
 };
 
+// The rounds a kernel runs for CollParams::rounds.
+PK_COLL_HD constexpr int rounds_of(int rounds) { return rounds > 1 ? rounds : 1; }
+
+// The flag value of round r of launch e: grows by one per round of every launch, so a flag
+// compared with >= never confuses launches; with one round it is the epoch itself.
+PK_COLL_HD constexpr int round_seq(int e, int rounds, int r) { return (e - 1) * rounds_of(rounds) + r + 1; }
+
 #ifdef __CUDACC__
+// Round r of `rounds` of a block's slice s (one round: s itself); rank-independent, so round r
+// of block b covers the same items on every rank, as block_slice does.
+__device__ __forceinline__ Slice round_slice(Slice s, int rounds, int r) {
+  const uint64_t per = (s.hi - s.lo + rounds_of(rounds) - 1) / rounds_of(rounds);
+  const uint64_t lo = s.lo + per * r < s.hi ? s.lo + per * r : s.hi;
+  return {lo, lo + per < s.hi ? lo + per : s.hi};
+}
+
 // Scalar path for the odd elements [lo, hi) after the last whole vector: dst[i] = sum over
 // ranks of src_r[i] (src given per rank), fp32 accumulation, peers in rotated order.
 template <class T, class SrcOf, class Store>

@@ -53,8 +53,15 @@ struct SyncTable {
 
 #ifdef __CUDACC__
 
-// All threads call; returns this launch's epoch for the block.
+// All threads call; returns this launch's epoch for the block. Launched with programmatic
+// dependent launch (PkImpl's `_pdl` twins), the kernel may have started while the one ahead
+// of it in the stream still ran: griddep_wait first makes everything below see that kernel
+// complete (its epoch store, its outputs, its reads of our buffers), exactly as stream order
+// does; then this grid lets the next launch start its blocks, which wait the same way. Under
+// an ordinary launch both are no-ops.
 __device__ __forceinline__ int begin_epoch(const SyncTable& s) {
+  ptx::griddep_wait();
+  ptx::griddep_launch_dependents();
   __shared__ int epoch;
   if (threadIdx.x == 0) epoch = s.epochs[blockIdx.x] + 1;
   __syncthreads();

@@ -33,7 +33,7 @@ namespace {
 class AllReduceImpl final : public PkImplOf<AllReduceImpl> {
  public:
   explicit AllReduceImpl(const ArEntry& e) : name_(e.name), a_(e.algo) {}
-  std::string name() const override { return name_; }
+  std::string name() const override { return name_ + pdl_suffix(); }
   bool supports(int layout) const override { return layout == kAllReduce; }
   bool applies(const Problem& p) const override { return a_->applies(p); }
   bool uses_tma() const override { return a_->uses_tma(); }
@@ -45,7 +45,7 @@ class AllReduceImpl final : public PkImplOf<AllReduceImpl> {
     const uint64_t work = a_->work_bytes(p);
     set_grid(ctx, a_->kernels().of(p.dtype), a_->threads(), smem_,
              [&](int most) { return grid_for(work, a_->bytes_per_block(), most); });
-    build_params(ctx, p, p.count, a_->slot_elems(p), a_->handshake());
+    build_params(ctx, p, p.count, a_->slot_elems(p), a_->handshake(), a_->rounds(p, blocks_));
     if (a_->zero_scratch())
       for (int gpu : ctx.group.local_gpus()) {
         ctx.group.set_device(gpu);
@@ -56,7 +56,7 @@ class AllReduceImpl final : public PkImplOf<AllReduceImpl> {
   // switch over the algorithms).
   void enqueue(int gpu, cudaStream_t s) override {
     void* params = p_.dtype == DType::bf16 ? static_cast<void*>(&pb_.at(gpu)) : static_cast<void*>(&pf_.at(gpu));
-    PK_CUDA_CHECK(cudaLaunchKernel(a_->kernels().of(p_.dtype), dim3(blocks_), dim3(threads_), &params, smem_, s));
+    launch(a_->kernels().of(p_.dtype), &params, s);
   }
 
  private:
@@ -70,6 +70,12 @@ class AllReduceImpl final : public PkImplOf<AllReduceImpl> {
 
 }  // namespace
 
-ImplList all_reduce_impls() { return impls_of<AllReduceImpl>(all_reduce_algorithms()); }
+// Every listed algorithm, then the PDL twins of those that have one (in the list's order).
+ImplList all_reduce_impls() {
+  ImplList v = impls_of<AllReduceImpl>(all_reduce_algorithms());
+  for (const ArEntry& e : all_reduce_algorithms())
+    if (e.algo->pdl_twin()) v.push_back(AllReduceImpl(e).pdl_twin());
+  return v;
+}
 
 }  // namespace pk::coll

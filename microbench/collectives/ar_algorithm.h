@@ -56,6 +56,11 @@ class ArAlgorithm {
   virtual bool zero_scratch() const { return false; }
   // Its kernel issues TMA / bulk-copy instructions (capability gating: sm_90 and later).
   virtual bool uses_tma() const { return false; }
+  // CollParams::rounds for a grid of `blocks` (pipelined kernels; 1: one round).
+  virtual int rounds(const Problem&, int /*blocks*/) const { return 1; }
+  // The study also registers its twin launched with programmatic dependent launch, named
+  // <name>_pdl (the small-message algorithms, where a launch's start is a share of the time).
+  virtual bool pdl_twin() const { return false; }
 
   // The two-shot landing slot of one rank's chunk, padded to whole TMA tiles (16-B aligned
   // for every kernel); and n of them, the two-shot slot scratch.

@@ -21,6 +21,7 @@ class Ll final : public ArAlgorithm {
   bool applies(const Problem& p) const override { return p.bytes <= kMaxBytes; }
   // Stale lines of another point must not carry a valid epoch.
   bool zero_scratch() const override { return true; }
+  bool pdl_twin() const override { return true; }
 };
 
 }  // namespace

@@ -7,6 +7,7 @@ namespace {
 
 class OneShot final : public ArAlgorithmOf<OneShotConfig> {
   ArKernels kernels() const override { return PK_AR_KERNELS(all_reduce_one_shot_kernel); }
+  bool pdl_twin() const override { return true; }
 };
 
 }  // namespace

@@ -55,6 +55,8 @@ SyncTable Context::sync_table(int gpu) {
 std::string PkImpl::config() const {
   std::string c = std::to_string(blocks_) + " blocks x " + std::to_string(threads_) + " threads";
   if (smem_) c += " smem " + std::to_string(smem_);
+  if (rounds_ > 1) c += " rounds " + std::to_string(rounds_);
+  if (pdl_) c += " pdl";
   return c;
 }
 
@@ -93,9 +95,11 @@ void PkImpl::set_grid(Context& ctx, const void* kernel, int auto_threads, size_t
   blocks_ = knobs_.sms ? knobs_.sms : auto_blocks(most);
 }
 
-void PkImpl::build_params(Context& ctx, const Problem& p, uint64_t count, uint64_t slot_elems, int handshake) {
+void PkImpl::build_params(Context& ctx, const Problem& p, uint64_t count, uint64_t slot_elems, int handshake,
+                          int rounds) {
   ctx_ = &ctx;
   p_ = p;
+  rounds_ = rounds;
   pb_.clear();
   pf_.clear();
   for (int gpu : ctx.group.local_gpus()) {
@@ -103,14 +107,32 @@ void PkImpl::build_params(Context& ctx, const Problem& p, uint64_t count, uint64
       auto q = ctx.params<__nv_bfloat16>(gpu, count);
       q.slot_elems = slot_elems;
       q.handshake = handshake;
+      q.rounds = rounds;
       pb_[gpu] = q;
     } else {
       auto q = ctx.params<float>(gpu, count);
       q.slot_elems = slot_elems;
       q.handshake = handshake;
+      q.rounds = rounds;
       pf_[gpu] = q;
     }
   }
+}
+
+void PkImpl::launch(const void* kernel, void** args, cudaStream_t s) const {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(blocks_);
+  cfg.blockDim = dim3(threads_);
+  cfg.dynamicSmemBytes = smem_;
+  cfg.stream = s;
+  cudaLaunchAttribute pdl{};
+  pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  pdl.val.programmaticStreamSerializationAllowed = 1;
+  if (pdl_) {
+    cfg.attrs = &pdl;
+    cfg.numAttrs = 1;
+  }
+  PK_CUDA_CHECK(cudaLaunchKernelExC(&cfg, kernel, args));
 }
 
 // ---------------------------------------------------------------- launch helpers

@@ -210,8 +210,17 @@ class PkImpl : public Impl {
   void set_grid(Context& ctx, const void* kernel, int auto_threads, size_t smem,
                 const std::function<int(int most)>& auto_blocks);
   LaunchKnobs knobs_;
-  // Parameters of every local GPU for this problem.
-  void build_params(Context& ctx, const Problem& p, uint64_t count, uint64_t slot_elems, int handshake);
+  // Parameters of every local GPU for this problem (rounds: CollParams::rounds).
+  void build_params(Context& ctx, const Problem& p, uint64_t count, uint64_t slot_elems, int handshake,
+                    int rounds = 1);
+  // `kernel` on the grid set_grid chose, with `args` (what <<<>>> passes). A PDL twin
+  // (pdl_twin(): its name gets "_pdl") launches it with programmatic dependent launch
+  // (cudaLaunchAttributeProgrammaticStreamSerialization): its blocks may start while the kernel
+  // ahead of it ends, and wait in begin_epoch (coll_sync.cuh) for that kernel to complete.
+  void launch(const void* kernel, void** args, cudaStream_t s) const;
+  std::string pdl_suffix() const { return pdl_ ? "_pdl" : ""; }
+  bool pdl_ = false;
+  int rounds_ = 1;  // what build_params gave the kernels (config() names it when above one)
   Context* ctx_ = nullptr;
   Problem p_;
   int blocks_ = 1, threads_ = 0;
@@ -227,6 +236,12 @@ class PkImplOf : public PkImpl {
   std::shared_ptr<Impl> with_knobs(const LaunchKnobs& k) const override {
     auto c = std::make_shared<D>(static_cast<const D&>(*this));
     c->knobs_ = k;
+    return c;
+  }
+  // Its twin launched with programmatic dependent launch (PkImpl::launch), named name() + "_pdl".
+  std::shared_ptr<Impl> pdl_twin() const {
+    auto c = std::make_shared<D>(static_cast<const D&>(*this));
+    c->pdl_ = true;
     return c;
   }
 };

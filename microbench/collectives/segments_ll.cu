@@ -14,7 +14,7 @@ constexpr uint64_t kLlMaxBlockBytes = 1ull << 20;
 
 class SegmentLlImpl final : public PkImplOf<SegmentLlImpl> {
  public:
-  std::string name() const override { return "ll"; }
+  std::string name() const override { return "ll" + pdl_suffix(); }
   bool supports(int layout) const override {
     return layout == kAllGather || layout == kReduceScatter || layout == kAllToAll;
   }
@@ -40,11 +40,12 @@ class SegmentLlImpl final : public PkImplOf<SegmentLlImpl> {
     }
   }
   void enqueue(int gpu, cudaStream_t s) override {
-    if (p_.dtype == DType::bf16)
-      segments_ll_kernel<__nv_bfloat16><<<blocks_, threads_, 0, s>>>(pb_.at(gpu), p_.layout);
-    else
-      segments_ll_kernel<float><<<blocks_, threads_, 0, s>>>(pf_.at(gpu), p_.layout);
-    PK_CUDA_CHECK_LAUNCH();
+    int layout = p_.layout;
+    void* args[2] = {p_.dtype == DType::bf16 ? static_cast<void*>(&pb_.at(gpu)) : static_cast<void*>(&pf_.at(gpu)),
+                     &layout};
+    launch(p_.dtype == DType::bf16 ? reinterpret_cast<const void*>(segments_ll_kernel<__nv_bfloat16>)
+                                   : reinterpret_cast<const void*>(segments_ll_kernel<float>),
+           args, s);
   }
   std::string config() const override {
     return PkImpl::config() + (LlSegConfig::whole_lines(p_.count, p_.elem_bytes()) ? " 8B" : " scalar");
@@ -57,6 +58,11 @@ class SegmentLlImpl final : public PkImplOf<SegmentLlImpl> {
 
 }  // namespace
 
-ImplList segment_ll_impls() { return {std::make_shared<SegmentLlImpl>()}; }
+// ll, and its twin launched with programmatic dependent launch (small messages: the launch is
+// a share of the time).
+ImplList segment_ll_impls() {
+  auto ll = std::make_shared<SegmentLlImpl>();
+  return {ll, ll->pdl_twin()};
+}
 
 }  // namespace pk::coll

@@ -370,7 +370,12 @@ TEST_P(CollectivesRanks, TunedRunsWhatTheTableAnswers) {
 TEST(CollectivesRegistry, EveryListedAllReduceAlgorithmIsRegisteredAndRunnable) {
   const auto& algos = all_reduce_algorithms();
   const ImplList impls = all_reduce_impls();
-  ASSERT_EQ(impls.size(), algos.size());
+  // Every algorithm, then the PDL twins (<name>_pdl) of those that declare one, in list order.
+  std::vector<std::string> twins;
+  for (const ArEntry& a : algos)
+    if (a.algo->pdl_twin()) twins.push_back(a.name + "_pdl");
+  ASSERT_EQ(impls.size(), algos.size() + twins.size());
+  for (size_t i = 0; i < twins.size(); ++i) EXPECT_EQ(impls[algos.size() + i]->name(), twins[i]);
   std::set<std::string> names;
   for (size_t i = 0; i < algos.size(); ++i) {
     const ArEntry& a = algos[i];
