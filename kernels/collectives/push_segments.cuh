@@ -71,56 +71,131 @@ __global__ void __launch_bounds__(SegConfig::kThreads)
   end_epoch(p.sync, e);
 }
 
+// all-gather / all-to-all (plain layouts: one run per rank block), landing: push every item to
+// each peer's landing slot [self] (parity e & 1), then one data flag per (block, peer)
+// (kPhaseA = e, st.release.sys after the block's barrier, as exchange() signals); copy the own
+// block locally; then, as each peer's flag arrives, copy that peer's slot into the output. No
+// peer ever writes this rank's output, so there is no enter barrier, and no leave barrier.
+// Reuse (the LL protocol's argument, segments_ll.cuh): every launch of every block receives
+// from every peer, so a peer's launch e + 1 cannot end before this rank's launch e + 1 pushed,
+// which starts after this rank's launch e (and its reads of parity e & 1) ended; the peer
+// writes parity e & 1 again at e + 2 at the earliest. The slot offset of an item is its place
+// in the sender's block of the output (slot_elems: one rank block, padded to 16 B).
+template <class T>
+__global__ void __launch_bounds__(SegConfig::kThreads)
+    push_landing_kernel(const __grid_constant__ CollParams<T> p, const __grid_constant__ SegLayout L) {
+  const int n = p.in.size, self = p.in.self;
+  const int e = begin_epoch(p.sync);
+  const uint64_t par = static_cast<uint64_t>(e & 1) * n * p.slot_elems;
+  const Slice s = block_slice(L.items(), blockIdx.x, gridDim.x);
+  const uint32_t warp = threadIdx.x / 32, warps = blockDim.x / 32;
+  auto src = [&](const Item& m, int r) {
+    return p.in.local() + m.i1 * L.src1 + m.i0 * L.src0 + static_cast<uint64_t>(r) * L.src_p + m.lo;
+  };
+  auto at = [&](const Item& m) { return m.i1 * L.dst1 + m.i0 * L.dst0 + m.lo; };  // within a rank block
+  for (int k = 1; k < n; ++k) {
+    const int r = (self + k) % n;
+    T* slot = p.scratch.at[r] + par + static_cast<uint64_t>(self) * p.slot_elems;
+    for (uint64_t it = s.lo + warp; it < s.hi; it += warps) {
+      const Item m = item_of(L, it);
+      warp_copy(slot + at(m), src(m, r), m.hi - m.lo, L.vec != 0);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) ptx::st_release_sys(flag_at(p.sync, r, kPhaseA, self), e);
+  }
+  T* out = p.out.local();
+  for (uint64_t it = s.lo + warp; it < s.hi; it += warps) {
+    const Item m = item_of(L, it);
+    warp_copy(out + static_cast<uint64_t>(self) * L.dst_self + at(m), src(m, self), m.hi - m.lo, L.vec != 0);
+  }
+  for (int k = 1; k < n; ++k) {
+    const int q = (self + n - k) % n;  // pushes to this rank at its step k, as this rank to self + k
+    bool ok = true;
+    if (threadIdx.x == 0) {
+      const int* f = flag_at(p.sync, self, kPhaseA, q);
+      ok = spin_until([&] { return ptx::ld_acquire_sys(f) >= e; }, p.sync.deadline,
+                      kWaitBarrier | (static_cast<unsigned long long>(kPhaseA) << 8) |
+                          (static_cast<unsigned long long>(q) << 16));
+    }
+    if (!__syncthreads_and(ok)) return;
+    const T* slot = p.scratch.local() + par + static_cast<uint64_t>(q) * p.slot_elems;
+    for (uint64_t it = s.lo + warp; it < s.hi; it += warps) {
+      const Item m = item_of(L, it);
+      warp_copy(out + static_cast<uint64_t>(q) * L.dst_self + at(m), slot + at(m), m.hi - m.lo, L.vec != 0);
+    }
+  }
+  __syncthreads();
+  end_epoch(p.sync, e);
+}
+
 // reduce-scatter family: push every item destined to a peer into that peer's landing slot
 // [self] (parity-double-buffered by epoch: a peer can be one launch ahead, never two), then
 // sum the items this rank owns: its own input plus every peer's slot. dst offsets index the
 // (dense) output and the slots alike.
+// Pipelined (p.rounds > 1): each block's items in rounds; round r is pushed, then round r - 1
+// (whose flags have had a round's time to arrive) summed while round r's stores drain, then
+// round r signalled (round_seq). One round is the unpipelined kernel: push, signal, wait, sum.
 // (kThreads, 1): one block per SM is all the grid uses (at most the SM count); without the
 // minimum ptxas capped the kernel at 64 registers and the kSumUnroll sum spilled (bf16).
 template <class T>
 __global__ void __launch_bounds__(SegConfig::kThreads, 1)
     reduce_scatter_segments_kernel(const __grid_constant__ CollParams<T> p, const __grid_constant__ SegLayout L) {
   constexpr int V = Elem<T>::kPerVec;
-  const int n = p.in.size, self = p.in.self;
+  const int n = p.in.size, self = p.in.self, rounds = rounds_of(p.rounds);
   const int e = begin_epoch(p.sync);
   if (p.handshake && !exchange(p.sync, kPhaseReadyA, e)) return;
   const uint64_t par = static_cast<uint64_t>(e & 1) * n * p.slot_elems;
   const Slice s = block_slice(L.items(), blockIdx.x, gridDim.x);
   const uint32_t warp = threadIdx.x / 32, warps = blockDim.x / 32, lane = threadIdx.x % 32;
-  for (int k = 1; k < n; ++k) {
-    const int r = (self + k) % n;
-    for (uint64_t it = s.lo + warp; it < s.hi; it += warps) {
-      const Item m = item_of(L, it);
-      const T* src = p.in.local() + m.i1 * L.src1 + m.i0 * L.src0 + static_cast<uint64_t>(r) * L.src_p + m.lo;
-      T* dst = p.scratch.at[r] + par + static_cast<uint64_t>(self) * p.slot_elems + m.i1 * L.dst1 + m.i0 * L.dst0 + m.lo;
-      warp_copy(dst, src, m.hi - m.lo, L.vec != 0);
-    }
-  }
-  if (!exchange(p.sync, kPhaseA, e)) return;
-  const T* slots = p.scratch.local() + par;
-  for (uint64_t it = s.lo + warp; it < s.hi; it += warps) {
-    const Item m = item_of(L, it);
-    const T* own = p.in.local() + m.i1 * L.src1 + m.i0 * L.src0 + static_cast<uint64_t>(self) * L.src_p + m.lo;
-    const uint64_t d = m.i1 * L.dst1 + m.i0 * L.dst0 + m.lo;
-    T* out = p.out.local() + d;
-    const uint64_t elems = m.hi - m.lo;
-    if (L.vec) {
-      // kSumUnroll vectors per lane (strided by the warp), all their loads before the first
-      // store, then one at a time for the rest of the item.
-      auto sum_lane = [&](uint64_t v, auto u) {
-        constexpr int U = decltype(u)::value;
-        float acc[U][V];
-        sum_slot_vectors<T, U, true>(acc, p, own, slots, v * V, d + v * V, 32 * V, n, self);
-#pragma unroll
-        for (int j = 0; j < U; ++j) ptx::st_v4(out + (v + j * 32) * V, Elem<T>::pack(acc[j]));
-      };
-      for_vectors<SegConfig::kSumUnroll>(uint64_t(lane), elems / V, uint64_t(32), sum_lane);
-    } else {
-      for (uint64_t i = lane; i < elems; i += 32) {
-        float acc = Elem<T>::to_f32(own[i]);
-        for (int k = 1; k < n; ++k) acc += Elem<T>::to_f32(slots[static_cast<uint64_t>((self + k) % n) * p.slot_elems + d + i]);
-        out[i] = Elem<T>::from_f32(acc);
+  auto push = [&](Slice rs) {
+    for (int k = 1; k < n; ++k) {
+      const int r = (self + k) % n;
+      for (uint64_t it = rs.lo + warp; it < rs.hi; it += warps) {
+        const Item m = item_of(L, it);
+        const T* src = p.in.local() + m.i1 * L.src1 + m.i0 * L.src0 + static_cast<uint64_t>(r) * L.src_p + m.lo;
+        T* dst = p.scratch.at[r] + par + static_cast<uint64_t>(self) * p.slot_elems + m.i1 * L.dst1 + m.i0 * L.dst0 + m.lo;
+        warp_copy(dst, src, m.hi - m.lo, L.vec != 0);
       }
+    }
+  };
+  const T* slots = p.scratch.local() + par;
+  auto sum = [&](Slice rs) {
+    for (uint64_t it = rs.lo + warp; it < rs.hi; it += warps) {
+      const Item m = item_of(L, it);
+      const T* own = p.in.local() + m.i1 * L.src1 + m.i0 * L.src0 + static_cast<uint64_t>(self) * L.src_p + m.lo;
+      const uint64_t d = m.i1 * L.dst1 + m.i0 * L.dst0 + m.lo;
+      T* out = p.out.local() + d;
+      const uint64_t elems = m.hi - m.lo;
+      if (L.vec) {
+        // kSumUnroll vectors per lane (strided by the warp), all their loads before the first
+        // store, then one at a time for the rest of the item.
+        auto sum_lane = [&](uint64_t v, auto u) {
+          constexpr int U = decltype(u)::value;
+          float acc[U][V];
+          sum_slot_vectors<T, U, true>(acc, p, own, slots, v * V, d + v * V, 32 * V, n, self);
+#pragma unroll
+          for (int j = 0; j < U; ++j) ptx::st_v4(out + (v + j * 32) * V, Elem<T>::pack(acc[j]));
+        };
+        for_vectors<SegConfig::kSumUnroll>(uint64_t(lane), elems / V, uint64_t(32), sum_lane);
+      } else {
+        for (uint64_t i = lane; i < elems; i += 32) {
+          float acc = Elem<T>::to_f32(own[i]);
+          for (int k = 1; k < n; ++k) acc += Elem<T>::to_f32(slots[static_cast<uint64_t>((self + k) % n) * p.slot_elems + d + i]);
+          out[i] = Elem<T>::from_f32(acc);
+        }
+      }
+    }
+  };
+  for (int r = 0; r <= rounds; ++r) {
+    if (r < rounds) push(round_slice(s, rounds, r));
+    if (r > 0) {
+      const bool ok = wait_peers(p.sync, kPhaseA, round_seq(e, rounds, r - 1));
+      if (!__syncthreads_and(ok)) return;
+      sum(round_slice(s, rounds, r - 1));
+    }
+    if (r < rounds) {
+      __syncthreads();
+      signal_peers(p.sync, kPhaseA, round_seq(e, rounds, r));
     }
   }
   // No trailing barrier: the next launch's phase A needs this rank's data, so no peer can
