@@ -34,33 +34,39 @@ struct TwoShotConfig {
   static constexpr int kUnroll = 4;
 };
 
+// Pipelined (p.rounds > 1, `two_shot_push_rounds`): every block's slice in rounds; round r
+// is scattered, then round r - 1 (its slots signalled a round ago) reduced and pushed while
+// round r's stores drain, then round r signalled (round_seq: one flag word per block and
+// peer, its value growing per round). The reduce of one round overlaps the next round's
+// scatter instead of every block scattering all, then reducing all, with the links idle for
+// the sum. The trailing exchange (phase B) is unchanged, so is the reuse argument above. One
+// round is the unpipelined kernel.
 template <class T>
 __global__ void __launch_bounds__(TwoShotConfig::kThreads)
     all_reduce_two_shot_push_kernel(const __grid_constant__ CollParams<T> p) {
   constexpr int V = Elem<T>::kPerVec;
-  const int n = p.in.size, self = p.in.self;
+  const int n = p.in.size, self = p.in.self, rounds = rounds_of(p.rounds);
   const int e = begin_epoch(p.sync);
   const T* in = p.in.local();
   if (p.handshake && !exchange(p.sync, kPhaseReadyA, e)) return;
-  // A: scatter my chunk p to rank p's slot [self].
-  for (int k = 1; k < n; ++k) {
-    const int r = (self + k) % n;
-    const Chunk c = chunk_of(p.count, n, r, V);
-    T* dst = p.scratch.at[r] + static_cast<uint64_t>(self) * p.slot_elems;
-    const uint64_t vecs = (c.hi - c.lo) / V;
-    const Slice s = block_slice(vecs, blockIdx.x, gridDim.x);
-    copy_vectors(reinterpret_cast<uint4*>(dst) + s.lo, reinterpret_cast<const uint4*>(in + c.lo) + s.lo, s.hi - s.lo,
-                 threadIdx.x, blockDim.x);
-    if (blockIdx.x == gridDim.x - 1)
-      for (uint64_t i = c.lo + vecs * V + threadIdx.x; i < c.hi; i += blockDim.x) dst[i - c.lo] = in[i];
-  }
-  if (!exchange(p.sync, kPhaseA, e)) return;
-  if (p.handshake && !exchange(p.sync, kPhaseReadyB, e)) return;
-  // B: reduce my chunk (slots written by the same block index of every peer) and push it.
+  // A: scatter round r of my chunk p to rank p's slot [self] (the odd tail with the last round).
+  auto scatter = [&](int round) {
+    for (int k = 1; k < n; ++k) {
+      const int r = (self + k) % n;
+      const Chunk c = chunk_of(p.count, n, r, V);
+      T* dst = p.scratch.at[r] + static_cast<uint64_t>(self) * p.slot_elems;
+      const uint64_t vecs = (c.hi - c.lo) / V;
+      const Slice s = round_slice(block_slice(vecs, blockIdx.x, gridDim.x), rounds, round);
+      copy_vectors(reinterpret_cast<uint4*>(dst) + s.lo, reinterpret_cast<const uint4*>(in + c.lo) + s.lo, s.hi - s.lo,
+                   threadIdx.x, blockDim.x);
+      if (round == rounds - 1 && blockIdx.x == gridDim.x - 1)
+        for (uint64_t i = c.lo + vecs * V + threadIdx.x; i < c.hi; i += blockDim.x) dst[i - c.lo] = in[i];
+    }
+  };
+  // B: reduce round r of my chunk (slots written by the same block index of every peer) and push it.
   const Chunk c = chunk_of(p.count, n, self, V);
   const T* slots = p.scratch.local();
   const uint64_t vecs = (c.hi - c.lo) / V;
-  const Slice s = block_slice(vecs, blockIdx.x, gridDim.x);
   // kUnroll vectors per thread (strided by the block), then one at a time for the rest.
   auto sum_push = [&](uint64_t v, auto u) {
     constexpr int U = decltype(u)::value;
@@ -75,8 +81,24 @@ __global__ void __launch_bounds__(TwoShotConfig::kThreads)
         if (k < n) ptx::st_v4(p.out.at[(self + k) % n] + at, sum);
     }
   };
-  for_vectors<TwoShotConfig::kUnroll>(s.lo + threadIdx.x, s.hi, uint64_t(blockDim.x), sum_push);
-  reduce_chunk_tail<T>(p, in, slots, c, c.lo + vecs * V, n, self);
+  auto reduce = [&](int round) {
+    const Slice s = round_slice(block_slice(vecs, blockIdx.x, gridDim.x), rounds, round);
+    for_vectors<TwoShotConfig::kUnroll>(s.lo + threadIdx.x, s.hi, uint64_t(blockDim.x), sum_push);
+    if (round == rounds - 1) reduce_chunk_tail<T>(p, in, slots, c, c.lo + vecs * V, n, self);
+  };
+  for (int r = 0; r <= rounds; ++r) {
+    if (r < rounds) scatter(r);
+    if (r > 0) {
+      if (p.handshake && r == 1 && !exchange(p.sync, kPhaseReadyB, e)) return;
+      const bool ok = wait_peers(p.sync, kPhaseA, round_seq(e, rounds, r - 1));
+      if (!__syncthreads_and(ok)) return;
+      reduce(r - 1);
+    }
+    if (r < rounds) {
+      __syncthreads();
+      signal_peers(p.sync, kPhaseA, round_seq(e, rounds, r));
+    }
+  }
   if (!exchange(p.sync, kPhaseB, e)) return;
   end_epoch(p.sync, e);
 }

@@ -4,6 +4,7 @@
 PK_ALL_REDUCE(one_shot)
 PK_ALL_REDUCE(two_shot_push)
 PK_ALL_REDUCE(two_shot_pull)
+PK_ALL_REDUCE(two_shot_push_rounds)
 PK_ALL_REDUCE(ll)
 PK_ALL_REDUCE(two_shot_tma)
 PK_ALL_REDUCE(two_shot_push_handshake)
