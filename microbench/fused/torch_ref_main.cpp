@@ -90,20 +90,21 @@ int main(int argc, char** argv) {
       if (std::find(csv->header.begin(), csv->header.end(), col) == csv->header.end())
         return usage(std::string(flag) + ": no '" + col + "' column (not that study's CSV)");
   }
+  // Each study CSV given: merged, written back in place, its rows printed.
+  struct Study {
+    const std::string& path;
+    TextCsv& csv;
+    int (*merge)(TextCsv&, const std::vector<TorchRow>&);
+    const char* what;  // the column that names a row's operator or collective
+  };
   int filled = 0;
   try {
-    if (!fused.empty()) {
-      const int n = merge_torch_fused(f, rows);
-      write_text_csv(fused, f);
-      print_filled(f, "op");
-      std::printf("%d fused rows have a PyTorch reference (%s)\n", n, fused.c_str());
-      filled += n;
-    }
-    if (!coll.empty()) {
-      const int n = merge_torch_collectives(c, rows);
-      write_text_csv(coll, c);
-      print_filled(c, "collective");
-      std::printf("%d collectives rows have a PyTorch reference (%s)\n", n, coll.c_str());
+    for (const Study& s : {Study{fused, f, merge_torch_fused, "op"}, Study{coll, c, merge_torch_collectives, "collective"}}) {
+      if (s.path.empty()) continue;
+      const int n = s.merge(s.csv, rows);
+      write_text_csv(s.path, s.csv);
+      print_filled(s.csv, s.what);
+      std::printf("%d rows have a PyTorch reference (%s)\n", n, s.path.c_str());
       filled += n;
     }
   } catch (const std::exception& e) {

@@ -1,15 +1,17 @@
 // Baseline: cuBLASLt and NCCL on two streams, chunk by chunk, as a user overlapping the two
-// libraries would. cuBLASLt gets the SMs comm_sms leaves (CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET),
-// NCCL comm_sms CTAs (maxCTAs). Searched, as a user tuning this baseline would (one point
-// each; the ratios use the best).
+// libraries would: chunk j's GEMMs on one stream, its collective (ncclReduceScatter,
+// ncclAllGather, ncclAllReduce: the operator's own collective on the chunk) on the other.
+// cuBLASLt gets the SMs comm_sms leaves (CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET), NCCL comm_sms
+// CTAs (maxCTAs). Searched, as a user tuning this baseline would (one point each; the ratios
+// use the best).
 #include "microbench/fused/schedule.h"
 
 PK_FUSED_DECLARATION(cublas_nccl_overlap,
                      {.kind = Kind::baseline,
                       .summary = "cuBLASLt (SM target: the SMs left by comm_sms) and NCCL (maxCTAs = comm_sms) on two "
-                                 "streams, chunk by chunk; comm_sms 8,16,32 x chunks 2,4,8 unless given, the best of "
-                                 "them is the baseline",
-                      .knobs = {{&knobs::comm_sms, "8,16,32"}, {&knobs::chunks, "2,4,8"}},
+                                 "streams, chunk by chunk (ncclReduceScatter / ncclAllGather / ncclAllReduce of each "
+                                 "chunk); comm_sms 16,32 x chunks 1,2,4,8 unless given, the best of them is the baseline",
+                      .knobs = {{&knobs::comm_sms, "16,32"}, {&knobs::chunks, "1,2,4,8"}},
                       .needs_nccl = true,
                       .peer_access = false})
 
@@ -18,15 +20,22 @@ namespace pk::fused {
 namespace {
 
 // The operator says which GEMM pieces (row offsets of `rows` rows into A and C) and which
-// NCCL calls make chunk j, and whether a chunk's collective precedes its GEMMs (all-gather:
-// the GEMMs of `independent` rows run first, waiting for nothing) or follows them.
+// NCCL call make chunk j, where a piece reads its A rows and writes its C rows, and whether a
+// chunk's collective precedes its GEMMs (all-gather: the GEMMs of `independent` rows run
+// first, waiting for nothing) or follows them.
 struct OverlapPlan {
   int chunks = 1;
   int rows = 0;
   bool comm_first = false;
+  int64_t gather_elems = 0;  // bf16 elements of the per-GPU scratch the all-gather lands in (0: none)
   std::function<std::vector<int>(int g)> independent;
   std::function<std::vector<int>(int j, int g)> pieces;
-  std::function<void(int j, int g, int ctas, cudaStream_t s)> comm;
+  // Element offsets of piece `row` of chunk j: its A rows in the gather scratch (-1: in A at
+  // row x k) and its C rows in the GEMM's output (-1: at row x n).
+  std::function<int64_t(int j, int row)> piece_in = [](int, int) { return int64_t(-1); };
+  std::function<int64_t(int j, int row)> piece_out = [](int, int) { return int64_t(-1); };
+  // Chunk j's collective on stream s of GPU g; `gathered`: g's gather scratch (or null).
+  std::function<void(int j, int g, int ctas, bf16* gathered, cudaStream_t s)> comm;
 };
 
 class OverlapImpl : public Impl {
@@ -47,6 +56,7 @@ class OverlapImpl : public Impl {
       e.chunk.resize(plan_.chunks);
       for (cudaEvent_t* ev : {&e.fork, &e.join}) PK_CUDA_CHECK(cudaEventCreateWithFlags(ev, cudaEventDisableTiming));
       for (auto& ev : e.chunk) PK_CUDA_CHECK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+      if (plan_.gather_elems > 0) PK_CUDA_CHECK(cudaMalloc(&e.gathered, size_t(plan_.gather_elems) * sizeof(bf16)));
     }
   }
   ~OverlapImpl() override {
@@ -55,6 +65,7 @@ class OverlapImpl : public Impl {
       cudaEventDestroy(e.fork);
       cudaEventDestroy(e.join);
       for (auto ev : e.chunk) cudaEventDestroy(ev);
+      if (e.gathered) cudaFree(e.gathered);
     }
   }
   int enqueues_per_op() const override {
@@ -63,38 +74,59 @@ class OverlapImpl : public Impl {
 
   void enqueue() override {
     const bool ag = ctx.op() == Op::ag_gemm;
-    auto gemm = [&](int g, int row) {
-      const int64_t k = ctx.shape().k, n = ctx.shape().n;
-      gemm_->run(g, ctx.a(g) + row * k, ctx.data(g).b, (ag ? ctx.out(g) : ctx.partial(g)) + row * n, ctx.stream(g, 0));
+    const int64_t k = ctx.shape().k, n = ctx.shape().n;
+    auto gemm = [&](int g, int j, int row) {
+      const int64_t in = plan_.piece_in(j, row), out = plan_.piece_out(j, row);
+      const bf16* a = in < 0 ? ctx.a(g) + row * k : events_[g].gathered + in;
+      bf16* cout = (ag ? ctx.out(g) : ctx.partial(g)) + (out < 0 ? row * n : out);
+      gemm_->run(g, a, ctx.data(g).b, cout, ctx.stream(g, 0));
     };
     for (int g : ctx.local_gpus()) {  // the second stream starts behind the first (and its gate)
       ctx.group.set_device(g);
       PK_CUDA_CHECK(cudaEventRecord(events_[g].fork, ctx.stream(g, 0)));
       PK_CUDA_CHECK(cudaStreamWaitEvent(ctx.stream(g, 1), events_[g].fork));
-      if (plan_.comm_first)
-        for (int row : plan_.independent(g)) gemm(g, row);
     }
-    for (int j = 0; j < plan_.chunks; ++j) {
-      if (!plan_.comm_first)
+    // All-gather: every chunk's collective is queued before the independent GEMMs, so the
+    // first gather never waits behind them on the host's enqueue order.
+    if (plan_.comm_first)
+      for (int j = 0; j < plan_.chunks; ++j) {
+        ctx.nccl.group_start();
         for (int g : ctx.local_gpus()) {
           ctx.group.set_device(g);
-          for (int row : plan_.pieces(j, g)) gemm(g, row);
-          PK_CUDA_CHECK(cudaEventRecord(events_[g].chunk[j], ctx.stream(g, 0)));
-          PK_CUDA_CHECK(cudaStreamWaitEvent(ctx.stream(g, 1), events_[g].chunk[j]));
+          plan_.comm(j, g, ctas_, events_[g].gathered, ctx.stream(g, 1));
         }
-      ctx.nccl.group_start();
-      for (int g : ctx.local_gpus()) {
-        ctx.group.set_device(g);
-        plan_.comm(j, g, ctas_, ctx.stream(g, 1));
-      }
-      ctx.nccl.group_end();
-      if (plan_.comm_first)
+        ctx.nccl.group_end();
         for (int g : ctx.local_gpus()) {
           ctx.group.set_device(g);
           PK_CUDA_CHECK(cudaEventRecord(events_[g].chunk[j], ctx.stream(g, 1)));
-          PK_CUDA_CHECK(cudaStreamWaitEvent(ctx.stream(g, 0), events_[g].chunk[j]));
-          for (int row : plan_.pieces(j, g)) gemm(g, row);
         }
+      }
+    for (int g : ctx.local_gpus())
+      if (plan_.comm_first) {
+        ctx.group.set_device(g);
+        for (int row : plan_.independent(g)) gemm(g, -1, row);
+      }
+    for (int j = 0; j < plan_.chunks; ++j) {
+      if (plan_.comm_first) {
+        for (int g : ctx.local_gpus()) {
+          ctx.group.set_device(g);
+          PK_CUDA_CHECK(cudaStreamWaitEvent(ctx.stream(g, 0), events_[g].chunk[j]));
+          for (int row : plan_.pieces(j, g)) gemm(g, j, row);
+        }
+        continue;
+      }
+      for (int g : ctx.local_gpus()) {
+        ctx.group.set_device(g);
+        for (int row : plan_.pieces(j, g)) gemm(g, j, row);
+        PK_CUDA_CHECK(cudaEventRecord(events_[g].chunk[j], ctx.stream(g, 0)));
+        PK_CUDA_CHECK(cudaStreamWaitEvent(ctx.stream(g, 1), events_[g].chunk[j]));
+      }
+      ctx.nccl.group_start();
+      for (int g : ctx.local_gpus()) {
+        ctx.group.set_device(g);
+        plan_.comm(j, g, ctas_, events_[g].gathered, ctx.stream(g, 1));
+      }
+      ctx.nccl.group_end();
     }
     for (int g : ctx.local_gpus()) {  // the first stream ends behind the second
       ctx.group.set_device(g);
@@ -107,6 +139,7 @@ class OverlapImpl : public Impl {
   struct Events {
     cudaEvent_t fork = nullptr, join = nullptr;
     std::vector<cudaEvent_t> chunk;
+    bf16* gathered = nullptr;  // the all-gather's landing scratch (cudaMalloc, this GPU's)
   };
   OverlapPlan plan_;
   int ctas_ = 0;
@@ -144,36 +177,43 @@ std::vector<int> rows_of(int count, F f) {
   return v;
 }
 
-// GEMM+RS: chunk j's GEMM pieces, then one ncclReduce per shard to the shard's owner (a
-// reduce-scatter of the chunk, rooted where the rows belong).
+// GEMM+RS: chunk j = rows [j rows, (j+1) rows) of every shard. Its GEMM pieces write the
+// partial chunk-major (piece s of chunk j at (j w + s) rows x n), so the chunk is one
+// contiguous send buffer of w blocks, block s for rank s: one ncclReduceScatter per chunk,
+// into rows j rows.. of this rank's output shard.
 OverlapPlan gemm_rs_plan(const Point& p, Context& c) {
   ShardChunks sc;
   OverlapPlan plan = shard_chunked_plan(p, c, sc);
   const int64_t n = p.shape.n;
-  plan.pieces = [sc](int j, int) { return rows_of(sc.world, [&](int s) { return sc.row(s, j); }); };
-  plan.comm = [&c, sc, n](int j, int g, int ctas, cudaStream_t st) {
-    for (int s = 0; s < sc.world; ++s)
-      c.nccl.reduce(g, ctas, c.partial(g) + int64_t(sc.row(s, j)) * n, c.out(g) + int64_t(j) * sc.rows * n,
-                    size_t(sc.rows) * n, s, st);
+  plan.pieces = [sc](int j, int g) {  // rank g's own block last: the peers' blocks are needed first
+    return rows_of(sc.world, [&](int d) { return sc.row((g + 1 + d) % sc.world, j); });
+  };
+  plan.piece_out = [sc, n](int j, int row) { return (int64_t(j) * sc.world + row / sc.shard) * sc.rows * n; };
+  plan.comm = [&c, sc, n](int j, int g, int ctas, bf16*, cudaStream_t st) {
+    c.nccl.reduce_scatter(g, ctas, c.partial(g) + int64_t(j) * sc.world * sc.rows * n,
+                          c.out(g) + int64_t(j) * sc.rows * n, size_t(sc.rows) * n, st);
   };
   return plan;
 }
 
-// AG+GEMM: one ncclBroadcast per shard from its owner (an all-gather of chunk j, in place),
-// then the GEMM pieces of the peers' rows; the local shard's pieces wait for nothing and run
-// first.
+// AG+GEMM: chunk j = rows [j rows, (j+1) rows) of every shard, gathered by one ncclAllGather
+// into a chunk-major scratch (block s of chunk j at (j w + s) rows x k), then the GEMM pieces
+// of the peers' blocks, each into its rows of C; this rank's own shard waits for nothing and
+// runs first, beside the first gathers.
 OverlapPlan ag_gemm_plan(const Point& p, Context& c) {
   ShardChunks sc;
   OverlapPlan plan = shard_chunked_plan(p, c, sc);
   const int64_t k = p.shape.k;
   plan.comm_first = true;
+  plan.gather_elems = int64_t(p.shape.m) * k;
   plan.independent = [sc, chunks = plan.chunks](int g) { return rows_of(chunks, [&](int j) { return sc.row(g, j); }); };
   plan.pieces = [sc](int j, int g) { return rows_of(sc.world - 1, [&](int d) { return sc.row((g + 1 + d) % sc.world, j); }); };
-  plan.comm = [&c, sc, k](int j, int g, int ctas, cudaStream_t st) {
-    for (int s = 0; s < sc.world; ++s) {
-      bf16* at = c.a(g) + int64_t(sc.row(s, j)) * k;
-      c.nccl.broadcast(g, ctas, at, at, size_t(sc.rows) * k, s, st);
-    }
+  plan.piece_in = [sc, k](int j, int row) {
+    return j < 0 ? int64_t(-1) : (int64_t(j) * sc.world + row / sc.shard) * sc.rows * k;
+  };
+  plan.comm = [&c, sc, k](int j, int g, int ctas, bf16* gathered, cudaStream_t st) {
+    c.nccl.all_gather(g, ctas, c.a(g) + int64_t(sc.row(g, j)) * k, gathered + int64_t(j) * sc.world * sc.rows * k,
+                      size_t(sc.rows) * k, st);
   };
   return plan;
 }
@@ -185,7 +225,7 @@ OverlapPlan gemm_ar_plan(const Point& p, Context& c) {
   const int rows = plan.rows;
   const int64_t n = p.shape.n;
   plan.pieces = [=](int j, int) { return std::vector<int>{j * rows}; };
-  plan.comm = [&c, rows, n](int j, int g, int ctas, cudaStream_t st) {
+  plan.comm = [&c, rows, n](int j, int g, int ctas, bf16*, cudaStream_t st) {
     const int64_t at = int64_t(j) * rows * n;
     c.nccl.all_reduce(g, ctas, c.partial(g) + at, c.out(g) + at, size_t(rows) * n, st);
   };
