@@ -11,7 +11,6 @@
 #include "kernels/ptx/cluster.cuh"
 #include "kernels/ptx/fences.cuh"
 #include "kernels/ptx/global.cuh"
-#include "kernels/ptx/griddep.cuh"
 #include "kernels/ptx/mbarrier.cuh"
 #include "kernels/ptx/registers.cuh"
 #include "kernels/ptx/shared.cuh"

@@ -19,6 +19,7 @@
 // kStatusTimeout (detail = kWaitBarrier | phase << 8 | src << 16) instead of a hang.
 #include "kernels/peer_table.cuh"
 #include "kernels/ptx.cuh"
+#include "kernels/ptx/griddep.cuh"
 #include "kernels/spin_wait.cuh"
 
 namespace pk::coll {

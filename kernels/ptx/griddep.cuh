@@ -6,7 +6,8 @@
 // one start once every block of this grid has issued it (or exited). Without the attribute
 // both are no-ops, so a kernel that calls them runs as before under an ordinary launch.
 // Hand-written: cuda::ptx has neither (cudaGridDependencySynchronize is the runtime's name for
-// the first).
+// the first). Included where used (kernels/collectives/coll_sync.cuh), not by ptx.cuh, so that
+// the kernels of the other studies do not recompile for it.
 
 namespace pk::ptx {
 
