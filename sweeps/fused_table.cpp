@@ -29,7 +29,8 @@ StudyMeasure fused_measure() {
 namespace {
 
 struct FusedRow {
-  std::string op, overlap, impl, status, error, peer_mode, tuning, git_commit;
+  std::string op, overlap, impl, status, error, peer_mode, tuning, git_commit, ref_tool;
+  double ref_us = 0;  // the reference tool's time (PyTorch's, torch_ref.h); 0: none
   int64_t m = 0, n = 0, k = 0, gpus = 0, comm_sms = 0, size_n = 0;
   double t = 0, tmin = 0, tmax = 0, tflops = 0;
   double comm_share = 0, comm_ratio = 0;  // NaN: not recorded
@@ -57,7 +58,8 @@ const RowReader<FusedRow>& fused_reader() {
           .text("status", &R::status).text("peer_mode", &R::peer_mode, false).text("tuning", &R::tuning, false)
           .integer("size_n", &R::size_n, false).number("comm_share", &R::comm_share, false, kNone)
           .number("comm_ratio", &R::comm_ratio, false, kNone).text("git_commit", &R::git_commit, false)
-          .text("error", &R::error, false).line(&R::line);
+          .text("error", &R::error, false).text("ref_tool", &R::ref_tool, false)
+          .number("ref_time_us", &R::ref_us, false).line(&R::line);
   return r;
 }
 
@@ -207,6 +209,8 @@ FusedSummary fused_summary(const std::string& path) {
       s.shapes.push_back(sh);
     }
     FusedShape& sh = s.shapes[it->second];
+    if (r.ref_us > 0 && r.ref_tool.find(" fused_") != std::string::npos)  // PyTorch's async TP
+      sh.torch_us = r.ref_us;
     if (r.impl == "cublas_nccl") {
       if (sh.cublas_nccl_us <= 0 || r.t < sh.cublas_nccl_us) {
         sh.cublas_nccl_us = r.t;

@@ -47,13 +47,21 @@ struct FusedShape {
   int64_t inter_comm_sms = 0;
   std::string baseline_impl;  // fastest baseline other than cuBLAS then NCCL ("": none)
   double baseline_us = 0;
+  // PyTorch's async tensor parallelism at this point (0: none): the ref_time_us that
+  // pkbench_torch_ref wrote on the rows whose ref_tool is symm_mem.fused_* (torch_ref.h).
+  double torch_us = 0;
   double speedup(double us) const { return us > 0 && cublas_nccl_us > 0 ? cublas_nccl_us / us : 0; }
   double best_fused_us() const { return intra_us > 0 && (inter_us <= 0 || intra_us <= inter_us) ? intra_us : inter_us; }
   const char* best_fused() const { return best_fused_us() == intra_us ? "intra_sm" : "inter_sm"; }
-  // The fastest baseline of any kind (cuBLAS then NCCL or another): what a fused target compares with.
+  // The fastest baseline of any kind (cuBLAS then NCCL, another of the run's baselines, or
+  // PyTorch's async TP): what a fused target compares with.
   bool other_baseline_best() const { return baseline_us > 0 && (cublas_nccl_us <= 0 || baseline_us < cublas_nccl_us); }
-  double best_baseline_us() const { return other_baseline_best() ? baseline_us : cublas_nccl_us; }
-  std::string best_baseline() const { return other_baseline_best() ? baseline_impl : "cublas_nccl"; }
+  double run_baseline_us() const { return other_baseline_best() ? baseline_us : cublas_nccl_us; }
+  bool torch_best() const { return torch_us > 0 && (run_baseline_us() <= 0 || torch_us < run_baseline_us()); }
+  double best_baseline_us() const { return torch_best() ? torch_us : run_baseline_us(); }
+  std::string best_baseline() const {
+    return torch_best() ? "pytorch_async_tp" : other_baseline_best() ? baseline_impl : "cublas_nccl";
+  }
 };
 struct FusedSummary {
   std::string path, git_commit, peer_mode;

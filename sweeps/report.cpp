@@ -675,6 +675,25 @@ void section_fused(std::ostream& os, const ResultsFolder& here) {
            << ratio_cell(speedup(s.best_baseline_us(), s.best_fused_us()), false)
            << " |\n";
       }
+    // PyTorch's async TP, where pkbench_torch_ref merged its figures into the fused CSV: the
+    // best baseline above (and the fused.vs_best_baseline target) then includes it.
+    std::ostringstream torch;
+    for (const std::string op : {"gemm_rs", "ag_gemm", "gemm_ar"})
+      for (const auto& s : fu.shapes)
+        if (s.op == op && s.torch_us > 0)
+          torch << "| " << fused_op_text(s.op) << " | " << (s.size_n ? std::to_string(s.size_n) : "-") << " | " << s.m
+                << "x" << s.n << "x" << s.k << " | " << s.gpus << " | " << num(s.torch_us, 1) << " | "
+                << (s.best_fused_us() > 0 ? num(s.best_fused_us(), 1) + " (" + s.best_fused() + ")" : "-") << " | "
+                << ratio_cell(speedup(s.torch_us, s.best_fused_us()), false) << " | " << s.best_baseline() << " "
+                << num(s.best_baseline_us(), 1) << " | " << ratio_cell(speedup(s.best_baseline_us(), s.best_fused_us()), false)
+                << " |\n";
+    if (!torch.str().empty())
+      os << "\nAgainst PyTorch's async tensor parallelism (`torch.ops.symm_mem.fused_*`, its figures merged by "
+            "`pkbench_torch_ref` from `microbench/fused/ref_torch.py`, CUDA-event medians, same shapes and GPUs), and "
+            "the best baseline of any kind (cuBLAS then NCCL, the overlapped cuBLAS+NCCL, the copy-engine overlap, "
+            "PyTorch), medians in us:\n\n| operator | N | local M x N x K | GPUs | PyTorch async TP | best fused | "
+            "PyTorch / best fused | best baseline | best baseline / best fused |\n|---|---:|---|---:|---:|---:|---:|---|---:|\n"
+         << torch.str();
     if (!here.fused_k_sweep.empty()) {
       os << "\nTable 3 (`" << rel(here, here.fused_dir + "/fused_table3.csv")
          << "`): GEMM+RS against K, medians in ms; non-overlapped = (fused - GEMM alone) / fused. The paper: "

@@ -77,3 +77,20 @@ TEST(SweepsReport, BesideAnotherFolder) {
   EXPECT_NE(md.find("Not in this folder: transfer (no transfer/transfer.csv)"), std::string::npos) << md;
   EXPECT_NE(md.find("- transfer study: only " + f.machine_key() + " has it."), std::string::npos) << md;
 }
+
+// PyTorch's async TP merged into the fused rows (pkbench_torch_ref: ref_tool, ref_time_us) is a
+// baseline of the report and of fused.vs_best_baseline: tests/fixtures/report_torch/ is
+// tests/fixtures/report/'s fused CSV after the merge of PyTorch rows at N = 4096 (GEMM+RS
+// 950 us, faster than every other baseline; AG+GEMM 1200 us, slower than ce_overlap's 840).
+TEST(SweepsReport, PyTorchAsyncTpIsABaselineOfAnyKind) {
+  const ResultsFolder f = load_results(fixture("report_torch"));
+  ASSERT_TRUE(f.fused);
+  const std::string md = report_markdown(f, nullptr, "pkbench_report FIXTURE");
+  for (const char* s : {"Against PyTorch's async tensor parallelism",
+                        "| GEMM+RS | 4096 | 4096x4096x2048 | 2 | 950.0 | 1000.0 (intra_sm) | 0.950 | pytorch_async_tp 950.0 |",
+                        "| AG+GEMM | 4096 | 4096x2048x4096 | 2 | 1200.0 | 1000.0 (inter_sm) | 1.200 | ce_overlap 840.0 |",
+                        "GEMM+RS N = 4096 0.950 against pytorch_async_tp"})
+    EXPECT_NE(md.find(s), std::string::npos) << s << "\n" << md;
+  // Without the merged columns (tests/fixtures/report/) there is no PyTorch table.
+  EXPECT_EQ(report_markdown(load_results(fixture("report")), nullptr, "x").find("Against PyTorch"), std::string::npos);
+}
