@@ -1,6 +1,7 @@
 // PyTorch as a reference tool: ref_torch.py's CSV read back and merged into the fused and
 // collectives CSVs (microbench/fused/torch_ref.h), on the committed fixtures.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
