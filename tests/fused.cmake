@@ -125,3 +125,10 @@ endif()
 # scripts/comm-trace.py (the communicator's per-phase stamps): medians of a synthetic log, its refusals.
 add_test(NAME fused_comm_trace_script COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/comm_trace.sh ${CMAKE_SOURCE_DIR}/scripts/comm-trace.py)
 set_tests_properties(fused_comm_trace_script PROPERTIES LABELS cpu SKIP_RETURN_CODE 77 TIMEOUT 60)
+
+# PyTorch as a reference tool: the driver's control flow on a stand-in for PyTorch (no GPU).
+if(TARGET pkbench_torch_ref)
+  add_test(NAME fused_ref_torch_driver COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli/ref_torch_fake.sh ${CMAKE_SOURCE_DIR}
+    $<TARGET_FILE:pkbench_torch_ref>)
+  set_tests_properties(fused_ref_torch_driver PROPERTIES LABELS cpu SKIP_RETURN_CODE 77)
+endif()
