@@ -56,7 +56,7 @@ class AllReduceImpl final : public PkImplOf<AllReduceImpl> {
   // switch over the algorithms).
   void enqueue(int gpu, cudaStream_t s) override {
     void* params = p_.dtype == DType::bf16 ? static_cast<void*>(&pb_.at(gpu)) : static_cast<void*>(&pf_.at(gpu));
-    launch(a_->kernels().of(p_.dtype), &params, s);
+    launch_grid(a_->kernels().of(p_.dtype), &params, s);
   }
 
  private:

@@ -119,7 +119,7 @@ void PkImpl::build_params(Context& ctx, const Problem& p, uint64_t count, uint64
   }
 }
 
-void PkImpl::launch(const void* kernel, void** args, cudaStream_t s) const {
+void PkImpl::launch_grid(const void* kernel, void** args, cudaStream_t s) const {
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = dim3(blocks_);
   cfg.blockDim = dim3(threads_);

@@ -217,7 +217,7 @@ class PkImpl : public Impl {
   // (pdl_twin(): its name gets "_pdl") launches it with programmatic dependent launch
   // (cudaLaunchAttributeProgrammaticStreamSerialization): its blocks may start while the kernel
   // ahead of it ends, and wait in begin_epoch (coll_sync.cuh) for that kernel to complete.
-  void launch(const void* kernel, void** args, cudaStream_t s) const;
+  void launch_grid(const void* kernel, void** args, cudaStream_t s) const;
   std::string pdl_suffix() const { return pdl_ ? "_pdl" : ""; }
   bool pdl_ = false;
   int rounds_ = 1;  // what build_params gave the kernels (config() names it when above one)
@@ -238,7 +238,7 @@ class PkImplOf : public PkImpl {
     c->knobs_ = k;
     return c;
   }
-  // Its twin launched with programmatic dependent launch (PkImpl::launch), named name() + "_pdl".
+  // Its twin launched with programmatic dependent launch (PkImpl::launch_grid), named name() + "_pdl".
   std::shared_ptr<Impl> pdl_twin() const {
     auto c = std::make_shared<D>(static_cast<const D&>(*this));
     c->pdl_ = true;

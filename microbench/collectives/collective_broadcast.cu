@@ -17,7 +17,7 @@ class BroadcastImpl : public PkImplOf<D> {
   void enqueue(int gpu, cudaStream_t s) override {
     void* params = this->p_.dtype == DType::bf16 ? static_cast<void*>(&this->pb_.at(gpu))
                                                  : static_cast<void*>(&this->pf_.at(gpu));
-    this->launch(kernel(this->p_.dtype), &params, s);
+    this->launch_grid(kernel(this->p_.dtype), &params, s);
   }
 
  protected:

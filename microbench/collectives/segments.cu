@@ -81,7 +81,7 @@ class SegmentImpl final : public PkImplOf<SegmentImpl> {
   }
   void enqueue(int gpu, cudaStream_t s) override {
     void* args[2] = {p_.dtype == DType::bf16 ? static_cast<void*>(&pb_.at(gpu)) : static_cast<void*>(&pf_.at(gpu)), &L_};
-    launch(kernel(p_.dtype), args, s);
+    launch_grid(kernel(p_.dtype), args, s);
   }
   std::string config() const override {
     return PkImpl::config() + (L_.vec ? " 16B" : " scalar");

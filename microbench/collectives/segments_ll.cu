@@ -43,7 +43,7 @@ class SegmentLlImpl final : public PkImplOf<SegmentLlImpl> {
     int layout = p_.layout;
     void* args[2] = {p_.dtype == DType::bf16 ? static_cast<void*>(&pb_.at(gpu)) : static_cast<void*>(&pf_.at(gpu)),
                      &layout};
-    launch(p_.dtype == DType::bf16 ? reinterpret_cast<const void*>(segments_ll_kernel<__nv_bfloat16>)
+    launch_grid(p_.dtype == DType::bf16 ? reinterpret_cast<const void*>(segments_ll_kernel<__nv_bfloat16>)
                                    : reinterpret_cast<const void*>(segments_ll_kernel<float>),
            args, s);
   }
