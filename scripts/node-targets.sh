@@ -13,11 +13,13 @@
 #   PKBENCH_NCCL_TESTS  folder of nccl-tests' *_perf (built with MPI=1) [on PATH; none: skipped, said so]
 #   COLL_SIZES  [4K,256K,1M,4M,16M,64M,1G]       FUSED_SIZES [4096,8192,16384]
 #   SAMPLES     [5]                                QUICK=1: collectives at 1M,16M,1G and fused at 8192 only
+#   COLL_FLAGS  more pkbench_collectives flags [none] (e.g. --nccltests-shift: NCCL's rows move their
+#               buffers as nccl-tests does, for the cross-check; README.md of the collectives)
 # Multicast stays off (NCCL_NVLS_ENABLE=0, NVSHMEM_DISABLE_NVLS=1, TORCH_SYMM_MEM_DISABLE_MULTICAST=1).
 # Exit: the first failing step's status (every step still runs); 2 for bad arguments.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-case ${1:-} in -h|--help) sed -n '2,17p' "$0"; exit 0 ;; ""|-*) echo "usage: scripts/node-targets.sh OUT_DIR" >&2; exit 2 ;; esac
+case ${1:-} in -h|--help) sed -n '2,19p' "$0"; exit 0 ;; ""|-*) echo "usage: scripts/node-targets.sh OUT_DIR" >&2; exit 2 ;; esac
 O=$1
 BUILD=${BUILD:-build}
 NP=${NP:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')}
@@ -52,7 +54,7 @@ OURS=$OURS,push_tma,pull,pull_pdl
 NCCL=nccl,nccl_sym,nccl_ll_ring,nccl_ll_tree,nccl_ll128_ring,nccl_ll128_tree,nccl_simple_ring,nccl_simple_tree
 step collectives "${MPI[@]}" "$BUILD/bin/pkbench_collectives" --collectives=all_reduce,all_gather,reduce_scatter,broadcast \
   --impls="$OURS,$NCCL" --dtypes=bf16 --sizes="$COLL_SIZES" --modes=eager,graph --nccl-configs=all \
-  --samples="$SAMPLES" --warmup-ms=10 --gap-ms=2 --nccltests-graph-launches=10 --csv="$O/collectives.csv"
+  --samples="$SAMPLES" --warmup-ms=10 --gap-ms=2 --nccltests-graph-launches=10 --csv="$O/collectives.csv" ${COLL_FLAGS:-}
 
 # 2. nccl-tests (NCCL's default configuration), eager and -G 10, the same sizes (factor 4 from
 #    4 KiB covers the default list), merged into the default NCCL rows.
