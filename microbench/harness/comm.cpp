@@ -100,6 +100,7 @@ class SelfComm final : public Comm {
   void broadcast(void*, size_t, int) override {}
   void allreduce_max(double*, int) override {}
   [[noreturn]] void abort(int code) override { std::exit(code); }
+  std::unique_ptr<Comm> first_ranks(int k) override { return k >= 1 ? std::make_unique<SelfComm>() : nullptr; }
 };
 
 }  // namespace

@@ -26,6 +26,12 @@ class Comm {
   virtual void allreduce_max(double* v, int n) = 0;
   // Ends every rank of the run with `code` (MPI_Abort); with one process, std::exit.
   [[noreturn]] virtual void abort(int code) = 0;
+  // Collective: a communicator of ranks 0..k-1 (same order) for those ranks, nullptr for the
+  // others: the rank subsets of a GPU-count sweep (one mpirun, the studies at 2..N GPUs).
+  virtual std::unique_ptr<Comm> first_ranks(int k) = 0;
+  // A barrier whose waiting ranks sleep instead of spinning: the ranks left out of a subset
+  // wait here while the others measure, and must not take CPU time from them.
+  virtual void idle_barrier() { barrier(); }
 
   double max(double v) {
     allreduce_max(&v, 1);

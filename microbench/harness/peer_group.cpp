@@ -512,7 +512,7 @@ std::vector<int> make_green_ranks(int ranks, std::vector<CUgreenCtx>* green, std
 
 }  // namespace
 
-PeerGroup::PeerGroup(Comm& comm, PeerMode mode, int virtual_ranks) : comm_(comm), mode_(mode) {
+PeerGroup::PeerGroup(Comm& comm, PeerMode mode, int virtual_ranks, int first_gpus) : comm_(comm), mode_(mode) {
   check_peer_mode(mode, comm);
   if (mode == PeerMode::virt && virtual_ranks == 0) virtual_ranks = default_virtual_ranks();
   check_virtual_ranks(mode, virtual_ranks);
@@ -544,6 +544,14 @@ PeerGroup::PeerGroup(Comm& comm, PeerMode mode, int virtual_ranks) : comm_(comm)
   if (mode == PeerMode::single) {
     topo_ = discover_topology();
     if (topo_.count() == 0) throw std::runtime_error("no GPU: " + topo_.no_gpu_reason);
+    if (first_gpus > topo_.count())
+      throw ArgError("a group of the first " + std::to_string(first_gpus) + " GPUs, but this machine has " +
+                     std::to_string(topo_.count()));
+    if (first_gpus > 0) {  // a subset of a GPU-count sweep: the first GPUs only
+      topo_.gpus.resize(first_gpus);
+      topo_.peer_access.resize(first_gpus);
+      for (auto& row : topo_.peer_access) row.resize(first_gpus);
+    }
     if (topo_.count() > kMaxGpus)
       throw ArgError("this machine has " + std::to_string(topo_.count()) + " GPUs; pkbench handles at most " +
                      std::to_string(kMaxGpus));

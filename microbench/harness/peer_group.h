@@ -103,7 +103,9 @@ class PeerGroup {
   // process's device(s), and readies the back end. Throws ArgError for a mode that cannot
   // run here and std::runtime_error when a GPU or peer cannot be set up.
   // virtual_ranks: with PeerMode::virt, the rank count (0: default_virtual_ranks()).
-  PeerGroup(Comm& comm, PeerMode mode, int virtual_ranks = 0);
+  // first_gpus: with PeerMode::single, only the first this many GPUs (0: every one); a subset
+  // of ranks (ipc, vmm) is a group over Comm::first_ranks.
+  PeerGroup(Comm& comm, PeerMode mode, int virtual_ranks = 0, int first_gpus = 0);
   ~PeerGroup();
   PeerGroup(const PeerGroup&) = delete;
   PeerGroup& operator=(const PeerGroup&) = delete;

@@ -1,8 +1,10 @@
 #include "microbench/harness/study.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
+#include "microbench/harness/args.h"
 #include "microbench/harness/capability.h"
 #include "microbench/harness/cuda_check.h"
 #include "microbench/harness/metadata.h"
@@ -22,7 +24,11 @@ StudyMain::StudyMain(std::string program, std::string description, std::string d
                  "HBM, not NVLink: for correctness, sanitizers and per-SM rates)")
       ->check(CLI::IsMember(peer_mode_names()));
   app.add_option("--ranks", virtual_ranks_, "with --peer-mode=virtual: ranks on the one GPU (2-8; default $PKBENCH_VIRTUAL_RANKS or 2)");
-  app.add_flag("--list", list_only_, "print the points and exit");
+  app.add_flag("--list", list_only_, "print the points and exit (with each GPU count's estimated time on stderr)");
+  app.add_option("--world", world_,
+                 "with --list where this machine's GPUs are not used (--arch, or none here): the GPU count to plan "
+                 "for (default 2)")
+      ->check(CLI::Range(0, kMaxGpus));
   std::string archs;
   for (const auto& a : arch_names()) archs += (archs.empty() ? "" : ", ") + a;
   app.add_option("--arch", arch_,
@@ -31,6 +37,8 @@ StudyMain::StudyMain(std::string program, std::string description, std::string d
 }
 
 StudyMain::~StudyMain() {
+  sub_group_.reset();
+  sub_comm_.reset();
   group_.reset();  // symmetric memory goes before MPI_Finalize (importers close collectively)
   comm_.reset();
 }
@@ -123,32 +131,182 @@ int StudyMain::start() {
 }
 
 int StudyMain::run(const std::vector<std::string>& columns, PointResults& results) {
+  run_round(columns, results, *group_);
+  return end_rounds();
+}
+
+void StudyMain::enable_gpu_counts() {
+  cli_.app()
+      .add_option("--gpu-counts", gpu_counts_,
+                  "run the points once per GPU count, each on the run's first K GPUs (ranks), into one CSV (column "
+                  "gpus): all (2..N) or a comma list; default: every GPU of the run")
+      ->capture_default_str();
+}
+
+std::vector<int> StudyMain::gpu_counts(int n) const {
+  if (gpu_counts_.empty() || n < 2) return {n};
+  std::vector<int> v;
+  if (gpu_counts_ == "all") {
+    for (int k = 2; k <= n; ++k) v.push_back(k);
+    return v;
+  }
   try {
-    int errors = 0, rows = 0, skipped = 0;
+    v = parse_int_list(gpu_counts_, n);
+  } catch (const ArgError& e) {
+    throw ArgError("--gpu-counts=" + gpu_counts_ + ": " + e.what());
+  }
+  for (int k : v)
+    if (k < 2 || k > n)
+      throw ArgError("--gpu-counts=" + gpu_counts_ + ": " + std::to_string(k) + " GPUs, but the run has " +
+                     std::to_string(n) + " (a count is 2.." + std::to_string(n) + ")");
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
+PeerGroup* StudyMain::group_of_first(int k) {
+  sub_group_.reset();  // the last subset's memory and green contexts first, then its communicator
+  sub_comm_.reset();
+  if (k == group_->size()) return group_.get();
+  try {
+    if (mode_ == PeerMode::single) sub_group_ = std::make_unique<PeerGroup>(*comm_, mode_, 0, k);
+    else if (mode_ == PeerMode::virt) sub_group_ = std::make_unique<PeerGroup>(*comm_, mode_, k);
+    else {
+      sub_comm_ = comm_->first_ranks(k);  // collective over the run
+      if (sub_comm_) sub_group_ = std::make_unique<PeerGroup>(*sub_comm_, mode_);
+    }
+  } catch (const std::exception& e) {
+    fatal("the group of the first " + std::to_string(k) + " GPUs: " + e.what());
+  }
+  return sub_group_.get();
+}
+
+int StudyMain::run_round(const std::vector<std::string>& columns, PointResults& results, PeerGroup& g) {
+  try {
+    int errors = 0;
     if (is_root()) {
-      TidyCsv csv(csv_path_, columns);
-      csv.flush();  // header now: an interrupted run still leaves a valid file
-      TidyCsvReporter reporter(csv, results, metadata_row(*group_),
+      if (!csv_) {
+        csv_ = std::make_unique<TidyCsv>(csv_path_, columns);
+        csv_->flush();  // header now: an interrupted run still leaves a valid file
+        csv_meta_ = metadata_row(*group_);  // the run's GPUs, whichever subset a round ran on
+      }
+      if (&g != group_.get()) std::fprintf(stderr, "== the first %d of %d GPUs ==\n", g.size(), group_->size());
+      TidyCsvReporter reporter(*csv_, results, csv_meta_,
                                // Under mpirun stdout is the launcher's pseudo-terminal: no colour there.
                                stdout_is_terminal() && !comm_->is_mpi() ? benchmark::ConsoleReporter::OO_Defaults
                                                     : benchmark::ConsoleReporter::OO_Tabular);
       benchmark::RunSpecifiedBenchmarks(&reporter);
       errors = reporter.errors();
-      rows = reporter.rows();
-      skipped = reporter.skipped();
+      rows_ += reporter.rows();
+      skipped_ += reporter.skipped();
     } else {
       NullReporter quiet;
       benchmark::RunSpecifiedBenchmarks(&quiet);
     }
-    benchmark::Shutdown();
-    errors = static_cast<int>(comm_->max(errors));
-    if (is_root())
-      std::fprintf(stderr, "%s: %d rows (%d errors, %d skipped) -> %s\n", cli_.program().c_str(), rows, errors,
-                   skipped, csv_path_.c_str());
+    benchmark::ClearRegisteredBenchmarks();
+    errors = static_cast<int>(g.comm().max(errors));
+    errors_ += errors;
     return errors ? 1 : 0;
   } catch (const std::exception& e) {
     fatal(e.what());
   }
+}
+
+void StudyMain::round_done() {
+  try {
+    comm_->idle_barrier();
+  } catch (const std::exception& e) {
+    fatal(e.what());
+  }
+}
+
+int StudyMain::end_rounds() {
+  try {
+    benchmark::Shutdown();
+    const int errors = static_cast<int>(comm_->max(errors_));
+    if (is_root())
+      std::fprintf(stderr, "%s: %d rows (%d errors, %d skipped) -> %s\n", cli_.program().c_str(), rows_, errors,
+                   skipped_, csv_path_.c_str());
+    return errors ? 1 : 0;
+  } catch (const std::exception& e) {
+    fatal(e.what());
+  }
+}
+
+int StudyMain::list_points(const std::vector<std::vector<ListedPoint>>& rounds, const std::vector<int>& counts) const {
+  if (!is_root()) return 0;
+  size_t total = 0, unestimated = 0;
+  double ms = 0;
+  std::string per_count;
+  for (size_t r = 0; r < rounds.size(); ++r) {
+    double round_ms = 0;
+    if (rounds.size() > 1) std::printf("# %d GPUs\n", counts.at(r));
+    for (const auto& p : rounds[r]) {
+      std::printf("%s%s%s\n", p.label.c_str(), p.skipped.empty() ? "" : " skipped: ", p.skipped.c_str());
+      if (!p.skipped.empty()) continue;
+      round_ms += p.est_ms;
+      unestimated += p.est_ms <= 0;
+    }
+    total += rounds[r].size();
+    ms += round_ms;
+    if (rounds.size() > 1)
+      per_count += (per_count.empty() ? "" : ", ") + std::to_string(counts.at(r)) + " GPUs: " +
+                   std::to_string(rounds[r].size()) + " points ~" + fmt_num(round_ms / 1e3, 3) + " s";
+  }
+  std::fprintf(stderr, "%s: plan: %zu points, about %s s%s%s%s\n", cli_.program().c_str(), total,
+               fmt_num(ms / 1e3, 3).c_str(), per_count.empty() ? "" : (" (" + per_count + ")").c_str(),
+               unestimated ? (", " + std::to_string(unestimated) + " points without an estimate").c_str() : "",
+               " (estimate)");
+  return 0;
+}
+
+int StudyMain::run_rounds(StudyPlan& plan) {
+  std::vector<int> counts;
+  try {
+    counts = gpu_counts(group_->size());
+  } catch (const ArgError& e) {
+    return bad_input(e.what());
+  }
+  std::vector<std::vector<ListedPoint>> listed;
+  for (int k : counts) {
+    PeerGroup* g = group_of_first(k);
+    if (g) {
+      std::vector<ListedPoint> points;
+      try {
+        points = plan.points(*g);
+      } catch (const ArgError& e) {
+        return bad_input(e.what());
+      }
+      if (list_only_) {
+        listed.push_back(points);
+      } else {
+        PointResults results;
+        try {
+          plan.setup(*g, results);
+        } catch (const ArgError& e) {
+          return bad_input(e.what());
+        } catch (const std::exception& e) {
+          fatal(std::string("setup: ") + e.what());
+        }
+        try {
+          plan.warm_up();
+        } catch (const std::exception& e) {
+          fatal(std::string("warm-up: ") + e.what());
+        }
+        run_round(plan.columns(), results, *g);
+        plan.finish();
+      }
+    }
+    round_done();
+  }
+  group_of_first(group_->size());  // the last subset goes before the run's group
+  if (list_only_) return list_points(listed, counts);
+  return end_rounds();
+}
+
+double planned_point_ms(const TimingOptions& t, double op_ms, double harness_ms) {
+  const double sample_ms = std::max(t.target_sample_ms, op_ms);
+  return t.gap_ms + t.warmup_ms + (t.samples + 1) * sample_ms + harness_ms;
 }
 
 int StudyMain::main(int argc, char** argv, StudyPlan& plan) {
@@ -160,43 +318,23 @@ int StudyMain::main(int argc, char** argv, StudyPlan& plan) {
   }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return kExitBadInput;
-  auto list = [&](const std::vector<ListedPoint>& points) {
-    if (!is_root()) return 0;
-    for (const auto& p : points)
-      std::printf("%s%s%s\n", p.label.c_str(), p.skipped.empty() ? "" : " skipped: ", p.skipped.c_str());
-    return 0;
-  };
   if (list_planned()) {
     try {
-      return list(plan.plan(planned_gpu()));
+      const GpuInfo g = planned_gpu();
+      const std::vector<int> counts = gpu_counts(planned_world());
+      std::vector<std::vector<ListedPoint>> rounds;
+      for (int k : counts) {
+        planning_world_ = k;
+        rounds.push_back(plan.plan(g));
+      }
+      planning_world_ = 0;
+      return list_points(rounds, counts);
     } catch (const ArgError& e) {
       return bad_input(e.what());
     }
   }
   if (int rc = start(); rc >= 0) return rc;
-  std::vector<ListedPoint> points;
-  try {
-    points = plan.points(*group_);
-  } catch (const ArgError& e) {
-    return bad_input(e.what());
-  }
-  if (list_only_) return list(points);
-  PointResults results;
-  try {
-    plan.setup(*group_, results);
-  } catch (const ArgError& e) {
-    return bad_input(e.what());
-  } catch (const std::exception& e) {
-    fatal(std::string("setup: ") + e.what());
-  }
-  try {
-    plan.warm_up();
-  } catch (const std::exception& e) {
-    fatal(std::string("warm-up: ") + e.what());
-  }
-  const int rc = run(plan.columns(), results);
-  plan.finish();
-  return rc;
+  return run_rounds(plan);
 }
 
 void register_point(const std::string& name, int iterations, std::function<void(benchmark::State&)> fn) {

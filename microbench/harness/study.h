@@ -32,7 +32,14 @@ void register_point(const std::string& name, int iterations, std::function<void(
 // would be skipped ("" runs).
 struct ListedPoint {
   std::string label, skipped;
+  double est_ms = 0;  // the wall time the point is planned to take (--list's estimate; 0: none given)
 };
+
+// What --list estimates a gated point (timing.h) costs: the gap, the per-point warm-up,
+// calibration (about one sample) and the samples, each sample at least one operation of
+// op_ms, plus what the harness itself spends per point (setup, poison, the verified run).
+inline constexpr double kPlannedHarnessMs = 10;
+double planned_point_ms(const TimingOptions& t, double op_ms, double harness_ms = kPlannedHarnessMs);
 
 // What one study adds to the life cycle; StudyMain::main() calls these in this order.
 // ArgError from any of them is bad input (exit 2); other exceptions from setup() and
@@ -86,6 +93,23 @@ class StudyMain {
   int start();
   // Runs every registered benchmark; returns the exit code (1 if any point failed).
   int run(const std::vector<std::string>& columns, PointResults& results);
+  // A GPU-count sweep (--gpu-counts, for the studies that call enable_gpu_counts() before
+  // begin()): one round per count k, each on the group of the run's first k GPUs (ranks),
+  // every round's rows into the one CSV (its metadata says the run's GPUs; the study's own
+  // `gpus` column says who took part). run_round() runs the benchmarks registered for one
+  // round on `g` (rank 0 of the run is in every subset) and clears them; the ranks outside a
+  // round wait in round_done(), asleep; end_rounds() gives the run's exit code.
+  void enable_gpu_counts();
+  std::vector<int> gpu_counts(int n) const;  // the counts of a run of n GPUs, ascending; ArgError
+  // Collective over the run: the group of its first k GPUs (the run's own group for k = all),
+  // nullptr on the ranks outside it. Valid until the next call.
+  PeerGroup* group_of_first(int k);
+  int run_round(const std::vector<std::string>& columns, PointResults& results, PeerGroup& g);
+  void round_done();
+  int end_rounds();
+  // --list's plans: the points and their estimated wall time, "" (and 0 ms) for none; printed
+  // by list_points() with a summary line on stderr ("N points, about S s").
+  int list_points(const std::vector<std::vector<ListedPoint>>& rounds, const std::vector<int>& counts) const;
   // The whole life of a study binary around `plan`; returns main's exit code.
   int main(int argc, char** argv, StudyPlan& plan);
 
@@ -98,6 +122,13 @@ class StudyMain {
   // planned_gpu() is then --arch's stand-in, else the reference Hopper (a note says which).
   bool list_planned() const;
   GpuInfo planned_gpu() const;
+  // The GPU count a planned --list is for: --world, else 2. While a planned GPU-count sweep
+  // is listed, the round's count.
+  int planned_world() const { return planning_world_ > 0 ? planning_world_ : (world_ > 0 ? world_ : 2); }
+  int world_hint() const { return world_; }  // --world as given (0: none)
+  // The GPUs of the whole run (planned: --world, else 2), whichever round is running: a round
+  // on fewer is a partial one of a GPU-count sweep.
+  int run_gpus() const { return group_ ? group_->size() : (world_ > 0 ? world_ : 2); }
   PeerMode peer_mode() const { return mode_; }
   // A message on stderr from rank 0 only.
   void note(const std::string& msg) const;
@@ -112,8 +143,17 @@ class StudyMain {
   bool list_only_ = false;
   PeerMode mode_ = PeerMode::single;
   int virtual_ranks_ = 0;
+  int world_ = 0, planning_world_ = 0;
+  std::string gpu_counts_;
   std::unique_ptr<Comm> comm_;
   std::unique_ptr<PeerGroup> group_;
+  // A GPU-count sweep's current subset (its communicator first: the group uses it).
+  std::unique_ptr<Comm> sub_comm_;
+  std::unique_ptr<PeerGroup> sub_group_;
+  std::unique_ptr<TidyCsv> csv_;  // rank 0: every round's rows
+  Row csv_meta_;
+  int errors_ = 0, rows_ = 0, skipped_ = 0;
+  int run_rounds(StudyPlan& plan);
 };
 
 // A study binary's main(): its StudyMain, its plan (which adds its flags), the life cycle.
