@@ -54,6 +54,31 @@ if(TARGET pkbench_collectives)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/microbench/collectives/ar_list.h
     ${CMAKE_SOURCE_DIR}/microbench/collectives/coll_list.h)
   add_test(NAME collectives_cli_bad_mode COMMAND ${_coll_expect} 2 "unknown launch mode" ${_coll_bin} --modes=lazy)
+  # The GPU-count sweep planned for a node of 8 (--world): one round per count with its
+  # estimate; a count above the run's and an unknown preset are refused before any GPU.
+  add_test(NAME collectives_cli_list_gpu_counts COMMAND ${_coll_expect} 0 "plan: [0-9]+ points, about .*\\(2 GPUs: .* 8 GPUs: "
+    ${_coll_bin} --list --arch=sm_90a --world=8 --gpu-counts=all --preset=main)
+  add_test(NAME collectives_cli_list_partial_round COMMAND bash -c [=[
+      out=$("$0" --list --arch=sm_90a --world=3 --gpu-counts=2,3 --preset=main 2>/dev/null) || { echo "$out"; exit 1; }
+      # The partial round (2 of 3 GPUs): all-reduce, all-gather and reduce-scatter, graph mode,
+      # NCCL default and symmetric, no NVSHMEM; the full round has every collective.
+      echo "$out" | awk '/^# 2 GPUs/ { r = 2; next } /^# 3 GPUs/ { r = 3; next } r == 2 && /\// {
+          n2++; if ($0 !~ /^(all_reduce|all_gather|reduce_scatter)\// || $0 !~ /\/graph$/ || $0 ~ /nvshmem|nccl_(ll|simple)/) { print "partial: " $0; bad = 1 } }
+        r == 3 && /^broadcast\// { b3++ }
+        END { if (!n2 || !b3) { print "rounds missing"; bad = 1 }; exit bad }' && echo "rounds as the preset says"
+      ]=] ${_coll_bin})
+  add_test(NAME collectives_cli_gpu_counts_bad COMMAND ${_coll_expect} 2 "--gpu-counts=9: 9 GPUs" ${_coll_bin} --gpu-counts=9)
+  add_test(NAME collectives_cli_unknown_preset COMMAND ${_coll_expect} 2 "--preset: unknown preset 'bogus'" ${_coll_bin} --preset=bogus)
+  set_tests_properties(collectives_cli_list_gpu_counts collectives_cli_list_partial_round collectives_cli_gpu_counts_bad
+    collectives_cli_unknown_preset PROPERTIES LABELS cpu)
+  # The GPU-count sweep run and verified on one GPU with 4 and 8 virtual ranks (every count
+  # 2..N in one process; the main preset's partial rounds below N).
+  foreach(_n 4 8)
+    add_test(NAME collectives_gpu_virtual_${_n}_gpu_counts COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/gpu_counts_virtual.sh ${_n}
+      ${_coll_bin} --preset=main --sizes=64K,1M --tensor-sizes=8M --samples=2 --warmup-ms=1 --gap-ms=0 --nccltests-iters=2)
+    set_tests_properties(collectives_gpu_virtual_${_n}_gpu_counts PROPERTIES LABELS gpu RESOURCE_LOCK gpu SKIP_RETURN_CODE 3
+      TIMEOUT 900 ENVIRONMENT "CUDA_MODULE_LOADING=EAGER;CUDA_DEVICE_MAX_CONNECTIONS=32;NCCL_NVLS_ENABLE=0;NVSHMEM_DISABLE_NVLS=1")
+  endforeach()
   add_test(NAME collectives_cli_list_or_no_gpu COMMAND ${_coll_expect} 0,3 "all_reduce/|no GPU" ${_coll_bin} --list)
   add_test(NAME collectives_cli_unknown_nccl_config COMMAND ${_coll_expect} 2 "--nccl-configs: unknown configuration"
     ${_coll_bin} --nccl-configs=default,LL/NVLS)

@@ -18,6 +18,7 @@
 #include "microbench/collectives/coll_harness.h"
 #include "microbench/collectives/coll_nccl.h"
 #include "microbench/collectives/coll_order.h"
+#include "microbench/collectives/coll_plan.h"
 #include "pkbench/tuning.h"
 
 namespace pk::coll {
@@ -53,33 +54,36 @@ std::vector<pk::Feature> needs_of(const Impl& i) {
 
 bool is_nccl(const Impl& i) { return i.baseline() && i.family().rfind("nccl", 0) == 0; }
 
-// The flags as written (parsed into StudyConfig by parse_flags, after CLI11).
+// The flags as written (parsed into StudyConfig by parse_flags, after CLI11). The lists a
+// preset declares (coll_plan.h) are empty unless given: the preset fills them per round.
 struct Flags {
-  std::string colls = "all", impls = "all", dtypes = "bf16,fp32", sizes = "4K:1G", tsizes = "8M,64M,256M",
-              modes = "eager,graph", a2a = "1,32,128";
+  std::string preset = "full";
+  CollLists lists;
+  std::string impls = "all", a2a = "1,32,128";
   std::string counts, tcounts;
-  std::string nccl_cfgs = "all";
   std::string coll_sms = "auto", coll_threads = "auto", tuning_table;
 };
 
 // What is run and at which sizes: collectives, implementations, dtypes, sizes and counts, modes, shapes.
 void add_problem_options(CLI::App& app, StudyConfig& cfg, Flags& f, const std::string& impl_names) {
-  app.add_option("--collectives", f.colls, "comma list or all: " + joined(collective_names()))->capture_default_str();
+  std::string presets;
+  for (const CollPreset& p : coll_presets()) presets += "\n    " + p.name + ": " + p.help;
+  app.add_option("--preset", f.preset, "the lists below that are not given, from a named grid:" + presets)
+      ->capture_default_str();
+  app.add_option("--collectives", f.lists.collectives, "comma list or all: " + joined(collective_names()));
   app.add_option("--impls", f.impls,
                  "comma list or all:" + impl_names + " multimem (with --allow-multicast); nvshmem runs under mpirun only")
       ->capture_default_str();
-  app.add_option("--dtypes", f.dtypes, "bf16, fp32")->capture_default_str();
-  app.add_option("--sizes", f.sizes, "sizes in nccl-tests' sense for the plain collectives (e.g. 4K:1G)")
-      ->check(pk::size_list_validator())
-      ->capture_default_str();
-  app.add_option("--tensor-sizes", f.tsizes, "sizes of the tensor-dimension collectives (*_cols, all_to_all_4d)")
-      ->check(pk::size_list_validator())
-      ->capture_default_str();
+  app.add_option("--dtypes", f.lists.dtypes, "bf16, fp32");
+  app.add_option("--sizes", f.lists.sizes, "sizes in nccl-tests' sense for the plain collectives (e.g. 4K:1G)")
+      ->check(pk::size_list_validator());
+  app.add_option("--tensor-sizes", f.lists.tensor_sizes, "sizes of the tensor-dimension collectives (*_cols, all_to_all_4d)")
+      ->check(pk::size_list_validator());
   app.add_option("--counts", f.counts,
                  "instead of --sizes: per-rank element counts (all-reduce: the vector; all-gather/reduce-scatter: "
                  "one rank's block; all-to-all: one peer's block), e.g. odd counts for tests");
   app.add_option("--tensor-counts", f.tcounts, "instead of --tensor-sizes: rows per rank (*_cols) or S per rank (4-D)");
-  app.add_option("--modes", f.modes, "eager (back-to-back launches), graph (CUDA-graph replay)")->capture_default_str();
+  app.add_option("--modes", f.lists.modes, "eager (back-to-back launches), graph (CUDA-graph replay)");
   app.add_option("--tensor-cols", cfg.dims.cols, "columns per rank of the *_cols layouts")->capture_default_str();
   app.add_option("--a2a-shape", f.a2a, "B,H,D of all_to_all_4d's (B, S, H, D) input")->capture_default_str();
 }
@@ -118,10 +122,9 @@ void add_timing_options(CLI::App& app, StudyConfig& cfg) {
 void add_variant_options(CLI::App& app, StudyConfig& cfg, Flags& f) {
   std::vector<std::string> names;
   for (const auto& c : nccl_configs()) names.push_back(c.name);
-  app.add_option("--nccl-configs", f.nccl_cfgs,
+  app.add_option("--nccl-configs", f.lists.nccl_configs,
                  "NCCL baselines, one communicator each, comma list or all: " + joined(names) +
-                     " (PROTO/ALGO: NCCL_PROTO and NCCL_ALGO forced; where NCCL has them)")
-      ->capture_default_str();
+                     " (PROTO/ALGO: NCCL_PROTO and NCCL_ALGO forced; where NCCL has them)");
   app.add_flag("--allow-multicast", cfg.allow_multicast,
                "register the NVSwitch multicast variants (refused when NCCL_NVLS_ENABLE=0, NVSHMEM_DISABLE_NVLS=1 or "
                "TORCH_SYMM_MEM_DISABLE_MULTICAST=1 is set, or the device lacks multicast)");
@@ -141,33 +144,34 @@ void add_variant_options(CLI::App& app, StudyConfig& cfg, Flags& f) {
 }
 
 // NCCL baselines of configurations not asked for are not registered; naming one in --impls
-// is refused.
-ImplList keep_nccl_configs(const ImplList& all, const StudyConfig& cfg, const Flags& f) {
+// is refused (strict: the full round; a partial round of a GPU-count sweep leaves it out).
+ImplList keep_nccl_configs(const ImplList& all, const StudyConfig& cfg, const Flags& f, const std::string& cfgs,
+                           bool strict) {
   std::set<std::string> keep;
   for (const auto& c : cfg.nccl_configs) keep.insert(c.impl_name());
   ImplList v;
   for (auto& i : all)
     if (i->nccl_config().empty() || keep.count(i->name())) v.push_back(i);
-    else if (f.impls != "all" && ("," + f.impls + ",").find("," + i->name() + ",") != std::string::npos)
+    else if (strict && f.impls != "all" && ("," + f.impls + ",").find("," + i->name() + ",") != std::string::npos)
       throw pk::ArgError("--impls=" + i->name() + ": its NCCL configuration (" + i->nccl_config() +
-                         ") is not in --nccl-configs=" + f.nccl_cfgs);
+                         ") is not in --nccl-configs=" + cfgs);
   return v;
 }
 
 // Collectives, dtypes, modes, sizes, counts and shapes into cfg; ArgError naming the flag.
-void parse_problem_flags(CLI::App& app, StudyConfig& cfg, const Flags& f) {
-  cfg.collectives = f.colls == "all" ? collective_names() : split(f.colls);
+void parse_problem_flags(CLI::App& app, StudyConfig& cfg, const CollLists& l, const Flags& f) {
+  cfg.collectives = l.collectives == "all" ? collective_names() : split(l.collectives);
   for (const auto& c : cfg.collectives) layout_of(c);
-  for (const auto& d : split(f.dtypes)) cfg.dtypes.push_back(parse_dtype(d));
-  for (const auto& m : split(f.modes)) {
+  for (const auto& d : split(l.dtypes)) cfg.dtypes.push_back(parse_dtype(d));
+  for (const auto& m : split(l.modes)) {
     if (m == "eager") cfg.modes.push_back(LaunchMode::eager);
     else if (m == "graph") cfg.modes.push_back(LaunchMode::graph);
     else throw pk::ArgError("--modes: unknown launch mode '" + m + "' (eager, graph)");
   }
   if (cfg.dtypes.empty() || cfg.modes.empty() || cfg.collectives.empty())
     throw pk::ArgError("--dtypes/--modes/--collectives: empty list");
-  cfg.sizes = pk::parse_size_list(f.sizes);
-  cfg.tensor_sizes = pk::parse_size_list(f.tsizes);
+  cfg.sizes = pk::parse_size_list(l.sizes);
+  cfg.tensor_sizes = pk::parse_size_list(l.tensor_sizes);
   if (!f.counts.empty()) cfg.counts = pk::parse_size_list(f.counts);
   if (!f.tcounts.empty()) cfg.tensor_counts = pk::parse_size_list(f.tcounts);
   // Whatever the GPU count, a collective moves at least one element: refused before the
@@ -191,9 +195,17 @@ void parse_problem_flags(CLI::App& app, StudyConfig& cfg, const Flags& f) {
 }
 
 // The implementations --impls names, in the order it names them; a name not registered in
-// this run is refused, saying why where the reason is known.
-ImplList select_impls(const ImplList& all, const std::string& impls) {
+// this run is refused, saying why where the reason is known (strict), or left out (a partial
+// round of a GPU-count sweep, whose preset narrows the NCCL configurations).
+ImplList select_impls(const ImplList& all, const std::string& impls, bool strict = true) {
   if (impls == "all") return all;
+  if (!strict) {
+    ImplList keep;
+    for (const auto& want : split(impls))
+      for (auto& i : all)
+        if (i->name() == want) keep.push_back(i);
+    return keep;
+  }
   std::set<std::string> known;
   for (auto& i : all) known.insert(i->name());
   ImplList keep;
@@ -256,7 +268,7 @@ void check_tuning_table(const std::string& path) {
 // Baselines first, then ours once per knob pair their kernels launch with (auto: the
 // implementation itself): the order of the committed runs, so a re-run's rows stay
 // comparable with theirs.
-ImplList point_order(const ImplList& all, const std::vector<LaunchKnobs>& knobs, pk::StudyMain& study) {
+ImplList point_order(const ImplList& all, const std::vector<LaunchKnobs>& knobs, pk::StudyMain& study, bool quiet) {
   ImplList ordered;
   for (auto& i : all)
     if (i->baseline()) ordered.push_back(i);
@@ -272,7 +284,7 @@ ImplList point_order(const ImplList& all, const std::vector<LaunchKnobs>& knobs,
       if (r.empty()) ordered.push_back(k.is_auto() ? i : i->with_knobs(k));
       else if (why.empty()) why = r;
     }
-    if (!why.empty())
+    if (!why.empty() && !quiet)
       study.note("pkbench_collectives: " + i->name() + " is not run at every knob pair asked for (" + why + ")");
   }
   return ordered;
@@ -320,16 +332,83 @@ std::vector<PointSpec> nvshmem_points_last(const std::vector<PointSpec>& points)
   return ordered;
 }
 
-// --list without GPUs (or for --arch): the points of a two-GPU run, which every machine can inspect.
-int list_planned(pk::StudyMain& study, const StudyConfig& cfg, const ImplList& ordered) {
+// One round of a GPU-count sweep (or the whole run): the GPUs it runs on, its configuration
+// (the preset's lists, its partial ones on fewer GPUs than the run's, under the flags') and
+// its implementations in point order.
+struct Round {
+  int gpus = 0;
+  bool partial = false;
+  StudyConfig cfg;
+  ImplList ordered;
+  std::vector<LaunchKnobs> knobs;
+};
+
+// `registered`: every implementation of this build (and multicast where allowed); knobs from
+// the full round. ArgError naming the flag. NVSHMEM starts once per process, at the run's
+// GPU count: a partial round has no NVSHMEM rows.
+Round make_round(CLI::App& app, const StudyConfig& base, const Flags& f, const ImplList& registered,
+                 const std::vector<LaunchKnobs>* knobs, pk::StudyMain& study, int k, int n) {
+  Round r;
+  r.gpus = k;
+  r.partial = k < n;
+  r.cfg = base;
+  const CollLists l = round_lists(coll_preset(f.preset), r.partial, f.lists);
+  r.cfg.nccl_configs = parse_nccl_configs(l.nccl_configs);
+  ImplList all = keep_nccl_configs(registered, r.cfg, f, l.nccl_configs, !r.partial);
+  parse_problem_flags(app, r.cfg, l, f);
+  all = select_impls(all, f.impls, !r.partial);
+  if (r.partial)
+    all.erase(std::remove_if(all.begin(), all.end(), [](const auto& i) { return initialises_nvshmem(i->family()); }),
+              all.end());
+  r.knobs = knobs ? *knobs : parse_knobs(f, all);
+  r.ordered = point_order(all, r.knobs, study, r.partial);
+  return r;
+}
+
+// The rounds of a run of n GPUs (--gpu-counts; one round of n without it).
+std::vector<Round> make_rounds(CLI::App& app, const StudyConfig& base, const Flags& f, const ImplList& registered,
+                               pk::StudyMain& study, int n) {
+  std::vector<Round> rounds;
+  const Round full = make_round(app, base, f, registered, nullptr, study, n, n);
+  for (int k : study.gpu_counts(n))
+    rounds.push_back(k == n ? full : make_round(app, base, f, registered, &full.knobs, study, k, n));
+  return rounds;
+}
+
+// --list's estimate of one point's wall time (harness/study.h: planned_point_ms): its
+// collective at a nominal rate (about 150 GB/s of algorithm bandwidth, what NCCL reaches on
+// NVLink 4 at large sizes, or a 10 us launch where that is more), timed as the point is:
+// calibration and samples of ops_per_sample collectives, the nccl-tests method's runs.
+double planned_ms(const PointSpec& ps, const StudyConfig& cfg) {
+  const double op_ms = std::max(0.010, static_cast<double>(ps.problem.bytes) / 150e9 * 1e3);
+  const int C = ops_per_sample(ps.problem.bytes, cfg.ops_per_sample);
+  const int launches = ps.mode == LaunchMode::graph ? cfg.nccltests_graph_launches : 1;
+  return pk::planned_point_ms(cfg.timing, C * op_ms) +
+         cfg.nccltests_repeats * (cfg.nccltests_iters * launches + 1) * op_ms;
+}
+
+std::vector<pk::ListedPoint> listed(const std::vector<PointSpec>& points, const StudyConfig& cfg, const pk::GpuInfo* g) {
+  std::vector<pk::ListedPoint> out;
+  for (const auto& p : points)
+    out.push_back({p.name(), g ? pk::missing_features(needs_of(*p.impl), *g) : "", planned_ms(p, cfg)});
+  return out;
+}
+
+// --list without this machine's GPUs (no GPU here, or --arch): the points of a run of
+// --world GPUs (default 2), every round of --gpu-counts.
+int list_planned(pk::StudyMain& study, CLI::App& app, const StudyConfig& base, const Flags& f,
+                 const ImplList& registered) {
   try {
     const pk::GpuInfo g = study.planned_gpu();
-    study.note("note: planned for 2 GPUs");
-    for (const auto& p : nvshmem_points_last(plan(cfg, ordered, 2))) {
-      const std::string why = pk::missing_features(needs_of(*p.impl), g);
-      std::printf("%s%s%s\n", p.name().c_str(), why.empty() ? "" : " skipped: ", why.c_str());
+    const int n = study.planned_world();
+    study.note("note: planned for " + std::to_string(n) + " GPUs (--world)");
+    std::vector<std::vector<pk::ListedPoint>> listed_rounds;
+    std::vector<int> counts;
+    for (const Round& r : make_rounds(app, base, f, registered, study, n)) {
+      listed_rounds.push_back(listed(nvshmem_points_last(plan(r.cfg, r.ordered, r.gpus)), r.cfg, &g));
+      counts.push_back(r.gpus);
     }
-    return 0;
+    return study.list_points(listed_rounds, counts);
   } catch (const pk::ArgError& e) {
     return study.bad_input(e.what());
   }
@@ -337,11 +416,11 @@ int list_planned(pk::StudyMain& study, const StudyConfig& cfg, const ImplList& o
 
 // `tuned` after the other rows of each point (collective, dtype, size, mode), from the table
 // of this machine (or of these virtual ranks on it); ArgError for another.
-std::vector<PointSpec> with_tuned(const std::vector<PointSpec>& points, pk::StudyMain& study, const std::string& table,
+std::vector<PointSpec> with_tuned(const std::vector<PointSpec>& points, pk::PeerGroup& group, const std::string& table,
                                   const ImplList& registry) {
-  pk::Row meta = pk::metadata_row(study.group());
+  pk::Row meta = pk::metadata_row(group);
   std::string machine = pkbench::tuning::machine_key(meta["gpu_name"], std::stoi(meta["gpu_count"]));
-  if (study.group().is_virtual()) machine = pkbench::tuning::virtual_machine_key(machine, study.group().size());
+  if (group.is_virtual()) machine = pkbench::tuning::virtual_machine_key(machine, group.size());
   auto tuner = std::make_shared<pkbench::tuning::Tuner>(machine);
   try {
     tuner->load_json_file(table);
@@ -362,7 +441,7 @@ std::vector<PointSpec> with_tuned(const std::vector<PointSpec>& points, pk::Stud
 // The context with buffers for the largest point of each kind: ours (symmetric, the
 // PeerGroup's), NCCL's (built when a point wants NCCL). NVSHMEM is not started here (NvshmemLate).
 // Setup failures are fatal.
-std::unique_ptr<Context> make_context(pk::StudyMain& study, const StudyConfig& cfg,
+std::unique_ptr<Context> make_context(pk::StudyMain& study, pk::PeerGroup& g, const StudyConfig& cfg,
                                       const std::vector<PointSpec>& points, bool want_nccl) {
   uint64_t in_b = 0, out_b = 0, scratch_b = 0;
   NcclSizes nz;
@@ -379,7 +458,6 @@ std::unique_ptr<Context> make_context(pk::StudyMain& study, const StudyConfig& c
       scratch_b = std::max(scratch_b, ps.impl->scratch_bytes(p));
     }
   }
-  pk::PeerGroup& g = study.group();
   std::unique_ptr<Context> ctx;
   try {
     ctx = std::make_unique<Context>(g, cfg, in_b, out_b, scratch_b);
@@ -443,8 +521,8 @@ int main(int argc, char** argv) {
                       "on-stream collectives, every size, back-to-back and CUDA-graph launches",
                       "collectives.csv");
   auto& app = study.cli().app();
-  StudyConfig cfg;
-  cfg.timing.samples = 10;
+  StudyConfig base;
+  base.timing.samples = 10;
   Flags flags;
   // The implementation names come from the registered lists (one name may serve several
   // collectives, e.g. ll).
@@ -454,23 +532,22 @@ int main(int argc, char** argv) {
   std::string impl_names;
   for (auto& i : all)
     if (impl_names.find(" " + i->name() + ",") == std::string::npos) impl_names += " " + i->name() + ",";
-  add_problem_options(app, cfg, flags, impl_names);
-  add_timing_options(app, cfg);
-  add_variant_options(app, cfg, flags);
+  add_problem_options(app, base, flags, impl_names);
+  add_timing_options(app, base);
+  add_variant_options(app, base, flags);
+  study.enable_gpu_counts();  // the scaling figure: every GPU count 2..N of one run (--gpu-counts=all)
   if (int rc = study.begin(&argc, argv); rc >= 0) return rc;
 
-  if (cfg.allow_multicast)
+  if (base.allow_multicast)
     for (auto& i : multicast_impls()) all.push_back(i);
   const ImplList registry = all;  // every implementation, for the names a tuning table answers
-  std::vector<LaunchKnobs> knobs;
   try {
-    cfg.nccl_configs = parse_nccl_configs(flags.nccl_cfgs);
-    all = keep_nccl_configs(all, cfg, flags);
-    parse_problem_flags(app, cfg, flags);
-    all = select_impls(all, flags.impls);
-    knobs = parse_knobs(flags, all);
+    // Every list checked now, before any GPU is looked for (a partial round's too).
+    study.gpu_counts(pk::kMaxGpus);
+    const Round full = make_round(app, base, flags, registry, nullptr, study, 2, 2);
+    make_round(app, base, flags, registry, &full.knobs, study, 2, 3);
     if (!flags.tuning_table.empty()) check_tuning_table(flags.tuning_table);
-    if (cfg.allow_multicast) {  // the environment rules need no GPU: refuse before anything runs
+    if (base.allow_multicast) {  // the environment rules need no GPU: refuse before anything runs
       const std::string why = multicast_refusal(true, 1, [](const char* v) { return std::getenv(v); });
       if (!why.empty()) throw pk::ArgError("--allow-multicast: " + why);
     }
@@ -479,38 +556,54 @@ int main(int argc, char** argv) {
   }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return pk::kExitBadInput;
-  bool want_nccl = false;
-  for (auto& i : all) want_nccl |= is_nccl(*i);
-  const ImplList ordered = point_order(all, knobs, study);
-  if (study.list_planned()) return list_planned(study, cfg, ordered);
+  if (study.list_planned()) return list_planned(study, app, base, flags, registry);
   if (int rc = study.start(); rc >= 0) return rc;
 
-  std::vector<PointSpec> points;
+  // The rounds and their points (the tuned points in the full round only: a table answers for
+  // the run's GPUs).
+  const int n = study.group().size();
+  std::vector<Round> rounds;
+  std::vector<std::vector<PointSpec>> round_points;
   try {
-    points = plan(cfg, ordered, study.group().size());
-    if (!flags.tuning_table.empty()) points = with_tuned(points, study, flags.tuning_table, registry);
-    points = nvshmem_points_last(points);  // a tuned point may answer NVSHMEM
+    rounds = make_rounds(app, base, flags, registry, study, n);
+    for (const Round& r : rounds) {
+      std::vector<PointSpec> points = plan(r.cfg, r.ordered, r.gpus);
+      if (!flags.tuning_table.empty() && !r.partial) points = with_tuned(points, study.group(), flags.tuning_table, registry);
+      round_points.push_back(nvshmem_points_last(points));  // a tuned point may answer NVSHMEM
+    }
   } catch (const pk::ArgError& e) {
     return study.bad_input(e.what());
   }
-  for (const auto& ps : points) want_nccl |= is_nccl(ps.impl->underlying());  // a tuned point may answer NCCL
   if (study.list_only()) {
-    if (study.is_root())
-      for (const auto& p : points) std::printf("%s\n", p.name().c_str());
-    return 0;
+    std::vector<std::vector<pk::ListedPoint>> listed_rounds;
+    std::vector<int> counts;
+    for (size_t i = 0; i < rounds.size(); ++i) {
+      listed_rounds.push_back(listed(round_points[i], rounds[i].cfg, nullptr));
+      counts.push_back(rounds[i].gpus);
+    }
+    return study.list_points(listed_rounds, counts);
   }
-  pk::PointResults results;
-  std::unique_ptr<Context> ctx = make_context(study, cfg, points, want_nccl);
-  Runner runner(*ctx, results);
-  NvshmemLate nvshmem(study, *ctx, points);
-  for (const auto& ps : points)
-    pk::register_point(ps.name(), 1, [&runner, &nvshmem, ps](benchmark::State& s) {
-      nvshmem.before(ps);
-      runner.run(s, ps);
-    });
   std::vector<std::string> columns = coll_columns();
   for (const auto& c : pk::metadata_columns()) columns.push_back(c);
-  const int rc = study.run(columns, results);
-  ctx.reset();  // NVSHMEM (nvshmem_finalize), NCCL communicators and symmetric memory go before MPI_Finalize
-  return rc;
+  for (size_t i = 0; i < rounds.size(); ++i) {
+    if (pk::PeerGroup* g = study.group_of_first(rounds[i].gpus)) {
+      const std::vector<PointSpec>& points = round_points[i];
+      bool want_nccl = false;
+      for (const auto& ps : points) want_nccl |= is_nccl(ps.impl->underlying());
+      pk::PointResults results;
+      std::unique_ptr<Context> ctx = make_context(study, *g, rounds[i].cfg, points, want_nccl);
+      Runner runner(*ctx, results);
+      NvshmemLate nvshmem(study, *ctx, points);
+      for (const auto& ps : points)
+        pk::register_point(ps.name(), 1, [&runner, &nvshmem, ps](benchmark::State& s) {
+          nvshmem.before(ps);
+          runner.run(s, ps);
+        });
+      study.run_round(columns, results, *g);
+      ctx.reset();  // NVSHMEM (nvshmem_finalize), NCCL communicators and symmetric memory go before MPI_Finalize
+    }
+    study.round_done();
+  }
+  study.group_of_first(n);  // the last subset goes before the run's group
+  return study.end_rounds();
 }
