@@ -287,8 +287,9 @@ class PointRun {
   }
   void enqueue_all() {
     impl_.group_begin();
+    const bool set = impl_.needs_current_device();
     for (int gpu : gpus_) {
-      ctx_.group.set_device(gpu);
+      if (set) ctx_.group.set_device(gpu);
       impl_.enqueue(gpu, ctx_.stream(gpu));
     }
     impl_.group_end();

@@ -119,8 +119,9 @@ class Impl {
   // This GPU's input and output as the implementation uses them (filled and checked here).
   virtual void* input(int gpu) = 0;
   virtual void* output(int gpu) = 0;
-  // One collective on `stream` of `gpu` (the current device is gpu's).
+  // One collective on `stream` of `gpu` (the current device is gpu's, where needs_current_device()).
   virtual void enqueue(int gpu, cudaStream_t stream) = 0;
+  virtual bool needs_current_device() const { return true; }
   // Around the per-GPU enqueues of one collective (NCCL: a group when a process drives
   // several GPUs).
   virtual void group_begin() {}

@@ -2,7 +2,8 @@
 // NCCL baselines, measured the way nccl-tests measures them: one communicator per GPU and
 // configuration (coll_problem.h: NcclConfig)
 // (harness/nccl_comms.h: a unique id broadcast over pk::Comm, grouped initialisation when
-// one process drives every GPU, as ncclCommInitAll does), ordinary cudaMalloc buffers ("nccl") and ncclMemAlloc
+// one process drives every GPU, as ncclCommInitAll does), unregistered ncclMemAlloc buffers ("nccl", as
+// nccl-tests allocates them when built against NCCL >= 2.19) and ncclMemAlloc
 // buffers registered as symmetric windows ("nccl_sym", nccl-tests -R 2:
 // ncclCommWindowRegister(..., NCCL_WIN_COLL_SYMMETRIC)). The tensor-dimension cases add
 // the reshape copies a user of NCCL needs (coll_problem.h: nccl_reshape_plan).

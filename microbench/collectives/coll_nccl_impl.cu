@@ -1,5 +1,5 @@
 // NCCL baselines, one per configuration (coll_problem.h: NcclConfig): "nccl" (NCCL's
-// default on cudaMalloc buffers), "nccl_sym" (ncclMemAlloc buffers in symmetric windows) and
+// default on ncclMemAlloc buffers, as nccl-tests' own), "nccl_sym" (ncclMemAlloc buffers in symmetric windows) and
 // "nccl_<proto>_<algo>" (a communicator created with NCCL_PROTO / NCCL_ALGO forced), each
 // plus the reshape copies the tensor-dimension layouts need.
 #include "microbench/collectives/coll_nccl_state.h"
@@ -88,6 +88,10 @@ class NcclImpl final : public Impl {
     pending_after_.clear();
     iter_ = 0;
   }
+  // NCCL enqueues on the communicator's own device: without reshape copies (kernels of ours)
+  // no cudaSetDevice per call, as nccl-tests makes none (a device switch per GPU per call is
+  // host time inside the nccl-tests method's clock when one process drives several GPUs).
+  bool needs_current_device() const override { return plan_.before.n1 != 0 || plan_.after.n1 != 0; }
   void* input(int gpu) override { return ptrs_.at(gpu).in; }
   void* output(int gpu) override { return ptrs_.at(gpu).out; }
 

@@ -51,10 +51,14 @@ class NcclState {
         forced_error_[c.name] = e.what();
       }
     }
+    // The plain baselines' buffers from ncclMemAlloc (cuMem), as nccl-tests allocates its own
+    // whenever it is built against NCCL >= 2.19 (its AllocateBuffs), registered nowhere (no -R):
+    // NCCL treats cuMem and cudaMalloc buffers differently (registration of captured graphs,
+    // NCCL_GRAPH_REGISTER), and the cross-check must read the same kind of memory.
     collectively(comm, [&] {
       each_gpu([&](int, NcclBufs& b) {
-        PK_CUDA_CHECK(cudaMalloc(&b.user_in, std::max<uint64_t>(sz.user_in, 4096)));
-        PK_CUDA_CHECK(cudaMalloc(&b.user_out, std::max<uint64_t>(sz.user_out, 4096)));
+        PK_NCCL_CHECK(ncclMemAlloc(&b.user_in, std::max<uint64_t>(sz.user_in, 4096)));
+        PK_NCCL_CHECK(ncclMemAlloc(&b.user_out, std::max<uint64_t>(sz.user_out, 4096)));
         if (sz.reshape_send) PK_CUDA_CHECK(cudaMalloc(&b.plain_send, sz.reshape_send));
         if (sz.reshape_recv) PK_CUDA_CHECK(cudaMalloc(&b.plain_recv, sz.reshape_recv));
       });
@@ -108,9 +112,9 @@ class NcclState {
     }
     for (auto& [gpu, b] : bufs_) {
       g.set_device(gpu);
-      if (b.sym_send) ncclMemFree(b.sym_send);
-      if (b.sym_recv) ncclMemFree(b.sym_recv);
-      for (void* p : {b.user_in, b.user_out, b.plain_send, b.plain_recv})
+      for (void* p : {b.sym_send, b.sym_recv, b.user_in, b.user_out})
+        if (p) ncclMemFree(p);
+      for (void* p : {b.plain_send, b.plain_recv})
         if (p) cudaFree(p);
     }
     for (auto* m : {&comms_, &sym_comms_})
