@@ -61,6 +61,21 @@ if(TARGET pkbench_fused)
     ${_fused_bin} --tuning-table=${CMAKE_CURRENT_LIST_DIR}/fixtures/tuning_schema2.json)
   add_test(NAME fused_cli_tuning_table_not_fused COMMAND ${_fused_expect} 2 "a collectives table, not the fused one"
     ${_fused_bin} --tuning-table=${CMAKE_CURRENT_LIST_DIR}/fixtures/tuning_collectives_v1.json)
+  # The GPU-count sweep planned for a node of 4 (--world): one round per count with its estimate,
+  # the rounds below the run's at N = 8192 only (the default preset's partial sizes).
+  add_test(NAME fused_cli_list_gpu_counts COMMAND ${_fused_expect} 0 "plan: [0-9]+ points, about .*\\(2 GPUs: .* 4 GPUs: "
+    ${_fused_bin} --list --arch=sm_90a --world=4 --gpu-counts=all)
+  add_test(NAME fused_cli_gpu_counts_above_the_run COMMAND ${_fused_expect} 2 "--gpu-counts=2,3: 3 GPUs, but the run has 2"
+    ${_fused_bin} --list --arch=sm_90a --world=2 --gpu-counts=2,3)
+  set_tests_properties(fused_cli_list_gpu_counts fused_cli_gpu_counts_above_the_run PROPERTIES LABELS cpu)
+  # The GPU-count sweep run and verified on one GPU with 4 and 8 virtual ranks (the smoke
+  # preset: N = 2048 rounded to whole tiles at each count).
+  foreach(_n 4 8)
+    add_test(NAME fused_gpu_virtual_${_n}_gpu_counts COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/gpu_counts_virtual.sh ${_n}
+      ${_fused_bin} --preset=smoke --comm-sms=4 --samples=2 --warmup-ms=1 --gap-ms=0 --study-warmup-ms=0)
+    set_tests_properties(fused_gpu_virtual_${_n}_gpu_counts PROPERTIES LABELS gpu RESOURCE_LOCK gpu SKIP_RETURN_CODE 3
+      TIMEOUT 900 ENVIRONMENT "CUDA_MODULE_LOADING=EAGER;CUDA_DEVICE_MAX_CONNECTIONS=32;NCCL_NVLS_ENABLE=0;NVSHMEM_DISABLE_NVLS=1")
+  endforeach()
   set_tests_properties(fused_cli_shape_not_whole_tiles fused_cli_size_not_divisible_by_gpus
     fused_cli_shards_not_whole_tiles fused_cli_knob_out_of_range fused_cli_unknown_schedule fused_cli_unknown_flag
     fused_cli_list_or_no_gpu fused_cli_multicast_refused fused_cli_tuning_table_missing fused_cli_tuning_table_schema

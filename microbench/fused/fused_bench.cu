@@ -37,12 +37,17 @@ namespace {
 struct Preset {
   std::string name, help, ops, schedules, sizes, shapes;
   std::map<std::string, std::string> knobs;  // knob name -> list (absent: each schedule's default)
+  // Rounds of a GPU-count sweep on fewer GPUs than the run's (--gpu-counts): these sizes
+  // instead ("" keeps the preset's): the scaling figure at one N, the whole grid at the run's.
+  std::string partial_sizes;
 };
 
 const std::vector<Preset>& presets() {
   static const std::vector<Preset> v = {
-      {"default", "every operator and schedule at the paper's N = 4096, 8192, 16384 (Figures 7-9), comm SMs 4, 8, 16, 24, 32",
-       "all", "all", "4096,8192,16384", "", {}},
+      {"default",
+       "every operator and schedule at the paper's N = 4096, 8192, 16384 (Figures 7-9), comm SMs 4, 8, 16, 24, 32; "
+       "at fewer GPUs than the run's (--gpu-counts) N = 8192 only",
+       "all", "all", "4096,8192,16384", "", {}, "8192"},
       {"smoke", "every operator and schedule once at N = 2048: a quick check that everything runs and verifies", "all",
        "all", "2048", "", {{"comm_sms", "16"}, {"chunks", "2"}}},
       {"fig5", "the SM split: inter_sm at comm SMs 2..32 step 2 beside the GEMM alone and the baseline (Figure 5)",
@@ -182,10 +187,12 @@ class FusedStudy {
 };
 
 // Every schedule runs this suite's GEMM (TMA, clusters, wgmma): what a GPU without them skips.
-std::vector<ListedPoint> listed(const std::vector<Point>& points, const GpuInfo& g) {
+// --list's estimate: the point's GEMM at a nominal 500 TFLOP/s (the communication hidden or
+// beside it), timed as a gated point is (harness/study.h: planned_point_ms).
+std::vector<ListedPoint> listed(const std::vector<Point>& points, const GpuInfo& g, const TimingOptions& t) {
   const std::string why = missing_features({Feature::device_code, Feature::tma, Feature::clusters, Feature::wgmma}, g);
   std::vector<ListedPoint> out;
-  for (const auto& p : points) out.push_back({p.name(), why});
+  for (const auto& p : points) out.push_back({p.name(), why, planned_point_ms(t, std::max(0.02, p.shape.flops() / 5e11 * 1e-3))});
   return out;
 }
 
@@ -209,11 +216,7 @@ class FusedPlan : public PointStudyPlan<Point, FusedStudy> {
     app.add_option("--group-m", opt_.group_m, "band height of the grouped tile order (0: each kernel's default)")
         ->check(CLI::Range(0, 1 << 20))
         ->capture_default_str();
-    app.add_option("--world", world_hint_,
-                   "GPU count to plan for (--list on a machine without GPUs); when running it must equal the GPUs of the "
-                   "run (0: the run's)")
-        ->check(CLI::Range(0, kMaxGpus))
-        ->capture_default_str();
+    study.enable_gpu_counts();  // the scaling figure: every GPU count 2..N of one run (--gpu-counts=all)
     app.add_option("--tuning-table", tuning_table_,
                    "a fused tuning table (pkbench_tune's fused_tuning.json): adds the `tuned` schedule after each "
                    "operator and shape, configured from the table through pkbench/tuning.h (Tuner::choose_split) as a "
@@ -231,44 +234,56 @@ class FusedPlan : public PointStudyPlan<Point, FusedStudy> {
     grid_.schedules = parse_name_list(pick(schedules_arg_, pre.schedules), schedule_names(), "schedule (--schedules)");
     const std::string sizes = sizes_arg_.empty() && shapes_arg_.empty() ? pre.sizes : sizes_arg_;
     const std::string shapes = sizes_arg_.empty() && shapes_arg_.empty() ? pre.shapes : shapes_arg_;
-    if (!sizes.empty()) {
+    auto parse_sizes = [](const std::string& text) {
       try {
-        grid_.sizes = parse_int_list(sizes, 0);
+        return parse_int_list(text, 0);
       } catch (const ArgError& e) {
         throw ArgError(std::string("--sizes: ") + e.what());
       }
-    }
+    };
+    if (!sizes.empty()) grid_.sizes = parse_sizes(sizes);
     if (!shapes.empty()) grid_.shapes = gemm::parse_shapes(shapes);
     for (const Knob* k : all_knobs()) {
       std::string v = knob_args_[k->name];
       if (v.empty() && pre.knobs.count(k->name)) v = pre.knobs.at(k->name);
       if (!v.empty()) grid_.knob_values[k->name] = parse_knob_list(*k, v);
     }
+    // A partial round (fewer GPUs than the run's) runs the preset's partial sizes where the
+    // flags leave the sizes to it.
+    partial_grid_ = grid_;
+    partial_sizes_ = sizes_arg_.empty() && shapes_arg_.empty();
+    if (partial_sizes_ && !pre.partial_sizes.empty()) {
+      partial_grid_.sizes = parse_sizes(pre.partial_sizes);
+      partial_grid_.shapes.clear();
+    }
     // What needs no GPU is refused now: the tile, and the GPU count when --world names it.
-    build_points(grid_, world_hint_);
+    build_points(grid_, study_.world_hint());
     if (!tuning_table_.empty()) check_tuning_table(tuning_table_);  // its machine once the GPUs are known
     if (const std::string mc = keep_nccl_multicast_off(); !mc.empty()) throw ArgError(mc);
   }
   std::vector<ListedPoint> plan(const GpuInfo& g) override {
-    const int w = world_hint_ > 0 ? world_hint_ : 2;
+    const int w = study_.planned_world();
     study_.note("note: points planned for " + std::to_string(w) + " GPUs (--world)");
     if (!tuning_table_.empty()) study_.note("note: the tuned points are answered for this machine's GPUs: not listed here");
-    return listed(build_points(grid_, w), g);
+    return listed(build_points(w < study_.run_gpus() ? partial_grid(w) : grid_, w), g, opt_.timing);
   }
   std::vector<ListedPoint> points(PeerGroup& group) override {
-    if (world_hint_ > 0 && world_hint_ != group.size())
-      throw ArgError("--world=" + std::to_string(world_hint_) + " but the run has " + std::to_string(group.size()) + " GPUs");
+    const int world = study_.world_hint();
+    if (world > 0 && world != study_.run_gpus())
+      throw ArgError("--world=" + std::to_string(world) + " but the run has " + std::to_string(study_.run_gpus()) + " GPUs");
+    const bool partial = group.size() < study_.run_gpus();
     for (const GpuInfo& g : group.topology().gpus)
       if (g.cc_major != 9)
         throw ArgError("the fused kernels need Hopper GPUs (sm_90a); GPU" + std::to_string(g.ordinal) + " is " + g.name);
-    points_ = build_points(grid_, group.size());
-    if (!tuning_table_.empty()) {  // refused for another machine before any point runs
+    points_ = build_points(partial ? partial_grid(group.size()) : grid_, group.size());
+    // A table answers for the run's GPUs: the tuned points run in its full round only.
+    if (!tuning_table_.empty() && !partial) {  // refused for another machine before any point runs
       const Row meta = metadata_row(group);
       const pkbench::tuning::Tuner tuner = load_tuning_table(
           tuning_table_, tuning_machine(meta.at("gpu_name"), std::stoi(meta.at("gpu_count")), group.is_virtual(), group.size()));
       points_ = with_tuned_points(points_, tuner, tuning_table_, group.size());
     }
-    return listed(points_, group.topology().gpus[0]);
+    return listed(points_, group.topology().gpus[0], opt_.timing);
   }
   void setup(PeerGroup& group, PointResults& results) override {
     if (!NcclComms::built()) study_.note("note: this build has no NCCL: the NCCL schedules are skipped");
@@ -284,8 +299,19 @@ class FusedPlan : public PointStudyPlan<Point, FusedStudy> {
   FusedOptions opt_;
   std::string preset_name_ = "default", ops_arg_, schedules_arg_, sizes_arg_, shapes_arg_, tuning_table_;
   std::map<std::string, std::string> knob_args_;
-  int world_hint_ = 0;
-  GridSpec grid_;
+  GridSpec grid_, partial_grid_;
+  bool partial_sizes_ = false;  // partial_grid_'s sizes are the preset's (not --sizes): fitted per count
+
+  // A partial round's grid on `world` GPUs: the preset's N rounded down to the nearest that
+  // splits into whole tiles on that many GPUs (a multiple of 256 x world: N / world columns of
+  // whole 256-column tiles, N rows of whole 128-row shards), so that every count 2..N runs
+  // (8192 on 3 GPUs is 7680); sizes the flags give are checked as given.
+  GridSpec partial_grid(int world) const {
+    GridSpec g = partial_grid_;
+    if (partial_sizes_)
+      for (int& n : g.sizes) n = std::max(kTileN * world, n / (kTileN * world) * (kTileN * world));
+    return g;
+  }
 };
 
 }  // namespace
