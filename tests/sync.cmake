@@ -6,6 +6,9 @@ pk_shared_test_sources(sync)
 
 if(TARGET pkbench_sync)
   pk_cli_test(sync_cli_bad_level pkbench_sync 2 "unknown level" --levels=warp_drive)
+  # On three or more GPUs, every pair's signal round trip and dependent load (planned for 4).
+  pk_cli_test(sync_cli_list_every_pair pkbench_sync 0 "flag_pingpong_pairs/sys/release_acquire/remote_write_local_poll .GPUs 2-3."
+    --list --arch=sm_90a --world=4)
   pk_cli_test(sync_cli_negative_iters pkbench_sync 2 "--iters" --iters=-3)
   pk_cli_test(sync_cli_zero_iters pkbench_sync 2 "--iters" --iters=0)
   pk_cli_test(sync_cli_same_gpu_twice pkbench_sync 2 "names GPU 1 twice" --gpus=1,1)

@@ -33,7 +33,7 @@ std::vector<Variant> all_variants(int sm_count, int n_gpus) {
 }
 
 void run_variant(benchmark::State& state, SyncContext& ctx, const Variant& v, PointResults& results) {
-  const int a = ctx.opt().gpu_a, b = ctx.opt().gpu_b;
+  const int a = v.pair_a >= 0 ? v.pair_a : ctx.opt().gpu_a, b = v.pair_b >= 0 ? v.pair_b : ctx.opt().gpu_b;
   Row row{{"study", "sync"},          {"level", v.level},
           {"primitive", v.primitive}, {"scope", v.scope},
           {"semantics", v.semantics}, {"placement", v.placement},
@@ -90,12 +90,12 @@ class SyncPlan : public StudyPlan {
     opt_.gpu_b = pair_.second;
     if (opt_.iters < 1000) study_.note("note: --iters=" + std::to_string(opt_.iters) + ": medians of fewer than 1000 operations");
   }
-  std::vector<ListedPoint> plan(const GpuInfo& g) override {  // a stand-in GPU, 2 GPUs
-    study_.note("note: variants listed for 2 GPUs");
+  std::vector<ListedPoint> plan(const GpuInfo& g) override {  // a stand-in GPU, --world GPUs (2)
+    study_.note("note: variants listed for " + std::to_string(study_.planned_world()) + " GPUs");
     // Every variant is a kernel of this build (the host-level ones time launches of one).
     const std::string why = missing_feature(Feature::device_code, g);
     std::vector<ListedPoint> out;
-    for (const auto& v : select(g.sm_count, 2)) out.push_back({v.name(), why});
+    for (const auto& v : select(g.sm_count, study_.planned_world())) out.push_back({v.name(), why, planned_ms()});
     return out;
   }
   std::vector<ListedPoint> points(PeerGroup& group) override {
@@ -105,7 +105,7 @@ class SyncPlan : public StudyPlan {
       throw ArgError("--gpus: GPU " + std::to_string(pair_.first) + " does not exist (1 GPU in this run)");
     variants_ = select(group.topology().gpus[opt_.gpu_a].sm_count, n);
     std::vector<ListedPoint> out;
-    for (const auto& v : variants_) out.push_back({v.name(), ""});
+    for (const auto& v : variants_) out.push_back({v.name(), "", planned_ms()});
     return out;
   }
   void setup(PeerGroup& group, PointResults& results) override {
@@ -124,6 +124,10 @@ class SyncPlan : public StudyPlan {
         out.push_back(v);
     return out;
   }
+
+  // --list's estimate of a variant: its operations at about 5 us each (a cross-GPU round trip
+  // is ~2-3 us, a launch-timed host variant more) and the harness's own cost.
+  double planned_ms() const { return (opt_.iters + opt_.warmup_iters) * 0.005 + kPlannedHarnessMs; }
 
   StudyMain& study_;
   SyncOptions opt_;

@@ -130,6 +130,8 @@ struct Variant {
   bool round_trip = false;  // ns are round trips: one-way = half
   int gpus_needed = 1;    // 1: runs in gpu_a's process alone
   std::function<LatencyResult(SyncContext&)> run;
+  // The two GPUs it runs on, where it is one of a sweep over every pair (-1: the run's --gpus).
+  int pair_a = -1, pair_b = -1;
   std::string name() const;
 };
 

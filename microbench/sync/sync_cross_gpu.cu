@@ -11,9 +11,10 @@
 namespace pk::sync {
 namespace {
 
+// a, b < 0: the run's --gpus.
 template <class Sem>
-LatencyResult pingpong_two_gpus(SyncContext& c, bool remote_write) {
-  const int a = c.opt().gpu_a, b = c.opt().gpu_b;
+LatencyResult pingpong_two_gpus(SyncContext& c, bool remote_write, int a = -1, int b = -1) {
+  if (a < 0) a = c.opt().gpu_a, b = c.opt().gpu_b;
   c.reset_flags();
   PingPongSide init{}, resp{};
   c.on(a, [&] {
@@ -126,6 +127,23 @@ void add_cross_gpu_variants(std::vector<Variant>& v, int n_gpus) {
                [](SyncContext& c) { return pointer_chase(c, c.opt().gpu_a, c.opt().gpu_a); }});
   v.push_back({"cross_gpu", "dependent_load", "sys", "relaxed", "peer_hbm", 2, false, 2,
                [](SyncContext& c) { return pointer_chase(c, c.opt().gpu_a, c.opt().gpu_b); }});
+  // On three or more GPUs, every pair: behind an NVSwitch each pair crosses the switch, and
+  // a pair whose round trip stands out is a finding (the release/acquire signal, as the
+  // collectives use it, and the dependent load from the peer's memory).
+  if (n_gpus < 3) return;
+  for (int a = 0; a < std::min(n_gpus, kMaxGpus); ++a)
+    for (int b = a + 1; b < std::min(n_gpus, kMaxGpus); ++b) {
+      // The pair in the placement too: the summaries and pkbench_compare key rows on it.
+      const std::string pair = " (GPUs " + std::to_string(a) + "-" + std::to_string(b) + ")";
+      Variant pp{"cross_gpu", "flag_pingpong_pairs", "sys", "release_acquire", rw + pair, 2, true, 2,
+                 [a, b](SyncContext& c) { return pingpong_two_gpus<ReleaseAcquireSys>(c, true, a, b); }};
+      pp.pair_a = a, pp.pair_b = b;
+      v.push_back(pp);
+      Variant dl{"cross_gpu", "dependent_load_pairs", "sys", "relaxed", "peer_hbm" + pair, 2, false, 2,
+                 [a, b](SyncContext& c) { return pointer_chase(c, a, b); }};
+      dl.pair_a = a, dl.pair_b = b;
+      v.push_back(dl);
+    }
 }
 
 }  // namespace pk::sync
