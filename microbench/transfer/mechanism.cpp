@@ -120,9 +120,11 @@ const std::vector<std::string>& transfer_columns() {
                                   "bytes_per_op", "ops_per_flow",  "groups"};
     for (const Knob& k : all_knobs()) v.push_back(k.name);
     for (const char* m : {"iters_per_sample", "samples", "time_us_median", "time_us_min", "time_us_max", "cv", "gbps",
-                          "gbps_best", "gbps_total", "gbps_flow_min", "gbps_flow_max", "line_rate_gbps",
+                          "gbps_best", "gbps_total", "gbps_per_gpu", "gbps_flow_min", "gbps_flow_max", "line_rate_gbps",
                           "pct_of_line_rate", "line_rate_source", "gpus_used", "sm_clock_mhz_start",
-                          "sm_clock_mhz_end", "sm_clock_mhz_max", "verified", "status", "error"})
+                          "sm_clock_mhz_end", "sm_clock_mhz_max",
+                          // nvbandwidth's figure for a row with a counterpart (transfer_ref.h)
+                          "ref_tool", "ref_gbps", "ref_ratio", "verified", "status", "error"})
       v.push_back(m);
     for (const auto& m : metadata_columns()) v.push_back(m);
     return v;

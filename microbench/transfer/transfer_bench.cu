@@ -277,6 +277,15 @@ class TransferStudy : private GatedRig {
     row["gbps"] = fmt_num(gbps);
     row["gbps_best"] = fmt_num(per_direction / (st.min * 1e6));
     row["gbps_total"] = fmt_num(bytes * pairs.size() / (st.median * 1e6));
+    // What one GPU's links carried: the busiest GPU's bytes out or in (a fan's root carries every
+    // flow; behind an NVSwitch a GPU's ports, not a pair's, are the cap).
+    std::map<int, double> out_bytes, in_bytes;
+    for (const auto& f : pairs)
+      if (f.src != f.dst) out_bytes[f.src] += bytes, in_bytes[f.dst] += bytes;
+    double busiest = 0;
+    for (const auto* m : {&out_bytes, &in_bytes})
+      for (const auto& [g, b] : *m) busiest = std::max(busiest, b);
+    if (busiest > 0) row["gbps_per_gpu"] = fmt_num(busiest / (st.median * 1e6));
     row["gbps_flow_min"] = fmt_num(fmin);
     row["gbps_flow_max"] = fmt_num(fmax);
     if (lr.gbps > 0) row["pct_of_line_rate"] = fmt_num(100.0 * gbps / lr.gbps, 4);
@@ -321,10 +330,23 @@ std::string joined(const std::vector<std::string>& v) {
   return s;
 }
 
+// --list's estimate of a point's wall time (harness/study.h: planned_point_ms): one operation
+// moves a flow's bytes at a nominal rate (300 GB/s to a peer, 1.5 TB/s within a GPU), plus
+// about 2 us per copy-engine call of one message.
+double planned_ms(const TransferPoint& p, const TimingOptions& t) {
+  const Mechanism& m = mechanism(p.mechanism);
+  const uint64_t per_op = p.max_ops ? std::min(p.total_bytes, p.max_ops * p.message_bytes) : p.total_bytes;
+  const double rate_gbps = p.pattern == "local" ? 1500 : 300;
+  double op_ms = static_cast<double>(per_op) / (rate_gbps * 1e6);
+  if (!m.uses_sms()) op_ms += 0.002 * static_cast<double>(std::min<uint64_t>(per_op / p.message_bytes, m.default_max_ops()));
+  return planned_point_ms(t, op_ms, 5);
+}
+
 // Each point, and on a GPU that lacks what its mechanism needs, why it would be skipped.
-std::vector<ListedPoint> listed(const std::vector<TransferPoint>& points, const GpuInfo& g) {
+std::vector<ListedPoint> listed(const std::vector<TransferPoint>& points, const GpuInfo& g, const TimingOptions& t) {
   std::vector<ListedPoint> out;
-  for (const auto& p : points) out.push_back({p.name() + " [" + p.sweep + "]", missing_features(mechanism(p.mechanism).needs(), g)});
+  for (const auto& p : points)
+    out.push_back({p.name() + " [" + p.sweep + "]", missing_features(mechanism(p.mechanism).needs(), g), planned_ms(p, t)});
   return out;
 }
 
@@ -374,13 +396,17 @@ class TransferPlan : public PointStudyPlan<TransferPoint, TransferStudy> {
     build_grid(grid_, largest_supported_gpu(), 0);
   }
   // --arch, or no GPU here: a stand-in GPU so the grid can still be inspected.
-  std::vector<ListedPoint> plan(const GpuInfo& g) override { return listed(build_grid(grid_, g, 0), g); }
+  std::vector<ListedPoint> plan(const GpuInfo& g) override {
+    // --world: the grid of a run of that many GPUs (its node sweeps and pairs); else the
+    // GPU count is left open (indices unchecked).
+    return listed(build_grid(grid_, g, study_.world_hint()), g, opt_.timing);
+  }
   std::vector<ListedPoint> points(PeerGroup& group) override {
     int dropped = 0;
     points_ = build_grid(grid_, group.topology().gpus[0], group.size(), &dropped);
     study_.note(std::to_string(points_.size()) + " points (" + std::to_string(dropped) +
                 " tuning combinations that do not fit were left out)");
-    return listed(points_, group.topology().gpus[0]);
+    return listed(points_, group.topology().gpus[0], opt_.timing);
   }
   void setup(PeerGroup& group, PointResults& results) override {
     if (!nvml::available())

@@ -28,9 +28,56 @@ struct Sweep {
   std::vector<MechGrid> mechs;
   bool drop_unfit = false;      // tuning grids span combinations that may not fit
   std::vector<int> gpu_counts = {0};  // 0: every visible GPU
+  // Over the run's GPU pairs instead of --gpus' one: 1 every ordered pair, 2 every unordered
+  // pair (both ways at once: bidir), 0 no.
+  int every_pair = 0;
 };
 
-std::vector<Sweep> preset(const std::string& name, const GpuInfo& g) {
+}  // namespace
+
+// nvbandwidth's default buffer (its -b, 512 MiB): the nvbandwidth sweep's points move it per
+// copy, as the tool's testcases do, so that the reference rows line up (transfer_ref.h).
+const uint64_t kNvbandwidthBytes = 512ull << 20;
+
+namespace {
+
+// Points shaped as nvbandwidth's testcases (transfer_ref.h maps them): the copy engine
+// copying the whole buffer per call, and the register copy over every SM with 512 threads a
+// block (its SM copy kernel's shape), one way and both ways, push (its *_write_*) and pull
+// (*_read_*), over every pair of GPUs (its matrices); on three or more GPUs also one-to-all
+// and all-to-one over every GPU; on one GPU the local copy (device_local_copy).
+std::vector<Sweep> nvbandwidth_sweeps(const GpuInfo& g, int gpu_count) {
+  const uint64_t B = kNvbandwidthBytes;
+  const std::vector<MechGrid> mechs = {{"ce", {B}, {}},
+                                       {"reg", {64 * KiB}, {{"sms", {g.sm_count}}, {"threads", {512}}}}};
+  if (gpu_count == 1) return {{"nvbandwidth", {"push"}, {"local"}, B, {{"ce", {B}, {}}}}};
+  std::vector<Sweep> v = {{"nvbandwidth", {"push", "pull"}, {"one_way"}, B, mechs, false, {0}, 1},
+                          {"nvbandwidth", {"push", "pull"}, {"bidir"}, B, mechs, false, {0}, 2}};
+  if (gpu_count >= 3) v.push_back({"nvbandwidth", {"push", "pull"}, {"one_to_all", "all_to_one"}, B, mechs});
+  return v;
+}
+
+// What only three or more GPUs show, every mechanism at its fan-out: one-to-all, all-to-one
+// and all-pairs traffic over every GPU (per pair and aggregate GB/s), and Figure 3's SM
+// sweep with a fan-out (how many SMs saturate one GPU's links to all its peers).
+std::vector<Sweep> node_sweeps(const GpuInfo& g, const std::vector<int>& sm_sweep) {
+  const int S = g.sm_count;
+  Sweep fan{"fan", {"push", "pull"}, {"one_to_all", "all_to_one", "all_pairs"}, 1 * GiB, {}};
+  for (const Mechanism* m : mechanisms()) {
+    MechGrid mg{m->name(), {m->uses_sms() ? 64 * KiB : std::min<uint64_t>(1 * GiB, m->size_sweep(g).back())}, {}};
+    if (m->name() == "tma_bulk" || m->name() == "tma_tile") mg.sizes = {16 * KiB};
+    if (m->uses_sms()) mg.knobs[knobs::sms.name] = {S};
+    fan.mechs.push_back(mg);
+  }
+  const std::vector<uint64_t> sizes = {16 * KiB, 64 * KiB};
+  Sweep fig3_fan{"fig3_fan", {"push"}, {"one_to_all"}, 256 * MiB,
+                 {{"tma_bulk", sizes, {{"sms", sm_sweep}}},
+                  {"tma_tile", sizes, {{"sms", sm_sweep}}},
+                  {"reg", sizes, {{"sms", sm_sweep}}}}};
+  return {fan, fig3_fan};
+}
+
+std::vector<Sweep> preset(const std::string& name, const GpuInfo& g, int gpu_count) {
   const int S = g.sm_count;
   std::vector<int> sm_sweep;
   for (int s : {1, 2, 4, 6, 8, 10, 12, 14, 16, 20, 24, 32, 48, 64, 96, 128})
@@ -90,7 +137,18 @@ std::vector<Sweep> preset(const std::string& name, const GpuInfo& g) {
                 {"tma_bulk", {16 * KiB}, {{"sms", {S}}}},
                 {"tma_tile", {16 * KiB}, {{"sms", {S}}}},
                 {"reg", {16 * KiB}, {{"sms", {S}}}}}};
-  if (name == "default") return {fig2, fig3, tune, mixed, local};
+  if (name == "default") {
+    // A run's default is what its machine can show: the two-GPU figures and the reference
+    // points, and on three or more GPUs the node's fan-out, fan-in and all-pairs traffic.
+    std::vector<Sweep> v = {fig2, fig3, tune, mixed, local};
+    if (gpu_count >= 2)
+      for (auto& sw : nvbandwidth_sweeps(g, gpu_count)) v.push_back(sw);
+    if (gpu_count >= 3)
+      for (auto& sw : node_sweeps(g, sm_sweep)) v.push_back(sw);
+    return v;
+  }
+  if (name == "nvbandwidth") return nvbandwidth_sweeps(g, std::max(1, gpu_count));
+  if (name == "node") return node_sweeps(g, sm_sweep);
   if (name == "mixed") return {mixed};
   if (name == "scale") return {scale};
   if (name == "fig2") return {fig2};
@@ -109,7 +167,8 @@ bool is_fan(const std::string& pattern) {
 }  // namespace
 
 const std::vector<std::string>& preset_names() {
-  static const std::vector<std::string> v = {"default", "fig2", "fig3", "tune", "mixed", "scale", "local", "smoke", "custom"};
+  static const std::vector<std::string> v = {"default", "fig2", "fig3",  "tune",        "mixed", "scale",
+                                             "node",    "local", "smoke", "nvbandwidth", "custom"};
   return v;
 }
 
@@ -258,12 +317,21 @@ struct Points {
   std::vector<TransferPoint> list;
   std::set<std::string> seen;
   int dropped = 0;
+  int run_gpus = 0;  // GPUs of the run (0: not known): every_pair sweeps span them
 };
 
 // One mechanism's points in one sweep: every direction, pattern, GPU count (fan patterns
 // only), size and knob combination, resolved against `g`.
 void expand(const Sweep& sw, const SweepAxes& ax, const MechGrid& mg, const GridOptions& o, const GpuInfo& g,
             std::pair<int, int> gpus, Points* pts) {
+  if (sw.every_pair && o.gpus.empty() && pts->run_gpus >= 2) {
+    Sweep one = sw;
+    one.every_pair = 0;
+    for (int a = 0; a < pts->run_gpus; ++a)
+      for (int b = sw.every_pair == 2 ? a + 1 : 0; b < pts->run_gpus; ++b)
+        if (a != b) expand(one, ax, mg, o, g, {a, b}, pts);
+    return;
+  }
   const Mechanism& mech = mechanism(mg.mech);
   const auto sizes = o.sizes.empty() ? mg.sizes : parse_size_list(o.sizes);
   const auto knob_sets = combinations(knob_lists(mech, mg, o, g));
@@ -304,7 +372,7 @@ void expand(const Sweep& sw, const SweepAxes& ax, const MechGrid& mg, const Grid
 
 std::vector<TransferPoint> build_grid(const GridOptions& o, const GpuInfo& g, int gpu_count, int* dropped) {
   check_options(o);
-  std::vector<Sweep> sweeps = preset(o.preset, g);
+  std::vector<Sweep> sweeps = preset(o.preset, g, gpu_count);
   std::vector<std::string> mech_filter;
   if (!o.mechanisms.empty()) mech_filter = parse_name_list(o.mechanisms, mechanism_names(), "mechanism");
   std::pair<int, int> gpus{0, 1};
@@ -313,6 +381,7 @@ std::vector<TransferPoint> build_grid(const GridOptions& o, const GpuInfo& g, in
     if (gpu_count > 0) check_gpu_pair(gpus, gpu_count, "--gpus");
   }
   Points pts;
+  pts.run_gpus = gpu_count;
   for (const Sweep& sw : sweeps) {
     const SweepAxes ax = sweep_axes(sw, o);
     for (const MechGrid& mg : sweep_mechanisms(sw, mech_filter)) expand(sw, ax, mg, o, g, gpus, &pts);

@@ -1,6 +1,9 @@
 #pragma once
-// The points a run measures: named presets (fig2, fig3, tune, local, smoke, default) whose
-// lists any flag can override, expanded, resolved against the GPU and de-duplicated.
+// The points a run measures: named presets (default, fig2, fig3, tune, mixed, scale, node,
+// local, smoke, nvbandwidth, custom) whose lists any flag can override, expanded, resolved
+// against the GPU and de-duplicated. The default follows the run's GPU count: on two or more
+// GPUs the points shaped as nvbandwidth's testcases (every ordered pair), on three or more the
+// node's fan-out, fan-in and all-pairs traffic and Figure 3's SM sweep with a fan-out.
 #include <map>
 #include <string>
 #include <vector>
@@ -21,13 +24,15 @@ struct GridOptions {
 };
 
 const std::vector<std::string>& preset_names();
+extern const uint64_t kNvbandwidthBytes;  // the nvbandwidth sweep's bytes per copy (its -b default)
 
 // Checks every option that needs no GPU (names, list syntax, knob flags that apply to no
 // selected mechanism). Throws ArgError naming the flag.
 void check_options(const GridOptions& o);
 
 // Throws ArgError for bad options or an explicitly requested point that cannot run on `g`.
-// gpu_count: GPUs in the run (0: unknown, e.g. --list without a GPU; indices unchecked).
+// gpu_count: GPUs in the run (0: unknown, e.g. --list without a GPU; indices unchecked); the
+// default preset's node sweeps and every-pair points follow it.
 // Combinations a preset generates that do not fit (e.g. TMA stages beyond shared memory in
 // the tuning grid) are dropped, and counted in *dropped when given.
 std::vector<TransferPoint> build_grid(const GridOptions& o, const GpuInfo& g, int gpu_count, int* dropped = nullptr);

@@ -45,7 +45,8 @@ TEST(TransferGrid, DefaultPresetCoversEveryMechanismWithoutDuplicates) {
   EXPECT_EQ(names.size(), pts.size());
   const auto all = mechanism_names();
   EXPECT_EQ(mechs, (std::set<std::string>(all.begin(), all.end())));  // fig2 takes every registered one
-  EXPECT_EQ(sweeps, (std::set<std::string>{"fig2", "fig3", "tune", "mixed", "local"}));
+  // Two GPUs: the two-GPU figures and the points shaped as nvbandwidth's testcases (no fan-out).
+  EXPECT_EQ(sweeps, (std::set<std::string>{"fig2", "fig3", "tune", "mixed", "local", "nvbandwidth"}));
   EXPECT_GT(dropped, 0);  // the tuning grid spans TMA stages that exceed shared memory
   for (const auto& p : pts) {
     if (mechanism(p.mechanism).uses_sms()) EXPECT_TRUE(p.sms() >= 1 && p.sms() <= 132) << p.name();
@@ -335,4 +336,59 @@ TEST(Knobs, OverrideFlagsReachOnlyTheirMechanisms) {
   EXPECT_THROW(build_grid(o, h200(), 2), ArgError);
   o.knob_lists["unroll"] = "1:x";
   EXPECT_THROW(check_options(o), ArgError);
+}
+
+// The default grid follows the run's GPU count (a whole NVSwitch node: issue 30): nvbandwidth's
+// shapes over every pair (ordered one way, unordered both ways), and from three GPUs the node's
+// fan-out, fan-in and all-pairs traffic for every mechanism and Figure 3's SM sweep with a fan-out.
+TEST(TransferGrid, DefaultGridUsesEveryGpuOfTheNode) {
+  for (int n : {1, 2, 3, 4, 8}) {
+    SCOPED_TRACE(std::to_string(n) + " GPUs");
+    const auto pts = build_grid(GridOptions{}, h200(), n);
+    std::set<std::string> names, fan_mechs, fig3_sms;
+    std::set<std::pair<int, int>> one_way_pairs, bidir_pairs;
+    int fans = 0, nvb_fans = 0;
+    for (const auto& p : pts) {
+      EXPECT_TRUE(names.insert(p.name()).second) << p.name();
+      EXPECT_LT(std::max(p.gpu_a, p.gpu_b), std::max(n, 2)) << p.name();
+      if (p.sweep == "nvbandwidth" && p.pattern == "one_way") one_way_pairs.insert({p.gpu_a, p.gpu_b});
+      if (p.sweep == "nvbandwidth" && p.pattern == "bidir") bidir_pairs.insert({p.gpu_a, p.gpu_b});
+      if (p.sweep == "nvbandwidth" && (p.pattern == "one_to_all" || p.pattern == "all_to_one")) ++nvb_fans;
+      if (p.sweep == "fan") {
+        ++fans;
+        fan_mechs.insert(p.mechanism);
+        EXPECT_EQ(p.gpu_count, 0) << "a fan over every GPU of the run: " << p.name();
+      }
+      if (p.sweep == "fig3_fan") {
+        EXPECT_EQ(p.pattern, "one_to_all");
+        fig3_sms.insert(std::to_string(p.sms()));
+      }
+      if (p.sweep == "nvbandwidth" && p.mechanism == "reg") EXPECT_EQ(p.total_bytes, kNvbandwidthBytes) << p.name();
+      if (p.sweep == "nvbandwidth" && p.mechanism == "ce") EXPECT_EQ(p.message_bytes, kNvbandwidthBytes) << p.name();
+    }
+    const size_t pairs = n >= 2 ? size_t(n) * (n - 1) : 0;
+    EXPECT_EQ(one_way_pairs.size(), pairs);
+    EXPECT_EQ(bidir_pairs.size(), pairs / 2);
+    for (const auto& [a, b] : bidir_pairs) EXPECT_LT(a, b);
+    if (n >= 3) {
+      const auto all = mechanism_names();
+      EXPECT_EQ(fan_mechs, (std::set<std::string>(all.begin(), all.end())));  // every mechanism fans out
+      EXPECT_EQ(fans, int(all.size()) * 2 * 3);  // push, pull x one_to_all, all_to_one, all_pairs
+      EXPECT_GE(fig3_sms.size(), 10u);          // the SM sweep
+      EXPECT_EQ(nvb_fans, 2 * 2 * 2);           // ce, reg x push, pull x one_to_all, all_to_one
+    } else {
+      EXPECT_EQ(fans, 0);
+      EXPECT_TRUE(fig3_sms.empty());
+      EXPECT_EQ(nvb_fans, 0);
+    }
+  }
+}
+
+// --gpus pins the pair: the every-pair sweeps then run on it alone.
+TEST(TransferGrid, GpusFlagPinsTheNvbandwidthPair) {
+  GridOptions o;
+  o.preset = "nvbandwidth";
+  o.gpus = "2,3";
+  for (const auto& p : build_grid(o, h200(), 4))
+    if (p.pattern == "one_way" || p.pattern == "bidir") EXPECT_TRUE(p.gpu_a == 2 && p.gpu_b == 3) << p.name();
 }
