@@ -95,7 +95,9 @@ const RowReader<TransferRow>& transfer_reader() {
         .number("gbps", &R::gbps).number("line_rate_gbps", &R::line_rate_gbps)
         .number("time_us_median", &R::time_us_median, false).number("time_us_min", &R::time_us_min, false)
         .number("time_us_max", &R::time_us_max, false).number("cv", &R::cv, false).never_negative()
-        .line(&R::line);
+        .integer("src_gpu", &R::src_gpu, false).integer("dst_gpu", &R::dst_gpu, false)
+        .text("ref_tool", &R::ref_tool, false).number("ref_gbps", &R::ref_gbps, false)
+        .number("ref_ratio", &R::ref_ratio, false).line(&R::line);
     // The knob columns, one per declared knob, into knobs[] by declaration order; sms also
     // into its own member.
     const auto& knobs = transfer_knob_columns();
@@ -419,6 +421,35 @@ TuningTable transfer_tuning(const TransferData& d) {
 
 // ---------------------------------------------------------------- summary
 
+namespace {
+
+// The rows nvbandwidth measured too (its testcases in the same run), each judged by the
+// sweeps' one rule for a baseline against its own tool (verdict.h: within 5 %).
+void reference_section(std::ostringstream& os, const std::vector<TransferRow>& rows) {
+  int n = 0, checked = 0, off = 0;
+  std::ostringstream t;
+  for (const auto& r : rows) {
+    if (r.ref_tool.empty()) continue;
+    const CrossCheck c = cross_check(r.ref_tool, r.ref_gbps, r.ref_ratio);
+    ++n;
+    checked += c.status() == CheckStatus::checked;
+    off += c.defective();
+    t << "| " << r.mechanism << " | " << r.direction << " | " << r.pattern << " | " << r.src_gpu
+      << (r.pattern == "local" ? "" : " > " + std::to_string(r.dst_gpu)) << " | " << num(r.gbps) << " | "
+      << num(r.ref_gbps) << " | " << c.text() << " |\n";
+  }
+  if (n == 0) return;
+  os << "\n## Against nvbandwidth\n\n" << n << " rows have a counterpart among nvbandwidth's testcases, run in the "
+        "same call on the same bytes (column ref_tool): " << checked << " within 5 %, " << off
+     << " off (a defect of the measurement, not a finding). GB/s per direction; the tool's fan-out and "
+        "bidirectional totals are divided by the row's flows.\n\n"
+     << "| mechanism | direction | pattern | GPUs (first flow) | GB/s | nvbandwidth GB/s | cross-check |\n"
+     << "|---|---|---|---|---:|---:|---|\n"
+     << t.str();
+}
+
+}  // namespace
+
 std::string summary_markdown(const TransferData& d, const std::vector<MechanismSummary>& s, double elapsed_s) {
   const auto& rows = d.rows;
   std::ostringstream os;
@@ -451,6 +482,7 @@ std::string summary_markdown(const TransferData& d, const std::vector<MechanismS
          << ";";
     os << "\n";
   }
+  reference_section(os, rows);
   os << "\n## Targets (issue: foundation and transfer study)\n\n";
   for (const auto& t : transfer_targets(d, s, elapsed_s)) os << "- " << t.sentence() << "\n";
   return os.str();

@@ -23,6 +23,11 @@ struct TransferRow {
   int sms = 0;             // the `sms` knob; 0 for mechanisms without SMs (the copy engine)
   double gbps = 0, line_rate_gbps = 0;
   double time_us_median = 0, time_us_min = 0, time_us_max = 0, cv = 0;  // 0 = not recorded
+  uint64_t src_gpu = 0, dst_gpu = 0;
+  // nvbandwidth's figure for a row with a counterpart (microbench/transfer/transfer_ref.h), in
+  // the row's gbps unit; "" / 0 where the row has none or the tool did not run.
+  std::string ref_tool;
+  double ref_gbps = 0, ref_ratio = 0;
   size_t line = 0;  // in the CSV
   bool device_initiated() const { return sms > 0; }
   int knob(const std::string& name) const;  // 0 if not applicable

@@ -3,8 +3,19 @@
 # summary, and the binary's argument checks (exit 2 with the flag named, also without a GPU).
 # GPU (label gpu): every mechanism's copies in pkbench_gpu_tests (tests/CMakeLists.txt runs
 # that binary alone, with virtual ranks and under mpirun).
-target_sources(pkbench_cpu_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/cpu/test_transfer_grid.cpp)
+target_sources(pkbench_cpu_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/cpu/test_transfer_grid.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cpu/test_transfer_ref.cpp)
 pk_shared_test_sources(transfer)
+
+# ref_check.sh's wiring (the study's nvbandwidth preset, the tool on the testcases the rows
+# have counterparts in, the merge, the sweeps' cross-check) with stand-ins for both; no GPU.
+if(TARGET pkbench_transfer_ref AND TARGET pkbench_transfer_summary)
+  add_test(NAME transfer_ref_check_script COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli/transfer_ref_check.sh
+    ${CMAKE_SOURCE_DIR} $<TARGET_FILE:pkbench_transfer_ref> $<TARGET_FILE:pkbench_transfer_summary>)
+  set_tests_properties(transfer_ref_check_script PROPERTIES LABELS cpu PASS_REGULAR_EXPRESSION "PASS"
+    FAIL_REGULAR_EXPRESSION "FAIL")
+  pk_cli_test(transfer_ref_cli_no_csv pkbench_transfer_ref 2 "--csv: missing" --nvbandwidth=x.json)
+endif()
 
 if(TARGET pkbench_transfer)
   pk_cli_test(transfer_cli_bad_preset pkbench_transfer 2 "--preset" --preset=bogus)
@@ -23,6 +34,12 @@ if(TARGET pkbench_transfer)
   # (GPU 1 need not exist here), so the test does not depend on the number of GPUs.
   pk_cli_test(transfer_cli_list pkbench_transfer 0 "transfer/tma_bulk/one_way/push/gpus:0,1"
     --preset=smoke --list --gpus=0,1 --arch=sm_90a)
+  # Planned for a node of 4 (--world): the fan-out, fan-in and all-pairs points of every
+  # mechanism, and each point's estimate summed on stderr.
+  pk_cli_test(transfer_cli_list_node pkbench_transfer 0 "transfer/reg/all_pairs/pull/.*\\[fan\\]"
+    --list --arch=sm_90a --world=4)
+  pk_cli_test(transfer_cli_list_estimate pkbench_transfer 0 "pkbench_transfer: plan: [0-9]+ points, about [0-9.]+ s"
+    --list --arch=sm_90a --world=2)
   pk_cli_test(transfer_cli_virtual_ranks_range pkbench_transfer 2 "--ranks: --peer-mode=virtual needs 2 to 8 ranks"
     --peer-mode=virtual --ranks=9 --list)
   pk_cli_test(transfer_cli_ranks_without_virtual pkbench_transfer 2 "--ranks: only --peer-mode=virtual"

@@ -1,0 +1,163 @@
+// pkbench_transfer_ref: nvbandwidth's own figures merged into a transfer CSV as the reference
+// columns of the rows that have a counterpart among its testcases (transfer_ref.h: ref_tool,
+// ref_gbps, ref_ratio = gbps / the tool's figure), and the ratios printed.
+//   pkbench_transfer_ref --plan --csv=transfer.csv [--buffer=512M]
+//       the testcases to run, one line, space-separated (nvbandwidth -t ...); exit 1 if none
+//   pkbench_transfer_ref --csv=transfer.csv [--out=FILE] [--buffer=512M] --nvbandwidth=FILE ...
+//       FILE: nvbandwidth's --json output, run with -b = --buffer (in MiB); several files (the
+//       tool run repeatedly): the median of their figures
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "microbench/harness/args.h"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/harness/tidy_csv.h"
+#include "microbench/transfer/transfer_grid.h"
+#include "microbench/transfer/transfer_ref.h"
+
+using namespace pk::transfer;
+
+namespace {
+
+struct Refused {
+  std::string why;
+};
+
+int usage(const std::string& why) {
+  std::fprintf(stderr,
+               "pkbench_transfer_ref: error: %s\nusage: pkbench_transfer_ref --csv=FILE [--out=FILE] [--buffer=SIZE] "
+               "--nvbandwidth=FILE ...\n       pkbench_transfer_ref --plan --csv=FILE [--buffer=SIZE]\n",
+               why.c_str());
+  return 2;
+}
+
+struct Csv {
+  std::vector<std::string> header;
+  std::vector<CsvRow> rows;
+};
+
+// A transfer CSV as the study writes it (plain values: a line splits on commas).
+Csv read_csv(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) throw Refused{"--csv=" + path + ": cannot read"};
+  auto split = [](const std::string& line) {
+    std::vector<std::string> v;
+    std::string c;
+    std::istringstream in(line);
+    while (std::getline(in, c, ',')) v.push_back(c);
+    if (!line.empty() && line.back() == ',') v.push_back("");
+    return v;
+  };
+  Csv csv;
+  std::string line;
+  std::getline(f, line);
+  csv.header = split(line);
+  for (const char* need : {"study", "mechanism", "direction", "pattern", "src_gpu", "dst_gpu", "message_bytes",
+                           "bytes_per_op", "flows", "gpus_used", "gbps", "status"})
+    if (std::find(csv.header.begin(), csv.header.end(), need) == csv.header.end())
+      throw Refused{"--csv=" + path + ": no '" + need + "' column (not a transfer CSV)"};
+  const size_t width = csv.header.size();
+  for (const char* ref : {"ref_tool", "ref_gbps", "ref_ratio"})  // a CSV written before them gets them
+    if (std::find(csv.header.begin(), csv.header.end(), ref) == csv.header.end()) csv.header.push_back(ref);
+  while (std::getline(f, line)) {
+    if (line.empty()) continue;
+    const auto cells = split(line);
+    if (cells.size() != width)
+      throw Refused{"--csv=" + path + ": line " + std::to_string(csv.rows.size() + 2) + " has " +
+                    std::to_string(cells.size()) + " fields, the header " + std::to_string(width)};
+    CsvRow r;
+    for (size_t k = 0; k < cells.size(); ++k) r[csv.header[k]] = cells[k];
+    csv.rows.push_back(std::move(r));
+  }
+  return csv;
+}
+
+std::string csv_text(const Csv& csv) {
+  std::string s = pk::csv_line(csv.header) + "\n";
+  for (const CsvRow& r : csv.rows) {
+    std::vector<std::string> cells;
+    for (const auto& h : csv.header) cells.push_back(r.count(h) ? r.at(h) : "");
+    s += pk::csv_line(cells) + "\n";
+  }
+  return s;
+}
+
+// The GPUs of the run that wrote the CSV (its gpu_count metadata column; 0 if absent).
+int run_gpus(const Csv& csv) {
+  for (const CsvRow& r : csv.rows)
+    if (auto it = r.find("gpu_count"); it != r.end() && !it->second.empty()) return std::stoi(it->second);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string csv_path, out, buffer = "512M";
+  std::vector<std::string> files;
+  bool plan = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&](const char* flag) { return a.substr(std::string(flag).size()); };
+    if (a.rfind("--csv=", 0) == 0) csv_path = value("--csv=");
+    else if (a.rfind("--out=", 0) == 0) out = value("--out=");
+    else if (a.rfind("--buffer=", 0) == 0) buffer = value("--buffer=");
+    else if (a.rfind("--nvbandwidth=", 0) == 0) files.push_back(value("--nvbandwidth="));
+    else if (a == "--plan") plan = true;
+    else if (a == "--help" || a == "-h") {
+      std::printf("usage: pkbench_transfer_ref --csv=FILE [--out=FILE] [--buffer=SIZE] --nvbandwidth=FILE ...\n"
+                  "       pkbench_transfer_ref --plan --csv=FILE [--buffer=SIZE]\n"
+                  "  merges nvbandwidth's --json output (run with -b = --buffer in MiB, default 512M) into the\n"
+                  "  transfer rows with a counterpart (ref_tool, ref_gbps, ref_ratio = gbps / the tool's figure);\n"
+                  "  --plan prints the testcases those rows have counterparts in\n");
+      return 0;
+    } else return usage("unknown argument '" + a + "'");
+  }
+  try {
+    if (csv_path.empty()) throw Refused{"--csv: missing"};
+    uint64_t bytes = 0;
+    try {
+      bytes = pk::parse_size(buffer);
+    } catch (const std::exception& e) {
+      throw Refused{"--buffer=" + buffer + ": " + e.what()};
+    }
+    if (bytes == 0 || bytes % (1ull << 20)) throw Refused{"--buffer=" + buffer + ": whole MiB (nvbandwidth's -b)"};
+    Csv csv = read_csv(csv_path);
+    if (plan) {
+      const auto tcs = nvbandwidth_testcases(csv.rows, bytes, run_gpus(csv));
+      for (size_t k = 0; k < tcs.size(); ++k) std::printf("%s%s", k ? " " : "", tcs[k].c_str());
+      std::printf("\n");
+      return tcs.empty() ? 1 : 0;
+    }
+    if (files.empty()) throw Refused{"--nvbandwidth: missing"};
+    std::vector<NvbRun> runs;
+    for (const auto& f : files) {
+      std::ifstream t(f);
+      if (!t) throw Refused{"--nvbandwidth=" + f + ": cannot read"};
+      std::stringstream text;
+      text << t.rdbuf();
+      try {
+        runs.push_back(parse_nvbandwidth_json(text.str()));
+      } catch (const std::exception& e) {
+        throw Refused{"--nvbandwidth=" + f + ": " + e.what()};
+      }
+      runs.back().buffer_bytes = bytes;
+    }
+    const int filled = merge_nvbandwidth(csv.rows, runs);
+    pk::write_file_atomically(out.empty() ? csv_path : out, csv_text(csv));
+    std::printf("%-10s %-6s %-10s %-5s %-8s %10s %10s %8s  %s\n", "mechanism", "dir", "pattern", "gpus", "sweep", "gbps",
+                "tool_gbps", "ratio", "tool");
+    for (auto& r : csv.rows)
+      if (!r["ref_tool"].empty())
+        std::printf("%-10s %-6s %-10s %-5s %-8s %10s %10s %8s  %s\n", r["mechanism"].c_str(), r["direction"].c_str(),
+                    r["pattern"].c_str(), (r["src_gpu"] + ">" + r["dst_gpu"]).c_str(), r["sweep"].c_str(),
+                    r["gbps"].c_str(), r["ref_gbps"].c_str(), r["ref_ratio"].c_str(), r["ref_tool"].c_str());
+    std::printf("%d transfer rows have a reference figure (%s)\n", filled, (out.empty() ? csv_path : out).c_str());
+    return filled > 0 ? 0 : 1;
+  } catch (const Refused& r) {
+    return usage(r.why);
+  }
+}
