@@ -35,12 +35,13 @@ pk_fused_comm_only_flags() {
   printf '%s\n' --ops=gemm_rs,gemm_ar --schedules=inter_sm --shapes=4096x4096x64 "--comm-sms=${1:-4,8,16,32}" --samples=5
 }
 # pk_fused_peer_flags FLAGS...: the flags of a fused run that say where its ranks are (--peer-mode,
-# --ranks, --world; either spelling), one a line: the communicator-only run pairs with it.
+# --ranks, --world, --gpu-counts; either spelling), one a line: the communicator-only run pairs
+# with it (the cost model needs its rates at every GPU count the fused rows have).
 pk_fused_peer_flags() {
   local prev=""
   for a in "$@"; do
-    case "$prev" in --peer-mode|--ranks|--world) printf '%s\n' "$prev" "$a" ;; esac
-    case "$a" in --peer-mode=*|--ranks=*|--world=*) printf '%s\n' "$a" ;; esac
+    case "$prev" in --peer-mode|--ranks|--world|--gpu-counts) printf '%s\n' "$prev" "$a" ;; esac
+    case "$a" in --peer-mode=*|--ranks=*|--world=*|--gpu-counts=*) printf '%s\n' "$a" ;; esac
     prev=$a
   done
 }
@@ -65,6 +66,38 @@ pk_build() {
 
 # The studies, in the order run.sh runs them.
 PK_STUDIES=(transfer sync primitives collectives fused gemm)
+# The studies run one process per GPU (mpirun, --peer-mode ipc) wherever mpirun is found on a
+# machine of two or more GPUs, as nccl-tests and every framework run NCCL and NVSHMEM (NCCL in
+# one process driving every GPU read about 3x its small-message latency): the rows say
+# peer_mode=ipc. --peer-mode=single (or PKBENCH_PEER_MODE=single) keeps one process.
+PK_RANK_STUDIES=(primitives collectives fused)
+# pk_study_peer_mode STUDY NGPU FLAGS...: the peer mode a run of STUDY gets: its --peer-mode,
+# else $PKBENCH_PEER_MODE, else ipc for PK_RANK_STUDIES on 2+ GPUs where mpirun is found, else single.
+pk_study_peer_mode() {
+  local s=$1 n=$2 mode
+  shift 2
+  mode=$(pk_peer_mode_of "$@")
+  if [ "$mode" = single ] && ! printf '%s\n' "$@" | grep -q -- '^--peer-mode'; then
+    if [ -n "${PKBENCH_PEER_MODE:-}" ]; then
+      mode=$PKBENCH_PEER_MODE
+    elif [[ " ${PK_RANK_STUDIES[*]} " == *" $s "* ]] && [ "$n" -ge 2 ] && command -v mpirun >/dev/null 2>&1; then
+      mode=ipc
+    fi
+  fi
+  echo "$mode"
+}
+# pk_main_flags STUDY NGPU: what the main job (run.sh with no argument) passes a study on a
+# machine of NGPU GPUs beyond its binary's defaults, one a line. The grids themselves are the
+# binaries' (their presets, which follow the GPU count); this only names them: the collectives'
+# main preset, and on three or more GPUs the GPU-count sweep 2..N of the studies that have one
+# (one run, the scaling figure).
+pk_main_flags() {
+  [ "$1" = collectives ] && echo --preset=main
+  if [ "$2" -ge 3 ]; then
+    case $1 in collectives|fused) echo --gpu-counts=all ;; esac
+  fi
+  true
+}
 pk_is_study() { local s; for s in "${PK_STUDIES[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
 # Where the build puts every executable (CMAKE_RUNTIME_OUTPUT_DIRECTORY in CMakeLists.txt), and
 # pkbench_$1 in it: a study (pk_bin transfer) or a tool (pk_bin tune). Read at each call: a
@@ -118,11 +151,12 @@ pk_git_commit() {
   git -C "$PKBENCH_ROOT" rev-parse --short=12 HEAD 2>/dev/null || echo unknown
 }
 
-# The launcher for a study run in peer mode $1: nothing for single (one process drives
-# every GPU), mpirun with one rank per GPU for ipc and vmm. Prints one word per line.
+# The launcher for a study run in peer mode $1: nothing for single or virtual (one process drives
+# every GPU, or every virtual rank), mpirun with one rank per GPU for ipc and vmm. Prints one word
+# per line.
 pk_launcher() {
   case "${1:-single}" in
-    single) ;;
+    single|virtual) ;;
     ipc|vmm)
       local n
       n=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')

@@ -7,8 +7,14 @@
 #   scripts/run.sh --quick             # a profile of a new machine in minutes (see below)
 #   scripts/run.sh transfer --preset=fig2 --mechanisms=tma_bulk   # one study, its own flags
 #   scripts/run.sh collectives --as=collectives_fp32 --dtypes=fp32   # a second CSV of a study
+#   scripts/run.sh --list [--gpus=N]   # each study's points and estimated time (for N GPUs), nothing measured
 #   scripts/run.sh STUDY --list        # the study's plan (its binary's --list), nothing measured
 #   scripts/run.sh --help
+# Two or more GPUs: every study; collectives, fused and primitives one process per GPU (mpirun)
+# wherever mpirun is found (PKBENCH_PEER_MODE=single, or --peer-mode=single after a study name,
+# keeps one process). Three or more: also what only N GPUs show (the transfer study's fan-out,
+# fan-in and all-pairs points, the sync study's every pair, collectives and fused at every GPU
+# count 2..N in one run: lib.sh's pk_main_flags names the presets).
 # One GPU: what one GPU can measure (the transfer mechanisms against the GPU's own memory, the
 # intra- and inter-SM sync, the GEMM against cuBLAS) and every multi-rank study with two
 # virtual ranks (green contexts on the one GPU: rows labelled peer_mode=virtual, HBM not
@@ -21,12 +27,22 @@ source "$(dirname "$0")/lib.sh"
 # A caller that built first (scripts/device.sh) passes the build's seconds so they count.
 start=$(( $(date +%s) - ${PKBENCH_BUILD_SECONDS:-0} ))
 
-usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; }
 # --list anywhere: the plan of every study named (each binary's --list), nothing built beyond
-# the binaries, nothing measured, no GPU needed.
-list=0 rest=()
-for a in "$@"; do [ "$a" = --list ] && list=1 || rest+=("$a"); done
-set -- "${rest[@]}"
+# the binaries, nothing measured, no GPU needed. --gpus=N: planned for a machine of N GPUs.
+list=0 plan_gpus="" rest=()
+for a in "$@"; do
+  case "$a" in
+    --list) list=1 ;;
+    --gpus=*) plan_gpus=${a#--gpus=} ;;
+    *) rest+=("$a") ;;
+  esac
+done
+set -- ${rest[@]+"${rest[@]}"}
+if [ -n "$plan_gpus" ]; then
+  [ "$list" = 1 ] || { echo "run.sh: error: --gpus=N plans for N GPUs: it goes with --list" >&2; exit 2; }
+  [[ "$plan_gpus" =~ ^[1-8]$ ]] || { echo "run.sh: error: --gpus=$plan_gpus: a GPU count of 1 to 8" >&2; exit 2; }
+fi
 quick=0
 case "${1:-}" in
   -h|--help) usage; exit 0 ;;
@@ -74,20 +90,42 @@ if [ "$list" = 1 ]; then
       *) plan+=("$a") ;;
     esac
   done
-  rc=0
+  # The machine planned for: --gpus=N (a stand-in Hopper, --arch), else this one's GPUs (none
+  # here: 2, as the binaries plan).
+  n=${plan_gpus:-$(pk_gpu_count)}
+  where=()
+  if [ -n "$plan_gpus" ] || [ "${n:-0}" -lt 1 ]; then
+    n=${plan_gpus:-2}
+    where=(--arch=sm_90a --world="$n")
+  fi
+  rc=0 total=0
   for s in "${studies[@]}"; do
     bin=$(pk_bin "$s")
     [ -x "$bin" ] || pk_build "pkbench_$s" >&2 || { echo "run.sh: error: pkbench_$s could not be built" >&2; exit 1; }
-    echo "== $s: $(basename "$bin") ${plan[*]} --list"
-    "$bin" "${plan[@]}" --list || rc=$?
+    # The main job's flags, or the study's own as given.
+    main=()
+    [ ${#studies[@]} -gt 1 ] && [ "$n" -ge 2 ] && mapfile -t main < <(pk_main_flags "$s" "$n")
+    cmd=("$bin" ${main[@]+"${main[@]}"} ${plan[@]+"${plan[@]}"} ${where[@]+"${where[@]}"} --list)
+    echo "== $s: $(basename "$bin") ${cmd[*]:1}"
+    err=$(mktemp)
+    "${cmd[@]}" 2> "$err" || rc=$?
+    cat "$err" >&2
+    # The binary's plan line: "<program>: plan: N points, about S s ..." (harness/study.cpp).
+    line=$(grep -m1 ': plan: ' "$err" | sed 's/^[^:]*: plan: //')
+    rm -f "$err"
+    secs=$(sed -n 's/^[0-9]* points, about \([0-9.e+]*\) s.*/\1/p' <<< "$line")
+    summary+=("$(printf '%-12s %s' "$s" "${line:-no plan line}")")
+    [ -n "$secs" ] && total=$(awk -v a="$total" -v b="$secs" 'BEGIN { print a + b }')
   done
+  echo "== plan for $n GPU(s) ($([ -n "${where[*]:-}" ] && echo "planned, --arch=sm_90a" || echo "this machine's GPUs")):"
+  printf '%s\n' "${summary[@]}"
+  echo "total: about $(awk -v t="$total" 'BEGIN { printf "%.0f", t }') s of measurement (estimates: each binary's --list;" \
+    "the build and the derived summaries come on top)"
   exit "$rc"
 fi
 
-# --peer-mode=ipc|vmm: one process per GPU under mpirun (see README).
-mode=$(pk_peer_mode_of "$@")
-[ "$mode" = virtual ] && mode=single  # one process as well
-mapfile -t launcher < <(pk_launcher "$mode") || exit 2
+# Peer modes are checked before anything runs (pk_launcher refuses an unknown one).
+pk_launcher "$(pk_peer_mode_of "$@")" > /dev/null || exit 2
 
 ngpu=$(pk_gpu_count)
 if [ "${ngpu:-0}" -lt 1 ]; then
@@ -115,6 +153,7 @@ for s in "${studies[@]}"; do
 done
 targets=(pkbench_transfer_summary pkbench_sync_summary pkbench_tune pkbench_report pkbench_merge)
 for s in "${studies[@]}"; do targets+=("pkbench_$s"); done
+[[ " ${studies[*]} " == *" transfer "* ]] && targets+=(pkbench_transfer_ref)
 targets+=($(pk_derive_targets "${studies[@]}"))
 pk_build "${targets[@]}" || { echo "run.sh: build failed" >&2; exit 1; }
 
@@ -138,12 +177,15 @@ shown() { printf '%s' "$1" | sed "s|$PKBENCH_ROOT/||g"; }
 # run_study STUDY CSV [flags...]: one invocation, its command line appended to the study's
 # command.txt, its output to the study's log, its wall time to the study's timing.csv.
 run_study() {
-  local s=$1 csv=$2 t0 rc dir log
+  local s=$1 csv=$2 t0 rc dir log launcher=()
   shift 2
   dir=$out/$s
   log=$(realpath -m "$dir/${as:-$s}.log")
   mkdir -p "$dir" "$(dirname "$csv")"
-  local cmd=("${launcher[@]}" "$(pk_bin "$s")" "--csv=$csv" "$@")
+  # One process per GPU under mpirun (ipc, vmm), or one process (single, virtual): lib.sh's
+  # pk_study_peer_mode.
+  mapfile -t launcher < <(pk_launcher "$(pk_study_peer_mode "$s" "$ngpu" "$@")")
+  local cmd=(${launcher[@]+"${launcher[@]}"} "$(pk_bin "$s")" "--csv=$csv" "$@")
   printf '%q ' "${cmd[@]}" | sed "s|$PKBENCH_ROOT/||g" >> "$dir/command.txt"
   echo >> "$dir/command.txt"
   pk_log "running: $(tail -n 1 "$dir/command.txt")"
@@ -200,6 +242,36 @@ comm_only() {
   fi
 }
 
+# nvbandwidth, the transfer study's reference tool, in the same run on the same bytes: the
+# testcases matching the CSV's rows (pkbench_transfer_ref --plan: microbench/transfer/
+# transfer_ref.h), its --json output kept beside the CSV, its figures merged into the rows
+# (ref_tool, ref_gbps, ref_ratio) through a temporary file. Found as $PKBENCH_NVBANDWIDTH or on
+# PATH (scripts/build-ref-tools.sh builds it); without it the rows carry no reference.
+transfer_ref() {
+  local csv=$1 dir nvb tcs json ref cmd=()
+  dir=$(dirname "$csv")
+  nvb=${PKBENCH_NVBANDWIDTH:-$(command -v nvbandwidth || true)}
+  if [ -z "$nvb" ] || [ ! -x "$nvb" ]; then
+    pk_log "transfer: nvbandwidth not found (PKBENCH_NVBANDWIDTH or PATH; scripts/build-ref-tools.sh builds it): no reference figures"
+    return 0
+  fi
+  ref=$(pk_bin transfer_ref)
+  tcs=$("$ref" --plan --csv="$csv") || { pk_log "transfer: no row has an nvbandwidth counterpart"; return 0; }
+  json=$dir/nvbandwidth.json
+  cmd=("$nvb" -j -b 512 -t $tcs)
+  printf '%q ' "${cmd[@]}" | sed "s|$PKBENCH_ROOT/||g" >> "$dir/command.txt"
+  echo "> $(shown "$json")" >> "$dir/command.txt"
+  pk_log "running: nvbandwidth -j -b 512 -t $tcs"
+  if "${cmd[@]}" > "$json.tmp" 2>> "$dir/transfer.log" && mv -f "$json.tmp" "$json" &&
+     "$ref" --csv="$csv" --buffer=512M --nvbandwidth="$json" | tee -a "$dir/transfer.log"; then
+    echo "build/bin/pkbench_transfer_ref --csv=$(shown "$csv") --buffer=512M --nvbandwidth=$(shown "$json")" >> "$dir/command.txt"
+  else
+    rm -f "$json.tmp"
+    pk_log "transfer: nvbandwidth or the merge failed (see $(shown "$dir/transfer.log")): the rows carry no reference"
+    status=1
+  fi
+}
+
 # The one-GPU profile of STUDY (also run.sh --quick on one GPU).
 one_gpu_study() {
   local s=$1 dir=$out/$1 virt=(--peer-mode=virtual --ranks=2)
@@ -243,8 +315,11 @@ for s in "${studies[@]}"; do
       *) pk_log "$s: not in --quick on several GPUs (transfer and sync only)"; continue ;;
     esac
   else
-    run_study "$s" "$dir/$s.csv" "$@"
-    [ "$s" = fused ] && comm_only "$dir/$s.csv" "$@"
+    main=()
+    [ ${#studies[@]} -gt 1 ] && mapfile -t main < <(pk_main_flags "$s" "$ngpu")
+    run_study "$s" "$dir/$s.csv" ${main[@]+"${main[@]}"} "$@"
+    [ "$s" = fused ] && comm_only "$dir/$s.csv" ${main[@]+"${main[@]}"} "$@"
+    [ "$s" = transfer ] && [ "$last_rc" = 0 ] && transfer_ref "$dir/$s.csv"
   fi
   write_readme "$s"
 done

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/run.sh fused without a GPU: the flow that feeds the cost model, with stand-ins for
-# nvidia-smi, cmake and every pkbench_* tool (each records its command line). Checks that the
+# nvidia-smi, cmake, mpirun and every pkbench_* tool (each records its command line). Checks that the
 # fused study measures the communicator-only rows (lib.sh's flags, the fused run's peer mode and
 # ranks) into fused/communicator_only_rs_ar.csv through a temporary file, and that
 # scripts/regenerate.sh passes that file to pkbench_cost_model as --comm-only; that a failed
@@ -23,6 +23,13 @@ esac
 exit 0
 EOF
 printf '#!/usr/bin/env bash\nexit 0\n' > "$T/path/cmake"
+# mpirun: its command line into calls.log, then the tool once (one rank stands for all).
+cat > "$T/path/mpirun" <<'EOF'
+#!/usr/bin/env bash
+echo "mpirun $*" >> "$FAKE_LOG"
+while [ $# -gt 0 ] && [[ "$(basename "$1")" != pkbench_* ]]; do shift; done
+exec "$@"
+EOF
 # Every tool: its command line into calls.log; pkbench_fused writes a CSV (--csv=), the
 # communicator-only run (K = 64) failing where FAKE_COMM_FAIL=1, the main run with AG+GEMM rows
 # alone where FAKE_AG_ONLY=1, its rows on FAKE_ROW_GPUS GPUs (default 2).
@@ -39,7 +46,7 @@ op=gemm_rs
 [ "$comm" = 0 ] && [ "${FAKE_AG_ONLY:-0}" = 1 ] && op=ag_gemm
 printf 'study,op,impl,gpus,comm_sms,time_us_median,status,git_commit\nfused,%s,inter_sm,%s,4,10,ok,%s\n' "$op" "${FAKE_ROW_GPUS:-2}" "$PKBENCH_GIT_COMMIT" > "$csv"
 EOF
-chmod +x "$T/path/nvidia-smi" "$T/path/cmake" "$T/tool"
+chmod +x "$T/path/nvidia-smi" "$T/path/cmake" "$T/path/mpirun" "$T/tool"
 for t in fused cost_model merge transfer_summary sync_summary tune tune_loo peer_modes collectives_summary \
   primitives_summary report; do
   ln -s "$T/tool" "$T/build/bin/pkbench_$t"
@@ -77,12 +84,28 @@ check "real: command.txt has both runs and the rename" 0 \
 check "real: the model gets the rows" 0 \
   "^pkbench_cost_model --fused $o/fused/fused.csv --comm-only $o/fused/communicator_only_rs_ar.csv --transfer " cat "$T/real.calls"
 
+check "real: one process per GPU under mpirun (the default where mpirun is found)" 0 \
+  "^mpirun -np 2 .*-x NCCL_NVLS_ENABLE .*pkbench_fused --csv=$o/fused/fused.csv --samples=7$" cat "$T/real.calls"
+check "real: the communicator-only rows in the same peer mode" 0 \
+  "^mpirun -np 2 .*pkbench_fused --csv=$o/fused/communicator_only_rs_ar.tmp.csv " cat "$T/real.calls"
+
+run_case single FAKE_GPUS=2 PKBENCH_PEER_MODE=single -- --samples=7
+check "PKBENCH_PEER_MODE=single: one process" 1 "" grep -q "^mpirun" "$T/single.calls"
+run_case single_flag FAKE_GPUS=2 -- --peer-mode=single
+check "--peer-mode=single: one process" 1 "" grep -q "^mpirun" "$T/single_flag.calls"
+
 run_case virtual FAKE_GPUS=1 -- --peer-mode=virtual --ranks=2 --sizes=4096
 o=$T/virtual
 check "virtual: same flags, the run's peer mode and ranks" 0 \
   "^pkbench_fused --csv=$o/fused/communicator_only_rs_ar.tmp.csv --peer-mode=virtual --ranks=2 $comm_flags$" cat "$T/virtual.calls"
 check "virtual: the model gets the rows" 0 "^pkbench_cost_model --fused $o/fused/fused.csv --comm-only $o/fused/communicator_only_rs_ar.csv " \
   cat "$T/virtual.calls"
+check "virtual: one process" 1 "" grep -q "^mpirun" "$T/virtual.calls"
+
+run_case counts FAKE_GPUS=4 -- --gpu-counts=all
+o=$T/counts
+check "GPU-count sweep: the communicator-only rows at every count too" 0 \
+  "pkbench_fused --csv=$o/fused/communicator_only_rs_ar.tmp.csv --gpu-counts=all $comm_flags$" cat "$T/counts.calls"
 
 run_case failed FAKE_GPUS=2 FAKE_COMM_FAIL=1 --
 o=$T/failed
