@@ -89,10 +89,11 @@ pk_study_peer_mode() {
 # pk_main_flags STUDY NGPU: what the main job (run.sh with no argument) passes a study on a
 # machine of NGPU GPUs beyond its binary's defaults, one a line. The grids themselves are the
 # binaries' (their presets, which follow the GPU count); this only names them: the collectives'
-# main preset, and on three or more GPUs the GPU-count sweep 2..N of the studies that have one
-# (one run, the scaling figure).
+# and fused studies' main presets (the exhaustive grids stay their full / default presets), and
+# on three or more GPUs the GPU-count sweep 2..N of the studies that have one (one run, the
+# scaling figure).
 pk_main_flags() {
-  [ "$1" = collectives ] && echo --preset=main
+  case $1 in collectives|fused) echo --preset=main ;; esac
   if [ "$2" -ge 3 ]; then
     case $1 in collectives|fused) echo --gpu-counts=all ;; esac
   fi

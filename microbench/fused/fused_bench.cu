@@ -37,9 +37,10 @@ namespace {
 struct Preset {
   std::string name, help, ops, schedules, sizes, shapes;
   std::map<std::string, std::string> knobs;  // knob name -> list (absent: each schedule's default)
-  // Rounds of a GPU-count sweep on fewer GPUs than the run's (--gpu-counts): these sizes
-  // instead ("" keeps the preset's): the scaling figure at one N, the whole grid at the run's.
-  std::string partial_sizes;
+  // Rounds of a GPU-count sweep on fewer GPUs than the run's (--gpu-counts): these sizes and
+  // schedules instead ("" keeps the preset's): the scaling figure at one N, the whole grid at
+  // the run's.
+  std::string partial_sizes, partial_schedules;
 };
 
 const std::vector<Preset>& presets() {
@@ -48,6 +49,12 @@ const std::vector<Preset>& presets() {
        "every operator and schedule at the paper's N = 4096, 8192, 16384 (Figures 7-9), comm SMs 4, 8, 16, 24, 32; "
        "at fewer GPUs than the run's (--gpu-counts) N = 8192 only",
        "all", "all", "4096,8192,16384", "", {}, "8192"},
+      {"main",
+       "what scripts/run.sh measures: every operator and schedule at N = 8192 and 16384 (Figures 7-9), comm SMs 16 "
+       "and 32, 4 chunks; at fewer GPUs than the run's (--gpu-counts) N = 8192 with the fused schedules beside the "
+       "GEMM, the collective and cuBLAS + NCCL (the scaling figure)",
+       "all", "all", "8192,16384", "", {{"comm_sms", "16,32"}, {"chunks", "4"}}, "8192",
+       "gemm_pk,coll_nccl,cublas_nccl,intra_sm,inter_sm"},
       {"smoke", "every operator and schedule once at N = 2048: a quick check that everything runs and verifies", "all",
        "all", "2048", "", {{"comm_sms", "16"}, {"chunks", "2"}}},
       {"fig5", "the SM split: inter_sm at comm SMs 2..32 step 2 beside the GEMM alone and the baseline (Figure 5)",
@@ -256,6 +263,8 @@ class FusedPlan : public PointStudyPlan<Point, FusedStudy> {
       partial_grid_.sizes = parse_sizes(pre.partial_sizes);
       partial_grid_.shapes.clear();
     }
+    if (schedules_arg_.empty() && !pre.partial_schedules.empty())
+      partial_grid_.schedules = parse_name_list(pre.partial_schedules, schedule_names(), "schedule (--schedules)");
     // What needs no GPU is refused now: the tile, and the GPU count when --world names it.
     build_points(grid_, study_.world_hint());
     if (!tuning_table_.empty()) check_tuning_table(tuning_table_);  // its machine once the GPUs are known
@@ -302,14 +311,16 @@ class FusedPlan : public PointStudyPlan<Point, FusedStudy> {
   GridSpec grid_, partial_grid_;
   bool partial_sizes_ = false;  // partial_grid_'s sizes are the preset's (not --sizes): fitted per count
 
-  // A partial round's grid on `world` GPUs: the preset's N rounded down to the nearest that
-  // splits into whole tiles on that many GPUs (a multiple of 256 x world: N / world columns of
-  // whole 256-column tiles, N rows of whole 128-row shards), so that every count 2..N runs
-  // (8192 on 3 GPUs is 7680); sizes the flags give are checked as given.
+  // A partial round's grid on `world` GPUs, fitted so that every count 2..N runs: the preset's
+  // N rounded down to the nearest that splits into whole tiles on that many GPUs (a multiple of
+  // 256 x world: N / world columns of whole 256-column tiles, N rows of whole 128-row shards;
+  // 8192 on 3 GPUs is 7680), explicit shapes' M to whole 128-row shards (the communicator-only
+  // rows' 4096 on 3 GPUs is 3840). The full round takes sizes and shapes as given (checked).
   GridSpec partial_grid(int world) const {
     GridSpec g = partial_grid_;
     if (partial_sizes_)
       for (int& n : g.sizes) n = std::max(kTileN * world, n / (kTileN * world) * (kTileN * world));
+    for (auto& s : g.shapes) s.m = std::max(kTileM * world, s.m / (kTileM * world) * (kTileM * world));
     return g;
   }
 };

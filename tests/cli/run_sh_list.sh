@@ -41,7 +41,7 @@ check "--gpus=9 refused" 2 "a GPU count of 1 to 8" "$src/scripts/run.sh" --list 
 # lib.sh: the main job's flags and the peer mode of each study.
 source "$src/scripts/lib.sh"
 check "main flags, collectives on 4" 0 "^--preset=main --gpu-counts=all$" bash -c "source $src/scripts/lib.sh; pk_main_flags collectives 4 | paste -sd' '"
-check "main flags, fused on 2: no sweep" 1 "" bash -c "source $src/scripts/lib.sh; pk_main_flags fused 2 | grep -q ."
+check "main flags, fused on 2: its main preset, no sweep" 0 "^--preset=main$" bash -c "source $src/scripts/lib.sh; pk_main_flags fused 2 | paste -sd' '"
 printf '#!/usr/bin/env bash\nexit 0\n' > "$T/path/mpirun"
 chmod +x "$T/path/mpirun"
 check "collectives on 2 GPUs with mpirun: ipc" 0 "^ipc$" pk_study_peer_mode collectives 2
