@@ -380,13 +380,15 @@ class GemmPlan : public PointStudyPlan<Point, GemmStudy> {
       throw ArgError(std::string("--sms: ") + e.what());
     }
   }
-  std::vector<ListedPoint> plan(const GpuInfo& g) override { return listed(build_points(shapes_, sm_list(g), impls_, variants_), g); }
+  std::vector<ListedPoint> plan(const GpuInfo& g) override {
+    return listed(build_points(shapes_, sm_list(g), impls_, variants_), g, opt_.timing);
+  }
   std::vector<ListedPoint> points(PeerGroup& group) override {
     if (group.processes() > 1) throw ArgError("pkbench_gemm measures one GPU: run it without mpirun");
     const GpuInfo& g0 = group.topology().gpus[0];
     // A GPU without wgmma (sm_100) gets skipped rows for this suite's GEMM, cuBLASLt runs.
     points_ = build_points(shapes_, sm_list(g0), impls_, variants_);
-    return listed(points_, g0);
+    return listed(points_, g0, opt_.timing);
   }
   void setup(PeerGroup& group, PointResults& results) override {
     if (!nvml::available())
@@ -402,10 +404,12 @@ class GemmPlan : public PointStudyPlan<Point, GemmStudy> {
       if (n > g.sm_count) throw ArgError("--sms: " + std::to_string(n) + " SMs but GPU0 has " + std::to_string(g.sm_count));
     return sms;
   }
-  // Each point, and on a GPU that lacks what its implementation needs, why it is skipped.
-  static std::vector<ListedPoint> listed(const std::vector<Point>& points, const GpuInfo& g) {
+  // Each point, and on a GPU that lacks what its implementation needs, why it is skipped;
+  // --list's estimate: the GEMM at a nominal 600 TFLOP/s, timed as a gated point.
+  static std::vector<ListedPoint> listed(const std::vector<Point>& points, const GpuInfo& g, const TimingOptions& t) {
     std::vector<ListedPoint> out;
-    for (const auto& p : points) out.push_back({p.name(), missing_features(needs_of(p.impl), g)});
+    for (const auto& p : points)
+      out.push_back({p.name(), missing_features(needs_of(p.impl), g), planned_point_ms(t, p.shape.flops() / 6e11 * 1e-3)});
     return out;
   }
 

@@ -87,9 +87,12 @@ class PrimitivesPlan : public StudyPlan {
   }
 
  private:
+  // --list's estimate of a point: its operations at about 5 us each (a round trip through a
+  // peer is 2-3 us; bandwidth points are a few samples of a few ms) and the harness's own cost.
   std::vector<ListedPoint> listed(const std::string& why) const {
     std::vector<ListedPoint> out;
-    for (const Spec& s : specs_) out.push_back({point_name(s), why});
+    const double ms = (o_.iters + o_.warmup) * 0.005 + kPlannedHarnessMs;
+    for (const Spec& s : specs_) out.push_back({point_name(s), why, ms});
     return out;
   }
 
