@@ -7,8 +7,10 @@
 #   NVBANDWIDTH_SRC  github.com/NVIDIA/nvbandwidth -> .reftools/nvbandwidth/nvbandwidth
 #                    (needs CMake >= 3.20, Boost.program_options and nvml.h: from the system or
 #                    from .deps, which scripts/stage-deps.sh fills where apt and pip work)
+#   NVSHMEM_PERFTEST_SRC github.com/NVIDIA/nvshmem -> .reftools/nvshmem-perftest/shmem_*
+#                    (its perftest/device/pt-to-pt/ tests against the NVSHMEM wheel; see below)
 # A variable left unset uses .reftools/src/<name> when that folder exists, else skips the
-# tool. NVSHMEM's perftests (NVSHMEM_PERFTEST_SRC) are not built by this script yet.
+# tool.
 # Uses only what the GPU machines have: nvcc, nccl.h and libnccl where the system keeps them
 # (/usr/include, /usr/lib/x86_64-linux-gnu) or under CUDA_HOME. MPI=1 MPI_HOME=<dir> builds
 # nccl-tests with MPI (one process per GPU, as `mpirun -np N ... -g 1`).
@@ -121,9 +123,49 @@ if [ -n "$NB_SRC" ]; then
   fi
 fi
 
-if [ -n "${NVSHMEM_PERFTEST_SRC:-}" ]; then
-  echo "NVSHMEM_PERFTEST_SRC: this script does not build NVSHMEM's perftests yet" >&2
-  failed=1
+# NVSHMEM's perftests (perftest/device/pt-to-pt/ of github.com/NVIDIA/nvshmem; NVSHMEM_PERFTEST_SRC
+# = that repository's root) against the NVSHMEM this project builds with (PKBENCH_NVSHMEM_ROOT, else
+# the nvidia-nvshmem-cu13 wheel of python3: its include/, lib/libnvshmem_device.a and
+# libnvshmem_host.so.3): each test compiled by hand as its CMake would (nvcc -rdc with its
+# common/utils.cu; MPI bootstrap, run under mpirun -np 2; nvml.h and the NVML/CUDA link stubs as
+# for nvbandwidth). PT_TESTS: which tests (default below).
+PT_SRC=$(src_of "${NVSHMEM_PERFTEST_SRC:-}" nvshmem)
+if [ -n "$PT_SRC" ]; then
+  PT_TESTS=${PT_TESTS:-"shmem_p_latency shmem_put_latency shmem_g_latency shmem_signal_ping_pong_latency shmem_put_signal_ping_pong_latency shmem_put_bw"}
+  NVSHMEM_DIR=${PKBENCH_NVSHMEM_ROOT:-$(python3 -c "import nvidia.nvshmem as m; print(m.__path__[0])" 2>/dev/null)}
+  MPI_INC=$(mpicc --showme:incdirs 2>/dev/null | awk '{print $1}')
+  MPI_LIBDIR=$(mpicc --showme:libdirs 2>/dev/null | awk '{print $1}')
+  echo "== NVSHMEM perftests from $PT_SRC against ${NVSHMEM_DIR:-?} (sm_$ARCH) -> $OUTDIR/nvshmem-perftest"
+  if [ ! -f "$PT_SRC/perftest/common/utils.cu" ]; then
+    echo "NVSHMEM_PERFTEST_SRC=$PT_SRC: not the NVSHMEM repository (no perftest/common/utils.cu)" >&2
+    failed=1
+  elif [ -z "$NVSHMEM_DIR" ] || [ ! -f "$NVSHMEM_DIR/include/nvshmem.h" ]; then
+    echo "NVSHMEM not found: pip install nvidia-nvshmem-cu13, or set PKBENCH_NVSHMEM_ROOT" >&2
+    failed=1
+  elif [ -z "$MPI_INC" ]; then
+    echo "the NVSHMEM perftests' MPI bootstrap needs mpicc (libopenmpi-dev)" >&2
+    failed=1
+  elif nb_deps; then
+    mkdir -p "$OUTDIR/nvshmem-perftest"
+    : > "$OUTDIR/nvshmem-perftest.build.log"
+    for t in $PT_TESTS; do
+      # shellcheck disable=SC2086  # NB_INC and NB_LINK are flag lists
+      if "$CUDA_HOME/bin/nvcc" -std=c++17 -O2 -rdc=true -gencode="arch=compute_$ARCH,code=sm_$ARCH" \
+          -DNVSHMEMTEST_MPI_SUPPORT -I"$NVSHMEM_DIR/include" -I"$PT_SRC/perftest/common" -I"$MPI_INC" $NB_INC \
+          "$PT_SRC/perftest/common/utils.cu" "$PT_SRC/perftest/device/pt-to-pt/$t.cu" \
+          -L"$NVSHMEM_DIR/lib" -lnvshmem_device -l:libnvshmem_host.so.3 -Xlinker -rpath="$NVSHMEM_DIR/lib" \
+          $NB_LINK -lcuda -lnvidia-ml -L"$MPI_LIBDIR" -lmpi -Xlinker -rpath="$MPI_LIBDIR" -o "$OUTDIR/nvshmem-perftest/$t" \
+          >> "$OUTDIR/nvshmem-perftest.build.log" 2>&1; then
+        built+=("NVSHMEM perftest $t: $OUTDIR/nvshmem-perftest/$t (mpirun -np 2 ... $t)")
+      else
+        echo "NVSHMEM perftest $t failed; last lines of $OUTDIR/nvshmem-perftest.build.log:" >&2
+        tail -20 "$OUTDIR/nvshmem-perftest.build.log" >&2
+        failed=1
+      fi
+    done
+  else
+    failed=1
+  fi
 fi
 
 if [ ${#built[@]} -eq 0 ] && [ $failed = 0 ]; then
