@@ -18,7 +18,8 @@ for a in "$@"; do case $a in --csv=*) csv=${a#--csv=} ;; --preset=*) preset=${a#
 [ "$preset" = nvbandwidth ] || { echo "study got $*" >&2; exit 9; }
 B=536870912
 # The study's own columns (the fixture's header, the reference columns after it), each row by name.
-header="$(head -1 "$FIXTURE"),ref_tool,ref_gbps,ref_ratio"
+header=$(head -1 "$FIXTURE")
+for c in gpus_used ref_tool ref_gbps ref_ratio; do [[ ",$header," == *",$c,"* ]] || header+=",$c"; done
 row() {
   declare -A v=([study]=transfer [status]=ok [verified]=yes [gpu_name]="NVIDIA H100" [gpu_count]=2 [host]=h
                 [line_rate_gbps]=450 [gpus_used]=2 [bytes_per_op]=$B [message_bytes]=$B [flows]=1 [src_gpu]=0 [dst_gpu]=1)
