@@ -1,0 +1,50 @@
+#pragma once
+// One implementation at one point (a line of ep_list.h, made by its MAKE function in its own
+// file impl_*.cu): what it queues for one operation on every GPU this process drives, each on
+// ctx.stream(gpu); the harness (ep_runner.cu) times, checks and reports it.
+#include <memory>
+#include <string>
+
+#include "microbench/ep/ep_context.h"
+#include "microbench/harness/tidy_csv.h"
+
+namespace pk::ep {
+
+class Impl {
+ public:
+  explicit Impl(Context& c) : ctx(c) {}
+  virtual ~Impl() = default;
+  // Before an operation is timed or checked, on inputs just (re)filled: what the operation
+  // needs and does not produce itself (gemm_only: the dispatched layout). Collective.
+  virtual void prepare_inputs() {}
+  // One dispatch (dispatch_combine), or one dispatch and grouped GEMM (dispatch_gemm).
+  virtual void dispatch() = 0;
+  // One combine of the last dispatch's tokens (dispatch_combine only).
+  virtual void combine() {}
+  virtual bool has_combine() const { return false; }
+  // CUDA calls one operation queues per local GPU (what waits behind the start gate).
+  virtual int enqueues_per_op() const = 0;
+  // The row's launch columns.
+  virtual void describe(Row& row) const = 0;
+
+  Context& ctx;
+};
+
+// Each line's factory, wherever its file defines it.
+#define PK_EP_IMPL(name, op, family, baseline, takes_sms, make, summary) std::unique_ptr<Impl> make(Context&, const Point&);
+#include "microbench/ep/ep_list.h"
+#undef PK_EP_IMPL
+
+// The factory of p's implementation (its line of ep_list.h).
+std::unique_ptr<Impl> make_impl(Context& c, const Point& p);
+
+// Enqueues fn(gpu, stream) for every local GPU.
+template <class F>
+void for_each_gpu(Context& c, F&& fn) {
+  for (int gpu : c.local_gpus()) {
+    c.group.set_device(gpu);
+    fn(gpu, c.stream(gpu));
+  }
+}
+
+}  // namespace pk::ep

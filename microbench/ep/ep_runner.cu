@@ -1,0 +1,167 @@
+#include "microbench/ep/ep_runner.h"
+
+#include <algorithm>
+#include <functional>
+
+#include "microbench/ep/ep_impl.h"
+#include "microbench/harness/cuda_check.h"
+#include "microbench/harness/stats.h"
+
+namespace pk::ep {
+
+std::unique_ptr<Impl> make_impl(Context& c, const Point& p) {
+#define PK_EP_IMPL(name, op, family, baseline, takes_sms, make, summary) \
+  if (p.impl == #name) return make(c, p);
+#include "microbench/ep/ep_list.h"
+#undef PK_EP_IMPL
+  throw ArgError("--impls: unknown implementation '" + p.impl + "'");
+}
+
+namespace {
+
+// `samples` timed samples of back-to-back operations (FlowTimer): one flow per local GPU,
+// the first flow's callback queueing the operation on every local GPU (an NCCL group must
+// span them), each flow's events timing its own GPU. Milliseconds per operation.
+struct Timed {
+  std::vector<double> ms;
+  int iters = 0;
+};
+Timed time_op(Context& c, const std::function<void()>& op, int enqueues_per_gpu) {
+  std::vector<Flow> flows;
+  const auto& gpus = c.local_gpus();
+  const int per_op = enqueues_per_gpu * static_cast<int>(gpus.size());
+  for (size_t i = 0; i < gpus.size(); ++i)
+    flows.push_back(Flow{gpus[i], gpus[i], c.stream(gpus[i]), i == 0 ? per_op : 1,
+                         i == 0 ? std::function<void(int)>([&op](int) { op(); }) : std::function<void(int)>([](int) {})});
+  FlowTimer timer(c.group, std::move(flows), c.ranks(), c.gate, c.status, c.opt.timing);
+  Timed t;
+  t.iters = timer.calibrate();
+  for (int i = 0; i < c.opt.timing.samples; ++i) t.ms.push_back(timer.sample().step_ms_per_op);
+  return t;
+}
+
+void put_stats(Row& row, const std::string& what, const std::vector<double>& ms) {
+  const SampleStats st = summarize(ms);
+  row[what + "_us_median"] = fmt_num(st.median * 1e3);
+  row[what + "_us_p10"] = fmt_num(st.p10 * 1e3);
+  row[what + "_us_p90"] = fmt_num(st.p90 * 1e3);
+  row[what + "_us_min"] = fmt_num(st.min * 1e3);
+}
+
+void put_check(Row& row, const Checked& c) {
+  row["wrong_rows"] = fmt_num(c.wrong_rows);
+  row["wrong_counts"] = fmt_num(c.wrong_counts);
+  row["wrong_values"] = fmt_num(c.wrong_values);
+  row["max_rel_err"] = fmt_num(c.max_rel, 4);
+}
+
+// Runs `fn` on every rank and waits for every local GPU (status words checked).
+void untimed(Context& c, const std::function<void()>& fn) {
+  collectively(c.group.comm(), [&] {
+    fn();
+    c.sync_local();
+  });
+  c.group.barrier();
+}
+
+}  // namespace
+
+Row Runner::describe(const Point& p, const EpShape& shape, int processes) {
+  const ImplInfo& info = impl_info(p.impl);
+  Row r{{"study", "ep"},
+        {"op", op_name(p.op)},
+        {"impl", p.impl},
+        {"family", info.family},
+        {"routing", routing_name(p.routing)},
+        {"tokens", std::to_string(p.tokens)},
+        {"hidden", std::to_string(shape.hidden)},
+        {"experts", std::to_string(shape.experts)},
+        {"topk", std::to_string(shape.topk)},
+        {"ranks", std::to_string(shape.ranks)},
+        {"processes", std::to_string(processes)},
+        {"verified", "no"}};
+  if (p.op == Op::dispatch_gemm) r["h_expert"] = std::to_string(shape.h_expert);
+  return r;
+}
+
+void Runner::run(benchmark::State& state, const Point& p) {
+  Row row = describe(p, ctx_.shape, ctx_.group.processes());
+  for (auto _ : state) {
+    measure_point(state, row, [&] { measure(p, row); });
+    state.SetIterationTime(row.count("dispatch_us_median") && !row["dispatch_us_median"].empty()
+                               ? std::stod(row["dispatch_us_median"]) * 1e-6
+                               : 0.0);
+  }
+  results_.put(p.name(), row);
+  idle_gap(ctx_.opt.timing.gap_ms);
+}
+
+void Runner::measure(const Point& p, Row& row) {
+  Context& c = ctx_;
+  c.use_point(p.routing, p.tokens);
+  const bool gemm = p.op == Op::dispatch_gemm;
+  if (gemm) c.ensure_weights();
+  std::unique_ptr<Impl> impl;
+  collectively(c.group.comm(), [&] { impl = make_impl(c, p); });
+  impl->describe(row);
+  const Traffic& tr = c.traffic();
+  row["link_bytes"] = std::to_string(tr.link_bytes());
+  row["recv_rows_max"] = std::to_string(p.impl == "ll" ? int64_t(c.local_experts()) * c.ll_cap() : tr.max_rows_packed());
+
+  // One untimed operation of each kind: a broken implementation fails before any timing.
+  c.poison_outputs();
+  untimed(c, [&] {
+    impl->prepare_inputs();
+    impl->dispatch();
+  });
+  if (impl->has_combine()) {
+    c.fill_expert_outputs(0);
+    untimed(c, [&] { impl->combine(); });
+  }
+
+  const Timed d = time_op(c, [&] { impl->dispatch(); }, impl->enqueues_per_op());
+  Timed cb;
+  if (impl->has_combine()) cb = time_op(c, [&] { impl->combine(); }, impl->enqueues_per_op());
+
+  // The final run: fresh tokens and expert outputs into re-poisoned outputs, then the checks.
+  c.fill_tokens(1);
+  c.poison_outputs();
+  untimed(c, [&] {
+    impl->prepare_inputs();
+    impl->dispatch();
+  });
+  Checked chk = check_dispatch(c, p.impl == "ll");
+  if (chk.ok() && gemm) chk = check_gemm(c);
+  if (chk.ok() && impl->has_combine()) {
+    c.fill_expert_outputs(1);
+    untimed(c, [&] { impl->combine(); });
+    chk = check_combine(c, 1);
+  }
+  c.fill_tokens(0);  // the timed inputs again, bitwise the same for every implementation compared
+  put_check(row, chk);
+  if (!chk.ok()) throw std::runtime_error("wrong result: " + chk.first);
+  row["verified"] = "yes";
+
+  row["iters_per_sample"] = std::to_string(d.iters);
+  row["samples"] = std::to_string(d.ms.size());
+  put_stats(row, "dispatch", d.ms);
+  const double d_us = summarize(d.ms).median * 1e3;
+  const double per_rank = double(tr.link_bytes()) / c.ranks();
+  if (!gemm) row["dispatch_gbps_per_rank"] = fmt_num(per_rank / (d_us * 1e3));
+  double total = d_us;
+  if (!cb.ms.empty()) {
+    put_stats(row, "combine", cb.ms);
+    const double c_us = summarize(cb.ms).median * 1e3;
+    row["combine_gbps_per_rank"] = fmt_num(per_rank / (c_us * 1e3));
+    total += c_us;
+  }
+  row["total_us_median"] = fmt_num(total);
+  if (gemm) {
+    int64_t rows = 0;
+    for (int e = 0; e < c.shape.experts; ++e) rows += tr.expert_count[e];
+    const double flops = 2.0 * double(rows) * c.shape.hidden * c.shape.h_expert / c.ranks();
+    row["tflops"] = fmt_num(flops / (d_us * 1e6));
+  }
+}
+
+}  // namespace pk::ep

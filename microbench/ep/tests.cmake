@@ -1,0 +1,45 @@
+# Expert-parallel study tests, included by tests/ep.cmake (tests/CMakeLists.txt includes it
+# when the study is configured). CPU (label cpu): pkbench_ep_cpu_tests (test_ep_cpu.cpp) and
+# the binaries' refusals (exit 2, the flag named, also without a GPU). GPU (label gpu):
+# pkbench_ep_gpu_tests (test_ep_gpu.cu) alone (one process: 2 GPUs, and virtual ranks on one,
+# run again at 3, 4 and 8 ranks) and under mpirun -np 2 (ipc, vmm).
+if(TARGET pkbench_ep_analysis)
+  add_executable(pkbench_ep_cpu_tests ${CMAKE_SOURCE_DIR}/microbench/ep/test_ep_cpu.cpp)
+  target_link_libraries(pkbench_ep_cpu_tests PRIVATE pkbench_ep_analysis GTest::gtest_main)
+  gtest_discover_tests(pkbench_ep_cpu_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS cpu)
+endif()
+
+if(TARGET pkbench_ep_core)
+  add_executable(pkbench_ep_gpu_tests ${CMAKE_SOURCE_DIR}/tests/gpu/gpu_main.cpp ${CMAKE_SOURCE_DIR}/microbench/ep/test_ep_gpu.cu)
+  target_link_libraries(pkbench_ep_gpu_tests PRIVATE pkbench_ep_core GTest::gtest)
+  gtest_discover_tests(pkbench_ep_gpu_tests DISCOVERY_MODE PRE_TEST
+    PROPERTIES LABELS gpu RESOURCE_LOCK gpu SKIP_REGULAR_EXPRESSION "SKIPPED"
+    ENVIRONMENT "CUDA_MODULE_LOADING=EAGER;CUDA_DEVICE_MAX_CONNECTIONS=32;NCCL_NVLS_ENABLE=0")
+  pk_virtual_rank_tests(pkbench_ep_gpu_tests)
+  pk_mpi_script_test(ep_gpu_tests_ipc_vmm_2_ranks mpi_gpu_tests.sh pkbench_ep_gpu_tests 600)
+endif()
+
+if(TARGET pkbench_ep)
+  pk_cli_test(ep_cli_bad_hidden pkbench_ep 2 "--hidden=7170" --hidden=7170)
+  pk_cli_test(ep_cli_bad_topk pkbench_ep 2 "--topk=9" --topk=9)
+  pk_cli_test(ep_cli_bad_tokens pkbench_ep 2 "--tokens" --tokens=0)
+  pk_cli_test(ep_cli_bad_sms pkbench_ep 2 "--sms: 0" --sms=0)
+  pk_cli_test(ep_cli_unknown_impl pkbench_ep 2 "unknown implementation .*'ring'" --impls=ring)
+  pk_cli_test(ep_cli_unknown_routing pkbench_ep 2 "unknown routing .*'lumpy'" --routings=lumpy)
+  pk_cli_test(ep_cli_unknown_preset pkbench_ep 2 "--preset: unknown preset" --preset=huge)
+  pk_cli_test(ep_cli_experts_over_ranks pkbench_ep 2 "--experts=255" --experts=255 --world=2)
+  pk_cli_test(ep_cli_no_point pkbench_ep 2 "no point left" --impls=ll --tokens=4096)
+  pk_cli_test(ep_cli_list_or_no_gpu pkbench_ep 0,3 "ep/dispatch_combine/ht.sms=8./uniform/T128|no GPU" --list --world=4)
+  pk_cli_test(ep_cli_list_every_preset pkbench_ep 0,3 "ep/dispatch_gemm/overlap.sms=8./no_recv/T131|no GPU" --list --preset=edge)
+  set_tests_properties(ep_cli_list_or_no_gpu ep_cli_list_every_preset PROPERTIES SKIP_RETURN_CODE 3)
+  foreach(_mc 1 2)
+    add_test(NAME ep_cli_multicast_refused_${_mc} COMMAND ${CMAKE_COMMAND} -E env NCCL_NVLS_ENABLE=${_mc}
+      ${CMAKE_SOURCE_DIR}/tests/cli/expect_exit.sh 2 "NCCL_NVLS_ENABLE=${_mc}: NVSwitch multicast is never run" $<TARGET_FILE:pkbench_ep>)
+    set_tests_properties(ep_cli_multicast_refused_${_mc} PROPERTIES LABELS cpu)
+  endforeach()
+endif()
+if(TARGET pkbench_ep_summary)
+  pk_cli_test(ep_summary_usage pkbench_ep_summary 2 "EP_CSV and OUT_DIR")
+  pk_cli_test(ep_summary_missing_csv pkbench_ep_summary 1 "error: .*nonexistent.csv" /nonexistent.csv ${CMAKE_CURRENT_BINARY_DIR})
+  pk_cli_test(ep_ref_usage pkbench_ep_ref 2 "--intranode or --low-latency" x.csv --ranks 4)
+endif()
