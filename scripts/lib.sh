@@ -19,6 +19,7 @@ pk_derive_targets() {
       fused) echo pkbench_cost_model ;;
       primitives) echo pkbench_primitives_summary ;;
       collectives) echo pkbench_collectives_summary ;;
+      ep) echo pkbench_ep_summary ;;
     esac
   done
 }
@@ -65,12 +66,12 @@ pk_build() {
 }
 
 # The studies, in the order run.sh runs them.
-PK_STUDIES=(transfer sync primitives collectives fused gemm)
+PK_STUDIES=(transfer sync primitives collectives fused gemm ep)
 # The studies run one process per GPU (mpirun, --peer-mode ipc) wherever mpirun is found on a
 # machine of two or more GPUs, as nccl-tests and every framework run NCCL and NVSHMEM (NCCL in
 # one process driving every GPU read about 3x its small-message latency): the rows say
 # peer_mode=ipc. --peer-mode=single (or PKBENCH_PEER_MODE=single) keeps one process.
-PK_RANK_STUDIES=(primitives collectives fused)
+PK_RANK_STUDIES=(primitives collectives fused ep)
 # pk_study_peer_mode STUDY NGPU FLAGS...: the peer mode a run of STUDY gets: its --peer-mode,
 # else $PKBENCH_PEER_MODE, else ipc for PK_RANK_STUDIES on 2+ GPUs where mpirun is found, else single.
 pk_study_peer_mode() {

@@ -67,6 +67,7 @@ if [ -f "$coll/collectives.csv" ]; then
   done
   "$tools/pkbench_collectives_summary" --out "$coll/verdicts.md" "$coll/collectives.csv" "${others[@]}" > /dev/null || status=1
 fi
+[ -f "$dir/ep/ep.csv" ] && { "$(pk_bin ep_summary)" "$dir/ep/ep.csv" "$dir/ep" > /dev/null || status=1; }
 # The library-primitives summary: the study's main CSV, its rerun (run-to-run noise) and its
 # one-process run where measured.
 prim=$dir/primitives

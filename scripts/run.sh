@@ -289,6 +289,7 @@ one_gpu_study() {
     collectives)
       run_study collectives "$dir/virtual/collectives_virtual.csv" "${virt[@]}" --sizes=4K:64M:x4 --samples=5 ;;
     fused) run_study fused "$dir/virtual/fused_virtual.csv" "${virt[@]}" --sizes=4096 ;;
+    ep) run_study ep "$dir/virtual/ep_virtual.csv" "${virt[@]}" --preset=smoke ;;
   esac
 }
 

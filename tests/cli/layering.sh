@@ -17,6 +17,7 @@ cd "$src" || exit 2
 cross_study=(
   "fused gemm"      # the fused kernels are this suite's GEMM: microbench/fused builds on microbench/gemm
   "fused transfer"  # the cost model asks the transfer registry which mechanisms run on SMs
+  "ep gemm"         # the expert GEMM is this suite's GEMM (microbench/gemm/gemm_launch.cuh)
 )
 
 layer_of() {  # a repository path -> its layer (empty: not a layered folder)
