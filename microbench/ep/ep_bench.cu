@@ -71,7 +71,7 @@ class EpPlan : public PointStudyPlan<Point, EpStudy> {
     app.add_option("--world", world_, "ranks to plan for (--list without GPUs); when running it must equal the run's (0: the run's)")
         ->check(CLI::Range(0, kMaxRanks))
         ->capture_default_str();
-    add_timing_flags(app, opt_.timing, opt_.study_warmup_ms, "GEMMs run");
+    add_timing_flags(app, opt_.timing);
   }
 
   void check_flags() override {

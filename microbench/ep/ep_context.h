@@ -27,7 +27,6 @@ struct EpOptions {
   RouterOptions router;
   TimingOptions timing;
   uint64_t data_seed = 0xDA7A5EEDull;
-  double study_warmup_ms = 200;  // GEMMs before the first GEMM point (clocks settle)
 };
 
 // The kernel instances that keep an epoch (ep_sync.cuh), one pair of ints each.
@@ -162,5 +161,28 @@ class Context {
   std::string nccl_refusal_;
   bool nccl_tried_ = false;
 };
+
+// The fields the kernels' parameter structs share (those a struct has), for rank `gpu` at the
+// current point: its routing, the shape, the rank, its buffers' inputs and output, the
+// deadline.
+template <class P>
+void set_point_fields(Context& c, int gpu, P& p) {
+  RankBuffers& b = c.at(gpu);
+  p.topk = b.topk;
+  p.tokens = c.shape.tokens;
+  p.topk_k = c.shape.topk;
+  p.ranks = c.ranks();
+  p.self = gpu;
+  p.deadline = c.deadline(gpu);
+  if constexpr (requires { p.w; }) p.w = b.w;
+  if constexpr (requires { p.x; }) p.x = reinterpret_cast<const uint4*>(b.x);
+  if constexpr (requires { p.vecs; }) p.vecs = c.vecs();
+  if constexpr (requires { p.local_experts; }) p.local_experts = c.local_experts();
+  if constexpr (requires { p.experts; }) p.experts = c.shape.experts;
+  if constexpr (requires { p.y; }) p.y = reinterpret_cast<const uint4*>(b.y);
+  if constexpr (requires { p.out; }) p.out = reinterpret_cast<uint4*>(b.out);
+  if constexpr (requires { p.handle; }) p.handle = b.handle;
+  if constexpr (requires { p.slot_cap; }) p.slot_cap = c.shape.tokens;
+}
 
 }  // namespace pk::ep

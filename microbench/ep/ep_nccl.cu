@@ -52,16 +52,8 @@ NcclStepParams step_params(Context& c, int gpu) {
   RankBuffers& b = c.at(gpu);
   const NcclInts ni = c.nccl_ints();
   NcclStepParams p{};
-  p.x = reinterpret_cast<const uint4*>(b.x);
-  p.topk = b.topk;
-  p.w = b.w;
-  p.tokens = c.shape.tokens;
-  p.topk_k = c.shape.topk;
-  p.experts = c.shape.experts;
-  p.ranks = c.ranks();
-  p.self = gpu;
+  set_point_fields(c, gpu, p);
   p.tiles_n = c.shape.h_expert / kTileCols;
-  p.vecs = c.vecs();
   p.send_counts = b.nccl_ints + ni.send_counts_at();
   p.recv_counts = b.nccl_ints + ni.recv_counts_at();
   p.send_off = b.nccl_ints + ni.send_off_at();
@@ -73,13 +65,8 @@ NcclStepParams step_params(Context& c, int gpu) {
   p.layout = c.layout(gpu);
   p.recv = reinterpret_cast<uint4*>(b.recv);
   p.row_src = b.row_src;
-  p.handle = b.handle;
-  p.slot_cap = c.shape.tokens;
-  p.y = reinterpret_cast<const uint4*>(b.y);
   p.comb_send = reinterpret_cast<uint4*>(b.comb_send);
   p.comb_recv = reinterpret_cast<const uint4*>(b.comb_recv);
-  p.out = reinterpret_cast<uint4*>(b.out);
-  p.deadline = c.deadline(gpu);
   return p;
 }
 
@@ -105,6 +92,31 @@ NcclBaseline::NcclBaseline(Context& c, int blocks) : ctx_(c), blocks_(blocks) {
     PK_CUDA_CHECK(cudaFuncSetAttribute(nccl_count_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        nccl_count_smem_bytes(c.shape.experts, N)));
   }
+}
+
+void NcclBaseline::exchange(bool reverse, uint64_t row_bytes) {
+  auto& comms = ctx_.nccl()->comms;
+  PK_NCCL_CHECK(ncclGroupStart());
+  for (int gpu : ctx_.local_gpus()) {
+    ctx_.group.set_device(gpu);
+    RankBuffers& b = ctx_.at(gpu);
+    const Sizes& s = sizes_.at(gpu);
+    // Dispatch: tokens for q from the send rows, q's into the receive rows. Combine (reverse):
+    // what came from q goes back to q, into the rows it was sent from.
+    char* send = reverse ? reinterpret_cast<char*>(b.comb_send) : b.send_rows;
+    char* recv = reverse ? reinterpret_cast<char*>(b.comb_recv) : b.recv_rows;
+    const std::vector<int>& n_send = reverse ? s.in : s.out;
+    const std::vector<int>& off_send = reverse ? s.in_off : s.out_off;
+    const std::vector<int>& n_recv = reverse ? s.out : s.in;
+    const std::vector<int>& off_recv = reverse ? s.out_off : s.in_off;
+    for (int q = 0; q < ctx_.ranks(); ++q) {
+      PK_NCCL_CHECK(ncclSend(send + uint64_t(off_send[q]) * row_bytes, uint64_t(n_send[q]) * row_bytes, ncclUint8, q,
+                             comms.at(gpu), ctx_.stream(gpu)));
+      PK_NCCL_CHECK(ncclRecv(recv + uint64_t(off_recv[q]) * row_bytes, uint64_t(n_recv[q]) * row_bytes, ncclUint8, q,
+                             comms.at(gpu), ctx_.stream(gpu)));
+    }
+  }
+  PK_NCCL_CHECK(ncclGroupEnd());
 }
 
 void NcclBaseline::group_start() {
@@ -136,19 +148,7 @@ void NcclBaseline::dispatch() {
     nccl_pack_kernel<<<blocks_, 512, 0, ctx_.stream(gpu)>>>(step_params(ctx_, gpu));
     PK_CUDA_CHECK_LAUNCH();
   }
-  PK_NCCL_CHECK(ncclGroupStart());
-  for (int gpu : ctx_.local_gpus()) {
-    ctx_.group.set_device(gpu);
-    RankBuffers& b = ctx_.at(gpu);
-    const Sizes& s = sizes_.at(gpu);
-    for (int q = 0; q < N; ++q) {
-      PK_NCCL_CHECK(ncclSend(b.send_rows + uint64_t(s.out_off[q]) * row, uint64_t(s.out[q]) * row, ncclUint8, q, comms.at(gpu),
-                             ctx_.stream(gpu)));
-      PK_NCCL_CHECK(ncclRecv(b.recv_rows + uint64_t(s.in_off[q]) * row, uint64_t(s.in[q]) * row, ncclUint8, q, comms.at(gpu),
-                             ctx_.stream(gpu)));
-    }
-  }
-  PK_NCCL_CHECK(ncclGroupEnd());
+  exchange(false, row);
   for (int gpu : ctx_.local_gpus()) {
     ctx_.group.set_device(gpu);
     nccl_permute_kernel<<<blocks_, 512, nccl_permute_smem_bytes(El), ctx_.stream(gpu)>>>(step_params(ctx_, gpu));
@@ -157,28 +157,13 @@ void NcclBaseline::dispatch() {
 }
 
 void NcclBaseline::combine() {
-  const int N = ctx_.ranks();
   const uint64_t row = ctx_.shape.token_bytes();
-  auto& comms = ctx_.nccl()->comms;
   for (int gpu : ctx_.local_gpus()) {
     ctx_.group.set_device(gpu);
     nccl_combine_pack_kernel<<<blocks_, 512, 0, ctx_.stream(gpu)>>>(step_params(ctx_, gpu));
     PK_CUDA_CHECK_LAUNCH();
   }
-  PK_NCCL_CHECK(ncclGroupStart());
-  for (int gpu : ctx_.local_gpus()) {
-    ctx_.group.set_device(gpu);
-    RankBuffers& b = ctx_.at(gpu);
-    const Sizes& s = sizes_.at(gpu);
-    // The reverse: what came from q goes back to q, into the rows it was sent from.
-    for (int q = 0; q < N; ++q) {
-      PK_NCCL_CHECK(ncclSend(reinterpret_cast<char*>(b.comb_send) + uint64_t(s.in_off[q]) * row, uint64_t(s.in[q]) * row,
-                             ncclUint8, q, comms.at(gpu), ctx_.stream(gpu)));
-      PK_NCCL_CHECK(ncclRecv(reinterpret_cast<char*>(b.comb_recv) + uint64_t(s.out_off[q]) * row, uint64_t(s.out[q]) * row,
-                             ncclUint8, q, comms.at(gpu), ctx_.stream(gpu)));
-    }
-  }
-  PK_NCCL_CHECK(ncclGroupEnd());
+  exchange(true, row);
   for (int gpu : ctx_.local_gpus()) {
     ctx_.group.set_device(gpu);
     nccl_combine_reduce_kernel<<<blocks_, 512, 0, ctx_.stream(gpu)>>>(step_params(ctx_, gpu));
@@ -194,8 +179,34 @@ std::string NcclBaseline::version() { return ""; }
 NcclBaseline::NcclBaseline(Context& c, int blocks) : ctx_(c), blocks_(blocks) { throw SkipPoint("this build has no NCCL"); }
 void NcclBaseline::dispatch() {}
 void NcclBaseline::combine() {}
+void NcclBaseline::exchange(bool reverse, uint64_t row_bytes) {
+  auto& comms = ctx_.nccl()->comms;
+  PK_NCCL_CHECK(ncclGroupStart());
+  for (int gpu : ctx_.local_gpus()) {
+    ctx_.group.set_device(gpu);
+    RankBuffers& b = ctx_.at(gpu);
+    const Sizes& s = sizes_.at(gpu);
+    // Dispatch: tokens for q from the send rows, q's into the receive rows. Combine (reverse):
+    // what came from q goes back to q, into the rows it was sent from.
+    char* send = reverse ? reinterpret_cast<char*>(b.comb_send) : b.send_rows;
+    char* recv = reverse ? reinterpret_cast<char*>(b.comb_recv) : b.recv_rows;
+    const std::vector<int>& n_send = reverse ? s.in : s.out;
+    const std::vector<int>& off_send = reverse ? s.in_off : s.out_off;
+    const std::vector<int>& n_recv = reverse ? s.out : s.in;
+    const std::vector<int>& off_recv = reverse ? s.out_off : s.in_off;
+    for (int q = 0; q < ctx_.ranks(); ++q) {
+      PK_NCCL_CHECK(ncclSend(send + uint64_t(off_send[q]) * row_bytes, uint64_t(n_send[q]) * row_bytes, ncclUint8, q,
+                             comms.at(gpu), ctx_.stream(gpu)));
+      PK_NCCL_CHECK(ncclRecv(recv + uint64_t(off_recv[q]) * row_bytes, uint64_t(n_recv[q]) * row_bytes, ncclUint8, q,
+                             comms.at(gpu), ctx_.stream(gpu)));
+    }
+  }
+  PK_NCCL_CHECK(ncclGroupEnd());
+}
+
 void NcclBaseline::group_start() {}
 void NcclBaseline::group_end() {}
+void NcclBaseline::exchange(bool, uint64_t) {}
 
 #endif
 

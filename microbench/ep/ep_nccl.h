@@ -6,6 +6,7 @@
 // them by copying the exchanged counts to the host and synchronising, a cost this baseline
 // leaves out (in its favour); the count exchange itself (ncclAllToAll) stays in.
 // Builds without NCCL: the class exists and refuses with the reason (a skipped row).
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -43,6 +44,8 @@ class NcclBaseline {
  private:
   void group_start();
   void group_end();
+  // The grouped ncclSend/ncclRecv per peer of every local GPU (reverse: the combine's).
+  void exchange(bool reverse, uint64_t row_bytes);
   Context& ctx_;
   int blocks_;
   // Host-known rows per peer of each local GPU: sent to q, received from q, and their offsets.

@@ -40,12 +40,7 @@ HtDispatch::HtDispatch(Context& c, int sms, bool tile_flags) : ctx_(c), tile_fla
 void HtDispatch::count(int gpu, cudaStream_t s) {
   RankBuffers& b = ctx_.at(gpu);
   HtCountParams p{};
-  p.topk = b.topk;
-  p.tokens = ctx_.shape.tokens;
-  p.topk_k = ctx_.shape.topk;
-  p.experts = ctx_.shape.experts;
-  p.ranks = ctx_.ranks();
-  p.self = gpu;
+  set_point_fields(ctx_, gpu, p);
   p.tiles_n = ctx_.shape.h_expert / kTileCols;
   p.counts = ctx_.counts.table<char>(gpu);
   p.send_list = b.send_list;
@@ -55,7 +50,6 @@ void HtDispatch::count(int gpu, cudaStream_t s) {
   p.tile_flags = b.tile_flags;
   p.flag_count = tile_flags_ ? static_cast<int>(ctx_.rows_cap() / kRowAlign) : 0;
   p.epoch = ctx_.epoch(gpu, Instance::ht_count);
-  p.deadline = ctx_.deadline(gpu);
   ht_count_kernel<<<1, kCountThreads, ht_count_smem_bytes(p.experts, p.ranks), s>>>(p);
   PK_CUDA_CHECK_LAUNCH();
 }
@@ -63,30 +57,19 @@ void HtDispatch::count(int gpu, cudaStream_t s) {
 HtDispatchParams HtDispatch::data_params(int gpu) {
   RankBuffers& b = ctx_.at(gpu);
   HtDispatchParams p{};
-  p.x = reinterpret_cast<const uint4*>(b.x);
-  p.topk = b.topk;
-  p.w = b.w;
-  p.tokens = ctx_.shape.tokens;
-  p.topk_k = ctx_.shape.topk;
-  p.ranks = ctx_.ranks();
-  p.self = gpu;
-  p.local_experts = ctx_.local_experts();
-  p.vecs = ctx_.vecs();
+  set_point_fields(ctx_, gpu, p);
   p.send_list = b.send_list;
   p.send_items = ctx_.shape.tokens * ctx_.shape.topk;
   p.staging = ctx_.staging.table<uint4>(gpu);
   p.headers = ctx_.headers.table<uint4>(gpu);
   p.flags = ctx_.flags.table<int>(gpu);
-  p.slot_cap = ctx_.shape.tokens;
   p.dest_cursor = ctx_.dest_cursor(gpu);
   p.expert_cursor = ctx_.expert_cursor(gpu);
   p.layout = ctx_.layout(gpu);
   p.recv = reinterpret_cast<uint4*>(b.recv);
   p.row_src = b.row_src;
-  p.handle = b.handle;
   p.tile_flags = tile_flags_ ? b.tile_flags : nullptr;
   p.epoch = ctx_.epoch(gpu, Instance::ht_count).ctr;
-  p.deadline = ctx_.deadline(gpu);
   return p;
 }
 
@@ -101,24 +84,12 @@ HtCombine::HtCombine(Context& c, int sms) : ctx_(c) {
 }
 
 void HtCombine::run(int gpu, cudaStream_t s) {
-  RankBuffers& b = ctx_.at(gpu);
   HtCombineParams p{};
-  p.y = reinterpret_cast<const uint4*>(b.y);
-  p.handle = b.handle;
+  set_point_fields(ctx_, gpu, p);
   p.slots_in = ctx_.layout(gpu).slots_in;
-  p.slot_cap = ctx_.shape.tokens;
   p.landing = ctx_.comb_landing.table<uint4>(gpu);
   p.flags = ctx_.comb_flags.table<int>(gpu);
-  p.topk = b.topk;
-  p.tokens = ctx_.shape.tokens;
-  p.topk_k = ctx_.shape.topk;
-  p.ranks = ctx_.ranks();
-  p.self = gpu;
-  p.local_experts = ctx_.local_experts();
-  p.vecs = ctx_.vecs();
-  p.out = reinterpret_cast<uint4*>(b.out);
   p.epoch = ctx_.epoch(gpu, Instance::ht_combine);
-  p.deadline = ctx_.deadline(gpu);
   ht_combine_kernel<<<pin_.sms, pin_.threads, pin_.smem, s>>>(p);
   PK_CUDA_CHECK_LAUNCH();
 }
@@ -133,15 +104,7 @@ LlDispatch::LlDispatch(Context& c, int sms) : ctx_(c) {
 void LlDispatch::run(int gpu, cudaStream_t s) {
   RankBuffers& b = ctx_.at(gpu);
   LlDispatchParams p{};
-  p.x = reinterpret_cast<const uint4*>(b.x);
-  p.topk = b.topk;
-  p.w = b.w;
-  p.tokens = ctx_.shape.tokens;
-  p.topk_k = ctx_.shape.topk;
-  p.ranks = ctx_.ranks();
-  p.self = gpu;
-  p.local_experts = ctx_.local_experts();
-  p.vecs = ctx_.vecs();
+  set_point_fields(ctx_, gpu, p);
   p.landing = ctx_.ll_landing.table<char>(gpu);
   p.slot_bytes = LlSlot::bytes(ctx_.shape.hidden);
   p.cap = ctx_.ll_cap();
@@ -149,9 +112,7 @@ void LlDispatch::run(int gpu, cudaStream_t s) {
   p.layout = ctx_.layout(gpu);
   p.recv = reinterpret_cast<uint4*>(b.recv);
   p.row_src = b.row_src;
-  p.handle = b.handle;
   p.epoch = ctx_.epoch(gpu, Instance::ll_dispatch);
-  p.deadline = ctx_.deadline(gpu);
   ll_dispatch_kernel<<<pin_.sms, pin_.threads, pin_.smem, s>>>(p);
   PK_CUDA_CHECK_LAUNCH();
 }
@@ -161,24 +122,12 @@ LlCombine::LlCombine(Context& c, int sms) : ctx_(c) {
 }
 
 void LlCombine::run(int gpu, cudaStream_t s) {
-  RankBuffers& b = ctx_.at(gpu);
   LlCombineParams p{};
-  p.y = reinterpret_cast<const uint4*>(b.y);
-  p.handle = b.handle;
+  set_point_fields(ctx_, gpu, p);
   p.slots_in = ctx_.layout(gpu).slots_in;
-  p.slot_cap = ctx_.shape.tokens;
   p.landing = ctx_.ll_comb_landing.table<char>(gpu);
   p.hello = ctx_.hello.table<char>(gpu);
-  p.topk = b.topk;
-  p.tokens = ctx_.shape.tokens;
-  p.topk_k = ctx_.shape.topk;
-  p.ranks = ctx_.ranks();
-  p.self = gpu;
-  p.local_experts = ctx_.local_experts();
-  p.vecs = ctx_.vecs();
-  p.out = reinterpret_cast<uint4*>(b.out);
   p.epoch = ctx_.epoch(gpu, Instance::ll_combine);
-  p.deadline = ctx_.deadline(gpu);
   ll_combine_kernel<<<pin_.sms, pin_.threads, pin_.smem, s>>>(p);
   PK_CUDA_CHECK_LAUNCH();
 }

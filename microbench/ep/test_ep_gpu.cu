@@ -56,7 +56,8 @@ std::vector<PeerMode> modes() {
   return {PeerMode::single, PeerMode::virt};
 }
 
-// A small shape every rank count 2..8 divides: 48 experts, TopK 8, H 512, H_expert 256.
+// A small shape: 24 experts per rank (the Env sets E for its rank count), TopK 8, H 512,
+// H_expert 256.
 EpOptions test_options(double timeout_ms) {
   EpOptions o;
   o.shape.hidden = 512;
@@ -68,15 +69,15 @@ EpOptions test_options(double timeout_ms) {
   o.timing.target_sample_ms = 0.2;
   o.timing.gap_ms = 0;
   o.timing.timeout_ms = timeout_ms;
-  o.study_warmup_ms = 0;
   return o;
 }
 
 struct Env {
   std::unique_ptr<PeerGroup> group;
   std::unique_ptr<Context> ctx;
-  Env(PeerMode m, const EpOptions& o, const std::vector<Point>& points) {
+  Env(PeerMode m, EpOptions o, const std::vector<Point>& points) {
     group = std::make_unique<PeerGroup>(test_comm(), m);
+    o.shape.experts = 24 * group->size();
     ctx = std::make_unique<Context>(*group, o, points);
   }
 };
