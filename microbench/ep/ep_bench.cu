@@ -68,9 +68,6 @@ class EpPlan : public PointStudyPlan<Point, EpStudy> {
         ->capture_default_str();
     app.add_option("--seed", opt_.router.seed, "the router's seed (every rank draws every rank's routing from it)")
         ->capture_default_str();
-    app.add_option("--world", world_, "ranks to plan for (--list without GPUs); when running it must equal the run's (0: the run's)")
-        ->check(CLI::Range(0, kMaxRanks))
-        ->capture_default_str();
     add_timing_flags(app, opt_.timing);
   }
 
@@ -78,16 +75,17 @@ class EpPlan : public PointStudyPlan<Point, EpStudy> {
     points_ = plan_points(preset(preset_), flags_, ll_max_tokens_);
     if (points_.empty()) throw ArgError("--ops/--impls/--tokens: no point left (each implementation serves one operation; ll runs "
                                         "at T <= --ll-max-tokens)");
-    check(world_ > 0 ? world_ : 2);
+    check(study_.world_hint() > 0 ? study_.world_hint() : 2);
     if (const std::string mc = keep_nccl_multicast_off(); !mc.empty()) throw ArgError(mc);
   }
   std::vector<ListedPoint> plan(const GpuInfo& g) override {
-    study_.note("note: points planned for " + std::to_string(world_ > 0 ? world_ : 2) + " ranks (--world)");
+    study_.note("note: points planned for " + std::to_string(study_.planned_world()) + " ranks (--world)");
+    check(study_.planned_world());
     return listed(g);
   }
   std::vector<ListedPoint> points(PeerGroup& group) override {
-    if (world_ > 0 && world_ != group.size())
-      throw ArgError("--world=" + std::to_string(world_) + " but the run has " + std::to_string(group.size()) + " ranks");
+    if (study_.world_hint() > 0 && study_.world_hint() != group.size())
+      throw ArgError("--world=" + std::to_string(study_.world_hint()) + " but the run has " + std::to_string(group.size()) + " ranks");
     check(group.size());
     return listed(group.topology().gpus[0]);
   }
@@ -127,7 +125,6 @@ class EpPlan : public PointStudyPlan<Point, EpStudy> {
   std::string preset_ = "default";
   GridText flags_;
   int ll_max_tokens_ = 512;
-  int world_ = 0;
 };
 
 }  // namespace
