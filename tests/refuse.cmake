@@ -125,12 +125,12 @@ if(TARGET pkbench_sweeps)
   add_test(NAME refuse_sweeps_hostile_csv COMMAND ${_pk_cli}/hostile_csv.sh
     $<TARGET_FILE_DIR:pkbench_transfer_summary> ${CMAKE_CURRENT_LIST_DIR}/fixtures ${_pk_sweeps_tools})
   set_tests_properties(refuse_sweeps_hostile_csv PROPERTIES LABELS cpu TIMEOUT 120)
-  # Fuzz: a few thousand generated CSVs through every reader and the report; bounded well
-  # under a minute on CI's two cores.
+  # Fuzz: a thousand generated CSVs through every reader and the report (3000 took 87 s on a
+  # loaded 2-core machine and ran past CI's limit); a hang still meets the timeout.
   add_executable(pkbench_fuzz_sweeps ${CMAKE_CURRENT_LIST_DIR}/fuzz/fuzz_sweeps.cpp)
   target_link_libraries(pkbench_fuzz_sweeps PRIVATE pkbench_sweeps)
-  add_test(NAME refuse_sweeps_fuzz COMMAND pkbench_fuzz_sweeps ${CMAKE_CURRENT_LIST_DIR}/fixtures 3000 1)
-  set_tests_properties(refuse_sweeps_fuzz PROPERTIES LABELS cpu TIMEOUT 60)
+  add_test(NAME refuse_sweeps_fuzz COMMAND pkbench_fuzz_sweeps ${CMAKE_CURRENT_LIST_DIR}/fixtures 1000 1)
+  set_tests_properties(refuse_sweeps_fuzz PROPERTIES LABELS cpu TIMEOUT 240)
 endif()
 
 # The top-level script answers --help before it looks for anything (exit 0).

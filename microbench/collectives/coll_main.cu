@@ -356,6 +356,16 @@ Round make_round(CLI::App& app, const StudyConfig& base, const Flags& f, const I
   r.cfg.nccl_configs = parse_nccl_configs(l.nccl_configs);
   ImplList all = keep_nccl_configs(registered, r.cfg, f, l.nccl_configs, !r.partial);
   parse_problem_flags(app, r.cfg, l, f);
+  // A tensor collective whose heads do not split over this round's GPUs (32 heads on 3) sits
+  // the round out, said once; a run left with no collective is refused.
+  auto& colls = r.cfg.collectives;
+  for (auto it = colls.begin(); it != colls.end();) {
+    const std::string why = collective_named(*it).dims_refusal(k, r.cfg.dims);
+    if (why.empty()) { ++it; continue; }
+    if (colls.size() == 1) throw pk::ArgError(why);
+    study.note("pkbench_collectives: " + *it + " is not run on " + std::to_string(k) + " GPUs (" + why + ")");
+    it = colls.erase(it);
+  }
   all = select_impls(all, f.impls, !r.partial);
   if (r.partial)
     all.erase(std::remove_if(all.begin(), all.end(), [](const auto& i) { return initialises_nvshmem(i->family()); }),

@@ -12,10 +12,10 @@ const std::vector<CollPreset>& coll_presets() {
        "all", "bf16,fp32", "4K:1G", "8M,64M,256M", "eager,graph", "all", "", "", "", ""},
       {"main",
        "what scripts/run.sh measures: every collective in bf16 at 4 KiB to 1 GiB by 4x (tensor layouts 64 MiB), "
-       "eager and graph, NCCL's default, symmetric and ring configurations (forced trees: full); at fewer GPUs "
+       "eager and graph, NCCL's default, symmetric, LL and Simple ring configurations (LL128 and forced trees: full); at fewer GPUs "
        "than the run's (--gpu-counts) all-reduce, all-gather and reduce-scatter at 4 KiB to 1 GiB by 16x, graph, "
        "NCCL default and symmetric",
-       "all", "bf16", "4K:1G:x4", "64M", "eager,graph", "default,symmetric,LL/Ring,LL128/Ring,Simple/Ring",
+       "all", "bf16", "4K:1G:x4", "64M", "eager,graph", "default,symmetric,LL/Ring,Simple/Ring",
        "all_reduce,all_gather,reduce_scatter", "4K:1G:x16", "graph", "default,symmetric"},
   };
   return v;
