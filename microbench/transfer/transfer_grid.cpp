@@ -103,7 +103,7 @@ std::vector<Sweep> preset(const std::string& name, const GpuInfo& g, int gpu_cou
   // reg_l2hint accepts only 16-B vectors: its other widths are dropped as not fitting.
   const std::map<std::string, std::vector<int>> reg_tuning = {
       {"sms", {S}}, {"threads", {256, 512, 1024}}, {"blocks_per_sm", {1, 2}}, {"vec_bytes", {4, 8, 16}},
-      {"unroll", {1, 2, 4, 8}}};
+      {"unroll", {1, 4, 8}}};
   Sweep tune{"tune", {"push", "pull"}, {"one_way"}, 1 * GiB,
              {{"tma_bulk", {16 * KiB}, tma_tuning},
               {"tma_tile", {16 * KiB}, tma_tuning},
