@@ -193,8 +193,18 @@ pk_launcher() {
       done
       true
       ;;
-    *) echo "unknown peer mode '$1' (single, ipc, vmm)" >&2; return 2 ;;
+    *) echo "unknown peer mode '$1' (single, ipc, vmm, virtual)" >&2; return 2 ;;
   esac
+}
+
+# pk_launcher_lines MODE: pk_launcher's lines into the array `launcher`, its exit code kept
+# (mapfile < <(...) would lose it: an unknown mode must stop the run with exit 2).
+pk_launcher_lines() {
+  local text
+  text=$(pk_launcher "$1") || return $?
+  launcher=()
+  [ -n "$text" ] && mapfile -t launcher <<< "$text"
+  return 0
 }
 
 # The --peer-mode=X (or --peer-mode X) among the arguments, or "single".
