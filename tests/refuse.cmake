@@ -136,6 +136,10 @@ endif()
 # The top-level script answers --help before it looks for anything (exit 0).
 add_test(NAME refuse_run_sh_help COMMAND ${_pk_cli}/expect_exit.sh 0 "scripts/run.sh --quick" ${CMAKE_SOURCE_DIR}/scripts/run.sh --help)
 set_tests_properties(refuse_run_sh_help PROPERTIES LABELS cpu TIMEOUT 30)
+# Every script in scripts/ answers --help (usage naming it, exit 0) before it looks at or
+# changes anything.
+add_test(NAME refuse_scripts_help COMMAND ${_pk_cli}/scripts_help.sh ${CMAKE_SOURCE_DIR})
+set_tests_properties(refuse_scripts_help PROPERTIES LABELS cpu TIMEOUT 300)
 
 # Issue 28's bad inputs, each refused first (exit 2, the flag named), without a GPU as with one:
 # the checks run before the GPU is looked for.
