@@ -55,11 +55,27 @@ pk_fused_needs_comm_only() {
     $c["gpus"] + 0 >= 2 { found = 1; exit }
     END { exit !found }' "$1"
 }
+# pk_build_stale: whether the build folder was configured when python3's NVSHMEM wheel was in
+# another state than now (installed after the folder was made, or removed since): the cache's
+# PKBENCH_NVSHMEM_WHEEL_SEEN (cmake/Nvshmem.cmake) against `import nvidia.nvshmem` now. A folder
+# configured with PKBENCH_NVSHMEM_ROOT is never stale on this account; one configured before
+# the value was recorded is (once).
+pk_build_stale() {
+  local cache=$PKBENCH_BUILD_DIR/CMakeCache.txt seen now=OFF
+  [ -f "$cache" ] || return 1
+  seen=$(sed -n 's/^PKBENCH_NVSHMEM_WHEEL_SEEN:INTERNAL=//p' "$cache")
+  [ "$seen" = ROOT ] && return 1
+  python3 -c 'import nvidia.nvshmem' >/dev/null 2>&1 && now=ON
+  [ "$seen" != "$now" ]
+}
 pk_build() {
   local gen=() targets=()
   command -v ninja >/dev/null 2>&1 && gen=(-G Ninja)
   if [ ! -f "$PKBENCH_BUILD_DIR/CMakeCache.txt" ]; then
     cmake -S "$PKBENCH_ROOT" -B "$PKBENCH_BUILD_DIR" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release ${PKBENCH_CMAKE_ARGS:-}
+  elif pk_build_stale; then
+    pk_log "python3's NVSHMEM wheel changed since $PKBENCH_BUILD_DIR was configured: configuring it again"
+    cmake "$PKBENCH_BUILD_DIR" >/dev/null
   fi
   [ $# -gt 0 ] && targets=(--target "$@")
   cmake --build "$PKBENCH_BUILD_DIR" -j "${PKBENCH_JOBS:-$(nproc)}" "${targets[@]}"
@@ -177,8 +193,18 @@ pk_launcher() {
       done
       true
       ;;
-    *) echo "unknown peer mode '$1' (single, ipc, vmm)" >&2; return 2 ;;
+    *) echo "unknown peer mode '$1' (single, ipc, vmm, virtual)" >&2; return 2 ;;
   esac
+}
+
+# pk_launcher_lines MODE: pk_launcher's lines into the array `launcher`, its exit code kept
+# (mapfile < <(...) would lose it: an unknown mode must stop the run with exit 2).
+pk_launcher_lines() {
+  local text
+  text=$(pk_launcher "$1") || return $?
+  launcher=()
+  [ -n "$text" ] && mapfile -t launcher <<< "$text"
+  return 0
 }
 
 # The --peer-mode=X (or --peer-mode X) among the arguments, or "single".

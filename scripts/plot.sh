@@ -8,6 +8,7 @@
 # machine and commit in the titles. The studies with figure scripts of their own are drawn by
 # them: collectives/ (microbench/collectives/plot.sh: Figures 6, 15-17) and fused/
 # (microbench/fused/plot.sh: Figures 4, 5, 7-9 and table3.md).
+case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # --help first: the comment above
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 dir=${1:?usage: scripts/plot.sh RESULTS_DIR}

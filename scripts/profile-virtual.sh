@@ -19,6 +19,7 @@
 # holds the start gate and every operation of the sample (its count is on stderr: "profiler
 # range N"). Clocks are left alone (--clock-control none). Everything lands in
 # $OUT/profile-virtual.tgz, each result's raw page also in $OUT/<target>_<replay>_raw.csv.
+case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # --help first: the comment above
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 CUDA_MODULE_LOADING=EAGER
 export CUDA_DEVICE_MAX_CONNECTIONS=32  # virtual ranks: the tests' setting (peer_group.h)

@@ -97,6 +97,8 @@ if [ "$list" = 1 ]; then
   if [ -n "$plan_gpus" ] || [ "${n:-0}" -lt 1 ]; then
     n=${plan_gpus:-2}
     where=(--arch=sm_90a --world="$n")
+    # Virtual ranks are the planned GPUs themselves (--ranks): the binary plans for them.
+    [ "$(pk_peer_mode_of "$@")" = virtual ] && where=(--arch=sm_90a)
   fi
   rc=0 total=0
   for s in "${studies[@]}"; do
@@ -124,11 +126,38 @@ if [ "$list" = 1 ]; then
   exit "$rc"
 fi
 
-# Peer modes are checked before anything runs (pk_launcher refuses an unknown one).
-pk_launcher "$(pk_peer_mode_of "$@")" > /dev/null || exit 2
+# Peer modes are checked before anything runs (pk_launcher refuses an unknown one), the
+# environment's default too.
+m=$(pk_peer_mode_of "$@")
+err=$(pk_launcher "$m" 2>&1 > /dev/null) || { echo "run.sh: error: --peer-mode=$m: $err" >&2; exit 2; }
+if [ -n "${PKBENCH_PEER_MODE:-}" ]; then
+  err=$(pk_launcher "$PKBENCH_PEER_MODE" 2>&1 > /dev/null) ||
+    { echo "run.sh: error: PKBENCH_PEER_MODE=$PKBENCH_PEER_MODE: $err" >&2; exit 2; }
+fi
 
 ngpu=$(pk_gpu_count)
 if [ "${ngpu:-0}" -lt 1 ]; then
+  # Bad flags come first, GPU or not (exit 2 with the flag named): each study's binary checks
+  # them as its --list would (planned for a stand-in GPU; ipc/vmm need mpirun, so left out).
+  if [ $# -gt 0 ]; then
+    check=()
+    for a in "$@"; do
+      case "$a" in --peer-mode=ipc|--peer-mode=vmm) ;; *) check+=("$a") ;; esac
+    done
+    for s in "${studies[@]}"; do
+      bin=$(pk_bin "$s")
+      if [ ! -x "$bin" ]; then
+        echo "run.sh: note: $(basename "$bin") is not built: its flags are not checked here" >&2
+        continue
+      fi
+      err=$("$bin" ${check[@]+"${check[@]}"} --list --arch=sm_90a 2>&1 >/dev/null)
+      rc=$?
+      if [ "$rc" = 2 ]; then
+        printf '%s\n' "$err" >&2
+        exit 2
+      fi
+    done
+  fi
   echo "run.sh: no NVIDIA GPU on this machine (nvidia-smi lists none), so there is nothing to measure." >&2
   echo "        Plans: scripts/run.sh [STUDY ...] --list. Summaries, figures and reports can still be" >&2
   echo "        redrawn from committed CSVs: scripts/regenerate.sh results/<machine>" >&2
@@ -184,7 +213,7 @@ run_study() {
   mkdir -p "$dir" "$(dirname "$csv")"
   # One process per GPU under mpirun (ipc, vmm), or one process (single, virtual): lib.sh's
   # pk_study_peer_mode.
-  mapfile -t launcher < <(pk_launcher "$(pk_study_peer_mode "$s" "$ngpu" "$@")")
+  pk_launcher_lines "$(pk_study_peer_mode "$s" "$ngpu" "$@")" || { status=2; return 0; }
   local cmd=(${launcher[@]+"${launcher[@]}"} "$(pk_bin "$s")" "--csv=$csv" "$@")
   printf '%q ' "${cmd[@]}" | sed "s|$PKBENCH_ROOT/||g" >> "$dir/command.txt"
   echo >> "$dir/command.txt"

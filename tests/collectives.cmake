@@ -11,13 +11,13 @@ if(TARGET pkbench_coll_problem)
     ${CMAKE_CURRENT_LIST_DIR}/cpu/test_collectives_ll.cpp ${CMAKE_CURRENT_LIST_DIR}/cpu/test_nccltests_method.cpp
     ${CMAKE_CURRENT_LIST_DIR}/cpu/test_nccltests_output.cpp ${CMAKE_CURRENT_LIST_DIR}/cpu/test_coll_order.cpp)
   target_link_libraries(pkbench_collectives_cpu_tests PRIVATE pkbench_coll_problem GTest::gtest_main)
-  gtest_discover_tests(pkbench_collectives_cpu_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS cpu)
+  pk_discover_tests(pkbench_collectives_cpu_tests PROPERTIES LABELS cpu)
 endif()
 
 if(TARGET pkbench_coll_core)
   add_executable(pkbench_collectives_gpu_tests ${CMAKE_CURRENT_LIST_DIR}/gpu/test_collectives_gpu.cu)
   target_link_libraries(pkbench_collectives_gpu_tests PRIVATE pkbench_coll_core GTest::gtest_main)
-  gtest_discover_tests(pkbench_collectives_gpu_tests DISCOVERY_MODE PRE_TEST
+  pk_discover_tests(pkbench_collectives_gpu_tests
     PROPERTIES LABELS gpu RESOURCE_LOCK gpu SKIP_REGULAR_EXPRESSION "SKIPPED" ENVIRONMENT "CUDA_MODULE_LOADING=EAGER;CUDA_DEVICE_MAX_CONNECTIONS=32")
   pk_virtual_rank_tests(pkbench_collectives_gpu_tests)
   # The all-reduce registry needs no GPU: its test of the GPU binary runs as a CPU test too.

@@ -13,21 +13,21 @@ if(TARGET pkbench_fused_schema)
     target_compile_definitions(pkbench_fused_cpu_tests PRIVATE PKBENCH_FUSED_MODEL)
   endif()
   target_compile_definitions(pkbench_fused_cpu_tests PRIVATE PKBENCH_FIXTURE_DIR="${CMAKE_CURRENT_LIST_DIR}/fixtures")
-  gtest_discover_tests(pkbench_fused_cpu_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS cpu)
+  pk_discover_tests(pkbench_fused_cpu_tests PROPERTIES LABELS cpu)
 endif()
 # The tuned schedule's answers and refusals, and its summary (the sweeps read the rows).
 if(TARGET pkbench_fused_schema AND TARGET pkbench_sweeps)
   add_executable(pkbench_fused_tuned_tests ${CMAKE_CURRENT_LIST_DIR}/cpu/test_fused_tuned.cpp)
   target_link_libraries(pkbench_fused_tuned_tests PRIVATE pkbench_fused_schema pkbench_sweeps GTest::gtest_main)
   target_compile_definitions(pkbench_fused_tuned_tests PRIVATE PKBENCH_FIXTURE_DIR="${CMAKE_CURRENT_LIST_DIR}/fixtures")
-  gtest_discover_tests(pkbench_fused_tuned_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS cpu)
+  pk_discover_tests(pkbench_fused_tuned_tests PROPERTIES LABELS cpu)
 endif()
 
 if(TARGET pkbench_fused_core)
   add_executable(pkbench_fused_gpu_tests ${CMAKE_CURRENT_LIST_DIR}/gpu/gpu_main.cpp
     ${CMAKE_CURRENT_LIST_DIR}/gpu/test_fused_gpu.cu)
   target_link_libraries(pkbench_fused_gpu_tests PRIVATE pkbench_fused_core GTest::gtest)
-  gtest_discover_tests(pkbench_fused_gpu_tests DISCOVERY_MODE PRE_TEST
+  pk_discover_tests(pkbench_fused_gpu_tests
     PROPERTIES LABELS gpu RESOURCE_LOCK gpu SKIP_REGULAR_EXPRESSION "SKIPPED" ENVIRONMENT "CUDA_MODULE_LOADING=EAGER;NCCL_NVLS_ENABLE=0")
   pk_virtual_rank_tests(pkbench_fused_gpu_tests)
   if(PKBENCH_HAVE_MPI)

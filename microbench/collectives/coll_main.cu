@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <set>
+#include <tuple>
 
 #include "microbench/harness/args.h"
 #include "microbench/harness/capability.h"
@@ -158,9 +159,19 @@ ImplList keep_nccl_configs(const ImplList& all, const StudyConfig& cfg, const Fl
   return v;
 }
 
+// A name listed twice would plan every point of it twice: refused, naming the flag.
+void refuse_repeats(const char* flag, const std::vector<std::string>& names) {
+  std::set<std::string> seen;
+  for (const auto& n : names)
+    if (!seen.insert(n).second) throw pk::ArgError(std::string(flag) + ": '" + n + "' is listed twice");
+}
+
 // Collectives, dtypes, modes, sizes, counts and shapes into cfg; ArgError naming the flag.
 void parse_problem_flags(CLI::App& app, StudyConfig& cfg, const CollLists& l, const Flags& f) {
   cfg.collectives = l.collectives == "all" ? collective_names() : split(l.collectives);
+  refuse_repeats("--collectives", cfg.collectives);
+  refuse_repeats("--dtypes", split(l.dtypes));
+  refuse_repeats("--modes", split(l.modes));
   for (const auto& c : cfg.collectives) layout_of(c);
   for (const auto& d : split(l.dtypes)) cfg.dtypes.push_back(parse_dtype(d));
   for (const auto& m : split(l.modes)) {
@@ -183,6 +194,16 @@ void parse_problem_flags(CLI::App& app, StudyConfig& cfg, const CollLists& l, co
   if (cfg.dims.cols == 0) throw pk::ArgError("--tensor-cols=0: the *_cols layouts need at least one column per rank");
   cfg.sizes_given = app.count("--sizes") > 0;
   cfg.tensor_sizes_given = app.count("--tensor-sizes") > 0;
+  // A size given that is no whole number of elements splits on no GPU count: refused now, before
+  // the GPU is looked for (the split over the ranks is checked once their count is known).
+  for (auto [flag, list, given] : {std::tuple{"--sizes", &cfg.sizes, cfg.sizes_given},
+                                   {"--tensor-sizes", &cfg.tensor_sizes, cfg.tensor_sizes_given}})
+    if (given)
+      for (DType t : cfg.dtypes)
+        for (uint64_t v : *list)
+          if (v % dtype_bytes(t) != 0)
+            throw pk::ArgError(std::string(flag) + ": " + std::to_string(v) + " B does not split into whole " + dtype_name(t) +
+                               " elements (" + std::to_string(dtype_bytes(t)) + " B each)");
   const auto shape = split(f.a2a);
   if (shape.size() != 3) throw pk::ArgError("--a2a-shape=" + f.a2a + ": expected B,H,D");
   uint64_t* dims[3] = {&cfg.dims.batch, &cfg.dims.heads, &cfg.dims.head_dim};
@@ -199,6 +220,7 @@ void parse_problem_flags(CLI::App& app, StudyConfig& cfg, const CollLists& l, co
 // round of a GPU-count sweep, whose preset narrows the NCCL configurations).
 ImplList select_impls(const ImplList& all, const std::string& impls, bool strict = true) {
   if (impls == "all") return all;
+  refuse_repeats("--impls", split(impls));
   if (!strict) {
     ImplList keep;
     for (const auto& want : split(impls))

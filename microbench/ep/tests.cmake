@@ -6,13 +6,13 @@
 if(TARGET pkbench_ep_analysis)
   add_executable(pkbench_ep_cpu_tests ${CMAKE_SOURCE_DIR}/microbench/ep/test_ep_cpu.cpp)
   target_link_libraries(pkbench_ep_cpu_tests PRIVATE pkbench_ep_analysis GTest::gtest_main)
-  gtest_discover_tests(pkbench_ep_cpu_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS cpu)
+  pk_discover_tests(pkbench_ep_cpu_tests PROPERTIES LABELS cpu)
 endif()
 
 if(TARGET pkbench_ep_core)
   add_executable(pkbench_ep_gpu_tests ${CMAKE_SOURCE_DIR}/tests/gpu/gpu_main.cpp ${CMAKE_SOURCE_DIR}/microbench/ep/test_ep_gpu.cu)
   target_link_libraries(pkbench_ep_gpu_tests PRIVATE pkbench_ep_core GTest::gtest)
-  gtest_discover_tests(pkbench_ep_gpu_tests DISCOVERY_MODE PRE_TEST
+  pk_discover_tests(pkbench_ep_gpu_tests
     PROPERTIES LABELS gpu RESOURCE_LOCK gpu SKIP_REGULAR_EXPRESSION "SKIPPED"
     ENVIRONMENT "CUDA_MODULE_LOADING=EAGER;CUDA_DEVICE_MAX_CONNECTIONS=32;NCCL_NVLS_ENABLE=0")
   pk_virtual_rank_tests(pkbench_ep_gpu_tests)
