@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every scripts/run.sh, scripts/device.sh and study-binary example of README.md, as written,
+# Every scripts/run.sh, scripts/reproduce.sh and study-binary example of README.md, as written,
 # accepted with --list (the plan: no GPU, nothing measured) or, for --help, as it is: exit 0.
 # Examples are the README's code-block lines (backslash continuations joined) and inline code
 # spans that start with one of those commands; synopses with placeholders ([...], <...>, ...,
@@ -21,7 +21,7 @@ while IFS= read -r line; do
   cmd=$(printf '%s' "$line" | sed -E 's/^([A-Z_]+=[^ ]* +)*//; s/^bash +//; s/^mpirun .* (build\/)/\1/')
   case "$cmd" in
     */) continue ;;  # a folder named in prose (build/bin/)
-    scripts/run.sh*|scripts/device.sh*|build/bin/*) ;;
+    scripts/run.sh*|scripts/reproduce.sh*|build/bin/*) ;;
     *) continue ;;
   esac
   if printf '%s' "$cmd" | grep -Eq '\[|<|\.\.\.|(^| )[A-Z][A-Z_]{2,}( |$)'; then continue; fi
