@@ -67,7 +67,7 @@ foreach(_m IN LISTS _pk_machines)
     set_tests_properties(results_regenerate_${_m} PROPERTIES LABELS cpu)
   endif()
 endforeach()
-# Every scripts/run.sh, scripts/reproduce.sh and study-binary example of README.md accepted as
+# Every scripts/run.sh, scripts/reproduce.sh and study-binary example of README.md and docs/ accepted as
 # written (with --list: no GPU needed).
 add_test(NAME readme_commands COMMAND ${_pk_cli}/readme_commands.sh ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR})
 set_tests_properties(readme_commands PROPERTIES LABELS cpu)
