@@ -8,7 +8,7 @@ export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 TORCH_SYMM_MEM_DISABLE_MULTICAS
 
 pk_log() { printf '[pkbench %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
-# Configures the build folder once, then builds the named targets (a device call need not
+# Configures the build folder once, then builds the named targets (a run of one study need not
 # compile every study), or everything without arguments.
 # The tools regenerate.sh runs on a study's CSVs beyond the summaries every run builds
 # (pkbench_transfer_summary, pkbench_sync_summary, ...): one per study that has one.
@@ -28,7 +28,7 @@ pk_derive_targets() {
 # SMs; T_comm of the inter-SM GEMM+RS / GEMM+AR points. Declared once: scripts/run.sh's fused
 # study measures them into fused/$PK_FUSED_COMM_ONLY_CSV beside fused.csv (with the fused run's
 # peer mode and ranks: --peer-mode=virtual --ranks=N too), scripts/regenerate.sh passes that file
-# to the model, scripts/device.sh's fused-comm-virtual check measures the same rows.
+# to the model.
 PK_FUSED_COMM_ONLY_CSV=communicator_only_rs_ar.csv
 # pk_fused_comm_only_flags [COMM_SMS]: pkbench_fused's flags for them, one a line (default comm
 # SMs 4,8,16,32).
@@ -184,7 +184,7 @@ pk_launcher() {
       # in containers.
       printf '%s\n' -x NCCL_NVLS_ENABLE -x NVSHMEM_DISABLE_NVLS -x TORCH_SYMM_MEM_DISABLE_MULTICAST \
         -x CUDA_MODULE_LOADING -x PKBENCH_GIT_COMMIT --mca btl_vader_single_copy_mechanism none
-      # Where a caller set them: the bootstraps' interfaces (scripts/device.sh: loopback) and
+      # Where a caller set them: the bootstraps' interfaces (e.g. loopback on one node) and
       # NCCL's transports (NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1: its network path, simulated
       # inter-node).
       local v
@@ -300,7 +300,7 @@ pk_ensure_deps() {
   [ "$(id -u)" = 0 ] && root=1
   [ -n "${PKBENCH_DEPS_AS_ROOT:-}" ] && root=$PKBENCH_DEPS_AS_ROOT
   local dry=${PKBENCH_DEPS_DRY_RUN:-0} noinst=${PKBENCH_NO_INSTALL:-0}
-  # Machines without a network (the lent GPU machines) fail this probe at once instead of
+  # Machines without a network (air-gapped GPU nodes) fail this probe at once instead of
   # waiting on apt's timeouts.
   local online=1
   [ "$dry" = 1 ] || timeout 5 getent hosts deb.debian.org >/dev/null 2>&1 || online=0

@@ -24,7 +24,7 @@
 # H200x2: about a minute with the build).
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
-# A caller that built first (scripts/device.sh) passes the build's seconds so they count.
+# A caller that built first passes the build's seconds (PKBENCH_BUILD_SECONDS) so they count.
 start=$(( $(date +%s) - ${PKBENCH_BUILD_SECONDS:-0} ))
 
 usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; }

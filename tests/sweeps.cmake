@@ -67,22 +67,17 @@ foreach(_m IN LISTS _pk_machines)
     set_tests_properties(results_regenerate_${_m} PROPERTIES LABELS cpu)
   endif()
 endforeach()
-# Every scripts/run.sh, scripts/device.sh and study-binary example of README.md accepted as
+# Every scripts/run.sh, scripts/reproduce.sh and study-binary example of README.md and docs/ accepted as
 # written (with --list: no GPU needed).
 add_test(NAME readme_commands COMMAND ${_pk_cli}/readme_commands.sh ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR})
 set_tests_properties(readme_commands PROPERTIES LABELS cpu)
 # run.sh --as refuses the main run's own names (its wall time is read by them) and absolute
-# paths; device.sh refuses an unknown study and a flag before any study, before anything runs.
+# paths, before anything runs.
 add_test(NAME sweeps_run_as_main_name COMMAND ${_pk_cli}/expect_exit.sh 2 "the name of the study's main run"
   ${CMAKE_SOURCE_DIR}/scripts/run.sh transfer --as=transfer.extra)
 add_test(NAME sweeps_run_as_absolute COMMAND ${_pk_cli}/expect_exit.sh 2 "a relative name"
   ${CMAKE_SOURCE_DIR}/scripts/run.sh sync --as=/tmp/x)
-add_test(NAME sweeps_device_unknown_study COMMAND ${_pk_cli}/expect_exit.sh 2 "unknown study 'warp_drive'"
-  ${CMAKE_SOURCE_DIR}/scripts/device.sh --list warp_drive)
-add_test(NAME sweeps_device_flag_first COMMAND ${_pk_cli}/expect_exit.sh 2 "before any study"
-  ${CMAKE_SOURCE_DIR}/scripts/device.sh --list --sizes=4K)
-set_tests_properties(sweeps_run_as_main_name sweeps_run_as_absolute sweeps_device_unknown_study sweeps_device_flag_first
-  PROPERTIES LABELS cpu)
+set_tests_properties(sweeps_run_as_main_name sweeps_run_as_absolute PROPERTIES LABELS cpu)
 # run.sh fused without a GPU (stand-ins for nvidia-smi, cmake and the tools): the communicator-only
 # rows measured beside fused.csv and passed to the cost model as --comm-only.
 add_test(NAME sweeps_run_sh_fused_comm_only COMMAND ${_pk_cli}/run_sh_fused_comm_only.sh ${CMAKE_SOURCE_DIR})

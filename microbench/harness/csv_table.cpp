@@ -105,7 +105,7 @@ inline bool same(std::string_view a, std::string_view b) {
   return true;
 }
 
-// The suite's columns carry their unit in the name (DESIGN.md): a time, a bandwidth, a size
+// The suite's columns carry their unit in the name (docs/measurement.md): a time, a bandwidth, a size
 // or a rate is measured, never negative, whichever reader declares it.
 bool measured_by_name(const std::string& n) {
   auto ends = [&](const char* suf) {
