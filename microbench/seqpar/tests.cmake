@@ -1,0 +1,38 @@
+# Sequence-parallel study tests, included by tests/seqpar.cmake (tests/CMakeLists.txt includes
+# it when the study is configured). CPU (label cpu): the collectives' ulysses presets planned
+# (--list) and refused where the heads do not split. GPU (label gpu): pkbench_seqpar_gpu_tests
+# alone (one process: 2 GPUs, and virtual ranks on one, run again at 3, 4 and 8 ranks).
+if(TARGET pkbench_coll_core)
+  add_executable(pkbench_seqpar_gpu_tests ${CMAKE_SOURCE_DIR}/tests/gpu/gpu_main.cpp
+    ${CMAKE_SOURCE_DIR}/microbench/seqpar/test_ulysses_gpu.cu)
+  target_link_libraries(pkbench_seqpar_gpu_tests PRIVATE pkbench_coll_core GTest::gtest)
+  gtest_discover_tests(pkbench_seqpar_gpu_tests DISCOVERY_MODE PRE_TEST
+    PROPERTIES LABELS gpu RESOURCE_LOCK gpu SKIP_REGULAR_EXPRESSION "SKIPPED"
+    ENVIRONMENT "CUDA_MODULE_LOADING=EAGER;CUDA_DEVICE_MAX_CONNECTIONS=32;NCCL_NVLS_ENABLE=0")
+  pk_virtual_rank_tests(pkbench_seqpar_gpu_tests)
+endif()
+
+if(TARGET pkbench_collectives)
+  # The Ulysses sweep (S per rank 1K..128K at B,H,D = 1,128,128: 32 MiB to 4 GiB), planned for 4
+  # GPUs at 2 and 4: every size of the three collectives in both modes, each round.
+  add_test(NAME seqpar_cli_ulysses_plan COMMAND bash -c [=[
+      out=$("$0" --list --arch=sm_90a --world=4 --gpu-counts=2,4 --preset=ulysses --impls=push,nccl 2>/dev/null) ||
+        { echo "$out"; exit 1; }
+      echo "$out" | awk '/^# [0-9]+ GPUs/ { r = $2; next } /\// { n[r "/" $0 ~ /^all_to_all_4d\// ? "a2a" : "cols"]++;
+          if ($0 ~ /^all_to_all_4d\/push\/bf16\/4294967296\/graph/) top[r]++; if ($0 ~ /^all_to_all_4d\/push\/bf16\/33554432\/eager/) low[r]++ }
+        END { if (!top[2] || !top[4] || !low[2] || !low[4]) { print "sizes missing"; exit 1 } }' && echo "ulysses planned"
+      ]=] $<TARGET_FILE:pkbench_collectives>)
+  add_test(NAME seqpar_cli_ulysses_layer_plan COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/expect_exit.sh 0
+    "all_to_all_4d/push/bf16/4294967296/eager"
+    $<TARGET_FILE:pkbench_collectives> --list --arch=sm_90a --world=8 --preset=ulysses_layer)
+  # H = 128 does not split over 3 ranks: refused before anything runs, the flag named.
+  add_test(NAME seqpar_cli_ulysses_heads_refused COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/expect_exit.sh 2
+    "--a2a-shape: 128 heads do not split over 3 ranks"
+    $<TARGET_FILE:pkbench_collectives> --list --arch=sm_90a --world=3 --preset=ulysses)
+  # The flag wins over the preset's shape.
+  add_test(NAME seqpar_cli_ulysses_shape_flag COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/expect_exit.sh 0
+    "all_to_all_4d/push/bf16/100663296/eager"
+    $<TARGET_FILE:pkbench_collectives> --list --arch=sm_90a --world=3 --preset=ulysses --a2a-shape=1,96,128 --tensor-sizes=96M)
+  set_tests_properties(seqpar_cli_ulysses_plan seqpar_cli_ulysses_layer_plan seqpar_cli_ulysses_heads_refused
+    seqpar_cli_ulysses_shape_flag PROPERTIES LABELS cpu)
+endif()
