@@ -82,11 +82,11 @@ class SeqparPlan : public StudyPlan {
   }
   std::vector<ListedPoint> plan(const GpuInfo& g) override {
     check(study_.planned_world());
-    return listed(g);
+    return listed(g, study_.planned_world());
   }
   std::vector<ListedPoint> points(PeerGroup& group) override {
     check(group.size());
-    return listed(group.topology().gpus[0]);
+    return listed(group.topology().gpus[0], group.size());
   }
   void setup(PeerGroup& group, PointResults& results) override {
     study_.note(std::to_string(points_.size()) + " points; B=" + std::to_string(opt_.shape.batch) +
@@ -110,9 +110,15 @@ class SeqparPlan : public StudyPlan {
       check_shape(s);
     }
   }
-  std::vector<ListedPoint> listed(const GpuInfo& g) const {
+  std::vector<ListedPoint> listed(const GpuInfo& g, int ranks) const {
     std::vector<ListedPoint> out;
-    for (const Point& p : points_) out.push_back({p.name(), missing_for(p, g)});
+    for (const Point& p : points_) {
+      RingShape s = opt_.shape;
+      s.ranks = ranks;
+      s.seq = p.seq;
+      s.heads = p.heads;
+      out.push_back({p.name(), missing_for(p, g), planned_point_ms(opt_.timing, planned_pass_ms(s, p.impl))});
+    }
     return out;
   }
 

@@ -118,6 +118,10 @@ const std::vector<Preset>& presets() {
       {"heads",
        "the tuning table's grid: H = 8, 16, 32 (B = 16), S per rank 512 to 8K by 4, every schedule, inter_sm at 8, 16, 32",
        {{"all", "512:8192:x4", "8,16,32", "8,16,32"}}},
+      {"main",
+       "what scripts/run.sh measures at every GPU count: B = 16, H = 16, S per rank 1K and 4K, every schedule, inter_sm at "
+       "16 and 32 communication SMs",
+       {{"all", "1024,4096", "16", "16,32"}}},
       {"smoke", "a quick look: B = 16, H = 16, S per rank 256 and 1024, every schedule, inter_sm at 16 SMs",
        {{"all", "256,1024", "16", "16"}}},
   };
@@ -150,6 +154,13 @@ std::vector<Point> plan_points(const Preset& p, const GridText& f) {
     }
   }
   return out;
+}
+
+double planned_pass_ms(const RingShape& s, const std::string& impl) {
+  const ImplInfo& i = impl_info(impl);
+  const double compute = i.computes ? s.ranks * s.step_flops() / 600e12 : 0;
+  const double moves = i.moves ? (s.ranks - 1) * double(s.block_bytes()) / 150e9 : 0;
+  return (compute + moves) * 1e3;
 }
 
 int auto_sms(int budget) { return std::clamp(budget / 8, 4, 32); }

@@ -71,6 +71,10 @@ const std::vector<Preset>& presets();
 const Preset& preset(const std::string& name);  // ArgError naming --preset
 std::vector<Point> plan_points(const Preset& p, const GridText& flags);
 
+// --list's estimate of one pass (milliseconds) on `ranks` GPUs: the stand-in at 600 TFLOP/s and
+// the transfers at 150 GB/s, summed (the sequential bound).
+double planned_pass_ms(const RingShape& s, const std::string& impl);
+
 // The communication SMs of inter_sm when --sms says auto: an eighth of the rank's SMs, 4..32.
 int auto_sms(int budget);
 

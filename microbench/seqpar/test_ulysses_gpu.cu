@@ -18,10 +18,28 @@
 #include "microbench/collectives/coll_harness.h"
 #include "microbench/collectives/coll_nccl.h"
 #include "microbench/harness/cuda_check.h"
-#include "tests/gpu/gpu_test_util.h"
 
 using namespace pk;
 using namespace pk::coll;
+
+// The communicator of this test process (tests/gpu/gpu_main.cpp).
+pk::Comm& test_comm();
+
+namespace {
+
+std::string no_gpu_reason() {
+  int n = 0;
+  const cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    return std::string("no usable CUDA GPU: cudaGetDeviceCount: ") + cudaGetErrorString(e);
+  }
+  return n == 0 ? "no CUDA GPU visible" : "";
+}
+
+std::string mode_param_name(const ::testing::TestParamInfo<pk::PeerMode>& i) { return pk::peer_mode_name(i.param); }
+
+}  // namespace
 
 namespace {
 

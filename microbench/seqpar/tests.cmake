@@ -4,9 +4,9 @@
 # planned (--list) and refused where the heads do not split. GPU (label gpu): the ring's
 # pkbench_seqpar_gpu_tests and the Ulysses collectives' pkbench_seqpar_ulysses_gpu_tests, each
 # alone (one process: 2 GPUs, and virtual ranks on one, run again at 3, 4 and 8 ranks).
-if(TARGET pkbench_seqpar_problem)
+if(TARGET pkbench_seqpar_analysis AND TARGET pkbench_coll_problem)
   add_executable(pkbench_seqpar_cpu_tests ${CMAKE_SOURCE_DIR}/microbench/seqpar/test_seqpar_cpu.cpp)
-  target_link_libraries(pkbench_seqpar_cpu_tests PRIVATE pkbench_seqpar_problem GTest::gtest_main)
+  target_link_libraries(pkbench_seqpar_cpu_tests PRIVATE pkbench_seqpar_analysis pkbench_coll_problem GTest::gtest_main)
   gtest_discover_tests(pkbench_seqpar_cpu_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS cpu)
 endif()
 
@@ -72,4 +72,9 @@ if(TARGET pkbench_seqpar)
       ${CMAKE_SOURCE_DIR}/tests/cli/expect_exit.sh 2 "NCCL_NVLS_ENABLE=${_mc}: NVSwitch multicast is never run" $<TARGET_FILE:pkbench_seqpar>)
     set_tests_properties(seqpar_cli_multicast_refused_${_mc} PROPERTIES LABELS cpu)
   endforeach()
+endif()
+if(TARGET pkbench_seqpar_summary)
+  pk_cli_test(seqpar_summary_usage pkbench_seqpar_summary 2 "SEQPAR_CSV and OUT_DIR")
+  pk_cli_test(seqpar_summary_missing_csv pkbench_seqpar_summary 1 "error: .*nonexistent.csv" /nonexistent.csv ${CMAKE_CURRENT_BINARY_DIR})
+  pk_cli_test(seqpar_summary_unknown_option pkbench_seqpar_summary 2 "unknown option '--bogus'" --bogus)
 endif()
