@@ -97,22 +97,22 @@ pk_study_peer_mode() {
 pk_main_flags() {
   case $1 in collectives|fused|seqpar) echo --preset=main ;; esac
   if [ "$2" -ge 3 ]; then
-    case $1 in collectives|fused|seqpar) echo --gpu-counts=all ;; esac
+    case $1 in collectives|fused) echo --gpu-counts=all ;; esac
   fi
   true
 }
 # pk_seqpar_ulysses_runs NGPU: the sequence-parallel study's Ulysses runs on a machine of NGPU
 # GPUs (pkbench_collectives' ulysses presets, microbench/seqpar/README.md), one a line: the CSV's
-# name, then its flags. The 4-D all-to-all splits H = 128 over the ranks, so it runs at the GPU
-# counts that divide 128; the column all-gather / reduce-scatter at every count 2..N.
+# name, then its flags. Every count 2..N; the 4-D all-to-all splits H = 128 over the ranks, so it
+# sits out the counts that do not divide 128 (pkbench_collectives says so) where the column
+# all-gather / reduce-scatter run; the layer shape (the all-to-all alone) runs at 2, 4, 8.
 pk_seqpar_ulysses_runs() {
   local n=$1 k counts=""
   for k in 2 4 8; do [ "$k" -le "$n" ] && counts+="${counts:+,}$k"; done
   [ -n "$counts" ] || return 0
   # The main job's sizes: S per rank 1K, 4K, 16K, 64K and 128K (the presets' own lists double).
   local sizes=--tensor-sizes=32M:4G:x4,4G
-  echo "ulysses_a2a --preset=ulysses --collectives=all_to_all_4d $sizes --gpu-counts=$counts"
-  echo "ulysses_cols --preset=ulysses --collectives=all_gather_cols,reduce_scatter_cols $sizes --gpu-counts=all"
+  echo "ulysses --preset=ulysses $sizes --gpu-counts=all"
   echo "ulysses_layer --preset=ulysses_layer --gpu-counts=$counts"
 }
 pk_is_study() { local s; for s in "${PK_STUDIES[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }

@@ -71,7 +71,7 @@ fi
 # The sequence-parallel summary: the ring's CSV and the Ulysses runs beside it.
 if [ -f "$dir/seqpar/seqpar.csv" ]; then
   uly=()
-  for f in "$dir"/seqpar/ulysses_*.csv; do [ -f "$f" ] && uly+=(--ulysses "$f"); done
+  for f in "$dir"/seqpar/ulysses*.csv; do [ -f "$f" ] && uly+=(--ulysses "$f"); done
   "$(pk_bin seqpar_summary)" "$dir/seqpar/seqpar.csv" "$dir/seqpar" ${uly[@]+"${uly[@]}"} > /dev/null || status=1
 fi
 # The library-primitives summary: the study's main CSV, its rerun (run-to-run noise) and its

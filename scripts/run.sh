@@ -244,7 +244,7 @@ comm_only() {
 }
 
 # The sequence-parallel study's Ulysses collectives (lib.sh: pk_seqpar_ulysses_runs): the
-# collectives study's binary on its ulysses presets, each CSV beside seqpar.csv (ulysses_*.csv,
+# collectives study's binary on its ulysses presets, each CSV beside seqpar.csv (ulysses*.csv,
 # which scripts/regenerate.sh passes to pkbench_seqpar_summary).
 ulysses_runs() {
   local dir=$1 name flags
@@ -336,7 +336,8 @@ for s in "${studies[@]}"; do
     [ ${#studies[@]} -gt 1 ] && mapfile -t main < <(pk_main_flags "$s" "$ngpu")
     run_study "$s" "$dir/$s.csv" ${main[@]+"${main[@]}"} "$@"
     [ "$s" = fused ] && comm_only "$dir/$s.csv" ${main[@]+"${main[@]}"} "$@"
-    [ "$s" = seqpar ] && ulysses_runs "$dir"
+    # The Ulysses sweeps (minutes) when the study runs alone (scripts/run.sh seqpar), not in the main job.
+    [ "$s" = seqpar ] && [ ${#studies[@]} -eq 1 ] && ulysses_runs "$dir"
     [ "$s" = transfer ] && [ "$last_rc" = 0 ] && transfer_ref "$dir/$s.csv"
   fi
   write_readme "$s"

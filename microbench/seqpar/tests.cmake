@@ -44,15 +44,22 @@ if(TARGET pkbench_collectives)
   add_test(NAME seqpar_cli_ulysses_layer_plan COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/expect_exit.sh 0
     "all_to_all_4d/push/bf16/4294967296/eager"
     $<TARGET_FILE:pkbench_collectives> --list --arch=sm_90a --world=8 --preset=ulysses_layer)
-  # H = 128 does not split over 3 ranks: refused before anything runs, the flag named.
+  # H = 128 does not split over 3 ranks: the all-to-all alone is refused before anything runs, the
+  # flag named; beside the column collectives it sits the round out.
   add_test(NAME seqpar_cli_ulysses_heads_refused COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/expect_exit.sh 2
     "--a2a-shape: 128 heads do not split over 3 ranks"
-    $<TARGET_FILE:pkbench_collectives> --list --arch=sm_90a --world=3 --preset=ulysses)
+    $<TARGET_FILE:pkbench_collectives> --list --arch=sm_90a --world=3 --preset=ulysses --collectives=all_to_all_4d)
+  add_test(NAME seqpar_cli_ulysses_every_count COMMAND bash -c [=[
+      out=$("$0" --list --arch=sm_90a --world=4 --gpu-counts=all --preset=ulysses 2>&1) || { echo "$out"; exit 1; }
+      echo "$out" | awk '/^# [0-9]+ GPUs/ { r = $2; next } /^all_to_all_4d\// { a[r]++ } /^all_gather_cols\// { g[r]++ }
+        END { if (!a[2] || a[3] || !a[4] || !g[2] || !g[3] || !g[4]) { print "rounds wrong"; exit 1 } }' &&
+        echo "$out" | grep -q "all_to_all_4d is not run on 3 GPUs" && echo "ulysses at every count"
+      ]=] $<TARGET_FILE:pkbench_collectives>)
   # The flag wins over the preset's shape.
   add_test(NAME seqpar_cli_ulysses_shape_flag COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/expect_exit.sh 0
     "all_to_all_4d/push/bf16/100663296/eager"
     $<TARGET_FILE:pkbench_collectives> --list --arch=sm_90a --world=3 --preset=ulysses --a2a-shape=1,96,128 --tensor-sizes=96M)
-  set_tests_properties(seqpar_cli_ulysses_plan seqpar_cli_ulysses_layer_plan seqpar_cli_ulysses_heads_refused
+  set_tests_properties(seqpar_cli_ulysses_plan seqpar_cli_ulysses_layer_plan seqpar_cli_ulysses_heads_refused seqpar_cli_ulysses_every_count
     seqpar_cli_ulysses_shape_flag PROPERTIES LABELS cpu)
 endif()
 
