@@ -20,6 +20,7 @@ pk_derive_targets() {
       primitives) echo pkbench_primitives_summary ;;
       collectives) echo pkbench_collectives_summary ;;
       ep) echo pkbench_ep_summary ;;
+      seqpar) echo pkbench_seqpar_summary pkbench_collectives ;;
     esac
   done
 }
@@ -82,12 +83,12 @@ pk_build() {
 }
 
 # The studies, in the order run.sh runs them.
-PK_STUDIES=(transfer sync primitives collectives fused gemm ep)
+PK_STUDIES=(transfer sync primitives collectives fused gemm ep seqpar)
 # The studies run one process per GPU (mpirun, --peer-mode ipc) wherever mpirun is found on a
 # machine of two or more GPUs, as nccl-tests and every framework run NCCL and NVSHMEM (NCCL in
 # one process driving every GPU read about 3x its small-message latency): the rows say
 # peer_mode=ipc. --peer-mode=single (or PKBENCH_PEER_MODE=single) keeps one process.
-PK_RANK_STUDIES=(primitives collectives fused ep)
+PK_RANK_STUDIES=(primitives collectives fused ep seqpar)
 # pk_study_peer_mode STUDY NGPU FLAGS...: the peer mode a run of STUDY gets: its --peer-mode,
 # else $PKBENCH_PEER_MODE, else ipc for PK_RANK_STUDIES on 2+ GPUs where mpirun is found, else single.
 pk_study_peer_mode() {
@@ -110,11 +111,25 @@ pk_study_peer_mode() {
 # on three or more GPUs the GPU-count sweep 2..N of the studies that have one (one run, the
 # scaling figure).
 pk_main_flags() {
-  case $1 in collectives|fused) echo --preset=main ;; esac
+  case $1 in collectives|fused|seqpar) echo --preset=main ;; esac
   if [ "$2" -ge 3 ]; then
     case $1 in collectives|fused) echo --gpu-counts=all ;; esac
   fi
   true
+}
+# pk_seqpar_ulysses_runs NGPU: the sequence-parallel study's Ulysses runs on a machine of NGPU
+# GPUs (pkbench_collectives' ulysses presets, microbench/seqpar/README.md), one a line: the CSV's
+# name, then its flags. Every count 2..N; the 4-D all-to-all splits H = 128 over the ranks, so it
+# sits out the counts that do not divide 128 (pkbench_collectives says so) where the column
+# all-gather / reduce-scatter run; the layer shape (the all-to-all alone) runs at 2, 4, 8.
+pk_seqpar_ulysses_runs() {
+  local n=$1 k counts=""
+  for k in 2 4 8; do [ "$k" -le "$n" ] && counts+="${counts:+,}$k"; done
+  [ -n "$counts" ] || return 0
+  # The main job's sizes: S per rank 1K, 4K, 16K, 64K and 128K (the presets' own lists double).
+  local sizes=--tensor-sizes=32M:4G:x4,4G
+  echo "ulysses --preset=ulysses $sizes --gpu-counts=all"
+  echo "ulysses_layer --preset=ulysses_layer --gpu-counts=$counts"
 }
 pk_is_study() { local s; for s in "${PK_STUDIES[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
 # Where the build puts every executable (CMAKE_RUNTIME_OUTPUT_DIRECTORY in CMakeLists.txt), and

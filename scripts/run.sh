@@ -214,7 +214,8 @@ run_study() {
   # One process per GPU under mpirun (ipc, vmm), or one process (single, virtual): lib.sh's
   # pk_study_peer_mode.
   pk_launcher_lines "$(pk_study_peer_mode "$s" "$ngpu" "$@")" || { status=2; return 0; }
-  local cmd=(${launcher[@]+"${launcher[@]}"} "$(pk_bin "$s")" "--csv=$csv" "$@")
+  # $bin: another study's binary run as a part of this study (the seqpar study's Ulysses runs).
+  local cmd=(${launcher[@]+"${launcher[@]}"} "$(pk_bin "${bin:-$s}")" "--csv=$csv" "$@")
   printf '%q ' "${cmd[@]}" | sed "s|$PKBENCH_ROOT/||g" >> "$dir/command.txt"
   echo >> "$dir/command.txt"
   pk_log "running: $(tail -n 1 "$dir/command.txt")"
@@ -271,6 +272,18 @@ comm_only() {
   fi
 }
 
+# The sequence-parallel study's Ulysses collectives (lib.sh: pk_seqpar_ulysses_runs): the
+# collectives study's binary on its ulysses presets, each CSV beside seqpar.csv (ulysses*.csv,
+# which scripts/regenerate.sh passes to pkbench_seqpar_summary).
+ulysses_runs() {
+  local dir=$1 name flags
+  while read -r name flags; do
+    [ -n "$name" ] || continue
+    # shellcheck disable=SC2086  # the flags are words without spaces (lib.sh)
+    bin=collectives run_study seqpar "$dir/$name.csv" $flags
+  done < <(pk_seqpar_ulysses_runs "$ngpu")
+}
+
 # nvbandwidth, the transfer study's reference tool, in the same run on the same bytes: the
 # testcases matching the CSV's rows (pkbench_transfer_ref --plan: microbench/transfer/
 # transfer_ref.h), its --json output kept beside the CSV, its figures merged into the rows
@@ -319,6 +332,9 @@ one_gpu_study() {
       run_study collectives "$dir/virtual/collectives_virtual.csv" "${virt[@]}" --sizes=4K:64M:x4 --samples=5 ;;
     fused) run_study fused "$dir/virtual/fused_virtual.csv" "${virt[@]}" --sizes=4096 ;;
     ep) run_study ep "$dir/virtual/ep_virtual.csv" "${virt[@]}" --preset=smoke ;;
+    seqpar)
+      run_study seqpar "$dir/virtual/seqpar_virtual.csv" "${virt[@]}" --preset=smoke
+      bin=collectives run_study seqpar "$dir/virtual/ulysses_virtual.csv" "${virt[@]}" --preset=ulysses --tensor-sizes=32M:256M:x4 --samples=5 ;;
   esac
 }
 
@@ -349,6 +365,8 @@ for s in "${studies[@]}"; do
     [ ${#studies[@]} -gt 1 ] && mapfile -t main < <(pk_main_flags "$s" "$ngpu")
     run_study "$s" "$dir/$s.csv" ${main[@]+"${main[@]}"} "$@"
     [ "$s" = fused ] && comm_only "$dir/$s.csv" ${main[@]+"${main[@]}"} "$@"
+    # The Ulysses sweeps (minutes) when the study runs alone (scripts/run.sh seqpar), not in the main job.
+    [ "$s" = seqpar ] && [ ${#studies[@]} -eq 1 ] && ulysses_runs "$dir"
     [ "$s" = transfer ] && [ "$last_rc" = 0 ] && transfer_ref "$dir/$s.csv"
   fi
   write_readme "$s"

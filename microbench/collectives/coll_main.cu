@@ -60,7 +60,7 @@ bool is_nccl(const Impl& i) { return i.baseline() && i.family().rfind("nccl", 0)
 struct Flags {
   std::string preset = "full";
   CollLists lists;
-  std::string impls = "all", a2a = "1,32,128";
+  std::string impls = "all";
   std::string counts, tcounts;
   std::string coll_sms = "auto", coll_threads = "auto", tuning_table;
 };
@@ -86,7 +86,8 @@ void add_problem_options(CLI::App& app, StudyConfig& cfg, Flags& f, const std::s
   app.add_option("--tensor-counts", f.tcounts, "instead of --tensor-sizes: rows per rank (*_cols) or S per rank (4-D)");
   app.add_option("--modes", f.lists.modes, "eager (back-to-back launches), graph (CUDA-graph replay)");
   app.add_option("--tensor-cols", cfg.dims.cols, "columns per rank of the *_cols layouts")->capture_default_str();
-  app.add_option("--a2a-shape", f.a2a, "B,H,D of all_to_all_4d's (B, S, H, D) input")->capture_default_str();
+  app.add_option("--a2a-shape", f.lists.a2a, "B,H,D of all_to_all_4d's (B, S, H, D) input (default: the preset's; 1,32,128 "
+                                              "but for the ulysses presets)");
 }
 
 // How it is timed: samples, bounds, the nccl-tests method, the seed.
@@ -204,13 +205,13 @@ void parse_problem_flags(CLI::App& app, StudyConfig& cfg, const CollLists& l, co
           if (v % dtype_bytes(t) != 0)
             throw pk::ArgError(std::string(flag) + ": " + std::to_string(v) + " B does not split into whole " + dtype_name(t) +
                                " elements (" + std::to_string(dtype_bytes(t)) + " B each)");
-  const auto shape = split(f.a2a);
-  if (shape.size() != 3) throw pk::ArgError("--a2a-shape=" + f.a2a + ": expected B,H,D");
+  const auto shape = split(l.a2a);
+  if (shape.size() != 3) throw pk::ArgError("--a2a-shape=" + l.a2a + ": expected B,H,D");
   uint64_t* dims[3] = {&cfg.dims.batch, &cfg.dims.heads, &cfg.dims.head_dim};
   for (int k = 0; k < 3; ++k) {
     const auto& d = shape[k];
     if (d.find_first_not_of("0123456789") != std::string::npos || d.size() > 9 || std::stoull(d) == 0)
-      throw pk::ArgError("--a2a-shape=" + f.a2a + ": B, H and D are positive integers");
+      throw pk::ArgError("--a2a-shape=" + l.a2a + ": B, H and D are positive integers");
     *dims[k] = std::stoull(d);
   }
 }

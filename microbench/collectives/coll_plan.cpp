@@ -17,6 +17,20 @@ const std::vector<CollPreset>& coll_presets() {
        "NCCL default and symmetric",
        "all", "bf16", "4K:1G:x4", "64M", "eager,graph", "default,symmetric,LL/Ring,Simple/Ring",
        "all_reduce,all_gather,reduce_scatter", "4K:1G:x16", "graph", "default,symmetric"},
+      // Sequence parallelism (microbench/seqpar): Ulysses' 4-D all-to-all over S per rank of 1 K to
+      // 128 K tokens at B = 1, H = 128, D = 128 (32 KiB of bf16 per token: 32 MiB to 4 GiB), and the
+      // column all-gather / reduce-scatter at the same bytes, at every GPU count; the 4-D all-to-all
+      // splits H over the ranks, so it runs at the counts that divide 128 (scripts name them).
+      {"ulysses",
+       "sequence parallelism (the appendix's Figures 15-20): all_to_all_4d at B,H,D = 1,128,128 and S per rank 1K "
+       "to 128K tokens (32 MiB to 4 GiB), all_gather_cols and reduce_scatter_cols at the same sizes, bf16, eager and "
+       "graph, NCCL's default configuration with the reshape copies; the same at fewer GPUs",
+       "all_to_all_4d,all_gather_cols,reduce_scatter_cols", "bf16", "4K", "32M:4G", "eager,graph", "default", "", "",
+       "", "", "1,128,128"},
+      {"ulysses_layer",
+       "sequence parallelism, the DeepSpeed-Ulysses layer's shape (Figure 11): all_to_all_4d at B,H,D = 16,128,128, "
+       "S per rank 1K to 8K tokens (512 MiB to 4 GiB), bf16, eager and graph, NCCL's default configuration",
+       "all_to_all_4d", "bf16", "4K", "512M:4G", "eager,graph", "default", "", "", "", "", "16,128,128"},
   };
   return v;
 }
@@ -40,7 +54,8 @@ CollLists round_lists(const CollPreset& p, bool partial, const CollLists& flags)
           pick(flags.sizes, part(p.partial_sizes), p.sizes),
           pick(flags.tensor_sizes, "", p.tensor_sizes),
           pick(flags.modes, part(p.partial_modes), p.modes),
-          pick(flags.nccl_configs, part(p.partial_nccl_configs), p.nccl_configs)};
+          pick(flags.nccl_configs, part(p.partial_nccl_configs), p.nccl_configs),
+          pick(flags.a2a, "", p.a2a)};
 }
 
 }  // namespace pk::coll

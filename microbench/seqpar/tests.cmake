@@ -1,0 +1,87 @@
+# Sequence-parallel study tests, included by tests/seqpar.cmake (tests/CMakeLists.txt includes
+# it when the study is configured). CPU (label cpu): pkbench_seqpar_cpu_tests, the binaries'
+# refusals (exit 2, the flag named, also without a GPU), the collectives' ulysses presets
+# planned (--list) and refused where the heads do not split. GPU (label gpu): the ring's
+# pkbench_seqpar_gpu_tests and the Ulysses collectives' pkbench_seqpar_ulysses_gpu_tests, each
+# alone (one process: 2 GPUs, and virtual ranks on one, run again at 3, 4 and 8 ranks).
+if(TARGET pkbench_seqpar_analysis AND TARGET pkbench_coll_problem)
+  add_executable(pkbench_seqpar_cpu_tests ${CMAKE_SOURCE_DIR}/microbench/seqpar/test_seqpar_cpu.cpp)
+  target_link_libraries(pkbench_seqpar_cpu_tests PRIVATE pkbench_seqpar_analysis pkbench_coll_problem GTest::gtest_main)
+  gtest_discover_tests(pkbench_seqpar_cpu_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS cpu)
+endif()
+
+# The ring (ring.cu) and the Ulysses collectives (the collectives study's core) in two binaries:
+# the ring's builds without the collectives' kernels.
+if(TARGET pkbench_seqpar_core)
+  add_executable(pkbench_seqpar_gpu_tests ${CMAKE_SOURCE_DIR}/tests/gpu/gpu_main.cpp
+    ${CMAKE_SOURCE_DIR}/microbench/seqpar/test_ring_gpu.cu)
+  target_link_libraries(pkbench_seqpar_gpu_tests PRIVATE pkbench_seqpar_core GTest::gtest)
+endif()
+if(TARGET pkbench_coll_core)
+  add_executable(pkbench_seqpar_ulysses_gpu_tests ${CMAKE_SOURCE_DIR}/tests/gpu/gpu_main.cpp
+    ${CMAKE_SOURCE_DIR}/microbench/seqpar/test_ulysses_gpu.cu)
+  target_link_libraries(pkbench_seqpar_ulysses_gpu_tests PRIVATE pkbench_coll_core GTest::gtest)
+endif()
+foreach(_t pkbench_seqpar_gpu_tests pkbench_seqpar_ulysses_gpu_tests)
+  if(TARGET ${_t})
+    gtest_discover_tests(${_t} DISCOVERY_MODE PRE_TEST
+      PROPERTIES LABELS gpu RESOURCE_LOCK gpu SKIP_REGULAR_EXPRESSION "SKIPPED"
+      ENVIRONMENT "CUDA_MODULE_LOADING=EAGER;CUDA_DEVICE_MAX_CONNECTIONS=32;NCCL_NVLS_ENABLE=0;NVSHMEM_DISABLE_NVLS=1")
+    pk_virtual_rank_tests(${_t})
+  endif()
+endforeach()
+
+if(TARGET pkbench_collectives)
+  # The Ulysses sweep (S per rank 1K..128K at B,H,D = 1,128,128: 32 MiB to 4 GiB), planned for 4
+  # GPUs at 2 and 4: every size of the three collectives in both modes, each round.
+  add_test(NAME seqpar_cli_ulysses_plan COMMAND bash -c [=[
+      out=$("$0" --list --arch=sm_90a --world=4 --gpu-counts=2,4 --preset=ulysses --impls=push,nccl 2>/dev/null) ||
+        { echo "$out"; exit 1; }
+      echo "$out" | awk '/^# [0-9]+ GPUs/ { r = $2; next } /\// { n[r "/" $0 ~ /^all_to_all_4d\// ? "a2a" : "cols"]++;
+          if ($0 ~ /^all_to_all_4d\/push\/bf16\/4294967296\/graph/) top[r]++; if ($0 ~ /^all_to_all_4d\/push\/bf16\/33554432\/eager/) low[r]++ }
+        END { if (!top[2] || !top[4] || !low[2] || !low[4]) { print "sizes missing"; exit 1 } }' && echo "ulysses planned"
+      ]=] $<TARGET_FILE:pkbench_collectives>)
+  add_test(NAME seqpar_cli_ulysses_layer_plan COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/expect_exit.sh 0
+    "all_to_all_4d/push/bf16/4294967296/eager"
+    $<TARGET_FILE:pkbench_collectives> --list --arch=sm_90a --world=8 --preset=ulysses_layer)
+  # H = 128 does not split over 3 ranks: the all-to-all alone is refused before anything runs, the
+  # flag named; beside the column collectives it sits the round out.
+  add_test(NAME seqpar_cli_ulysses_heads_refused COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/expect_exit.sh 2
+    "--a2a-shape: 128 heads do not split over 3 ranks"
+    $<TARGET_FILE:pkbench_collectives> --list --arch=sm_90a --world=3 --preset=ulysses --collectives=all_to_all_4d)
+  add_test(NAME seqpar_cli_ulysses_every_count COMMAND bash -c [=[
+      out=$("$0" --list --arch=sm_90a --world=4 --gpu-counts=all --preset=ulysses 2>&1) || { echo "$out"; exit 1; }
+      echo "$out" | awk '/^# [0-9]+ GPUs/ { r = $2; next } /^all_to_all_4d\// { a[r]++ } /^all_gather_cols\// { g[r]++ }
+        END { if (!a[2] || a[3] || !a[4] || !g[2] || !g[3] || !g[4]) { print "rounds wrong"; exit 1 } }' &&
+        echo "$out" | grep -q "all_to_all_4d is not run on 3 GPUs" && echo "ulysses at every count"
+      ]=] $<TARGET_FILE:pkbench_collectives>)
+  # The flag wins over the preset's shape.
+  add_test(NAME seqpar_cli_ulysses_shape_flag COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/expect_exit.sh 0
+    "all_to_all_4d/push/bf16/100663296/eager"
+    $<TARGET_FILE:pkbench_collectives> --list --arch=sm_90a --world=3 --preset=ulysses --a2a-shape=1,96,128 --tensor-sizes=96M)
+  set_tests_properties(seqpar_cli_ulysses_plan seqpar_cli_ulysses_layer_plan seqpar_cli_ulysses_heads_refused seqpar_cli_ulysses_every_count
+    seqpar_cli_ulysses_shape_flag PROPERTIES LABELS cpu)
+endif()
+
+if(TARGET pkbench_seqpar)
+  pk_cli_test(seqpar_cli_bad_seq pkbench_seqpar 2 "--seqs: 300" --seqs=300)
+  pk_cli_test(seqpar_cli_bad_head_dim pkbench_seqpar 2 "--head-dim=96" --head-dim=96)
+  pk_cli_test(seqpar_cli_bad_sms pkbench_seqpar 2 "--sms: 0" --sms=0)
+  pk_cli_test(seqpar_cli_unknown_impl pkbench_seqpar 2 "unknown implementation .*'ring'" --impls=ring)
+  pk_cli_test(seqpar_cli_unknown_preset pkbench_seqpar 2 "--preset: unknown preset" --preset=huge)
+  pk_cli_test(seqpar_cli_world_too_large pkbench_seqpar 2 "--world" --list --arch=sm_90a --world=9)
+  pk_cli_test(seqpar_cli_list_or_no_gpu pkbench_seqpar 0,3 "seqpar/ring_kv/inter_sm.sms=16./H16/S1024|no GPU" --list --world=4)
+  pk_cli_test(seqpar_cli_list_gpu_counts pkbench_seqpar 0 "plan: [0-9]+ points.*2 GPUs: .* 8 GPUs: "
+    --list --arch=sm_90a --world=8 --gpu-counts=all --preset=smoke)
+  set_tests_properties(seqpar_cli_list_or_no_gpu PROPERTIES SKIP_RETURN_CODE 3)
+  foreach(_mc 1 2)
+    add_test(NAME seqpar_cli_multicast_refused_${_mc} COMMAND ${CMAKE_COMMAND} -E env NCCL_NVLS_ENABLE=${_mc}
+      ${CMAKE_SOURCE_DIR}/tests/cli/expect_exit.sh 2 "NCCL_NVLS_ENABLE=${_mc}: NVSwitch multicast is never run" $<TARGET_FILE:pkbench_seqpar>)
+    set_tests_properties(seqpar_cli_multicast_refused_${_mc} PROPERTIES LABELS cpu)
+  endforeach()
+endif()
+if(TARGET pkbench_seqpar_summary)
+  pk_cli_test(seqpar_summary_usage pkbench_seqpar_summary 2 "SEQPAR_CSV and OUT_DIR")
+  pk_cli_test(seqpar_summary_missing_csv pkbench_seqpar_summary 1 "error: .*nonexistent.csv" /nonexistent.csv ${CMAKE_CURRENT_BINARY_DIR})
+  pk_cli_test(seqpar_summary_unknown_option pkbench_seqpar_summary 2 "unknown option '--bogus'" --bogus)
+endif()
