@@ -13,6 +13,7 @@
 #include "kernels/seqpar/ring_kv.cuh"
 #include "microbench/gemm/gemm_launch.cuh"
 #include "microbench/harness/cuda_check.h"
+#include "microbench/harness/nvml.h"
 #include "microbench/harness/stats.h"
 #include "microbench/harness/tensor_map_gemm.h"
 #include "microbench/harness/tidy_csv.h"
@@ -572,6 +573,29 @@ void untimed(Context& c, const std::function<void()>& fn) {
   c.group.barrier();
 }
 
+// NVLink data received by every GPU of the group (KiB, NVML's counter); < 0 where any rank's GPU
+// does not expose it. Collective.
+double group_rx_kib(Context& c) {
+  double mine = 0;
+  for (int gpu : c.local_gpus()) {
+    const auto v = nvml::nvlink_rx_kib(c.group.topology().gpus.at(gpu).pci_bus_id);
+    if (!v) {
+      mine = -1;
+      break;
+    }
+    mine += double(*v);
+  }
+  Comm& comm = c.group.comm();
+  std::vector<double> all(size_t(comm.size()));
+  comm.allgather(&mine, all.data(), sizeof(mine));
+  double sum = 0;
+  for (double v : all) {
+    if (v < 0) return -1;
+    sum += v;
+  }
+  return sum;
+}
+
 }  // namespace
 
 Row Runner::describe(const Point& p, const RingShape& shape, int processes) {
@@ -627,6 +651,20 @@ void Runner::measure(const Point& p, Row& row) {
   row["max_rel_err"] = fmt_num(chk.max_rel, 4);
   if (!chk.ok()) throw std::runtime_error("wrong result: " + chk.first);
   row["verified"] = "yes";
+
+  // NVLink bytes per useful byte from NVML's counters (real peers only: virtual ranks move over
+  // HBM): every GPU's received data over kCounted untimed passes, per block the passes deliver
+  // (N ranks x (N - 1) blocks each).
+  constexpr int kCounted = 3;
+  if (!c.group.is_virtual() && impl_info(p.impl).moves) {
+    c.sync_local();
+    c.group.barrier();
+    const double before = group_rx_kib(c);
+    for (int k = 0; k < kCounted; ++k) untimed(c, [&] { impl->pass(); });
+    const double after = group_rx_kib(c);
+    const double useful = double(kCounted) * n * (n - 1) * double(c.shape.block_bytes());
+    if (before >= 0 && after >= before) row["link_bytes_per_useful_nvml"] = fmt_num((after - before) * 1024 / useful, 4);
+  }
 
   row["iters_per_sample"] = std::to_string(t.iters);
   row["samples"] = std::to_string(t.ms.size());

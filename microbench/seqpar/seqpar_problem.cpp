@@ -186,8 +186,9 @@ const std::vector<std::string>& seqpar_columns() {
         // the whole pass (N steps) and one step of it
         "iters_per_sample", "samples", "op_us_median", "step_us_median", "step_us_p10", "step_us_p90", "step_us_min",
         "steps", "block_bytes", "tflops", "copy_gbps",
-        // bytes over the links per useful byte (computed; no link counter is read), L2 hit rate (not measured)
-        "link_bytes_per_useful", "link_bytes_basis", "l2_hit_rate",
+        // bytes over the links per useful byte: computed, and from NVML's NVLink data counters where the
+        // driver exposes them (real peers only); the L2 hit rate (not measured)
+        "link_bytes_per_useful", "link_bytes_basis", "link_bytes_per_useful_nvml", "l2_hit_rate",
         // the check of the final run
         "verified", "wrong_kv", "wrong_out", "max_rel_err", "status", "error"};
     for (const auto& m : metadata_columns()) c.push_back(m);

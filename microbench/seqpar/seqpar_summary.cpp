@@ -7,6 +7,7 @@
 
 #include "microbench/harness/csv_table.h"
 #include "microbench/harness/tidy_csv.h"
+#include "microbench/seqpar/seqpar_problem.h"
 
 namespace pk::seqpar {
 
@@ -15,7 +16,8 @@ RingData read_ring_csv(const std::string& path) {
   const std::vector<Field> fields = {{"impl", C::text},          {"status", C::text},          {"verified", C::text},
                                      {"peer_mode", C::text},     {"seq_per_rank", C::integer}, {"heads", C::integer},
                                      {"ranks", C::integer},      {"sms", C::integer},          {"step_us_median", C::number},
-                                     {"op_us_median", C::number}, {"link_bytes_per_useful", C::number}};
+                                     {"op_us_median", C::number}, {"link_bytes_per_useful", C::number},
+                                     {"link_bytes_per_useful_nvml", C::number, false}};
   ReadOptions o;
   o.study = "seqpar";
   const CsvTable t = CsvTable::read(path, fields, o);
@@ -33,6 +35,7 @@ RingData read_ring_csv(const std::string& path) {
     r.step_us = t.number(i, "step_us_median", 0);
     r.op_us = t.number(i, "op_us_median", 0);
     r.link_per_useful = t.number(i, "link_bytes_per_useful", 0);
+    r.link_nvml = t.number(i, "link_bytes_per_useful_nvml", -1);
     d.virtual_ranks |= r.peer_mode == "virtual";
     d.rows.push_back(std::move(r));
   }
@@ -61,9 +64,15 @@ std::vector<RingShapeResult> ring_results(const RingData& d) {
       auto it = s.pass_us.find(r.impl);
       if (it == s.pass_us.end() || r.op_us < it->second) {
         s.pass_us[r.impl] = r.op_us;
-        if (r.impl == "inter_sm") s.best_inter_sms = r.sms;
+        if (r.impl == "inter_sm") {
+          s.best_inter_sms = r.sms;
+          s.inter_link_nvml = r.link_nvml;
+        }
       }
-      if (r.impl == "intra_sm") s.intra_link_per_useful = r.link_per_useful;
+      if (r.impl == "intra_sm") {
+        s.intra_link_per_useful = r.link_per_useful;
+        s.intra_link_nvml = r.link_nvml;
+      }
     }
   }
   std::vector<RingShapeResult> out;
@@ -227,8 +236,12 @@ std::vector<Target> seqpar_targets(const std::vector<RingShapeResult>& ring, con
     cross.measured += (cross.measured.empty() ? "" : "; ") + std::string("N=") + std::to_string(key.first) + " H=" +
                       std::to_string(key.second) + ": " +
                       (it == first.end() || !it->second ? std::string("intra_sm never slower")
-                                                        : "S=" + std::to_string(it->second->seq) + " (" +
-                                                              fmt_num(it->second->intra_link_per_useful) + " link bytes per useful byte)");
+                                                        : "S=" + std::to_string(it->second->seq) + " (intra_sm: " +
+                                                              fmt_num(it->second->intra_link_per_useful) + " link bytes per useful byte computed" +
+                                                              (it->second->intra_link_nvml >= 0
+                                                                   ? ", " + fmt_num(it->second->intra_link_nvml, 4) + " by NVML; inter_sm " +
+                                                                         fmt_num(it->second->inter_link_nvml, 4) + " by NVML"
+                                                                   : std::string(", NVML's counters not read")) + ")");
   }
   if (!compared.empty()) cross.verdict = "met";
   t.push_back(hide);
@@ -256,6 +269,14 @@ std::string summary_markdown(const RingData& d, const std::vector<RingShapeResul
       << (s.best.empty() || s.compute_us <= 0 ? "-" : fmt_num(std::max(0.0, s.best_us - s.compute_us), 4)) << " | "
       << (s.copy_us > 0 && !s.best.empty() ? fmt_num(100 * s.hidden(), 3) + " %" : "-") << " |\n";
   }
+  o << "\n## The far side: link bytes per useful byte (intra_sm reads the peer's block once per Q tile; inter_sm stages "
+       "it once)\n\n| N | H | S per rank | intra_sm computed | intra_sm NVML | inter_sm computed | inter_sm NVML "
+       "|\n|---|---|---|---|---|---|---|\n";
+  auto nv = [](double v) { return v < 0 ? std::string("not read") : fmt_num(v, 4); };
+  for (const RingShapeResult& s : ring)
+    if (s.pass_us.count("intra_sm") || s.pass_us.count("inter_sm"))
+      o << "| " << s.ranks << " | " << s.heads << " | " << s.seq << " | " << fmt_num(link_bytes_per_useful("intra_sm", s.seq))
+        << " | " << nv(s.intra_link_nvml) << " | 1 | " << nv(s.inter_link_nvml) << " |\n";
   if (!u.empty()) {
     o << "\n## Ulysses collectives (nccl-tests method, microseconds)\n\n| collective | bytes | mode | GPUs | ours | NCCL + "
          "reshape | speedup |\n|---|---|---|---|---|---|---|\n";

@@ -16,7 +16,7 @@ namespace pk::seqpar {
 struct RingRow {
   std::string impl, status, verified, peer_mode;
   int seq = 0, heads = 0, ranks = 0, sms = 0;
-  double step_us = 0, op_us = 0, link_per_useful = 0;
+  double step_us = 0, op_us = 0, link_per_useful = 0, link_nvml = -1;  // link_nvml: < 0 not measured
   bool ok() const { return status == "ok" && verified == "yes" && op_us > 0; }
 };
 
@@ -34,7 +34,7 @@ struct RingShapeResult {
   int best_inter_sms = 0;
   std::string best;  // the fastest schedule of sequential, nccl_side, inter_sm, intra_sm
   double best_us = 0;
-  double intra_link_per_useful = 0;
+  double intra_link_per_useful = 0, intra_link_nvml = -1, inter_link_nvml = -1;  // NVML's: < 0 not measured
   // The transfer the best schedule hides: 1 - max(0, best - compute) / copy (0 where unknown).
   double hidden() const;
   // A step's compute (compute / N) takes at least as long as its transfer (copy / (N - 1)).

@@ -164,6 +164,7 @@ std::string write_ring(const std::vector<FakeRing>& rows, const std::string& pee
     r["op_us_median"] = fmt_num(f.op_us);
     r["step_us_median"] = fmt_num(f.op_us / 4);
     r["link_bytes_per_useful"] = fmt_num(link_bytes_per_useful(f.impl, f.seq));
+    if (f.impl == "intra_sm" && f.seq == 1024) r["link_bytes_per_useful_nvml"] = "7.5";
     csv.append(r);
   }
   csv.flush();
@@ -193,6 +194,10 @@ TEST(SeqparSummary, RingResultsPickTheBestScheduleAndSplitPerShape) {
   EXPECT_TRUE(ring[1].compute_bound());
   EXPECT_NEAR(ring[1].hidden(), 1 - 5.0 / 180, 1e-12);
   EXPECT_DOUBLE_EQ(ring[1].intra_link_per_useful, 8.0);
+  EXPECT_DOUBLE_EQ(ring[1].intra_link_nvml, 7.5);  // NVML's counter where the row has it
+  EXPECT_LT(ring[0].intra_link_nvml, 0);           // not read
+  const std::string md = summary_markdown(read_ring_csv(write_ring(kRing)), ring, {});
+  EXPECT_NE(md.find("| 4 | 16 | 1024 | 8 | 7.5 | 1 | not read |"), std::string::npos) << md;
 }
 
 TEST(SeqparSummary, TheTuningRuleAnswersTheNearestMeasuredSOfTheSameRanksAndHeads) {
@@ -215,7 +220,9 @@ TEST(SeqparSummary, TargetsJudgeHidingNcclAndTheCrossover) {
   for (const Target& x : seqpar_targets(ring, {})) t[x.id] = x;
   EXPECT_EQ(t["ring_hides_transfer"].verdict, "met");  // 97.2 % at S = 1024, the one compute-bound shape
   EXPECT_EQ(t["ring_beats_nccl_side"].verdict, "met");  // 90 / 70 and 450 / 405
-  EXPECT_NE(t["ring_crossover"].measured.find("S=1024"), std::string::npos) << t["ring_crossover"].measured;
+  EXPECT_NE(t["ring_crossover"].measured.find("S=1024 (intra_sm: 8 link bytes per useful byte computed, 7.5 by NVML"),
+            std::string::npos)
+      << t["ring_crossover"].measured;
   EXPECT_EQ(t["ulysses_every_size"].verdict, "not measured");
   std::vector<FakeRing> slow = kRing;
   slow.push_back({"nccl_side", 1024, 0, 350});  // NCCL now faster than every schedule of ours at S = 1024
