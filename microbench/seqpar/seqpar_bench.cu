@@ -10,7 +10,6 @@
 // collectives are pkbench_collectives' ulysses presets (README.md).
 #include <benchmark/benchmark.h>
 
-#include <cstdlib>
 #include <memory>
 
 #include "microbench/harness/args.h"
@@ -43,17 +42,6 @@ class RingStudy {
 std::string missing_for(const Point& p, const GpuInfo& g) {
   if (impl_info(p.impl).computes) return missing_features({Feature::device_code, Feature::tma, Feature::wgmma}, g);
   return missing_features({Feature::device_code}, g);
-}
-
-std::string keep_nccl_multicast_off() {
-  const char* v = std::getenv("NCCL_NVLS_ENABLE");
-  if (!v) {
-    setenv("NCCL_NVLS_ENABLE", "0", 1);
-    return "";
-  }
-  if (std::string(v) != "0")
-    return "NCCL_NVLS_ENABLE=" + std::string(v) + ": NVSwitch multicast is never run here; unset it or set it to 0";
-  return "";
 }
 
 class SeqparPlan : public StudyPlan {
