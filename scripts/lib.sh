@@ -126,9 +126,9 @@ pk_seqpar_ulysses_runs() {
   local n=$1 k counts=""
   for k in 2 4 8; do [ "$k" -le "$n" ] && counts+="${counts:+,}$k"; done
   [ -n "$counts" ] || return 0
-  # The main job's sizes: S per rank 1K, 4K, 16K, 64K and 128K (the presets' own lists double).
-  local sizes=--tensor-sizes=32M:4G:x4,4G
-  echo "ulysses --preset=ulysses $sizes --gpu-counts=all"
+  # The presets' own sizes (S per rank 1K..128K doubling): a size list given as a flag is taken
+  # exactly, and the column layouts' sizes must then split over every count (3 ranks too).
+  echo "ulysses --preset=ulysses --gpu-counts=all"
   echo "ulysses_layer --preset=ulysses_layer --gpu-counts=$counts"
 }
 pk_is_study() { local s; for s in "${PK_STUDIES[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }

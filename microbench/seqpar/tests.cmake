@@ -85,3 +85,16 @@ if(TARGET pkbench_seqpar_summary)
   pk_cli_test(seqpar_summary_missing_csv pkbench_seqpar_summary 1 "error: .*nonexistent.csv" /nonexistent.csv ${CMAKE_CURRENT_BINARY_DIR})
   pk_cli_test(seqpar_summary_unknown_option pkbench_seqpar_summary 2 "unknown option '--bogus'" --bogus)
 endif()
+# The Ulysses runs scripts/run.sh makes for the study (lib.sh): none on one GPU, the layer shape
+# at the counts dividing H = 128, and every flag one pkbench_collectives takes (--list planned).
+add_test(NAME seqpar_cli_ulysses_runs COMMAND bash -c [=[
+    source "$0/scripts/lib.sh" || exit 1
+    [ -z "$(pk_seqpar_ulysses_runs 1)" ] || { echo "runs on one GPU"; exit 1; }
+    pk_seqpar_ulysses_runs 6 | grep -q "^ulysses_layer .*--gpu-counts=2,4$" || { echo "layer counts on 6"; exit 1; }
+    pk_seqpar_ulysses_runs 8 | grep -q "^ulysses --preset=ulysses .*--gpu-counts=all$" || { echo "ulysses on 8"; exit 1; }
+    [ -x "$1" ] || { echo "pkbench_collectives not built: flags not planned"; exit 0; }
+    pk_seqpar_ulysses_runs 8 | while read -r name flags; do
+      "$1" --list --arch=sm_90a --world=8 $flags > /dev/null 2>&1 || { echo "$name: $flags refused"; exit 1; }
+    done && echo "ulysses runs as planned"
+    ]=] ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR}/bin/pkbench_collectives)
+set_tests_properties(seqpar_cli_ulysses_runs PROPERTIES LABELS cpu)
