@@ -3,7 +3,8 @@
 // head counts, timed and then checked on a final pass with fresh inputs (the block each rank
 // holds bit for bit against its source, the stand-in's output against the exact host
 // reference): on virtual ranks of one GPU ($PKBENCH_VIRTUAL_RANKS: ctest runs 2, 3, 4 and 8),
-// on the GPUs of one process (2 or more). NCCL's rows skip where NCCL cannot run (virtual ranks).
+// on the GPUs of one process (2 or more), one process per GPU under mpirun (ipc, vmm). NCCL's rows
+// skip where NCCL cannot run (virtual ranks).
 // A pass whose pull never finds its neighbour ends with a timeout, not a hang.
 #include <gtest/gtest.h>
 
@@ -28,6 +29,12 @@ std::string no_gpu_reason() {
     return std::string("no usable CUDA GPU: cudaGetDeviceCount: ") + cudaGetErrorString(e);
   }
   return n == 0 ? "no CUDA GPU visible" : "";
+}
+
+// single and virtual alone; ipc and vmm under an MPI launcher (one process per GPU).
+std::vector<PeerMode> modes() {
+  if (launched_under_mpi()) return {PeerMode::ipc, PeerMode::vmm};
+  return {PeerMode::single, PeerMode::virt};
 }
 
 std::string mode_param_name(const ::testing::TestParamInfo<pk::PeerMode>& i) { return pk::peer_mode_name(i.param); }
@@ -128,6 +135,7 @@ TEST_P(RingRanks, CheckCatchesABlockThatDidNotArrive) {
 
 // Rank 0's neighbours never pull: its pull times out and reports, nothing hangs.
 TEST(RingTimeout, APullWhoseNeighboursNeverArriveEndsWithATimeout) {
+  if (launched_under_mpi()) GTEST_SKIP() << "virtual ranks: one process";
   if (const std::string why = need(PeerMode::virt); !why.empty()) GTEST_SKIP() << why;
   PeerGroup group(test_comm(), PeerMode::virt);
   const Point p{"copy_only", 256, 1, 0};
@@ -137,4 +145,4 @@ TEST(RingTimeout, APullWhoseNeighboursNeverArriveEndsWithATimeout) {
   EXPECT_THROW(ctx.sync_local(), DeviceFailure);
 }
 
-INSTANTIATE_TEST_SUITE_P(PeerModes, RingRanks, ::testing::Values(PeerMode::single, PeerMode::virt), mode_param_name);
+INSTANTIATE_TEST_SUITE_P(PeerModes, RingRanks, ::testing::ValuesIn(modes()), mode_param_name);

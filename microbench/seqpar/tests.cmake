@@ -30,6 +30,9 @@ foreach(_t pkbench_seqpar_gpu_tests pkbench_seqpar_ulysses_gpu_tests)
     pk_virtual_rank_tests(${_t})
   endif()
 endforeach()
+if(TARGET pkbench_seqpar_gpu_tests)
+  pk_mpi_script_test(seqpar_gpu_tests_ipc_vmm_2_ranks mpi_gpu_tests.sh pkbench_seqpar_gpu_tests 600)
+endif()
 
 if(TARGET pkbench_collectives)
   # The Ulysses sweep (S per rank 1K..128K at B,H,D = 1,128,128: 32 MiB to 4 GiB), planned for 4
