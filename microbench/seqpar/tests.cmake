@@ -101,3 +101,23 @@ add_test(NAME seqpar_cli_ulysses_runs COMMAND bash -c [=[
     done && echo "ulysses runs as planned"
     ]=] ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR}/bin/pkbench_collectives)
 set_tests_properties(seqpar_cli_ulysses_runs PROPERTIES LABELS cpu)
+# A ring CSV measured on one H200 with 2 virtual ranks (--preset=smoke): the summary and the
+# figures from it.
+if(TARGET pkbench_seqpar_summary)
+  add_test(NAME seqpar_summary_fixture COMMAND bash -c [=[
+      out=$(mktemp -d) && trap 'rm -rf "$out"' EXIT
+      "$0" "$1" "$out" > /dev/null || exit 1
+      [ ! -e "$out/seqpar_tuning.csv" ] || { echo "a tuning table from virtual ranks"; exit 1; }
+      grep -q "^| 2 | 16 | 1024 | " "$out/seqpar_summary.md" && grep -q "^| ring_hides_transfer | .* | met |" "$out/seqpar_summary.md" || exit 1
+      "$0" "$1" "$out" --allow-virtual > /dev/null && grep -q "^2,16,1024," "$out/seqpar_tuning.csv" && echo "summary of the fixture"
+      ]=] $<TARGET_FILE:pkbench_seqpar_summary> ${CMAKE_SOURCE_DIR}/tests/fixtures/seqpar_fixture.csv)
+  set_tests_properties(seqpar_summary_fixture PROPERTIES LABELS cpu)
+endif()
+if(PKBENCH_GNUPLOT)
+  add_test(NAME seqpar_plot_fixture COMMAND bash -c [=[
+      out=$(mktemp -d) && trap 'rm -rf "$out"' EXIT
+      cp "$1" "$out/seqpar.csv" && "$0" "$out" 2> /dev/null && test -s "$out/ring_N2_H16.png" && test -s "$out/ring_split_N2_H16.png" &&
+        echo "figures of the fixture"
+      ]=] ${CMAKE_SOURCE_DIR}/microbench/seqpar/plot.sh ${CMAKE_SOURCE_DIR}/tests/fixtures/seqpar_fixture.csv)
+  set_tests_properties(seqpar_plot_fixture PROPERTIES LABELS cpu)
+endif()
