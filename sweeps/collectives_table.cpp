@@ -9,7 +9,7 @@
 
 #include "microbench/harness/row_reader.h"
 #include "sweeps/format.h"
-#include "sweeps/study_measure.h"
+#include "microbench/harness/study_measure.h"
 #include "sweeps/study_schema.h"
 #include "sweeps/targets.h"
 

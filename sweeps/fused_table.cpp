@@ -1,7 +1,7 @@
 #include "sweeps/fused_table.h"
 
 #include "microbench/harness/row_reader.h"
-#include "sweeps/study_measure.h"
+#include "microbench/harness/study_measure.h"
 #include "sweeps/study_schema.h"
 #include "sweeps/verdict.h"
 

@@ -3,7 +3,7 @@
 #include "microbench/harness/csv_table.h"
 #include "microbench/harness/row_reader.h"
 #include "sweeps/format.h"
-#include "sweeps/study_measure.h"
+#include "microbench/harness/study_measure.h"
 #include "sweeps/study_schema.h"
 
 #include <cstdio>

@@ -11,12 +11,21 @@
 
 #include "sweeps/collectives_table.h"
 #include "sweeps/fused_table.h"
-#include "sweeps/gemm_table.h"
 #include "sweeps/sync_table.h"
 #include "sweeps/transfer_table.h"
+#include "sweeps/study_schema.h"
 #include "sweeps/verdict.h"
+// The GEMM study's analysis lives in its folder (registered on its pk_sweeps_study line).
+#include "microbench/gemm/gemm_analysis.h"
 
 namespace pk::sweeps {
+
+using pk::gemm::find_gemm;
+using pk::gemm::gemm_full_sms;
+using pk::gemm::GemmData;
+using pk::gemm::GemmRow;
+// The GEMM study's CSV, its header checked against every registered study's declaration.
+inline GemmData read_gemm(const std::string& path) { return pk::gemm::read_gemm(path, &registered_studies()); }
 
 // A target as stated: "<what> <op> <value><unit>".
 struct TargetSpec {

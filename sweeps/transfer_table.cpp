@@ -5,7 +5,7 @@
 #include "microbench/transfer/mechanism.h"
 #include "microbench/harness/row_reader.h"
 #include "sweeps/format.h"
-#include "sweeps/study_measure.h"
+#include "microbench/harness/study_measure.h"
 #include "sweeps/study_schema.h"
 #include "sweeps/targets.h"
 

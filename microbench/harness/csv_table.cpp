@@ -507,4 +507,23 @@ CsvTable CsvTable::read_unclipped(const std::string& path, const std::vector<Fie
   return t;
 }
 
+CsvTable read_study_csv(const std::string& path, const std::string& study, std::vector<Field> fields, StudyFile* file,
+                        const StudySchemas* schemas) {
+  for (const char* meta : {"git_commit", "peer_mode"})
+    if (std::none_of(fields.begin(), fields.end(), [&](const Field& f) { return f.name == meta; }))
+      fields.push_back({meta, ColumnType::text, false});
+  ReadOptions o;
+  o.study = study;
+  o.schemas = schemas;
+  CsvTable t = CsvTable::read(path, fields, o);
+  file->path = path;
+  file->machine = t.machine();
+  file->total = t.rows();
+  if (t.rows()) {
+    file->git_commit = std::string(t.text(0, "git_commit"));
+    file->peer_mode = std::string(t.text(0, "peer_mode"));
+  }
+  return t;
+}
+
 }  // namespace pk

@@ -154,4 +154,17 @@ std::string clip(std::string_view v, size_t n = 200);
 // "path:line:field: column 'c': why" (line/field 0: left out; the column name clipped).
 std::string where(const std::string& path, size_t line, size_t field, const std::string& column = "");
 
+// What a study's data says of its CSV besides the rows: the file, its machine, the commit and
+// peer mode of its first row, its row count (every status).
+struct StudyFile {
+  std::string path, git_commit, peer_mode;
+  Machine machine;
+  size_t total = 0;
+};
+// `path` read as a CSV of `study` with a reader's fields (git_commit and peer_mode added where
+// the reader leaves them out), its header checked against `schemas` (ReadOptions::schemas),
+// `file` filled from it.
+CsvTable read_study_csv(const std::string& path, const std::string& study, std::vector<Field> fields, StudyFile* file,
+                        const StudySchemas* schemas);
+
 }  // namespace pk

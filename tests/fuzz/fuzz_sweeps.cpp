@@ -25,7 +25,6 @@
 #include "sweeps/collectives_table.h"
 #include "microbench/harness/csv_table.h"
 #include "sweeps/fused_table.h"
-#include "sweeps/gemm_table.h"
 #include "sweeps/report.h"
 #include "sweeps/study_schema.h"
 #include "sweeps/sync_table.h"

@@ -1,12 +1,11 @@
-#include "sweeps/gemm_table.h"
-
-#include "microbench/harness/row_reader.h"
-#include "sweeps/study_measure.h"
-#include "sweeps/study_schema.h"
+#include "microbench/gemm/gemm_analysis.h"
 
 #include <algorithm>
 
-namespace pk::sweeps {
+#include "microbench/gemm/gemm_problem.h"
+#include "microbench/harness/row_reader.h"
+
+namespace pk::gemm {
 
 std::string GemmRow::shape() const { return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k); }
 
@@ -25,16 +24,15 @@ const RowReader<GemmRow>& gemm_reader() {
 }
 }  // namespace
 
-// How pkbench_compare matches and measures this study's points (study_measure.h; registered
-// by COMPARE on the study's line of sweeps/CMakeLists.txt).
 StudyMeasure gemm_measure() {
   return with_timing_columns(
       {.key = {"impl", "variant", "m", "n", "k", "sms"}, .group = {"impl", "variant"}, .metric = "tflops", .unit = "TFLOP/s"});
 }
 
-GemmData read_gemm(const std::string& path) {
+GemmData read_gemm(const std::string& path, const StudySchemas* schemas) {
+  static const StudySchemas own{declared_study("gemm", gemm_columns(), "pk::gemm::gemm_columns() (pkbench_gemm_analysis)")};
   GemmData d;
-  const CsvTable t = read_study_csv(path, "gemm", gemm_reader().fields(), &d);
+  const CsvTable t = read_study_csv(path, "gemm", gemm_reader().fields(), &d, schemas ? schemas : &own);
   const auto row_of = gemm_reader().rows(t);
   for (size_t i = 0; i < t.rows(); ++i) {
     if (t.text(i, "status") != "ok") continue;
@@ -56,4 +54,4 @@ int gemm_full_sms(const GemmData& d) {
   return s;
 }
 
-}  // namespace pk::sweeps
+}  // namespace pk::gemm

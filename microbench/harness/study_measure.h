@@ -1,12 +1,13 @@
 #pragma once
 // How pkbench_compare matches and measures one study's points. Each study's reader declares
-// its own (sweeps/<study>_table.cpp, beside the columns it reads) and registers it on the
-// study's line of sweeps/CMakeLists.txt (pk_sweeps_study(... COMPARE <function>)); a study
-// without one is listed by pkbench_compare as not compared.
+// its own (beside the columns it reads: microbench/<study>/ or, for the studies not moved yet,
+// sweeps/<study>_table.cpp) and registers it on the study's line of sweeps/CMakeLists.txt
+// (pk_sweeps_study(... COMPARE <function>)); a study without one is listed by pkbench_compare
+// as not compared. Plain C++, in the harness so that a study's analysis needs no sweeps/ header.
 #include <string>
 #include <vector>
 
-namespace pk::sweeps {
+namespace pk {
 
 // Every member has an initializer: a declaration names only the members it sets
 // (designated initializers), without -Wmissing-field-initializers for the rest.
@@ -31,4 +32,4 @@ inline StudyMeasure with_timing_columns(StudyMeasure m) {
   return m;
 }
 
-}  // namespace pk::sweeps
+}  // namespace pk
