@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# docs_check.sh SOURCE_DIR: README.md is at most 250 lines; every link of README.md and
-# docs/**/*.md ([text](path)) and every repository path they quote in backticks (results/...,
+# docs_check.sh SOURCE_DIR: README.md is at most 250 lines; every link of README.md,
+# docs/**/*.md and microbench/<study>/README.md ([text](path)) and every repository path they quote in backticks (results/...,
 # microbench/..., scripts/..., docs/..., kernels/..., sweeps/..., tests/..., tuning/...) exists
 # in the tree; none of them cites a file outside the repository (../ above the root) or a
 # DESIGN.md. Paths with placeholders (<...>, *, {...}, ...) and COMMIT:PATH citations of git
@@ -13,6 +13,7 @@ lines=$(wc -l < README.md)
 [ "$lines" -le 250 ] || { echo "README.md: $lines lines (at most 250: details belong in docs/)"; fail=1; }
 pages=(README.md)
 while IFS= read -r -d '' f; do pages+=("$f"); done < <(find docs -name '*.md' -print0 2>/dev/null | sort -z)
+for f in microbench/*/README.md; do [ -f "$f" ] && pages+=("$f"); done
 for page in "${pages[@]}"; do
   dir=$(dirname "$page")
   # Markdown links, relative to the page.
