@@ -7,7 +7,7 @@
 if(TARGET pkbench_seqpar_analysis AND TARGET pkbench_coll_problem)
   add_executable(pkbench_seqpar_cpu_tests ${CMAKE_SOURCE_DIR}/microbench/seqpar/test_seqpar_cpu.cpp)
   target_link_libraries(pkbench_seqpar_cpu_tests PRIVATE pkbench_seqpar_analysis pkbench_coll_problem GTest::gtest_main)
-  gtest_discover_tests(pkbench_seqpar_cpu_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS cpu)
+  pk_discover_tests(pkbench_seqpar_cpu_tests PROPERTIES LABELS cpu)
 endif()
 
 # The ring (ring.cu) and the Ulysses collectives (the collectives study's core) in two binaries:
@@ -24,7 +24,7 @@ if(TARGET pkbench_coll_core)
 endif()
 foreach(_t pkbench_seqpar_gpu_tests pkbench_seqpar_ulysses_gpu_tests)
   if(TARGET ${_t})
-    gtest_discover_tests(${_t} DISCOVERY_MODE PRE_TEST
+    pk_discover_tests(${_t}
       PROPERTIES LABELS gpu RESOURCE_LOCK gpu SKIP_REGULAR_EXPRESSION "SKIPPED"
       ENVIRONMENT "CUDA_MODULE_LOADING=EAGER;CUDA_DEVICE_MAX_CONNECTIONS=32;NCCL_NVLS_ENABLE=0;NVSHMEM_DISABLE_NVLS=1")
     pk_virtual_rank_tests(${_t})
@@ -85,7 +85,7 @@ if(TARGET pkbench_seqpar)
 endif()
 if(TARGET pkbench_seqpar_summary)
   pk_cli_test(seqpar_summary_usage pkbench_seqpar_summary 2 "SEQPAR_CSV and OUT_DIR")
-  pk_cli_test(seqpar_summary_missing_csv pkbench_seqpar_summary 1 "error: .*nonexistent.csv" /nonexistent.csv ${CMAKE_CURRENT_BINARY_DIR})
+  pk_cli_test(seqpar_summary_missing_csv pkbench_seqpar_summary 2 "error: .*nonexistent.csv" /nonexistent.csv ${CMAKE_CURRENT_BINARY_DIR})
   pk_cli_test(seqpar_summary_unknown_option pkbench_seqpar_summary 2 "unknown option '--bogus'" --bogus)
 endif()
 # The Ulysses runs scripts/run.sh makes for the study (lib.sh): none on one GPU, the layer shape
