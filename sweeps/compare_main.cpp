@@ -52,6 +52,6 @@ int main(int argc, char** argv) {
     return fail && worse ? 4 : 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "pkbench_compare: error: %s\n", e.what());
-    return 1;
+    return pk::exit_code_of(e);
   }
 }

@@ -69,6 +69,6 @@ int main(int argc, char** argv) {
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "pkbench_tune_loo: error: %s\n", e.what());
-    return 1;
+    return pk::exit_code_of(e);
   }
 }

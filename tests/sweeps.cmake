@@ -25,7 +25,7 @@ add_test(NAME sweeps_tune_refuses_sync_csv COMMAND ${_pk_cli}/expect_exit.sh 2 "
 add_test(NAME sweeps_summary_bad_elapsed COMMAND ${_pk_cli}/expect_exit.sh 2 "ELAPSED_SECONDS 'soon'"
   $<TARGET_FILE:pkbench_transfer_summary> ${CMAKE_CURRENT_LIST_DIR}/fixtures/transfer_fixture.csv
   ${CMAKE_CURRENT_BINARY_DIR} soon)
-add_test(NAME sweeps_summary_foreign_csv COMMAND ${_pk_cli}/expect_exit.sh 1 "sync_fixture.csv:2:1: column 'study'"
+add_test(NAME sweeps_summary_foreign_csv COMMAND ${_pk_cli}/expect_exit.sh 2 "sync_fixture.csv:2:1: column 'study'"
   $<TARGET_FILE:pkbench_transfer_summary> ${CMAKE_CURRENT_LIST_DIR}/fixtures/sync_fixture.csv ${CMAKE_CURRENT_BINARY_DIR})
 add_test(NAME sweeps_report_usage COMMAND ${_pk_cli}/expect_exit.sh 2 "--other=/nonexistent: not a folder"
   $<TARGET_FILE:pkbench_report> ${CMAKE_CURRENT_LIST_DIR}/fixtures/report --other=/nonexistent)
@@ -39,7 +39,7 @@ add_test(NAME sweeps_run_quick_takes_no_arguments COMMAND ${_pk_cli}/expect_exit
   ${CMAKE_SOURCE_DIR}/scripts/run.sh --quick transfer)
 add_test(NAME sweeps_run_unknown_study COMMAND ${_pk_cli}/expect_exit.sh 2 "unknown study 'warp_drive'"
   ${CMAKE_SOURCE_DIR}/scripts/run.sh warp_drive)
-add_test(NAME sweeps_merge_refuses_two_studies COMMAND ${_pk_cli}/expect_exit.sh 1 "header differs|a sync CSV"
+add_test(NAME sweeps_merge_refuses_two_studies COMMAND ${_pk_cli}/expect_exit.sh 2 "header differs|a sync CSV"
   $<TARGET_FILE:pkbench_merge> ${CMAKE_CURRENT_BINARY_DIR}/merged.csv ${CMAKE_CURRENT_LIST_DIR}/fixtures/transfer_fixture.csv
   ${CMAKE_CURRENT_LIST_DIR}/fixtures/sync_fixture.csv)
 # The collectives summary: a missing CSV refused (exit 2, named); on the verdict fixture, the

@@ -32,7 +32,7 @@ struct Eq {
 class LineSource {
  public:
   explicit LineSource(const std::string& path) : f_(std::fopen(path.c_str(), "rb")), path_(path) {
-    if (!f_) throw std::runtime_error(path + ": cannot open: " + std::strerror(errno));
+    if (!f_) throw CsvError(path + ": cannot open: " + std::strerror(errno));
   }
   ~LineSource() {
     if (f_) std::fclose(f_);
@@ -65,7 +65,7 @@ class LineSource {
       end_ = keep;
       const size_t got = std::fread(buf_.data() + end_, 1, kBlock, f_);
       if (got < kBlock) {
-        if (std::ferror(f_)) throw std::runtime_error(path_ + ": read error: " + std::strerror(errno));
+        if (std::ferror(f_)) throw CsvError(path_ + ": read error: " + std::strerror(errno));
         eof_ = true;
       }
       end_ += got;
@@ -246,8 +246,7 @@ CsvTable CsvTable::read(const std::string& path, const std::vector<Field>& field
   } catch (const std::runtime_error& e) {
     // Every value in a message is quoted clipped; this bounds what is left (a huge path).
     const std::string_view m = e.what();
-    if (m.size() <= 2000) throw;
-    throw std::runtime_error(clip(m, 2000));
+    throw CsvError(m.size() <= 2000 ? std::string(m) : clip(m, 2000));
   }
 }
 

@@ -17,6 +17,7 @@
 // commas and quotes), so a line splits on commas.
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -81,11 +82,20 @@ struct Machine {
 };
 std::string machine_key(const std::string& gpu_name, int gpu_count);
 
+// A CSV that cannot be read as what it is read for (missing, malformed, another study's):
+// every tool that reads one exits 2 on it (bad input, the file named), as on a bad argument;
+// 1 stays for a failure of the tool itself.
+struct CsvError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+// A tool's exit code for an exception that ended it: 2 for bad input (CsvError), else 1.
+inline int exit_code_of(const std::exception& e) { return dynamic_cast<const CsvError*>(&e) ? 2 : 1; }
+
 class CsvTable {
  public:
   static constexpr int64_t kEmptyInteger = std::numeric_limits<int64_t>::min();
 
-  // Throws std::runtime_error naming the file (and line and field) for anything malformed.
+  // Throws CsvError naming the file (and line and field) for anything malformed.
   static CsvTable read(const std::string& path, const std::vector<Field>& fields, const ReadOptions& options = {});
   // The old interface: every named column required, read as text; any study.
   static CsvTable read(const std::string& path, const std::vector<std::string>& required);

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 
+#include "microbench/harness/csv_table.h"
 #include "microbench/harness/tidy_csv.h"
 
 namespace pk {
@@ -59,7 +60,8 @@ inline bool option(int argc, char** argv, int& i, const std::string& name, std::
 }
 
 // A summary tool's markdown, made by make(): on stdout, or written (atomically) to `out` when
-// given. Returns main's exit code: 1, with "argv0: error: ..." on stderr, when make() throws.
+// given. Returns main's exit code: when make() throws, "argv0: error: ..." on stderr and 2
+// for a CSV it could not read (CsvError), else 1.
 template <class Make>
 int emit_markdown(const char* argv0, const std::string& out, Make make) {
   try {
@@ -69,7 +71,7 @@ int emit_markdown(const char* argv0, const std::string& out, Make make) {
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s: error: %s\n", argv0, e.what());
-    return 1;
+    return exit_code_of(e);
   }
 }
 

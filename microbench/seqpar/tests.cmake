@@ -85,7 +85,7 @@ if(TARGET pkbench_seqpar)
 endif()
 if(TARGET pkbench_seqpar_summary)
   pk_cli_test(seqpar_summary_usage pkbench_seqpar_summary 2 "SEQPAR_CSV and OUT_DIR")
-  pk_cli_test(seqpar_summary_missing_csv pkbench_seqpar_summary 1 "error: .*nonexistent.csv" /nonexistent.csv ${CMAKE_CURRENT_BINARY_DIR})
+  pk_cli_test(seqpar_summary_missing_csv pkbench_seqpar_summary 2 "error: .*nonexistent.csv" /nonexistent.csv ${CMAKE_CURRENT_BINARY_DIR})
   pk_cli_test(seqpar_summary_unknown_option pkbench_seqpar_summary 2 "unknown option '--bogus'" --bogus)
 endif()
 # The Ulysses runs scripts/run.sh makes for the study (lib.sh): none on one GPU, the layer shape
