@@ -24,16 +24,7 @@ constexpr const char* kStudyDescription =
 
 namespace {
 
-class EpStudy {
- public:
-  EpStudy(PeerGroup& g, PointResults& r, const EpOptions& o, const std::vector<Point>& points)
-      : ctx_(g, o, points), runner_(ctx_, r) {}
-  void run_point(benchmark::State& state, const Point& p) { runner_.run(state, p); }
-
- private:
-  Context ctx_;
-  Runner runner_;
-};
+using EpStudy = ContextRunnerStudy<Context, Runner>;
 
 // What a GPU lacks for a point: the kernels need this build's device code and Hopper's TMA
 // (the GEMM: wgmma too).

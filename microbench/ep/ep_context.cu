@@ -69,12 +69,10 @@ int blocks_for(int64_t n) { return static_cast<int>(std::clamp<int64_t>((n + 255
 }  // namespace
 
 Context::Context(PeerGroup& g, const EpOptions& o, const std::vector<Point>& points)
-    : group(g), opt(o), shape(o.shape), gate(g), status(g), streams(g) {
+    : StudyContext(g), opt(o), shape(o.shape) {
   shape.ranks = g.size();
   check_shape(shape);
-  int mine = INT_MAX;
-  for (int gpu : g.local_gpus()) mine = std::min(mine, g.sm_budget(gpu));
-  sm_budget_ = static_cast<int>(g.comm().min(mine));
+  sm_budget_ = min_sm_budget();
   allocate(points);
 }
 
@@ -163,14 +161,6 @@ uint64_t Context::x_seed(uint64_t generation) const {
   return mix64(opt.data_seed ^ (uint64_t(static_cast<int>(kind_)) << 48) ^ uint64_t(shape.tokens) ^ (generation << 32));
 }
 uint64_t Context::y_seed(uint64_t generation) const { return mix64(x_seed(generation) ^ 0x7E11ull); }
-
-void Context::sync_local() {
-  for (int gpu : local_gpus()) {
-    group.set_device(gpu);
-    PK_CUDA_CHECK(cudaDeviceSynchronize());
-  }
-  status.check(local_gpus());
-}
 
 void Context::use_point(RoutingKind kind, int tokens) {
   if (have_point_ && kind == kind_ && tokens == shape.tokens) return;

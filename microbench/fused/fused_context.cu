@@ -36,7 +36,7 @@ int fused_group_m(KernelKind k, int world, int requested) {
 }
 
 Context::Context(PeerGroup& g, const FusedOptions& o, const std::vector<Point>& points)
-    : group(g), topo(g.topology()), opt(o), gate(g), status(g), streams(g), nccl(g) {
+    : StudyContext(g), topo(g.topology()), opt(o), nccl(g) {
   const int w = world();
   uint64_t a_bytes = 4096, partial_bytes = 4096, out_bytes = 4096;
   int64_t flags = 0;
