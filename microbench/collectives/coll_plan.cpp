@@ -1,5 +1,6 @@
 #include "microbench/collectives/coll_plan.h"
 
+#include "microbench/harness/args.h"
 #include "microbench/harness/cuda_check.h"
 
 namespace pk::coll {
@@ -36,12 +37,7 @@ const std::vector<CollPreset>& coll_presets() {
 }
 
 const CollPreset& coll_preset(const std::string& name) {
-  std::string names;
-  for (const CollPreset& p : coll_presets()) {
-    if (p.name == name) return p;
-    names += (names.empty() ? "" : ", ") + p.name;
-  }
-  throw ArgError("--preset: unknown preset '" + name + "' (" + names + ")");
+  return find_named(coll_presets(), name, "--preset: unknown preset");
 }
 
 CollLists round_lists(const CollPreset& p, bool partial, const CollLists& flags) {

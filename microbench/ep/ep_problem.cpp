@@ -256,28 +256,7 @@ const Preset& preset(const std::string& name) {
 
 namespace {
 std::vector<int> parse_sms(const std::string& s) {
-  std::vector<int> out;
-  size_t at = 0;
-  while (at <= s.size()) {
-    const size_t comma = s.find(',', at);
-    const std::string item = s.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-    if (item == "auto") {
-      out.push_back(0);
-    } else {
-      std::vector<int> v;
-      try {
-        v = parse_int_list(item, 0);
-      } catch (const ArgError& e) {
-        throw ArgError("--sms: " + std::string(e.what()));
-      }
-      for (int x : v) {
-        if (x < 1 || x > kEpMaxBlocks) throw ArgError("--sms: " + std::to_string(x) + ": 1 to " + std::to_string(kEpMaxBlocks) + " or auto");
-        out.push_back(x);
-      }
-    }
-    if (comma == std::string::npos) break;
-    at = comma + 1;
-  }
+  std::vector<int> out = parse_sms_list(s, kEpMaxBlocks, " or auto");
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
