@@ -48,6 +48,16 @@ inline pk::PeerMode peer_test_mode() {
   return n >= 2 ? pk::PeerMode::single : pk::PeerMode::virt;
 }
 
+// Why a multi-rank test of mode `m` cannot run here ("" when it can): no usable GPU, or fewer
+// than 2 GPUs for one process driving them (single).
+inline std::string need_peers(pk::PeerMode m) {
+  if (std::string why = no_gpu_reason(); !why.empty()) return why;
+  int n = 0;
+  cudaGetDeviceCount(&n);
+  if (m == pk::PeerMode::single && n < 2) return "needs 2 GPUs in one process, found " + std::to_string(n);
+  return "";
+}
+
 inline std::string mode_param_name(const ::testing::TestParamInfo<pk::PeerMode>& i) {
   return pk::peer_mode_name(i.param);
 }
