@@ -70,11 +70,9 @@ __global__ void count_mismatch_kernel(const uint16_t* p, int64_t n, uint64_t see
 }  // namespace
 
 Context::Context(PeerGroup& g, const RingOptions& o, const std::vector<Point>& points)
-    : group(g), opt(o), shape(o.shape), gate(g), status(g), streams(g) {
+    : StudyContext(g), opt(o), shape(o.shape) {
   shape.ranks = g.size();
-  int mine = INT_MAX;
-  for (int gpu : g.local_gpus()) mine = std::min(mine, g.sm_budget(gpu));
-  sm_budget_ = static_cast<int>(g.comm().min(mine));
+  sm_budget_ = min_sm_budget();
   for (const Point& p : points) {
     RingShape s = shape;
     s.seq = p.seq;
@@ -108,14 +106,6 @@ Context::~Context() {
     cudaFree(q_[gpu]);
     cudaFree(c_[gpu]);
   }
-}
-
-void Context::sync_local() {
-  for (int gpu : local_gpus()) {
-    group.set_device(gpu);
-    PK_CUDA_CHECK(cudaDeviceSynchronize());
-  }
-  status.check(local_gpus());
 }
 
 uint64_t Context::q_seed(uint64_t generation) const {
@@ -547,30 +537,8 @@ Checked check_pass(Context& c, const Point& p, uint64_t generation) {
 
 namespace {
 
-struct Timed {
-  std::vector<double> ms;
-  int iters = 0;
-};
-Timed time_op(Context& c, const std::function<void()>& op, int enqueues_per_gpu) {
-  std::vector<Flow> flows;
-  const auto& gpus = c.local_gpus();
-  const int per_op = enqueues_per_gpu * static_cast<int>(gpus.size());
-  for (size_t i = 0; i < gpus.size(); ++i)
-    flows.push_back(Flow{gpus[i], gpus[i], c.stream(gpus[i]), i == 0 ? per_op : 1,
-                         i == 0 ? std::function<void(int)>([&op](int) { op(); }) : std::function<void(int)>([](int) {})});
-  FlowTimer timer(c.group, std::move(flows), c.ranks(), c.gate, c.status, c.opt.timing);
-  Timed t;
-  t.iters = timer.calibrate();
-  for (int i = 0; i < c.opt.timing.samples; ++i) t.ms.push_back(timer.sample().step_ms_per_op);
-  return t;
-}
-
-void untimed(Context& c, const std::function<void()>& fn) {
-  collectively(c.group.comm(), [&] {
-    fn();
-    c.sync_local();
-  });
-  c.group.barrier();
+TimedOp time_op(Context& c, const std::function<void()>& op, int enqueues_per_gpu) {
+  return pk::time_op(c, c.ranks(), c.opt.timing, op, enqueues_per_gpu);
 }
 
 // NVLink data received by every GPU of the group (KiB, NVML's counter); < 0 where any rank's GPU
@@ -616,15 +584,8 @@ Row Runner::describe(const Point& p, const RingShape& shape, int processes) {
 }
 
 void Runner::run(benchmark::State& state, const Point& p) {
-  Row row = describe(p, ctx_.shape, ctx_.group.processes());
-  for (auto _ : state) {
-    measure_point(state, row, [&] { measure(p, row); });
-    state.SetIterationTime(row.count("step_us_median") && !row["step_us_median"].empty()
-                               ? std::stod(row["step_us_median"]) * 1e-6
-                               : 0.0);
-  }
-  results_.put(p.name(), row);
-  idle_gap(ctx_.opt.timing.gap_ms);
+  run_timed_point(state, results_, p.name(), describe(p, ctx_.shape, ctx_.group.processes()), "step_us_median",
+                  ctx_.opt.timing.gap_ms, [&](Row& row) { measure(p, row); });
 }
 
 void Runner::measure(const Point& p, Row& row) {
@@ -638,7 +599,7 @@ void Runner::measure(const Point& p, Row& row) {
   row["block_bytes"] = std::to_string(c.shape.block_bytes());
 
   untimed(c, [&] { impl->pass(); });
-  const Timed t = time_op(c, [&] { impl->pass(); }, impl->enqueues_per_op());
+  const TimedOp t = time_op(c, [&] { impl->pass(); }, impl->enqueues_per_op());
 
   // The final pass: fresh inputs, poisoned outputs and ring buffers, then the checks.
   c.fill(1);

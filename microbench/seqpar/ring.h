@@ -26,6 +26,7 @@
 #include "microbench/harness/device_runtime.h"
 #include "microbench/harness/gbench_csv.h"
 #include "microbench/harness/peer_group.h"
+#include "microbench/harness/study_context.h"
 #include "microbench/harness/timing.h"
 #include "microbench/seqpar/seqpar_problem.h"
 
@@ -37,25 +38,17 @@ struct RingOptions {
   uint64_t data_seed = 0x5E9A11ull;
 };
 
-class Context {
+class Context : public StudyContext {
  public:
   // Collective: every buffer for every point of the run.
   Context(PeerGroup& g, const RingOptions& o, const std::vector<Point>& points);
   ~Context();
-  Context(const Context&) = delete;
-  Context& operator=(const Context&) = delete;
 
-  PeerGroup& group;
   RingOptions opt;
   RingShape shape;
-  Gate gate;
-  StatusBoard status;
-  StreamPool streams;
   SymBuf kv, done;
 
   int ranks() const { return shape.ranks; }
-  const std::vector<int>& local_gpus() const { return group.local_gpus(); }
-  cudaStream_t stream(int gpu) { return streams.get(gpu, 0); }
   cudaStream_t side(int gpu) { return streams.get(gpu, 1); }
   Deadline deadline(int gpu) { return status.deadline(gpu, opt.timing.timeout_ms); }
   int sm_budget() const { return sm_budget_; }
@@ -76,7 +69,6 @@ class Context {
   void fill(uint64_t generation);
   // Collective: C and the ring buffers poisoned.
   void poison();
-  void sync_local();
 
   struct Nccl;
   Nccl* nccl() { return nccl_.get(); }

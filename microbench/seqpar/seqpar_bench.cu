@@ -27,16 +27,7 @@ constexpr const char* kStudyDescription =
 
 namespace {
 
-class RingStudy {
- public:
-  RingStudy(PeerGroup& g, PointResults& r, const RingOptions& o, const std::vector<Point>& points)
-      : ctx_(g, o, points), runner_(ctx_, r) {}
-  void run_point(benchmark::State& state, const Point& p) { runner_.run(state, p); }
-
- private:
-  Context ctx_;
-  Runner runner_;
-};
+using RingStudy = ContextRunnerStudy<Context, Runner>;
 
 // The stand-in is the Hopper GEMM (wgmma, TMA); the pull needs this build's device code.
 std::string missing_for(const Point& p, const GpuInfo& g) {

@@ -65,28 +65,7 @@ std::vector<Point> build_points(const Grid& g) {
 namespace {
 
 std::vector<int> parse_sms(const std::string& s) {
-  std::vector<int> out;
-  size_t at = 0;
-  while (at <= s.size()) {
-    const size_t comma = s.find(',', at);
-    const std::string item = s.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-    if (item == "auto") {
-      out.push_back(0);
-    } else {
-      std::vector<int> v;
-      try {
-        v = parse_int_list(item, 0);
-      } catch (const ArgError& e) {
-        throw ArgError("--sms: " + std::string(e.what()));
-      }
-      for (int x : v) {
-        if (x < 1 || x > 1024) throw ArgError("--sms: " + std::to_string(x) + ": 1 to 1024 blocks, or auto");
-        out.push_back(x);
-      }
-    }
-    if (comma == std::string::npos) break;
-    at = comma + 1;
-  }
+  const std::vector<int> out = parse_sms_list(s, 1024, " blocks, or auto");
   if (out.empty()) throw ArgError("--sms: an empty list");
   std::vector<int> uniq;
   for (int x : out)
@@ -128,14 +107,7 @@ const std::vector<Preset>& presets() {
   return v;
 }
 
-const Preset& preset(const std::string& name) {
-  std::string names;
-  for (const Preset& p : presets()) {
-    if (p.name == name) return p;
-    names += (names.empty() ? "" : ", ") + p.name;
-  }
-  throw ArgError("--preset: unknown preset '" + name + "' (" + names + ")");
-}
+const Preset& preset(const std::string& name) { return find_named(presets(), name, "--preset: unknown preset"); }
 
 std::vector<Point> plan_points(const Preset& p, const GridText& f) {
   std::vector<Point> out;

@@ -12,42 +12,15 @@
 
 #include "microbench/harness/cuda_check.h"
 #include "microbench/seqpar/ring.h"
+#include "tests/gpu/gpu_test_util.h"
 
 using namespace pk;
 using namespace pk::seqpar;
 
-// The communicator of this test process (tests/gpu/gpu_main.cpp).
-pk::Comm& test_comm();
-
-namespace {
-
-std::string no_gpu_reason() {
-  int n = 0;
-  const cudaError_t e = cudaGetDeviceCount(&n);
-  if (e != cudaSuccess) {
-    cudaGetLastError();
-    return std::string("no usable CUDA GPU: cudaGetDeviceCount: ") + cudaGetErrorString(e);
-  }
-  return n == 0 ? "no CUDA GPU visible" : "";
-}
-
-// single and virtual alone; ipc and vmm under an MPI launcher (one process per GPU).
-std::vector<PeerMode> modes() {
-  if (launched_under_mpi()) return {PeerMode::ipc, PeerMode::vmm};
-  return {PeerMode::single, PeerMode::virt};
-}
-
-std::string mode_param_name(const ::testing::TestParamInfo<pk::PeerMode>& i) { return pk::peer_mode_name(i.param); }
-
-}  // namespace
-
 namespace {
 
 std::string need(PeerMode m) {
-  if (std::string why = no_gpu_reason(); !why.empty()) return why;
-  int n = 0;
-  cudaGetDeviceCount(&n);
-  if (m == PeerMode::single && n < 2) return "needs 2 GPUs in one process, found " + std::to_string(n);
+  if (std::string why = need_peers(m); !why.empty()) return why;
   cudaDeviceProp prop{};
   cudaGetDeviceProperties(&prop, 0);
   if (prop.major != 9) return std::string("the stand-in is the Hopper GEMM (sm_90a); GPU 0 is ") + prop.name;
@@ -145,4 +118,4 @@ TEST(RingTimeout, APullWhoseNeighboursNeverArriveEndsWithATimeout) {
   EXPECT_THROW(ctx.sync_local(), DeviceFailure);
 }
 
-INSTANTIATE_TEST_SUITE_P(PeerModes, RingRanks, ::testing::ValuesIn(modes()), mode_param_name);
+INSTANTIATE_TEST_SUITE_P(PeerModes, RingRanks, ::testing::ValuesIn(test_modes()), mode_param_name);

@@ -18,38 +18,12 @@
 #include "microbench/collectives/coll_harness.h"
 #include "microbench/collectives/coll_nccl.h"
 #include "microbench/harness/cuda_check.h"
+#include "tests/gpu/gpu_test_util.h"
 
 using namespace pk;
 using namespace pk::coll;
 
-// The communicator of this test process (tests/gpu/gpu_main.cpp).
-pk::Comm& test_comm();
-
 namespace {
-
-std::string no_gpu_reason() {
-  int n = 0;
-  const cudaError_t e = cudaGetDeviceCount(&n);
-  if (e != cudaSuccess) {
-    cudaGetLastError();
-    return std::string("no usable CUDA GPU: cudaGetDeviceCount: ") + cudaGetErrorString(e);
-  }
-  return n == 0 ? "no CUDA GPU visible" : "";
-}
-
-std::string mode_param_name(const ::testing::TestParamInfo<pk::PeerMode>& i) { return pk::peer_mode_name(i.param); }
-
-}  // namespace
-
-namespace {
-
-std::string need_ranks(PeerMode m) {
-  if (std::string why = no_gpu_reason(); !why.empty()) return why;
-  int n = 0;
-  cudaGetDeviceCount(&n);
-  if (m == PeerMode::single && n < 2) return "needs 2 GPUs in one process, found " + std::to_string(n);
-  return "";
-}
 
 constexpr uint64_t kEnvBytes = 16ull << 20;
 
@@ -165,7 +139,7 @@ class UlyssesRanks : public ::testing::TestWithParam<PeerMode> {};
 }  // namespace
 
 TEST_P(UlyssesRanks, EveryImplementationMatchesTheHostReference) {
-  if (const std::string why = need_ranks(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  if (const std::string why = need_peers(GetParam()); !why.empty()) GTEST_SKIP() << why;
   Env env(GetParam());
   const int n = env.group->size();
   ImplList impls;

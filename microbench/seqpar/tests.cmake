@@ -13,23 +13,12 @@ endif()
 # The ring (ring.cu) and the Ulysses collectives (the collectives study's core) in two binaries:
 # the ring's builds without the collectives' kernels.
 if(TARGET pkbench_seqpar_core)
-  add_executable(pkbench_seqpar_gpu_tests ${CMAKE_SOURCE_DIR}/tests/gpu/gpu_main.cpp
-    ${CMAKE_SOURCE_DIR}/microbench/seqpar/test_ring_gpu.cu)
-  target_link_libraries(pkbench_seqpar_gpu_tests PRIVATE pkbench_seqpar_core GTest::gtest)
+  pk_study_gpu_tests(pkbench_seqpar_gpu_tests SOURCES ${CMAKE_SOURCE_DIR}/microbench/seqpar/test_ring_gpu.cu LIBS pkbench_seqpar_core)
 endif()
 if(TARGET pkbench_coll_core)
-  add_executable(pkbench_seqpar_ulysses_gpu_tests ${CMAKE_SOURCE_DIR}/tests/gpu/gpu_main.cpp
-    ${CMAKE_SOURCE_DIR}/microbench/seqpar/test_ulysses_gpu.cu)
-  target_link_libraries(pkbench_seqpar_ulysses_gpu_tests PRIVATE pkbench_coll_core GTest::gtest)
+  pk_study_gpu_tests(pkbench_seqpar_ulysses_gpu_tests SOURCES ${CMAKE_SOURCE_DIR}/microbench/seqpar/test_ulysses_gpu.cu
+    LIBS pkbench_coll_core)
 endif()
-foreach(_t pkbench_seqpar_gpu_tests pkbench_seqpar_ulysses_gpu_tests)
-  if(TARGET ${_t})
-    pk_discover_tests(${_t}
-      PROPERTIES LABELS gpu RESOURCE_LOCK gpu SKIP_REGULAR_EXPRESSION "SKIPPED"
-      ENVIRONMENT "CUDA_MODULE_LOADING=EAGER;CUDA_DEVICE_MAX_CONNECTIONS=32;NCCL_NVLS_ENABLE=0;NVSHMEM_DISABLE_NVLS=1")
-    pk_virtual_rank_tests(${_t})
-  endif()
-endforeach()
 if(TARGET pkbench_seqpar_gpu_tests)
   pk_mpi_script_test(seqpar_gpu_tests_ipc_vmm_2_ranks mpi_gpu_tests.sh pkbench_seqpar_gpu_tests 600)
 endif()
@@ -77,15 +66,10 @@ if(TARGET pkbench_seqpar)
   pk_cli_test(seqpar_cli_list_gpu_counts pkbench_seqpar 0 "plan: [0-9]+ points.*2 GPUs: .* 8 GPUs: "
     --list --arch=sm_90a --world=8 --gpu-counts=all --preset=smoke)
   set_tests_properties(seqpar_cli_list_or_no_gpu PROPERTIES SKIP_RETURN_CODE 3)
-  foreach(_mc 1 2)
-    add_test(NAME seqpar_cli_multicast_refused_${_mc} COMMAND ${CMAKE_COMMAND} -E env NCCL_NVLS_ENABLE=${_mc}
-      ${CMAKE_SOURCE_DIR}/tests/cli/expect_exit.sh 2 "NCCL_NVLS_ENABLE=${_mc}: NVSwitch multicast is never run" $<TARGET_FILE:pkbench_seqpar>)
-    set_tests_properties(seqpar_cli_multicast_refused_${_mc} PROPERTIES LABELS cpu)
-  endforeach()
+  pk_multicast_refused_tests(seqpar_cli pkbench_seqpar)
 endif()
 if(TARGET pkbench_seqpar_summary)
-  pk_cli_test(seqpar_summary_usage pkbench_seqpar_summary 2 "SEQPAR_CSV and OUT_DIR")
-  pk_cli_test(seqpar_summary_missing_csv pkbench_seqpar_summary 2 "error: .*nonexistent.csv" /nonexistent.csv ${CMAKE_CURRENT_BINARY_DIR})
+  pk_summary_cli_tests(seqpar "SEQPAR_CSV and OUT_DIR")
   pk_cli_test(seqpar_summary_unknown_option pkbench_seqpar_summary 2 "unknown option '--bogus'" --bogus)
 endif()
 # The Ulysses runs scripts/run.sh makes for the study (lib.sh): none on one GPU, the layer shape
