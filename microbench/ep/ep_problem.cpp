@@ -194,14 +194,8 @@ const std::vector<ImplInfo>& impl_infos() {
   return v;
 }
 const ImplInfo& impl_info(const std::string& name) {
-  for (const ImplInfo& i : impl_infos())
-    if (i.name == name) return i;
+  if (const ImplInfo* i = named(impl_infos(), name)) return *i;
   throw ArgError("--impls: unknown implementation '" + name + "'");
-}
-std::vector<std::string> impl_names() {
-  std::vector<std::string> v;
-  for (const ImplInfo& i : impl_infos()) v.push_back(i.name);
-  return v;
 }
 
 std::string Point::name() const {
@@ -270,7 +264,7 @@ std::vector<Point> plan_points(const Preset& p, const GridText& f, int ll_max_to
     Grid grid;
     grid.ll_max_tokens = ll_max_tokens;
     for (const auto& n : parse_name_list(pick(f.ops, g.ops), op_names(), "operation (--ops)")) grid.ops.push_back(parse_op(n));
-    grid.impls = parse_name_list(pick(f.impls, g.impls), impl_names(), "implementation (--impls)");
+    grid.impls = parse_name_list(pick(f.impls, g.impls), names_of(impl_infos()), "implementation (--impls)");
     for (const auto& n : parse_name_list(pick(f.routings, g.routings), routing_names(), "routing (--routings)"))
       grid.routings.push_back(parse_routing(n));
     try {

@@ -59,11 +59,6 @@ Row Runner::describe(const Point& p, const EpShape& shape, int processes) {
   return r;
 }
 
-void Runner::run(benchmark::State& state, const Point& p) {
-  run_timed_point(state, results_, p.name(), describe(p, ctx_.shape, ctx_.group.processes()), "dispatch_us_median",
-                  ctx_.opt.timing.gap_ms, [&](Row& row) { measure(p, row); });
-}
-
 void Runner::measure(const Point& p, Row& row) {
   Context& c = ctx_;
   c.use_point(p.routing, p.tokens);

@@ -38,11 +38,7 @@ EpOptions test_options(double timeout_ms) {
   o.shape.experts = 48;
   o.shape.topk = 8;
   o.shape.h_expert = 256;
-  o.timing.samples = 2;
-  o.timing.warmup_ms = 1;
-  o.timing.target_sample_ms = 0.2;
-  o.timing.gap_ms = 0;
-  o.timing.timeout_ms = timeout_ms;
+  o.timing = quick_test_timing(timeout_ms);
   return o;
 }
 

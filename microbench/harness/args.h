@@ -26,16 +26,27 @@ std::vector<int> parse_sms_list(const std::string& s, int most, const std::strin
 std::vector<std::string> parse_name_list(const std::string& s, const std::vector<std::string>& allowed,
                                          const std::string& what);
 
-// The entry of `table` (rows with a `name`) called `name`; else ArgError
-// "<unknown> '<name>' (<known><every name, comma separated>)".
+// Tables of named entries (rows with a `name`): the entry called `name` (nullptr when none),
+// every name in order, and the entry or ArgError "<unknown> '<name>' (<known><the names, comma
+// separated>)".
+template <class Entry>
+const Entry* named(const std::vector<Entry>& table, const std::string& name) {
+  for (const Entry& e : table)
+    if (e.name == name) return &e;
+  return nullptr;
+}
+template <class Entry>
+std::vector<std::string> names_of(const std::vector<Entry>& table) {
+  std::vector<std::string> v;
+  for (const Entry& e : table) v.push_back(e.name);
+  return v;
+}
 template <class Entry>
 const Entry& find_named(const std::vector<Entry>& table, const std::string& name, const std::string& unknown,
                         const std::string& known = "") {
+  if (const Entry* e = named(table, name)) return *e;
   std::string names;
-  for (const Entry& e : table) {
-    if (e.name == name) return e;
-    names += (names.empty() ? "" : ", ") + e.name;
-  }
+  for (const std::string& n : names_of(table)) names += (names.empty() ? "" : ", ") + n;
   throw ArgError(unknown + " '" + name + "' (" + known + names + ")");
 }
 

@@ -583,11 +583,6 @@ Row Runner::describe(const Point& p, const RingShape& shape, int processes) {
              {"verified", "no"}};
 }
 
-void Runner::run(benchmark::State& state, const Point& p) {
-  run_timed_point(state, results_, p.name(), describe(p, ctx_.shape, ctx_.group.processes()), "step_us_median",
-                  ctx_.opt.timing.gap_ms, [&](Row& row) { measure(p, row); });
-}
-
 void Runner::measure(const Point& p, Row& row) {
   Context& c = ctx_;
   c.use_point(p);

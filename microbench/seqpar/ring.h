@@ -25,6 +25,7 @@
 
 #include "microbench/harness/device_runtime.h"
 #include "microbench/harness/gbench_csv.h"
+#include "microbench/harness/study_point.h"
 #include "microbench/harness/peer_group.h"
 #include "microbench/harness/study_context.h"
 #include "microbench/harness/timing.h"
@@ -109,18 +110,14 @@ struct Checked {
 };
 Checked check_pass(Context& c, const Point& p, uint64_t generation);
 
-class Runner {
+class Runner : public StudyRunner<Runner, Context> {
  public:
-  Runner(Context& c, PointResults& r) : ctx_(c), results_(r) {}
-  void run(benchmark::State& state, const Point& p);
+  using StudyRunner::StudyRunner;
+  static constexpr const char* kTimeColumn = "step_us_median";
   // One point into `row`; throws SkipPoint, or an error (a wrong result included, after the
   // row got its check columns). The GPU tests call it.
   void measure(const Point& p, Row& row);
   static Row describe(const Point& p, const RingShape& shape, int processes);
-
- private:
-  Context& ctx_;
-  PointResults& results_;
 };
 
 }  // namespace pk::seqpar

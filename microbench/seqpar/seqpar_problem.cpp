@@ -31,15 +31,8 @@ const std::vector<ImplInfo>& impl_infos() {
 }
 
 const ImplInfo& impl_info(const std::string& name) {
-  for (const ImplInfo& i : impl_infos())
-    if (i.name == name) return i;
+  if (const ImplInfo* i = named(impl_infos(), name)) return *i;
   throw ArgError("--impls: unknown implementation '" + name + "'");
-}
-
-std::vector<std::string> impl_names() {
-  std::vector<std::string> v;
-  for (const ImplInfo& i : impl_infos()) v.push_back(i.name);
-  return v;
 }
 
 std::string Point::name() const {
@@ -114,7 +107,7 @@ std::vector<Point> plan_points(const Preset& p, const GridText& f) {
   for (const GridText& g : p.grids) {
     auto pick = [](const std::string& flag, const std::string& dflt) { return flag.empty() ? dflt : flag; };
     Grid grid;
-    grid.impls = parse_name_list(pick(f.impls, g.impls), impl_names(), "implementation (--impls)");
+    grid.impls = parse_name_list(pick(f.impls, g.impls), names_of(impl_infos()), "implementation (--impls)");
     grid.seqs = ints("--seqs", pick(f.seqs, g.seqs), 1, 1 << 20);
     for (int s : grid.seqs)
       if (s < 256 || s % 256 != 0) throw ArgError("--seqs: " + std::to_string(s) + ": S per rank is a multiple of 256");

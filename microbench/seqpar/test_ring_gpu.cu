@@ -31,11 +31,7 @@ RingOptions test_options(double timeout_ms) {
   RingOptions o;
   o.shape.batch = 2;
   o.shape.head_dim = 128;
-  o.timing.samples = 2;
-  o.timing.warmup_ms = 1;
-  o.timing.target_sample_ms = 0.2;
-  o.timing.gap_ms = 0;
-  o.timing.timeout_ms = timeout_ms;
+  o.timing = quick_test_timing(timeout_ms);
   return o;
 }
 

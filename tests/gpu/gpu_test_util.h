@@ -10,6 +10,7 @@
 
 #include "microbench/harness/comm.h"
 #include "microbench/harness/peer_group.h"
+#include "microbench/harness/timing.h"
 
 inline std::string no_gpu_reason() {
   int n = 0;
@@ -60,6 +61,18 @@ inline std::string need_peers(pk::PeerMode m) {
 
 inline std::string mode_param_name(const ::testing::TestParamInfo<pk::PeerMode>& i) {
   return pk::peer_mode_name(i.param);
+}
+
+// A GPU test's timing: two short samples, no gap between points, every wait of a kernel bounded
+// by `timeout_ms`.
+inline pk::TimingOptions quick_test_timing(double timeout_ms) {
+  pk::TimingOptions t;
+  t.samples = 2;
+  t.warmup_ms = 1;
+  t.target_sample_ms = 0.2;
+  t.gap_ms = 0;
+  t.timeout_ms = timeout_ms;
+  return t;
 }
 
 // Every rank learns whether any rank failed, and with what.
