@@ -16,6 +16,17 @@ void StudyContext::sync_local() {
   status.check(local_gpus());
 }
 
+void StudyContext::on_local_gpus(const std::function<void(int gpu)>& fn, bool barrier) {
+  collectively(group.comm(), [&] {
+    for (int gpu : local_gpus()) {
+      group.set_device(gpu);
+      fn(gpu);
+    }
+    sync_local();
+  });
+  if (barrier) group.barrier();
+}
+
 int StudyContext::min_sm_budget() {
   int mine = INT_MAX;
   for (int gpu : group.local_gpus()) mine = std::min(mine, group.sm_budget(gpu));

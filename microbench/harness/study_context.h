@@ -28,6 +28,9 @@ class StudyContext {
   cudaStream_t stream(int gpu, int index = 0) { return streams.get(gpu, index); }
   // Waits for every local GPU, then reads their status words (DeviceFailure).
   void sync_local();
+  // Collective: fn(gpu) on every local GPU (its device current), then sync_local(), then a
+  // barrier unless `barrier` is false.
+  void on_local_gpus(const std::function<void(int gpu)>& fn, bool barrier = true);
   // Collective: the fewest SMs a rank of the group has (a virtual rank's share).
   int min_sm_budget();
 };

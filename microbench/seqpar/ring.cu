@@ -84,18 +84,13 @@ Context::Context(PeerGroup& g, const RingOptions& o, const std::vector<Point>& p
   }
   kv = group.alloc(3 * cap_, "seqpar kv blocks");
   done = group.alloc(256, "seqpar pull counters");
-  collectively(group.comm(), [&] {
-    for (int gpu : local_gpus()) {
-      group.set_device(gpu);
-      status.on(gpu);
-      q_[gpu] = static_cast<uint16_t*>(device_alloc(q_cap_));
-      c_[gpu] = static_cast<uint16_t*>(device_alloc(c_cap_));
-      PK_CUDA_CHECK(cudaMemset(done.local(gpu), 0, done.bytes()));
-      base_[gpu] = 0;
-    }
-    sync_local();
+  on_local_gpus([&](int gpu) {
+    status.on(gpu);
+    q_[gpu] = static_cast<uint16_t*>(device_alloc(q_cap_));
+    c_[gpu] = static_cast<uint16_t*>(device_alloc(c_cap_));
+    PK_CUDA_CHECK(cudaMemset(done.local(gpu), 0, done.bytes()));
+    base_[gpu] = 0;
   });
-  group.barrier();
 }
 
 Context::~Context() {
@@ -133,31 +128,21 @@ void Context::use_point(const Point& p) {
 }
 
 void Context::fill(uint64_t generation) {
-  collectively(group.comm(), [&] {
-    for (int gpu : local_gpus()) {
-      group.set_device(gpu);
-      const int blocks = std::max(1, sm_budget_) * 4;
-      fill_values_kernel<<<blocks, 256, 0, stream(gpu)>>>(q(gpu), int64_t(shape.q_bytes() / 2), q_seed(generation));
-      PK_CUDA_CHECK_LAUNCH();
-      fill_values_kernel<<<blocks, 256, 0, stream(gpu)>>>(reinterpret_cast<uint16_t*>(kv.local(gpu)),
-                                                          int64_t(shape.block_bytes() / 2), kv_seed(generation, gpu));
-      PK_CUDA_CHECK_LAUNCH();
-    }
-    sync_local();
+  on_local_gpus([&](int gpu) {
+    const int blocks = std::max(1, sm_budget_) * 4;
+    fill_values_kernel<<<blocks, 256, 0, stream(gpu)>>>(q(gpu), int64_t(shape.q_bytes() / 2), q_seed(generation));
+    PK_CUDA_CHECK_LAUNCH();
+    fill_values_kernel<<<blocks, 256, 0, stream(gpu)>>>(reinterpret_cast<uint16_t*>(kv.local(gpu)),
+                                                        int64_t(shape.block_bytes() / 2), kv_seed(generation, gpu));
+    PK_CUDA_CHECK_LAUNCH();
   });
-  group.barrier();
 }
 
 void Context::poison() {
-  collectively(group.comm(), [&] {
-    for (int gpu : local_gpus()) {
-      group.set_device(gpu);
-      PK_CUDA_CHECK(cudaMemsetAsync(c(gpu), 0xFF, shape.c_bytes(), stream(gpu)));
-      PK_CUDA_CHECK(cudaMemsetAsync(kv.local(gpu) + cap_, 0xFF, 2 * cap_, stream(gpu)));
-    }
-    sync_local();
+  on_local_gpus([&](int gpu) {
+    PK_CUDA_CHECK(cudaMemsetAsync(c(gpu), 0xFF, shape.c_bytes(), stream(gpu)));
+    PK_CUDA_CHECK(cudaMemsetAsync(kv.local(gpu) + cap_, 0xFF, 2 * cap_, stream(gpu)));
   });
-  group.barrier();
 }
 
 // ---- schedules ---------------------------------------------------------------------------
