@@ -17,12 +17,18 @@
 #include "microbench/ep/ep_runner.h"
 #include "microbench/ep/ep_steps.h"
 #include "microbench/harness/cuda_check.h"
-#include "tests/gpu/gpu_test_util.h"
+#include "microbench/harness/gpu_test_support.h"
 
 using namespace pk;
 using namespace pk::ep;
 
+// The communicator of this test process (tests/gpu/gpu_main.cpp).
+pk::Comm& test_comm();
+
 namespace {
+
+std::string mode_param_name(const ::testing::TestParamInfo<PeerMode>& i) { return peer_mode_name(i.param); }
+
 
 std::string hopper(const PeerGroup& g) {
   for (const GpuInfo& i : g.topology().gpus)

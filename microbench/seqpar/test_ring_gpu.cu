@@ -11,13 +11,19 @@
 #include <memory>
 
 #include "microbench/harness/cuda_check.h"
+#include "microbench/harness/gpu_test_support.h"
 #include "microbench/seqpar/ring.h"
-#include "tests/gpu/gpu_test_util.h"
 
 using namespace pk;
 using namespace pk::seqpar;
 
+// The communicator of this test process (tests/gpu/gpu_main.cpp).
+pk::Comm& test_comm();
+
 namespace {
+
+std::string mode_param_name(const ::testing::TestParamInfo<PeerMode>& i) { return peer_mode_name(i.param); }
+
 
 std::string need(PeerMode m) {
   if (std::string why = need_peers(m); !why.empty()) return why;

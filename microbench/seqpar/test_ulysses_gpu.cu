@@ -18,12 +18,18 @@
 #include "microbench/collectives/coll_harness.h"
 #include "microbench/collectives/coll_nccl.h"
 #include "microbench/harness/cuda_check.h"
-#include "tests/gpu/gpu_test_util.h"
+#include "microbench/harness/gpu_test_support.h"
 
 using namespace pk;
 using namespace pk::coll;
 
+// The communicator of this test process (tests/gpu/gpu_main.cpp).
+pk::Comm& test_comm();
+
 namespace {
+
+std::string mode_param_name(const ::testing::TestParamInfo<PeerMode>& i) { return peer_mode_name(i.param); }
+
 
 constexpr uint64_t kEnvBytes = 16ull << 20;
 
