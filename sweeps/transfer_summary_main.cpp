@@ -34,8 +34,8 @@ int main(int argc, char** argv) {
       return 1;
     }
     auto sum = pk::sweeps::summarize_mechanisms(d.rows);
-    pk::write_file_atomically(out + "/transfer_summary.md", pk::sweeps::summary_markdown(d, sum, elapsed));
-    pk::write_file_atomically(out + "/transfer_tuning.csv", pk::sweeps::table_csv(pk::sweeps::transfer_tuning(d)));
+    pk::write_files_atomically({{out + "/transfer_summary.md", pk::sweeps::summary_markdown(d, sum, elapsed)},
+                                {out + "/transfer_tuning.csv", pk::sweeps::table_csv(pk::sweeps::transfer_tuning(d))}});
     std::printf("wrote %s/transfer_summary.md and %s/transfer_tuning.csv from %zu rows\n", out.c_str(), out.c_str(),
                 d.rows.size());
     return 0;

@@ -116,15 +116,19 @@ void write_tables(const std::vector<TuneCsv>& csvs, const std::string& out, cons
   }
   std::vector<TuningTable> tables;
   for (auto& [name, ts] : by_name) tables.push_back(merge_tables(ts));
+  // Every table is built before anything is written, and all files land together or none does.
+  std::vector<std::pair<std::string, std::string>> files;
   for (const auto& t : tables) {
-    pk::write_file_atomically(out + "/" + t.name + "_tuning.csv", table_csv(t));
-    if (json_available()) pk::write_file_atomically(out + "/" + t.name + "_tuning.json", table_json(t));
+    files.emplace_back(out + "/" + t.name + "_tuning.csv", table_csv(t));
+    if (json_available()) files.emplace_back(out + "/" + t.name + "_tuning.json", table_json(t));
+  }
+  files.emplace_back(out + "/" + header, tables_header(tables, "pkbench_tune"));
+  pk::write_files_atomically(files);
+  for (const auto& t : tables)
     std::printf("wrote %s/%s_tuning.csv%s (%zu rows)\n", out.c_str(), t.name.c_str(),
                 json_available() ? (" and " + t.name + "_tuning.json").c_str() : "", t.rows.size());
-  }
   if (!json_available())
     std::fprintf(stderr, "pkbench_tune: built without nlohmann-json: no JSON written (apt install nlohmann-json3-dev)\n");
-  pk::write_file_atomically(out + "/" + header, tables_header(tables, "pkbench_tune"));
   std::printf("wrote %s/%s\n", out.c_str(), header.c_str());
 }
 
