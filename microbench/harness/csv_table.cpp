@@ -28,7 +28,9 @@ struct Eq {
 
 // Lines of a file, read in 16 MiB blocks and cut with memchr (the Fast C++ CSV Parser's
 // LineReader, used here first, scans byte by byte: a third of the budget for a million
-// rows). A line's trailing '\r' is dropped; the last line may lack its '\n'.
+// rows). A line's trailing '\r' is dropped; the last line may lack its '\n'. A line longer than
+// kMaxCsvLineBytes is refused with its file and line (CsvError, exit 2): the buffer never holds
+// more than one block plus one line, so memory stays bounded whatever the input.
 class LineSource {
  public:
   explicit LineSource(const std::string& path) : f_(std::fopen(path.c_str(), "rb")), path_(path) {
@@ -45,6 +47,8 @@ class LineSource {
       const char* nl = static_cast<const char*>(std::memchr(buf_.data() + pos_, '\n', end_ - pos_));
       if (nl) {
         size_t len = static_cast<size_t>(nl - (buf_.data() + pos_));
+        ++line_no_;
+        check_length(len);
         line = std::string_view(buf_.data() + pos_, len);
         pos_ += len + 1;
         if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
@@ -52,6 +56,8 @@ class LineSource {
       }
       if (eof_) {
         if (pos_ == end_) return false;
+        ++line_no_;
+        check_length(end_ - pos_);
         line = std::string_view(buf_.data() + pos_, end_ - pos_);
         pos_ = end_;
         if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
@@ -59,6 +65,10 @@ class LineSource {
       }
       // Keep the partial line, read the next block after it.
       const size_t keep = end_ - pos_;
+      if (keep > kMaxCsvLineBytes) {
+        ++line_no_;
+        check_length(keep);
+      }
       if (keep + kBlock > buf_.size()) buf_.resize(std::max(buf_.size() * 2, keep + kBlock));
       std::memmove(buf_.data(), buf_.data() + pos_, keep);
       pos_ = 0;
@@ -73,7 +83,15 @@ class LineSource {
   }
 
  private:
+  void check_length(size_t len) const {
+    if (len > kMaxCsvLineBytes)
+      throw CsvError(path_ + ":" + std::to_string(line_no_) + ": line longer than " +
+                     std::to_string(kMaxCsvLineBytes >> 10) + " KiB (" +
+                     (len > kMaxCsvLineBytes + kBlock ? "more than " : "") + std::to_string(len) +
+                     " bytes read): not a study CSV");
+  }
   static constexpr size_t kBlock = 16u << 20;
+  size_t line_no_ = 0;
   std::FILE* f_;
   std::string path_;
   std::vector<char> buf_ = std::vector<char>(kBlock);

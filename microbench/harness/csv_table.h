@@ -15,6 +15,7 @@
 // and cut with memchr (the Fast C++ CSV Parser's LineReader, used before, scans byte by byte,
 // a third of the time budget for a million rows); values are plain (the studies replace
 // commas and quotes), so a line splits on commas.
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -24,6 +25,11 @@
 #include <vector>
 
 namespace pk {
+
+// The longest line any reader of the studies' CSVs accepts (a study's header is a few KiB): a
+// longer one is refused as "<file>:<line>: line longer than ..." (CsvError, exit 2), so a
+// one-line file of hundreds of MB costs a bounded buffer, not a copy per field.
+inline constexpr size_t kMaxCsvLineBytes = size_t{1} << 20;
 
 enum class ColumnType { text, integer, number };
 

@@ -207,6 +207,27 @@ TEST(SweepsReader, FieldCountMismatchIsNamed) {
   EXPECT_NE(e.find(dir + "/t.csv:3: 3 fields, the header has " + std::to_string(tcols().size())), std::string::npos) << e;
 }
 
+// A 2 MB line (no newline in it, as in a file that is not a study CSV) is refused with the file
+// and line, as bad input (exit 2), without reading it into one string per field.
+TEST(SweepsReader, OverlongLineIsRefusedWithFileAndLine) {
+  const std::string dir = temp_dir("longline");
+  std::string text = csv(tcols(), {transfer_row({{"mechanism", "ce"}, {"message_bytes", "16"}, {"gbps", "1"}})});
+  text += std::string(2u << 20, 'x') + "\n";
+  write(dir + "/t.csv", text);
+  write(dir + "/one.csv", std::string(2u << 20, 'y'));  // one line, no end
+  for (const auto& [file, line] : {std::pair<std::string, int>{"t.csv", 3}, {"one.csv", 1}}) {
+    try {
+      read_transfer(dir + "/" + file);
+      ADD_FAILURE() << file << ": a 2 MB line was accepted";
+    } catch (const pk::CsvError& e) {
+      EXPECT_NE(std::string(e.what()).find(dir + "/" + file + ":" + std::to_string(line) + ": line longer than 1024 KiB"),
+                std::string::npos)
+          << e.what();
+      EXPECT_EQ(pk::exit_code_of(e), 2);
+    }
+  }
+}
+
 TEST(SweepsReader, SyncReaderUsesTheSameChecks) {
   const SyncData d = read_sync(fixture("sync_fixture.csv"));
   EXPECT_EQ(d.rows.size(), 9u);
