@@ -24,6 +24,9 @@ add_test(NAME sweeps_tune_refuses_sync_csv COMMAND ${_pk_cli}/expect_exit.sh 2 "
   $<TARGET_FILE:pkbench_tune> --out ${CMAKE_CURRENT_BINARY_DIR} ${CMAKE_CURRENT_LIST_DIR}/fixtures/sync_fixture.csv)
 add_test(NAME sweeps_tune_all_or_nothing COMMAND ${_pk_cli}/tune_all_or_nothing.sh $<TARGET_FILE:pkbench_tune>
   ${CMAKE_CURRENT_LIST_DIR}/fixtures)
+add_test(NAME sweeps_peer_modes_unknown_mode COMMAND ${_pk_cli}/expect_exit.sh 2 "unknown peer mode 'foo'"
+  $<TARGET_FILE:pkbench_peer_modes> ${CMAKE_CURRENT_BINARY_DIR}/peer_modes_unknown.md
+  foo=${CMAKE_CURRENT_LIST_DIR}/fixtures/compare/single single=${CMAKE_CURRENT_LIST_DIR}/fixtures/compare/ipc)
 add_test(NAME sweeps_summary_bad_elapsed COMMAND ${_pk_cli}/expect_exit.sh 2 "ELAPSED_SECONDS 'soon'"
   $<TARGET_FILE:pkbench_transfer_summary> ${CMAKE_CURRENT_LIST_DIR}/fixtures/transfer_fixture.csv
   ${CMAKE_CURRENT_BINARY_DIR} soon)
@@ -34,7 +37,7 @@ add_test(NAME sweeps_report_usage COMMAND ${_pk_cli}/expect_exit.sh 2 "--other=/
 add_test(NAME sweeps_reproduce_plan COMMAND ${_pk_cli}/reproduce_plan.sh ${CMAKE_SOURCE_DIR})
 add_test(NAME sweeps_deps_plan COMMAND ${_pk_cli}/deps_plan.sh ${CMAKE_SOURCE_DIR})
 set_tests_properties(sweeps_tuning_header sweeps_compare_usage sweeps_compare_peer_modes sweeps_tune_refuses_sync_csv
-  sweeps_tune_all_or_nothing
+  sweeps_tune_all_or_nothing sweeps_peer_modes_unknown_mode
   sweeps_summary_bad_elapsed sweeps_summary_foreign_csv sweeps_report_usage sweeps_reproduce_plan sweeps_deps_plan
   PROPERTIES LABELS cpu)
 # run.sh refuses bad arguments before it looks for a GPU or builds anything.
