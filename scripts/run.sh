@@ -49,7 +49,10 @@ case "${1:-}" in
   --quick)
     quick=1
     shift
-    [ $# -eq 0 ] || { echo "run.sh: error: --quick takes no other arguments (got: $*)" >&2; exit 2; } ;;
+    [ $# -eq 0 ] || { echo "run.sh: error: --quick takes no other arguments (got: $*)" >&2; exit 2; }
+    # --list plans the full studies (each binary's --list), not --quick's shorter runs: refused
+    # rather than printing a plan that is not the one --quick would run.
+    [ "$list" = 0 ] || { echo "run.sh: error: --quick --list: --list plans the full studies, not the quick profile (its runs: run.sh --help)" >&2; exit 2; } ;;
 esac
 studies=("${PK_STUDIES[@]}")
 if [ $# -gt 0 ] && [[ "$1" != -* ]]; then

@@ -43,6 +43,9 @@ set_tests_properties(sweeps_tuning_header sweeps_compare_usage sweeps_compare_pe
 # run.sh refuses bad arguments before it looks for a GPU or builds anything.
 add_test(NAME sweeps_run_quick_takes_no_arguments COMMAND ${_pk_cli}/expect_exit.sh 2 "--quick takes no other arguments"
   ${CMAKE_SOURCE_DIR}/scripts/run.sh --quick transfer)
+add_test(NAME sweeps_run_quick_list_refused COMMAND ${_pk_cli}/expect_exit.sh 2 "--quick --list: --list plans the full studies"
+  ${CMAKE_SOURCE_DIR}/scripts/run.sh --quick --list)
+set_tests_properties(sweeps_run_quick_list_refused PROPERTIES LABELS cpu)
 add_test(NAME sweeps_run_unknown_study COMMAND ${_pk_cli}/expect_exit.sh 2 "unknown study 'warp_drive'"
   ${CMAKE_SOURCE_DIR}/scripts/run.sh warp_drive)
 add_test(NAME sweeps_merge_refuses_two_studies COMMAND ${_pk_cli}/expect_exit.sh 2 "header differs|a sync CSV"

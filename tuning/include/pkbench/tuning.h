@@ -12,7 +12,7 @@
 //   // or, with the generated header included: t.load_compiled();
 //   auto tr = t.choose_transfer(3 << 20, "push", 1, 32); // bytes, direction, peers, SM budget
 //   auto co = t.choose_collective("all_reduce", 3 << 20, "bf16", 2);
-//   auto sp = t.choose_split("gemm_rs", 6144, 3072, 6144, 2);
+//   auto sp = t.choose_split("gemm_rs", 6144, 3072, 6144, 2);  // op, m, n, k, ranks
 //   if (tr.ok()) use(tr.mechanism, tr.sms, tr.threads, ...);  // tr.basis, tr.from say why
 //
 // Refusals (a pkbench::tuning::Error at load time): a table whose schema_version is not
