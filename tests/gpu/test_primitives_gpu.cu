@@ -2,6 +2,7 @@
 // moves the right values (the runners poison, fill, verify and throw on a mismatch), a
 // signal carries its data, and a library-style wait with no partner times out cleanly.
 #include "tests/gpu/primitives_gpu_fixture.h"
+#include "microbench/harness/gpu_test_support.h"
 
 using namespace pk;
 using namespace pk::prim;
@@ -45,10 +46,10 @@ TEST_P(PrimitivesGpu, GetFollowsTheChain) {
   }
 }
 
-TEST_P(PrimitivesGpu, LonelyWaitTimesOutWithinASecond) {
+TEST_P(PrimitivesGpu, LonelyWaitTimesOut) {
   PK_PRIM_REQUIRE_WORLD();
   PK_PRIM_OR_SKIP(double, ms, lonely_wait(*world().ctx, GetParam()));
-  EXPECT_LT(ms, 1000.0) << "timeout " << world().ctx->opt().timeout_ms << " ms";
+  EXPECT_LT(ms, kTimeoutHangCatcherMs) << "timeout " << world().ctx->opt().timeout_ms << " ms";
   // The next run on the same GPU still works (the timed-out kernel left nothing behind).
   if (GetParam() != kStyleNvshmem) {
     PK_PRIM_RUN(row, find_spec({{"op", "get"}, {"style", kStylePk}, {"placement", "peer_l2_resident"},
