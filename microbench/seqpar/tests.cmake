@@ -27,9 +27,9 @@ if(TARGET pkbench_collectives)
   # The Ulysses sweep (S per rank 1K..128K at B,H,D = 1,128,128: 32 MiB to 4 GiB), planned for 4
   # GPUs at 2 and 4: every size of the three collectives in both modes, each round.
   add_test(NAME seqpar_cli_ulysses_plan COMMAND bash -c [=[
-      out=$("$0" --list --arch=sm_90a --world=4 --gpu-counts=2,4 --preset=ulysses --impls=push,nccl 2>/dev/null) ||
-        { echo "$out"; exit 1; }
-      echo "$out" | awk '/^# [0-9]+ GPUs/ { r = $2; next } /\// { n[r "/" $0 ~ /^all_to_all_4d\// ? "a2a" : "cols"]++;
+      plan=$("$0" --list --arch=sm_90a --world=4 --gpu-counts=2,4 --preset=ulysses --impls=push,nccl 2>/dev/null) ||
+        { echo "$plan"; exit 1; }
+      echo "$plan" | awk '/^# [0-9]+ GPUs/ { r = $2; next } /\// { n[r "/" $0 ~ /^all_to_all_4d\// ? "a2a" : "cols"]++;
           if ($0 ~ /^all_to_all_4d\/push\/bf16\/4294967296\/graph/) top[r]++; if ($0 ~ /^all_to_all_4d\/push\/bf16\/33554432\/eager/) low[r]++ }
         END { if (!top[2] || !top[4] || !low[2] || !low[4]) { print "sizes missing"; exit 1 } }' && echo "ulysses planned"
       ]=] $<TARGET_FILE:pkbench_collectives>)
@@ -42,10 +42,10 @@ if(TARGET pkbench_collectives)
     "--a2a-shape: 128 heads do not split over 3 ranks"
     $<TARGET_FILE:pkbench_collectives> --list --arch=sm_90a --world=3 --preset=ulysses --collectives=all_to_all_4d)
   add_test(NAME seqpar_cli_ulysses_every_count COMMAND bash -c [=[
-      out=$("$0" --list --arch=sm_90a --world=4 --gpu-counts=all --preset=ulysses 2>&1) || { echo "$out"; exit 1; }
-      echo "$out" | awk '/^# [0-9]+ GPUs/ { r = $2; next } /^all_to_all_4d\// { a[r]++ } /^all_gather_cols\// { g[r]++ }
+      plan=$("$0" --list --arch=sm_90a --world=4 --gpu-counts=all --preset=ulysses 2>&1) || { echo "$plan"; exit 1; }
+      echo "$plan" | awk '/^# [0-9]+ GPUs/ { r = $2; next } /^all_to_all_4d\// { a[r]++ } /^all_gather_cols\// { g[r]++ }
         END { if (!a[2] || a[3] || !a[4] || !g[2] || !g[3] || !g[4]) { print "rounds wrong"; exit 1 } }' &&
-        echo "$out" | grep -q "all_to_all_4d is not run on 3 GPUs" && echo "ulysses at every count"
+        echo "$plan" | grep -q "all_to_all_4d is not run on 3 GPUs" && echo "ulysses at every count"
       ]=] $<TARGET_FILE:pkbench_collectives>)
   # The flag wins over the preset's shape.
   add_test(NAME seqpar_cli_ulysses_shape_flag COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/expect_exit.sh 0
