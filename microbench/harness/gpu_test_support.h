@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "microbench/harness/comm.h"
+#include "microbench/harness/device_runtime.h"
 #include "microbench/harness/peer_group.h"
 #include "microbench/harness/timing.h"
 
@@ -56,6 +57,7 @@ inline TimingOptions quick_test_timing(double timeout_ms) {
 
 // A test that waits for a device timeout bounds the wait only to catch a hang, never as a
 // latency: a busy 4-GPU node took 1.46 s for a 100 ms deadline (a 1 s bound failed there).
-inline constexpr double kTimeoutHangCatcherMs = 10000;
+// Scaled with the deadlines themselves ($PKBENCH_DEADLINE_SCALE, device_runtime.h).
+inline double timeout_hang_catcher_ms() { return 10000 * deadline_scale(); }
 
 }  // namespace pk
