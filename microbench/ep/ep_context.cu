@@ -71,7 +71,9 @@ int blocks_for(int64_t n) { return static_cast<int>(std::clamp<int64_t>((n + 255
 Context::Context(PeerGroup& g, const EpOptions& o, const std::vector<Point>& points)
     : StudyContext(g), opt(o), shape(o.shape) {
   shape.ranks = g.size();
-  check_shape(shape);
+  EpShape s = shape;
+  s.tokens = 1;  // T is each point's (set_point): the rest of the shape is checked here
+  check_shape(s);
   sm_budget_ = min_sm_budget();
   allocate(points);
 }

@@ -1,6 +1,7 @@
-// The primitives study on the GPU, one process (PeerMode single): every style's put and get
-// moves the right values (the runners poison, fill, verify and throw on a mismatch), a
-// signal carries its data, and a library-style wait with no partner times out cleanly.
+// The primitives study on the GPU, one process (PeerMode single on two GPUs or more; on one GPU,
+// two virtual ranks on it, so a one-GPU machine and the sanitizers reach every kernel): every
+// style's put and get moves the right values (the runners poison, fill, verify and throw on a
+// mismatch), a signal carries its data, and a library-style wait with no partner times out cleanly.
 #include "tests/gpu/primitives_gpu_fixture.h"
 #include "microbench/harness/gpu_test_support.h"
 
@@ -10,7 +11,11 @@ using namespace pk::prim::testing;
 
 namespace {
 struct Env : ::testing::Environment {
-  void SetUp() override { setup(PeerMode::single); }
+  void SetUp() override {
+    int gpus = 0;
+    if (cudaGetDeviceCount(&gpus) != cudaSuccess) cudaGetLastError();  // setup() names the reason
+    setup(gpus >= 2 ? PeerMode::single : PeerMode::virt);
+  }
   void TearDown() override { teardown(); }
 };
 [[maybe_unused]] auto* const g_env = ::testing::AddGlobalTestEnvironment(new Env);
