@@ -21,10 +21,11 @@
 
 #include "microbench/harness/tidy_csv.h"
 #include "sweeps/cli_util.h"
-#include "sweeps/collectives_table.h"
-#include "sweeps/fused_table.h"
+#include "microbench/collectives/collectives_analysis.h"
+#include "microbench/fused/fused_analysis.h"
 #include "sweeps/study_schema.h"
-#include "sweeps/transfer_table.h"
+#include "microbench/transfer/transfer_analysis.h"
+#include "sweeps/tuning_writers.h"
 
 namespace fs = std::filesystem;
 using namespace pk::sweeps;
@@ -98,7 +99,7 @@ void refuse_virtual(const std::vector<TuneCsv>& csvs, bool allow_virtual, const 
 
 TuningTable table_of(const TuneCsv& c) {
   const auto t0 = std::chrono::steady_clock::now();
-  TuningTable t = c.study == "transfer"      ? transfer_tuning(read_transfer(c.path))
+  TuningTable t = c.study == "transfer"      ? transfer_tuning(read_transfer(c.path, &registered_studies()))
                   : c.study == "collectives" ? collectives_tuning(c.path)
                                              : fused_tuning(c.path);
   t.peer_modes.assign(c.peer_modes.begin(), c.peer_modes.end());

@@ -9,11 +9,12 @@
 #include <tuple>
 #include <unistd.h>
 
-#include "sweeps/collectives_table.h"
-#include "sweeps/format.h"
-#include "sweeps/fused_table.h"
+#include "microbench/collectives/collectives_analysis.h"
+#include "microbench/harness/format.h"
+#include "microbench/fused/fused_analysis.h"
 #include "pkbench/tuning.h"
-#include "sweeps/transfer_table.h"
+#include "microbench/transfer/transfer_analysis.h"
+#include "sweeps/tuning_writers.h"
 
 namespace pk::sweeps {
 

@@ -1,5 +1,5 @@
 // CPU tests of the fused study's `tuned` schedule (microbench/fused/fused_tuned.h) and its
-// summary (sweeps/fused_table.h): what an in-memory table answers per (operator, shape, ranks)
+// summary (microbench/fused/fused_analysis.h): what an in-memory table answers per (operator, shape, ranks)
 // through pkbench/tuning.h, the refusals (a point skipped with the reason; a table refused
 // before any GPU work), the virtual-rank machine key, and the Tuned section's ratios on
 // tests/fixtures/fused_tuned_fixture.csv.
@@ -16,7 +16,8 @@
 #include "tests/cpu/fused_test_util.h"
 #include "microbench/fused/fused_tuned.h"
 #include "microbench/harness/cuda_check.h"
-#include "sweeps/fused_table.h"
+#include "microbench/fused/fused_analysis.h"
+#include "sweeps/tuning_writers.h"
 
 using namespace pk;
 using namespace pk::fused;

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "microbench/harness/metadata.h"
-#include "sweeps/sync_table.h"
+#include "microbench/sync/sync_analysis.h"
 
 using namespace pk::sweeps;
 

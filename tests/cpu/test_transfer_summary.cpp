@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "microbench/transfer/mechanism.h"
-#include "sweeps/transfer_table.h"
+#include "microbench/transfer/transfer_analysis.h"
 
 using namespace pk::sweeps;
 using pk::transfer::mechanism_uses_sms;

@@ -22,14 +22,14 @@
 #include <string>
 #include <vector>
 
-#include "sweeps/collectives_table.h"
+#include "microbench/collectives/collectives_analysis.h"
 #include "microbench/harness/csv_table.h"
-#include "sweeps/fused_table.h"
+#include "microbench/fused/fused_analysis.h"
 #include "sweeps/report.h"
 #include "sweeps/study_schema.h"
-#include "sweeps/sync_table.h"
-#include "sweeps/transfer_table.h"
-#include "sweeps/tuning_table.h"
+#include "microbench/sync/sync_analysis.h"
+#include "microbench/transfer/transfer_analysis.h"
+#include "sweeps/tuning_writers.h"
 
 namespace fs = std::filesystem;
 using namespace pk;

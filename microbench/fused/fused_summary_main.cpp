@@ -5,7 +5,7 @@
 #include <string>
 
 #include "microbench/harness/tool_cli.h"
-#include "sweeps/fused_table.h"
+#include "microbench/fused/fused_analysis.h"
 
 static const char* kUsage =
     "usage: pkbench_fused_summary [--out FILE] CSV\n"

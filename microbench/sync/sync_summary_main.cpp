@@ -4,7 +4,7 @@
 
 #include "microbench/harness/tidy_csv.h"
 #include "microbench/harness/tool_cli.h"
-#include "sweeps/sync_table.h"
+#include "microbench/sync/sync_analysis.h"
 
 static const char* kUsage = "usage: pkbench_sync_summary SYNC_CSV OUT_DIR\n  writes OUT_DIR/sync_summary.md\n";
 

@@ -10,7 +10,7 @@
 
 #include "microbench/harness/csv_table.h"
 #include "pkbench/tuning.h"
-#include "sweeps/format.h"
+#include "microbench/harness/format.h"
 
 namespace pk::sweeps {
 

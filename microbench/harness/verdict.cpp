@@ -1,9 +1,9 @@
-#include "sweeps/verdict.h"
+#include "microbench/harness/verdict.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "sweeps/format.h"
+#include "microbench/harness/format.h"
 
 namespace pk::sweeps {
 

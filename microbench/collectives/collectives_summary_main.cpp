@@ -8,7 +8,7 @@
 
 #include "microbench/harness/tidy_csv.h"
 #include "microbench/harness/tool_cli.h"
-#include "sweeps/collectives_table.h"
+#include "microbench/collectives/collectives_analysis.h"
 
 static const char* kUsage =
     "usage: pkbench_collectives_summary [--out FILE] MAIN_CSV [MORE_CSV...]\n"

@@ -7,7 +7,7 @@
 
 #include "microbench/harness/tidy_csv.h"
 #include "microbench/harness/tool_cli.h"
-#include "sweeps/transfer_table.h"
+#include "microbench/transfer/transfer_analysis.h"
 
 static const char* kUsage =
     "usage: pkbench_transfer_summary TRANSFER_CSV OUT_DIR [ELAPSED_SECONDS]\n"
