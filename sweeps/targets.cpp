@@ -16,28 +16,27 @@ namespace fs = std::filesystem;
 
 namespace pk::sweeps {
 
-const std::vector<TargetSpec>& target_specs() {
-  static const std::vector<TargetSpec> v = [] {
+const TargetSpecs& target_specs() {
+  static const TargetSpecs v = [] {
     // The targets judged here; the studies' own lists are their analyses'.
-    const std::vector<TargetSpec> here = {
+    const TargetSpecs here({
         {"peer_modes.transfer", "results/h200x2/transfer/peer-modes/README.md",
          "every mechanism's peak and fewest SMs to 90 % of it, ipc/vmm against single, within", "<=", 2, " %"},
         {"peer_modes.sync", "results/h200x2/transfer/peer-modes/README.md",
          "every cross-GPU latency, ipc/vmm against single, within", "<=", 5, " %"},
         {"gemm.vs_cublas", "issue: fused kernels (GEMM); results/*/gemm/README.md",
          "this suite's GEMM / cuBLASLt TFLOP/s at 8192^3 on the whole GPU", ">=", 0.90, ""},
-    };
+    });
     std::vector<TargetSpec> all;
     for (const auto* list : {&transfer_target_specs(), &sync_target_specs(), &here, &fused_target_specs(),
-                             &collectives_target_specs(),
-                             &pk::prim::primitives_target_specs()})
+                             &collectives_target_specs(), &pk::prim::primitives_target_specs()})
       all.insert(all.end(), list->begin(), list->end());
-    return all;
+    return TargetSpecs(std::move(all));
   }();
   return v;
 }
 
-const TargetSpec& target_spec(const std::string& id) { return find_target_spec(target_specs(), id); }
+const TargetSpec& target_spec(const std::string& id) { return target_specs()(id); }
 
 namespace {
 

@@ -29,7 +29,7 @@ inline GemmData read_gemm(const std::string& path) { return pk::gemm::read_gemm(
 
 // Every target of every study (the studies' own lists and the ones judged here); the spec of
 // `id` among them (std::logic_error if unknown).
-const std::vector<TargetSpec>& target_specs();
+const TargetSpecs& target_specs();
 const TargetSpec& target_spec(const std::string& id);
 
 // GEMM study (results/*/gemm/README.md): this suite's GEMM >= 0.90x cuBLASLt at 8192^3 on

@@ -399,12 +399,11 @@ std::vector<TunedPoint> tuned_points(const std::string& path) {
 
 namespace {
 const char* const kCollOrigin = "issue 8 (collectives); results/h200x2/collectives/summary.md";
-const TargetSpec& spec(const std::string& id) { return find_target_spec(collectives_target_specs(), id); }
 }  // namespace
 
-const std::vector<TargetSpec>& collectives_target_specs() {
+const TargetSpecs& collectives_target_specs() {
   // bf16, eager and graph, against the best NCCL configuration at each size.
-  static const std::vector<TargetSpec> v = {
+  static const TargetSpecs v({
       {"collectives.ar_small", kCollOrigin, "all-reduce speedup over the best NCCL at every size <= 64 KiB (lowest)",
        ">=", 1.3, "x"},
       {"collectives.ar_mid", kCollOrigin, "all-reduce speedup over the best NCCL from 256 KiB to 16 MiB (lowest)", ">=",
@@ -424,7 +423,7 @@ const std::vector<TargetSpec>& collectives_target_specs() {
       {"collectives.tensor_dim", kCollOrigin,
        "tensor-dimension all-gather and reduce-scatter (cols) speedup over NCCL then reshape at 64 MiB (lowest)", ">=",
        1.5, "x"},
-  };
+  });
   return v;
 }
 
@@ -445,6 +444,7 @@ std::string point_text(const CollPoint& p) { return size_text(static_cast<uint64
 // A speedup target over every point: the lowest speedup, the points below the target, the
 // weakest cross-check among the baselines it rests on.
 TargetResult coll_speedup_target(const std::string& id, const std::vector<const CollPoint*>& pts, CollMethod m) {
+  const TargetSpecs& spec = collectives_target_specs();
   const TargetSpec& target = spec(id);
   const std::string baseline = std::string("best NCCL configuration per size and mode, ") +
                                (m == CollMethod::nccltests ? "nccl-tests method" : "device-time view");
@@ -477,6 +477,7 @@ TargetResult coll_speedup_target(const std::string& id, const std::vector<const 
 }
 
 TargetResult coll_busbw_target(const std::string& id, const std::vector<const CollPoint*>& pts) {
+  const TargetSpecs& spec = collectives_target_specs();
   const CollPoint* low = nullptr;
   std::string all;
   for (const CollPoint* p : pts) {

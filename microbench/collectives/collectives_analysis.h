@@ -113,7 +113,7 @@ std::vector<TunedPoint> tuned_points(const std::string& csv_path);
 // The collectives study's targets (results/*/collectives/summary.md, the sweeps' report):
 // all-reduce speedup bands, busbw at 1 GiB, all-gather / reduce-scatter / all-to-all at every
 // size, the tensor-dimension variants; over bf16 points of `pts` (one method: the CSV's headline).
-const std::vector<TargetSpec>& collectives_target_specs();
+const TargetSpecs& collectives_target_specs();
 std::vector<TargetResult> collectives_targets(const std::vector<CollPoint>& pts, CollMethod method);
 
 // How pkbench_compare matches and measures this study's points (registered by COMPARE on the

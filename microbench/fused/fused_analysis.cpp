@@ -316,12 +316,8 @@ std::vector<KSweepRow> fused_k_sweep(const std::string& path, const std::string&
   return out;
 }
 
-namespace {
-const TargetSpec& spec(const std::string& id) { return find_target_spec(fused_target_specs(), id); }
-}  // namespace
-
-const std::vector<TargetSpec>& fused_target_specs() {
-  static const std::vector<TargetSpec> v = {
+const TargetSpecs& fused_target_specs() {
+  static const TargetSpecs v({
       {"fused.vs_cublas_nccl", "issue: fused kernels; results/h200x2/fused/README.md",
        "best fused kernel's speedup over cuBLAS then NCCL wherever communication is >= 30 % of that baseline "
        "(lowest such shape)",
@@ -333,7 +329,7 @@ const std::vector<TargetSpec>& fused_target_specs() {
       {"fused.hidden_k", "issue: fused kernels; results/h200x2/fused/README.md",
        "GEMM+RS non-overlapped communication of the faster fused kernel at K >= 4096 (Table 3; highest such K)", "<=",
        5, " %"},
-  };
+  });
   return v;
 }
 
@@ -345,6 +341,7 @@ std::string fused_op_text(const std::string& op) {
 }
 
 std::vector<TargetResult> fused_targets(const FusedSummary& f, const std::vector<KSweepRow>& k_sweep) {
+  const TargetSpecs& spec = fused_target_specs();
   std::vector<TargetResult> out;
   auto shape = [](const FusedShape& s) {
     return fused_op_text(s.op) + " " +

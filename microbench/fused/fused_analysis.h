@@ -102,7 +102,7 @@ std::string fused_summary_markdown(const std::string& csv_path);
 // kernel >= 1.25x cuBLAS then NCCL where communication is >= 30 % of it, never more than 3 %
 // slower than the best baseline elsewhere; GEMM+RS communication hidden (<= 5 %) from K = 4096
 // (Table 3's K sweep, may be empty).
-const std::vector<TargetSpec>& fused_target_specs();
+const TargetSpecs& fused_target_specs();
 std::vector<TargetResult> fused_targets(const FusedSummary& f, const std::vector<KSweepRow>& k_sweep);
 std::string fused_op_text(const std::string& op);  // "gemm_rs" -> "GEMM+RS"
 

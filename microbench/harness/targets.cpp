@@ -8,8 +8,8 @@
 
 namespace pk::sweeps {
 
-const TargetSpec& find_target_spec(const std::vector<TargetSpec>& specs, const std::string& id) {
-  for (const auto& s : specs)
+const TargetSpec& TargetSpecs::operator()(const std::string& id) const {
+  for (const auto& s : specs_)
     if (s.id == id) return s;
   throw std::logic_error("unknown target '" + id + "'");
 }

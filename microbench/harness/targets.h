@@ -23,8 +23,17 @@ struct TargetSpec {
   std::string text() const;  // ">= 0.97", "<= 16 SMs"
   bool holds(double measured) const;
 };
-// The spec of `id` among `specs` (a study's list); std::logic_error if unknown.
-const TargetSpec& find_target_spec(const std::vector<TargetSpec>& specs, const std::string& id);
+// A study's targets, declared once: spec(id) looks one up (std::logic_error if unknown).
+class TargetSpecs {
+ public:
+  TargetSpecs(std::vector<TargetSpec> specs) : specs_(std::move(specs)) {}
+  const TargetSpec& operator()(const std::string& id) const;
+  auto begin() const { return specs_.begin(); }
+  auto end() const { return specs_.end(); }
+
+ private:
+  std::vector<TargetSpec> specs_;
+};
 
 struct TargetResult {
   TargetResult() = default;

@@ -13,11 +13,10 @@ using namespace pk::sweeps;
 
 namespace {
 const char* const kPrimOrigin = "issue: library primitives; results/h200x2/primitives/README.md";
-const TargetSpec& spec(const std::string& id) { return find_target_spec(primitives_target_specs(), id); }
 }  // namespace
 
-const std::vector<TargetSpec>& primitives_target_specs() {
-  static const std::vector<TargetSpec> v = {
+const TargetSpecs& primitives_target_specs() {
+  static const TargetSpecs v({
       {"primitives.put_signal", kPrimOrigin,
        "fastest correct data-carrying signal (data, then flag), one-way: library / this suite", ">=", 1.0, "x"},
       {"primitives.signal", kPrimOrigin, "fastest bare signal, one-way: library / this suite", ">=", 1.0, "x"},
@@ -25,7 +24,7 @@ const std::vector<TargetSpec>& primitives_target_specs() {
        "fastest dependent remote load, peer L2-resident: library / this suite", ">=", 1.0, "x"},
       {"primitives.get_l2_miss", kPrimOrigin, "fastest dependent remote load, peer L2 miss: library / this suite",
        ">=", 1.0, "x"},
-  };
+  });
   return v;
 }
 
@@ -78,6 +77,7 @@ std::vector<PrimRow> read_primitives(const std::string& path, const StudySchemas
 
 TargetResult prim_target(const std::string& id, const std::vector<PrimRow>& rows,
                          bool (*wanted)(const PrimRow&, const std::string&), const std::string& arg) {
+  const TargetSpecs& spec = primitives_target_specs();
   const std::string baseline = arg.rfind("peer_", 0) == 0
                                    ? "fastest library load (NVSHMEM, NCCL device API), same placement"
                                    : "fastest library row (NVSHMEM, NCCL device API) of the same protocol and ordering";

@@ -66,21 +66,18 @@ const SyncRow* find_sync(const std::vector<SyncRow>& rows, const std::string& le
   return nullptr;
 }
 
-namespace {
-const TargetSpec& spec(const std::string& id) { return find_target_spec(sync_target_specs(), id); }
-}  // namespace
-
-const std::vector<TargetSpec>& sync_target_specs() {
-  static const std::vector<TargetSpec> v = {
+const TargetSpecs& sync_target_specs() {
+  static const TargetSpecs v({
       {"sync.samples", "issue: synchronisation latency study",
        "fewest operations behind any latency median (every level but the clock rows)", ">=", 1000, ""},
       {"sync.clock", "issue: synchronisation latency study",
        "latency rows without a stated clock source and its measured resolution", "<=", 0, " rows"},
-  };
+  });
   return v;
 }
 
 std::vector<TargetResult> sync_targets(const SyncData& d) {
+  const TargetSpecs& spec = sync_target_specs();
   const SyncRow* fewest = nullptr;
   int unclocked = 0;
   std::string which;

@@ -39,7 +39,7 @@ const SyncRow* find_sync(const std::vector<SyncRow>& rows, const std::string& le
 
 // The sync study's targets (the sweeps' report): every latency a median of >= 1000 operations,
 // every row with its clock source and measured resolution.
-const std::vector<TargetSpec>& sync_target_specs();
+const TargetSpecs& sync_target_specs();
 std::vector<TargetResult> sync_targets(const SyncData& d);
 
 // How pkbench_compare matches and measures this study's points (registered by COMPARE on the

@@ -451,13 +451,8 @@ void reference_section(std::ostringstream& os, const std::vector<TransferRow>& r
 
 }  // namespace
 
-
-namespace {
-const TargetSpec& spec(const std::string& id) { return find_target_spec(transfer_target_specs(), id); }
-}  // namespace
-
-const std::vector<TargetSpec>& transfer_target_specs() {
-  static const std::vector<TargetSpec> v = {
+const TargetSpecs& transfer_target_specs() {
+  static const TargetSpecs v({
       {"transfer.device_vs_ce", "issue: foundation and transfer study",
        "best device-initiated peak / copy-engine best push peak, per direction", ">=", 0.97, ""},
       {"transfer.tma_2k", "issue: foundation and transfer study", "TMA at 2 KiB messages, % of its own peak", ">=", 90,
@@ -466,12 +461,13 @@ const std::vector<TargetSpec>& transfer_target_specs() {
        " SMs"},
       {"transfer.wall_time", "issue: foundation and transfer study",
        "default transfer study wall time including the build", "<=", 240, " s"},
-  };
+  });
   return v;
 }
 
 std::vector<TargetResult> transfer_targets(const TransferData& d, const std::vector<MechanismSummary>& s,
                                            double elapsed_s) {
+  const TargetSpecs& spec = transfer_target_specs();
   std::vector<TargetResult> out;
   // Device-initiated = measured on SMs (derived from the rows, so a new mechanism needs no list).
   std::set<std::string> device;

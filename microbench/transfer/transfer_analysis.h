@@ -99,7 +99,7 @@ TuningTable transfer_tuning(const TransferData& d);
 
 // The transfer study's targets (transfer_summary.md and the sweeps' report), and their results.
 // elapsed_s < 0: the study's wall time is unknown.
-const std::vector<TargetSpec>& transfer_target_specs();
+const TargetSpecs& transfer_target_specs();
 std::vector<TargetResult> transfer_targets(const TransferData& d, const std::vector<MechanismSummary>& s,
                                            double elapsed_s);
 
