@@ -18,18 +18,16 @@ namespace pk::sweeps {
 
 const TargetSpecs& target_specs() {
   static const TargetSpecs v = [] {
-    // The targets judged here; the studies' own lists are their analyses'.
+    // The peer modes' (judged here); the studies' own lists are their analyses'.
     const TargetSpecs here({
         {"peer_modes.transfer", "results/h200x2/transfer/peer-modes/README.md",
          "every mechanism's peak and fewest SMs to 90 % of it, ipc/vmm against single, within", "<=", 2, " %"},
         {"peer_modes.sync", "results/h200x2/transfer/peer-modes/README.md",
          "every cross-GPU latency, ipc/vmm against single, within", "<=", 5, " %"},
-        {"gemm.vs_cublas", "issue: fused kernels (GEMM); results/*/gemm/README.md",
-         "this suite's GEMM / cuBLASLt TFLOP/s at 8192^3 on the whole GPU", ">=", 0.90, ""},
     });
     std::vector<TargetSpec> all;
-    for (const auto* list : {&transfer_target_specs(), &sync_target_specs(), &here, &fused_target_specs(),
-                             &collectives_target_specs(), &pk::prim::primitives_target_specs()})
+    for (const auto* list : {&transfer_target_specs(), &sync_target_specs(), &here, &pk::gemm::gemm_target_specs(),
+                             &fused_target_specs(), &collectives_target_specs(), &pk::prim::primitives_target_specs()})
       all.insert(all.end(), list->begin(), list->end());
     return TargetSpecs(std::move(all));
   }();
@@ -58,47 +56,6 @@ bool ratio_cells(std::ostream& os, const std::vector<double>& v, double limit) {
 }
 
 }  // namespace
-
-std::vector<TargetResult> gemm_targets(const GemmData& d) {
-  std::vector<TargetResult> out;
-  const int full = gemm_full_sms(d);
-  std::set<std::string> variants;
-  for (const auto& r : d.rows)
-    if (r.impl != "cublaslt") variants.insert(r.variant);
-  for (const auto& v : variants) {
-    const GemmRow* ref = find_gemm(d, "cublaslt", "", 8192, 8192, 8192, full);
-    const GemmRow* pk = find_gemm(d, "pkbench", v, 8192, 8192, 8192, full);
-    if (!ref || !pk) {
-      out.push_back(unmeasured_target(target_spec("gemm.vs_cublas"),
-                                      "variant " + v + " at 8192^3 on " + std::to_string(full) + " SMs",
-                               "cuBLASLt (autotuned, same run)"));
-      continue;
-    }
-    const double ratio = pk->tflops / ref->tflops;
-    out.push_back(judge_target(target_spec("gemm.vs_cublas"),
-                               "GEMM " + v + " at 8192^3 on " + std::to_string(full) + " SMs: " + num(pk->tflops) +
-                                   " / cuBLASLt " + num(ref->tflops) + " TFLOP/s = " + num(ratio, 3),
-                               ratio, "cuBLASLt (autotuned, same run)"));
-  }
-  // Every other shape and SM count, as information: the lowest ratio.
-  double worst = 1e9;
-  std::string where_worst;
-  for (const auto& r : d.rows) {
-    if (r.impl == "cublaslt") continue;
-    const GemmRow* ref = find_gemm(d, "cublaslt", "", r.m, r.n, r.k, r.sms);
-    if (!ref || ref->tflops <= 0) continue;
-    const double q = r.tflops / ref->tflops;
-    if (q < worst) {
-      worst = q;
-      where_worst = r.variant + " " + r.shape() + " on " + std::to_string(r.sms) + " SMs";
-    }
-  }
-  if (!where_worst.empty())
-    out.push_back(TargetResult{"", "lowest ratio to cuBLASLt over every shape and SM count measured: " +
-                                       num(worst, 3) + " (" + where_worst + ")",
-                               "", Verdict::info, ""});
-  return out;
-}
 
 ModeResults load_mode(const std::string& name, const std::string& dir) {
   ModeResults m;

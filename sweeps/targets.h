@@ -1,9 +1,8 @@
 #pragma once
-// The targets the sweeps judge themselves (the GEMM and primitives studies', the peer-mode
-// comparison's) and the list of every study's (target_specs()): the transfer, sync, fused and
-// collectives studies declare and judge theirs in their analyses (microbench/<study>/), by
-// the rules of microbench/harness/targets.h and verdict.h. The summaries, the peer-mode
-// comparison and the report all print these same results.
+// The peer-mode comparison's targets (judged here: it spans the transfer and sync studies) and
+// the list of every study's (target_specs()): each study declares and judges its own in its
+// analysis (microbench/<study>/), by the rules of microbench/harness/targets.h and verdict.h.
+// The summaries, the peer-mode comparison and the report all print these same results.
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,6 +22,7 @@ namespace pk::sweeps {
 using pk::gemm::find_gemm;
 using pk::gemm::gemm_full_sms;
 using pk::gemm::GemmData;
+using pk::gemm::gemm_targets;
 using pk::gemm::GemmRow;
 // The GEMM study's CSV, its header checked against every registered study's declaration.
 inline GemmData read_gemm(const std::string& path) { return pk::gemm::read_gemm(path, &registered_studies()); }
@@ -31,10 +31,6 @@ inline GemmData read_gemm(const std::string& path) { return pk::gemm::read_gemm(
 // `id` among them (std::logic_error if unknown).
 const TargetSpecs& target_specs();
 const TargetSpec& target_spec(const std::string& id);
-
-// GEMM study (results/*/gemm/README.md): this suite's GEMM >= 0.90x cuBLASLt at 8192^3 on
-// the whole GPU, per variant; the other shapes as information.
-std::vector<TargetResult> gemm_targets(const GemmData& d);
 
 // The primitives study's targets (microbench/primitives/primitives_targets.h), its CSV's
 // header checked against every registered study's declaration.
