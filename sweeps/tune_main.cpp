@@ -28,6 +28,7 @@
 #include "sweeps/tuning_writers.h"
 
 namespace fs = std::filesystem;
+using namespace pk;
 using namespace pk::sweeps;
 
 namespace {

@@ -636,7 +636,7 @@ void tuned_section(std::ostream& os, const std::string& path) {
   std::vector<TunedLine> lines;
   for (const auto& p : tuned_points(path))
     lines.push_back({{p.collective, p.dtype, size_text(static_cast<uint64_t>(p.bytes)), p.launch_mode}, p});
-  pk::sweeps::tuned_section(os,
+  pk::tuned_section(os,
                             "Device-time view. best = the fastest other row at the point (any implementation, any "
                             "knobs); default = the answered implementation at its own grid (knobs auto).",
                             {"collective", "dtype", "size", "mode"}, lines);

@@ -56,8 +56,6 @@ int gemm_full_sms(const GemmData& d) {
   return s;
 }
 
-using namespace pk::sweeps;
-
 const TargetSpecs& gemm_target_specs() {
   static const TargetSpecs v({
       {"gemm.vs_cublas", "issue: fused kernels (GEMM); results/*/gemm/README.md",

@@ -43,7 +43,7 @@ StudyMeasure gemm_measure();
 
 // The GEMM study's target (results/*/gemm/README.md, the sweeps' report): this suite's GEMM
 // >= 0.90x cuBLASLt at 8192^3 on the whole GPU, per variant; the other shapes as information.
-const pk::sweeps::TargetSpecs& gemm_target_specs();
-std::vector<pk::sweeps::TargetResult> gemm_targets(const GemmData& d);
+const pk::TargetSpecs& gemm_target_specs();
+std::vector<pk::TargetResult> gemm_targets(const GemmData& d);
 
 }  // namespace pk::gemm

@@ -6,7 +6,7 @@
 
 #include "microbench/harness/format.h"
 
-namespace pk::sweeps {
+namespace pk {
 
 const TargetSpec& TargetSpecs::operator()(const std::string& id) const {
   for (const auto& s : specs_)
@@ -88,4 +88,4 @@ TargetResult unmeasured_target(const TargetSpec& s, const std::string& why, cons
   return t;
 }
 
-}  // namespace pk::sweeps
+}  // namespace pk

@@ -10,7 +10,7 @@
 
 #include "microbench/harness/verdict.h"
 
-namespace pk::sweeps {
+namespace pk {
 
 // A target as stated: "<what> <op> <value><unit>".
 struct TargetSpec {
@@ -71,4 +71,4 @@ std::string targets_info_markdown(const std::vector<TargetResult>& targets);
 // tool, 4 not measured" (information lines not counted).
 std::string target_count_text(const std::vector<TargetResult>& targets);
 
-}  // namespace pk::sweeps
+}  // namespace pk

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <stdexcept>
 
-namespace pk::sweeps {
+namespace pk {
 
 void check_kinds(const TuningTable& t) {
   for (size_t r = 0; r < t.rows.size(); ++r) {
@@ -65,4 +65,4 @@ std::string table_csv(const TuningTable& t) {
   return out;
 }
 
-}  // namespace pk::sweeps
+}  // namespace pk

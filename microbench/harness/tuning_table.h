@@ -9,7 +9,7 @@
 #include <variant>
 #include <vector>
 
-namespace pk::sweeps {
+namespace pk {
 
 enum class CellKind { text, integer, number, boolean };
 
@@ -43,4 +43,4 @@ std::string table_csv(const TuningTable& t);
 // std::logic_error when a row's cells do not match the columns (count or kind).
 void check_kinds(const TuningTable& t);
 
-}  // namespace pk::sweeps
+}  // namespace pk

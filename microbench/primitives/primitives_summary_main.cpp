@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
       if (t.rows.empty()) throw std::runtime_error(std::string("no rows in ") + argv[i]);
       rows += t.rows.size();
       if (!md.empty()) md += "\n---\n\n# Another run: " + std::string(argv[i]) + "\n\n";
-      md += pk::prim::summary_markdown(t, pk::sweeps::targets_table_markdown(pk::prim::primitives_targets(argv[i])));
+      md += pk::prim::summary_markdown(t, pk::targets_table_markdown(pk::prim::primitives_targets(argv[i])));
     }
     pk::write_file_atomically(std::string(argv[2]) + "/primitives_summary.md", md);
     std::printf("wrote %s/primitives_summary.md from %zu rows\n", argv[2], rows);

@@ -9,8 +9,6 @@
 
 namespace pk::prim {
 
-using namespace pk::sweeps;
-
 namespace {
 const char* const kPrimOrigin = "issue: library primitives; results/h200x2/primitives/README.md";
 }  // namespace

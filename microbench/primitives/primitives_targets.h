@@ -11,9 +11,9 @@
 
 namespace pk::prim {
 
-const pk::sweeps::TargetSpecs& primitives_target_specs();
+const pk::TargetSpecs& primitives_target_specs();
 // The targets judged on the CSV at `path`. `schemas`: the declarations its header is checked
 // against (the sweeps pass every registered study's); nullptr: this study's own.
-std::vector<pk::sweeps::TargetResult> primitives_targets(const std::string& path, const StudySchemas* schemas = nullptr);
+std::vector<pk::TargetResult> primitives_targets(const std::string& path, const StudySchemas* schemas = nullptr);
 
 }  // namespace pk::prim

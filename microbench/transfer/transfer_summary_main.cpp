@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
     }
     auto sum = pk::sweeps::summarize_mechanisms(d.rows);
     pk::write_files_atomically({{out + "/transfer_summary.md", pk::sweeps::summary_markdown(d, sum, elapsed)},
-                                {out + "/transfer_tuning.csv", pk::sweeps::table_csv(pk::sweeps::transfer_tuning(d))}});
+                                {out + "/transfer_tuning.csv", pk::table_csv(pk::sweeps::transfer_tuning(d))}});
     std::printf("wrote %s/transfer_summary.md and %s/transfer_tuning.csv from %zu rows\n", out.c_str(), out.c_str(),
                 d.rows.size());
     return 0;

@@ -178,8 +178,8 @@ TEST(FusedTuned, SummaryRatiosOnAFixture) {
   EXPECT_NE(md.find("| gemm_rs | 2048x2048x1024 | 2 | overlap=inter_sm"), std::string::npos) << md;
   // The table made from the same virtual-rank CSV names its own machine and never chooses
   // the tuned row.
-  const pk::sweeps::TuningTable tt = pk::sweeps::fused_tuning(fixture("fused_tuned_fixture.csv"));
+  const pk::TuningTable tt = pk::sweeps::fused_tuning(fixture("fused_tuned_fixture.csv"));
   ASSERT_FALSE(tt.rows.empty());
-  EXPECT_EQ(pk::sweeps::cell_text(tt.at(0, "machine")), "fixturex1-virtual2");
-  EXPECT_EQ(pk::sweeps::cell_text(tt.at(0, "impl")), "inter_sm");
+  EXPECT_EQ(pk::cell_text(tt.at(0, "machine")), "fixturex1-virtual2");
+  EXPECT_EQ(pk::cell_text(tt.at(0, "impl")), "inter_sm");
 }

@@ -14,6 +14,7 @@
 #include "tests/cpu/sweeps_test_util.h"
 #include "tuning/include/pkbench/tuning.h"
 
+using namespace pk;
 using namespace pk::sweeps;
 using namespace pk::sweeps::testing;
 

@@ -10,6 +10,7 @@
 #include "microbench/harness/verdict.h"
 #include "tests/cpu/sweeps_test_util.h"
 
+using namespace pk;
 using namespace pk::sweeps;
 using namespace pk::sweeps::testing;
 

@@ -7,6 +7,7 @@
 #include "microbench/harness/metadata.h"
 #include "microbench/sync/sync_analysis.h"
 
+using namespace pk;
 using namespace pk::sweeps;
 
 static const std::string kSyncFixture = PKBENCH_FIXTURE_DIR "/sync_fixture.csv";

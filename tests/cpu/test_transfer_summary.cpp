@@ -6,6 +6,7 @@
 #include "microbench/transfer/mechanism.h"
 #include "microbench/transfer/transfer_analysis.h"
 
+using namespace pk;
 using namespace pk::sweeps;
 using pk::transfer::mechanism_uses_sms;
 
