@@ -273,14 +273,15 @@ void write_paper_numbers(std::ostringstream& os, const PrimitivesRows& t, const 
   os << "\n";
 }
 
-// The targets are judged by the sweeps library (sweeps/targets.cpp), not here.
+// The targets are judged by primitives_targets.cpp (the summary tool passes their table), not here.
 void write_targets(std::ostringstream& os, const std::string& targets) {
   os << "## Targets (same run)\n\n";
   if (targets.empty())
-    os << "Not judged here: `pkbench_primitives_summary` prints the sweeps library's verdicts (the report's).\n\n";
+    os << "Not judged here: `pkbench_primitives_summary` prints the study's verdicts (the report's).\n\n";
   else
     os << targets
-       << "\nThe sweeps library's targets and rule (sweeps/targets.cpp, microbench/harness/verdict.h), as the report prints "
+       << "\nThe study's targets (microbench/primitives/primitives_targets.cpp) and rule (microbench/harness/verdict.h), "
+          "as the report prints "
           "them: a signal is compared only with library signals of the same protocol and memory ordering, a "
           "dependent load with the library's load at the same placement.\n\n";
 }
