@@ -17,7 +17,7 @@
 #include "microbench/transfer/transfer_analysis.h"
 
 using namespace pk;
-using namespace pk::sweeps;
+using namespace pk::transfer;
 using Clock = std::chrono::steady_clock;
 
 static const char* kUsage =

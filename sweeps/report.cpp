@@ -767,7 +767,7 @@ void section_transfer_tuning(std::ostream& os, const ResultsFolder& here) {
     auto config = [&](int i) {
       std::string c = cell_text(t.at(i, "mechanism"));
       std::string k;
-      for (const auto& name : transfer_knob_columns()) {
+      for (const auto& name : pk::transfer::transfer_knob_columns()) {
         const Cell& v = t.at(i, name);
         if (!std::holds_alternative<std::monostate>(v)) k += (k.empty() ? "" : " ") + name + "=" + cell_text(v);
       }

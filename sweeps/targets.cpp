@@ -26,8 +26,9 @@ const TargetSpecs& target_specs() {
          "every cross-GPU latency, ipc/vmm against single, within", "<=", 5, " %"},
     });
     std::vector<TargetSpec> all;
-    for (const auto* list : {&transfer_target_specs(), &sync_target_specs(), &here, &pk::gemm::gemm_target_specs(),
-                             &fused_target_specs(), &collectives_target_specs(), &pk::prim::primitives_target_specs()})
+    for (const auto* list : {&pk::transfer::transfer_target_specs(), &pk::sync::sync_target_specs(), &here,
+                             &pk::gemm::gemm_target_specs(), &fused_target_specs(), &collectives_target_specs(),
+                             &pk::prim::primitives_target_specs()})
       all.insert(all.end(), list->begin(), list->end());
     return TargetSpecs(std::move(all));
   }();

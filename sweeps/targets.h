@@ -19,6 +19,24 @@
 
 namespace pk::sweeps {
 
+// The transfer and sync studies' analyses (microbench/transfer/transfer_analysis.h,
+// microbench/sync/sync_analysis.h), as the peer modes and the report use them.
+using pk::sync::find_sync;
+using pk::sync::read_sync;
+using pk::sync::sync_targets;
+using pk::sync::SyncData;
+using pk::sync::SyncRow;
+using pk::transfer::best_at;
+using pk::transfer::find_summary;
+using pk::transfer::local_ceiling;
+using pk::transfer::MechanismSummary;
+using pk::transfer::read_transfer;
+using pk::transfer::summarize_mechanisms;
+using pk::transfer::transfer_targets;
+using pk::transfer::transfer_tuning;
+using pk::transfer::TransferData;
+using pk::transfer::TransferRow;
+
 using pk::gemm::find_gemm;
 using pk::gemm::gemm_full_sms;
 using pk::gemm::GemmData;

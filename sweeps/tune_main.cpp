@@ -100,7 +100,8 @@ void refuse_virtual(const std::vector<TuneCsv>& csvs, bool allow_virtual, const 
 
 TuningTable table_of(const TuneCsv& c) {
   const auto t0 = std::chrono::steady_clock::now();
-  TuningTable t = c.study == "transfer"      ? transfer_tuning(read_transfer(c.path, &registered_studies()))
+  TuningTable t = c.study == "transfer"
+                      ? pk::transfer::transfer_tuning(pk::transfer::read_transfer(c.path, &registered_studies()))
                   : c.study == "collectives" ? collectives_tuning(c.path)
                                              : fused_tuning(c.path);
   t.peer_modes.assign(c.peer_modes.begin(), c.peer_modes.end());

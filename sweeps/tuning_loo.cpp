@@ -18,6 +18,12 @@
 
 namespace pk::sweeps {
 
+using pk::transfer::read_transfer;
+using pk::transfer::transfer_knob_columns;
+using pk::transfer::transfer_tuning;
+using pk::transfer::TransferData;
+using pk::transfer::TransferRow;
+
 namespace tn = pkbench::tuning;
 
 int LooResult::refused() const {

@@ -10,7 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace pk::sweeps {
+namespace pk::sync {
 namespace {
 const RowReader<SyncRow>& sync_reader() {
   using R = SyncRow;
@@ -163,4 +163,4 @@ std::string sync_summary_markdown(const std::vector<SyncRow>& rows) {
   return os.str();
 }
 
-}  // namespace pk::sweeps
+}  // namespace pk::sync

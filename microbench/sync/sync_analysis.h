@@ -10,7 +10,7 @@
 #include "microbench/harness/study_measure.h"
 #include "microbench/harness/targets.h"
 
-namespace pk::sweeps {
+namespace pk::sync {
 
 struct SyncRow {
   std::string level, primitive, scope, semantics, placement, gpu_name, clock_source, status, error;
@@ -48,4 +48,4 @@ StudyMeasure sync_measure();
 
 std::string sync_summary_markdown(const std::vector<SyncRow>& rows);
 
-}  // namespace pk::sweeps
+}  // namespace pk::sync

@@ -15,7 +15,7 @@
 #include <stdexcept>
 #include <tuple>
 
-namespace pk::sweeps {
+namespace pk::transfer {
 
 const std::vector<std::string>& transfer_knob_columns() {
   static const std::vector<std::string> v = [] {
@@ -562,4 +562,4 @@ std::string summary_markdown(const TransferData& d, const std::vector<MechanismS
   return os.str();
 }
 
-}  // namespace pk::sweeps
+}  // namespace pk::transfer

@@ -14,7 +14,7 @@
 #include "microbench/harness/targets.h"
 #include "microbench/harness/tuning_table.h"
 
-namespace pk::sweeps {
+namespace pk::transfer {
 
 // The knob columns of transfer.csv, in declaration order (pk::transfer::all_knobs()).
 const std::vector<std::string>& transfer_knob_columns();
@@ -110,4 +110,4 @@ StudyMeasure transfer_measure();
 // elapsed_s < 0: unknown.
 std::string summary_markdown(const TransferData& d, const std::vector<MechanismSummary>& s, double elapsed_s);
 
-}  // namespace pk::sweeps
+}  // namespace pk::transfer

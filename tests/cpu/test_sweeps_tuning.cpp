@@ -16,6 +16,7 @@
 
 using namespace pk;
 using namespace pk::sweeps;
+using namespace pk::transfer;
 using namespace pk::sweeps::testing;
 
 namespace {

@@ -8,7 +8,7 @@
 #include "microbench/sync/sync_analysis.h"
 
 using namespace pk;
-using namespace pk::sweeps;
+using namespace pk::sync;
 
 static const std::string kSyncFixture = PKBENCH_FIXTURE_DIR "/sync_fixture.csv";
 

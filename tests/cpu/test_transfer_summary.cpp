@@ -7,7 +7,7 @@
 #include "microbench/transfer/transfer_analysis.h"
 
 using namespace pk;
-using namespace pk::sweeps;
+using namespace pk::transfer;
 using pk::transfer::mechanism_uses_sms;
 
 static const std::string kFixture = PKBENCH_FIXTURE_DIR "/transfer_fixture.csv";
