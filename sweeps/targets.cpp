@@ -27,7 +27,7 @@ const TargetSpecs& target_specs() {
     });
     std::vector<TargetSpec> all;
     for (const auto* list : {&pk::transfer::transfer_target_specs(), &pk::sync::sync_target_specs(), &here,
-                             &pk::gemm::gemm_target_specs(), &fused_target_specs(), &collectives_target_specs(),
+                             &pk::gemm::gemm_target_specs(), &pk::fused::fused_target_specs(), &pk::coll::collectives_target_specs(),
                              &pk::prim::primitives_target_specs()})
       all.insert(all.end(), list->begin(), list->end());
     return TargetSpecs(std::move(all));

@@ -19,8 +19,35 @@
 
 namespace pk::sweeps {
 
-// The transfer and sync studies' analyses (microbench/transfer/transfer_analysis.h,
-// microbench/sync/sync_analysis.h), as the peer modes and the report use them.
+// The studies' analyses (microbench/<study>/<study>_analysis.h), as the peer modes and the
+// report use them.
+using pk::coll::CollectiveComparison;
+using pk::coll::CollectiveSpeedup;
+using pk::coll::CollMethod;
+using pk::coll::CollPoint;
+using pk::coll::CollSide;
+using pk::coll::CollectivesData;
+using pk::coll::TunedPoint;
+using pk::coll::best_speedup_over_nccl;
+using pk::coll::coll_method_text;
+using pk::coll::collective_comparisons;
+using pk::coll::collective_points;
+using pk::coll::collectives_targets;
+using pk::coll::collectives_tuning;
+using pk::coll::find_point;
+using pk::coll::headline_method;
+using pk::coll::read_collectives_info;
+using pk::coll::tuned_points;
+using pk::fused::FusedShape;
+using pk::fused::FusedSummary;
+using pk::fused::FusedTuned;
+using pk::fused::KSweepRow;
+using pk::fused::fused_k_sweep;
+using pk::fused::fused_op_text;
+using pk::fused::fused_summary;
+using pk::fused::fused_targets;
+using pk::fused::fused_tuned_points;
+using pk::fused::fused_tuning;
 using pk::sync::find_sync;
 using pk::sync::read_sync;
 using pk::sync::sync_targets;

@@ -102,8 +102,8 @@ TuningTable table_of(const TuneCsv& c) {
   const auto t0 = std::chrono::steady_clock::now();
   TuningTable t = c.study == "transfer"
                       ? pk::transfer::transfer_tuning(pk::transfer::read_transfer(c.path, &registered_studies()))
-                  : c.study == "collectives" ? collectives_tuning(c.path)
-                                             : fused_tuning(c.path);
+                  : c.study == "collectives" ? pk::coll::collectives_tuning(c.path)
+                                             : pk::fused::fused_tuning(c.path);
   t.peer_modes.assign(c.peer_modes.begin(), c.peer_modes.end());
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::fprintf(stderr, "pkbench_tune: %s: %zu %s tuning rows (%.2f s)\n", c.path.c_str(), t.rows.size(),

@@ -202,7 +202,7 @@ LooResult loo_collectives(const std::string& csv, double tol) {
     tn::CollectiveChoice a;
     try {
       tn::Tuner t(machine);
-      t.add(api_table(collectives_tuning(tmp)));
+      t.add(api_table(pk::coll::collectives_tuning(tmp)));
       a = t.choose_collective(cl, static_cast<unsigned long long>(b), dt, static_cast<int>(num(g)), m);
     } catch (const tn::Error& e) {
       a.why = e.what();
@@ -260,7 +260,7 @@ LooResult loo_fused(const std::vector<std::string>& csvs, double tol) {
       for (size_t i = 0; i < all.size(); ++i) {
         const std::string tmp =
             write_without(all[i], "fused" + std::to_string(i), [&](const std::vector<std::string>& r) { return shape(all[i], r) != s; });
-        const TuningTable tt = fused_tuning(tmp);
+        const TuningTable tt = pk::fused::fused_tuning(tmp);
         std::filesystem::remove(tmp);
         if (!tt.rows.empty()) t.add(api_table(tt));
       }

@@ -14,7 +14,7 @@
 #include "microbench/collectives/coll_schema.h"
 #endif
 
-namespace pk::sweeps {
+namespace pk::coll {
 
 // How pkbench_compare matches and measures this study's points (study_measure.h; registered
 // by COMPARE on the study's line of sweeps/CMakeLists.txt).
@@ -669,4 +669,4 @@ std::string collectives_summary_markdown(const std::vector<std::string>& paths) 
   return os.str();
 }
 
-}  // namespace pk::sweeps
+}  // namespace pk::coll

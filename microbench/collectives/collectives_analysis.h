@@ -30,7 +30,7 @@
 #include "microbench/harness/tuning_table.h"
 #include "microbench/harness/verdict.h"
 
-namespace pk::sweeps {
+namespace pk::coll {
 
 TuningTable collectives_tuning(const std::string& csv_path);
 
@@ -125,4 +125,4 @@ StudyMeasure collectives_measure();
 // CSV is the main run.
 std::string collectives_summary_markdown(const std::vector<std::string>& csv_paths);
 
-}  // namespace pk::sweeps
+}  // namespace pk::coll

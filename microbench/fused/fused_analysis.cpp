@@ -16,7 +16,7 @@
 #include <sstream>
 #include <tuple>
 
-namespace pk::sweeps {
+namespace pk::fused {
 
 // How pkbench_compare matches and measures this study's points (study_measure.h; registered
 // by COMPARE on the study's line of sweeps/CMakeLists.txt).
@@ -398,4 +398,4 @@ std::vector<TargetResult> fused_targets(const FusedSummary& f, const std::vector
   return out;
 }
 
-}  // namespace pk::sweeps
+}  // namespace pk::fused

@@ -29,7 +29,7 @@
 #include "microbench/harness/tuned_section.h"
 #include "microbench/harness/tuning_table.h"
 
-namespace pk::sweeps {
+namespace pk::fused {
 
 TuningTable fused_tuning(const std::string& csv_path);
 
@@ -110,4 +110,4 @@ std::string fused_op_text(const std::string& op);  // "gemm_rs" -> "GEMM+RS"
 // study's line of sweeps/CMakeLists.txt).
 StudyMeasure fused_measure();
 
-}  // namespace pk::sweeps
+}  // namespace pk::fused

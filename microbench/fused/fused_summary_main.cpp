@@ -14,7 +14,7 @@ static const char* kUsage =
 
 int main(int argc, char** argv) {
   using namespace pk;
-  using namespace pk::sweeps;
+  using namespace pk::fused;
   answer_help(argc, argv, kUsage);
   std::string out, csv;
   for (int i = 1; i < argc; ++i) {

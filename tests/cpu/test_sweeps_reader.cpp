@@ -14,6 +14,8 @@
 
 using namespace pk;
 using namespace pk::sweeps;
+using namespace pk::fused;
+using namespace pk::coll;
 using namespace pk::sync;
 using namespace pk::transfer;
 using namespace pk::sweeps::testing;

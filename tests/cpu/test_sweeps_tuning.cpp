@@ -16,6 +16,8 @@
 
 using namespace pk;
 using namespace pk::sweeps;
+using namespace pk::fused;
+using namespace pk::coll;
 using namespace pk::transfer;
 using namespace pk::sweeps::testing;
 

@@ -34,6 +34,8 @@
 namespace fs = std::filesystem;
 using namespace pk;
 using namespace pk::sweeps;
+using namespace pk::fused;
+using namespace pk::coll;
 using namespace pk::sync;
 using namespace pk::transfer;
 
