@@ -18,12 +18,6 @@
 
 namespace pk::sweeps {
 
-using pk::transfer::read_transfer;
-using pk::transfer::transfer_knob_columns;
-using pk::transfer::transfer_tuning;
-using pk::transfer::TransferData;
-using pk::transfer::TransferRow;
-
 namespace tn = pkbench::tuning;
 
 int LooResult::refused() const {
@@ -101,7 +95,7 @@ std::string machine_of(const TextCsv& c) {
 }  // namespace
 
 std::vector<LooResult> loo_transfer(const std::string& csv, double tol) {
-  const TransferData d = read_transfer(csv);
+  const pk::transfer::TransferData d = pk::transfer::read_transfer(csv);
   const std::string machine = d.machine.key();
   std::set<std::tuple<std::string, std::string, uint64_t>> points;
   for (const auto& r : d.rows)
@@ -118,9 +112,9 @@ std::vector<LooResult> loo_transfer(const std::string& csv, double tol) {
     res.source = csv;
     res.tolerance = tol;
     for (const auto& [dir, pat, bytes] : points) {
-      TransferData h = d;
+      pk::transfer::TransferData h = d;
       h.rows.erase(std::remove_if(h.rows.begin(), h.rows.end(),
-                                  [&](const TransferRow& r) {
+                                  [&](const pk::transfer::TransferRow& r) {
                                     return r.direction == dir && r.pattern == pat && r.message_bytes == bytes;
                                   }),
                    h.rows.end());
@@ -128,7 +122,7 @@ std::vector<LooResult> loo_transfer(const std::string& csv, double tol) {
       c.table = res.table;
       c.csv = csv;
       c.point = dir + " " + pat + " " + std::to_string(bytes) + " B";
-      const TransferRow* best = nullptr;
+      const pk::transfer::TransferRow* best = nullptr;
       for (const auto& r : d.rows)
         if (r.direction == dir && r.pattern == pat && r.message_bytes == bytes && (!device || r.device_initiated()) &&
             (!best || r.gbps > best->gbps))
@@ -139,7 +133,7 @@ std::vector<LooResult> loo_transfer(const std::string& csv, double tol) {
       tn::TransferChoice a;
       try {
         tn::Tuner t(machine);
-        t.add(api_table(transfer_tuning(h)));
+        t.add(api_table(pk::transfer::transfer_tuning(h)));
         a = t.choose_transfer(bytes, dir, 1, -1, device, pat);
       } catch (const tn::Error& e) {
         a.why = e.what();  // nothing else measured for these keys
@@ -152,13 +146,13 @@ std::vector<LooResult> loo_transfer(const std::string& csv, double tol) {
       }
       const auto knobs = knobs_of(a);
       std::string conf = a.mechanism;
-      for (const auto& k : transfer_knob_columns())
+      for (const auto& k : pk::transfer::transfer_knob_columns())
         if (knobs.count(k) && knobs.at(k)) conf += " " + k + "=" + std::to_string(knobs.at(k));
       c.answer = conf;
       for (const auto& r : d.rows) {
         if (r.direction != dir || r.pattern != pat || r.message_bytes != bytes || r.mechanism != a.mechanism) continue;
         bool same = true;
-        for (const auto& k : transfer_knob_columns())
+        for (const auto& k : pk::transfer::transfer_knob_columns())
           if (knobs.count(k)) same &= r.knob(k) == knobs.at(k);
         if (same && r.gbps > 0 && (c.answer_us == 0 || bytes / r.gbps / 1e3 < c.answer_us)) c.answer_us = bytes / r.gbps / 1e3;
       }

@@ -1,8 +1,9 @@
 #pragma once
 // The sync study's analysis (plain C++; built beside the study, the sweeps find it through the
-// study's line of sweeps/CMakeLists.txt). Reads sync-study CSVs and writes sync_summary.md: every measured primitive, and the
-// paper's numbers (64 ns mbarrier, 832 ns through HBM, up to 4.5x for library-style
-// access) beside ours, with the ratios taken from one run.
+// study's line of sweeps/CMakeLists.txt). Reads sync-study CSVs and writes sync_summary.md:
+// every measured primitive, and the paper's numbers (64 ns mbarrier, 832 ns through HBM, up
+// to 4.5x for library-style access) beside ours, with the ratios taken from one run; the
+// study's targets.
 #include <string>
 #include <vector>
 

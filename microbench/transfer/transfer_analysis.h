@@ -1,9 +1,10 @@
 #pragma once
-// The transfer study's analysis (plain C++, no CUDA; built beside the study, the sweeps find
-// it through the study's line of sweeps/CMakeLists.txt). Reads transfer-study CSVs and turns them into (a) a Table-1 style summary per mechanism
-// and (b) the transfer tuning table: per machine, direction, pattern and message-size
-// bucket, the mechanism and configuration to use, chosen with the measured noise in mind,
-// and the fewest SMs reaching 90 % of the best.
+// The transfer study's analysis (plain C++; built beside the study, the sweeps find it through
+// the study's line of sweeps/CMakeLists.txt). Reads transfer-study CSVs and turns them into
+// (a) a Table-1 style summary per mechanism and (b) the transfer tuning table: per machine,
+// direction, pattern and message-size bucket, the mechanism and configuration to use, chosen
+// with the measured noise in mind, and the fewest SMs reaching 90 % of the best; (c) the
+// study's targets.
 #include <cstdint>
 #include <string>
 #include <string_view>
