@@ -11,6 +11,7 @@
 #include "sweeps/cli_util.h"
 #include "sweeps/compare.h"
 
+using namespace pk;
 using namespace pk::sweeps;
 
 int main(int argc, char** argv) {

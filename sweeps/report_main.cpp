@@ -10,6 +10,7 @@
 #include "sweeps/report.h"
 
 namespace fs = std::filesystem;
+using namespace pk;
 using namespace pk::sweeps;
 
 int main(int argc, char** argv) {

@@ -15,6 +15,7 @@
 #include "sweeps/tuning_loo.h"
 
 namespace fs = std::filesystem;
+using namespace pk;
 using namespace pk::sweeps;
 
 int main(int argc, char** argv) {

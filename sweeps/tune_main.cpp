@@ -21,12 +21,14 @@
 
 #include "microbench/harness/tidy_csv.h"
 #include "sweeps/cli_util.h"
-#include "sweeps/collectives_table.h"
-#include "sweeps/fused_table.h"
+#include "microbench/collectives/collectives_analysis.h"
+#include "microbench/fused/fused_analysis.h"
 #include "sweeps/study_schema.h"
-#include "sweeps/transfer_table.h"
+#include "microbench/transfer/transfer_analysis.h"
+#include "sweeps/tuning_writers.h"
 
 namespace fs = std::filesystem;
+using namespace pk;
 using namespace pk::sweeps;
 
 namespace {
@@ -98,9 +100,10 @@ void refuse_virtual(const std::vector<TuneCsv>& csvs, bool allow_virtual, const 
 
 TuningTable table_of(const TuneCsv& c) {
   const auto t0 = std::chrono::steady_clock::now();
-  TuningTable t = c.study == "transfer"      ? transfer_tuning(read_transfer(c.path))
-                  : c.study == "collectives" ? collectives_tuning(c.path)
-                                             : fused_tuning(c.path);
+  TuningTable t = c.study == "transfer"
+                      ? pk::transfer::transfer_tuning(pk::transfer::read_transfer(c.path, &registered_studies()))
+                  : c.study == "collectives" ? pk::coll::collectives_tuning(c.path)
+                                             : pk::fused::fused_tuning(c.path);
   t.peer_modes.assign(c.peer_modes.begin(), c.peer_modes.end());
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::fprintf(stderr, "pkbench_tune: %s: %zu %s tuning rows (%.2f s)\n", c.path.c_str(), t.rows.size(),

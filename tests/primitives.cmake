@@ -5,7 +5,7 @@ endif()
 
 # CPU (CI): the catalogue's ordering labels, the CSV reader, the summary on a fixture.
 add_executable(pkbench_primitives_cpu_tests cpu/test_primitives.cpp)
-target_link_libraries(pkbench_primitives_cpu_tests PRIVATE pkbench_primitives_core pkbench_primitives_summary_lib GTest::gtest_main)
+target_link_libraries(pkbench_primitives_cpu_tests PRIVATE pkbench_primitives_core pkbench_primitives_analysis GTest::gtest_main)
 if(PKBENCH_HAVE_NVSHMEM)
   set_target_properties(pkbench_primitives_cpu_tests PROPERTIES CUDA_RESOLVE_DEVICE_SYMBOLS ON)
 endif()

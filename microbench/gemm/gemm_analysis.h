@@ -1,7 +1,7 @@
 #pragma once
 // The GEMM study's analysis (plain C++, no CUDA): its CSVs (pkbench_gemm: this suite's GEMM
-// beside cuBLASLt, same run) read by column name, the lookups the sweeps' targets and report
-// use, and how pkbench_compare measures its points. The sweeps find it through the study's
+// beside cuBLASLt, same run) read by column name, the lookups the sweeps' report uses, the
+// study's target, and how pkbench_compare measures its points. The sweeps find it through the study's
 // line of sweeps/CMakeLists.txt (pk_sweeps_study); microbench/gemm/analysis.cmake builds it
 // even where the study itself is left out.
 #include <cstdint>
@@ -10,6 +10,7 @@
 
 #include "microbench/harness/csv_table.h"
 #include "microbench/harness/study_measure.h"
+#include "microbench/harness/targets.h"
 
 namespace pk::gemm {
 
@@ -39,5 +40,10 @@ int gemm_full_sms(const GemmData& d);
 // How pkbench_compare matches and measures this study's points (registered by COMPARE on the
 // study's line of sweeps/CMakeLists.txt).
 StudyMeasure gemm_measure();
+
+// The GEMM study's target (results/*/gemm/README.md, the sweeps' report): this suite's GEMM
+// >= 0.90x cuBLASLt at 8192^3 on the whole GPU, per variant; the other shapes as information.
+const pk::TargetSpecs& gemm_target_specs();
+std::vector<pk::TargetResult> gemm_targets(const GemmData& d);
 
 }  // namespace pk::gemm

@@ -6,14 +6,18 @@
 
 #include "microbench/collectives/coll_schema.h"
 #include "microbench/harness/csv_table.h"
-#include "sweeps/fused_table.h"
+#include "microbench/fused/fused_analysis.h"
 #include "sweeps/study_schema.h"
-#include "sweeps/sync_table.h"
-#include "sweeps/transfer_table.h"
+#include "microbench/sync/sync_analysis.h"
+#include "microbench/transfer/transfer_analysis.h"
 #include "tests/cpu/sweeps_test_util.h"
 
 using namespace pk;
 using namespace pk::sweeps;
+using namespace pk::fused;
+using namespace pk::coll;
+using namespace pk::sync;
+using namespace pk::transfer;
 using namespace pk::sweeps::testing;
 
 namespace {

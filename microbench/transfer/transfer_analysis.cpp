@@ -1,13 +1,10 @@
-#include "sweeps/transfer_table.h"
+#include "microbench/transfer/transfer_analysis.h"
 
-#include "sweeps/verdict.h"
+#include "microbench/harness/verdict.h"
 
 #include "microbench/transfer/mechanism.h"
 #include "microbench/harness/row_reader.h"
-#include "sweeps/format.h"
-#include "microbench/harness/study_measure.h"
-#include "sweeps/study_schema.h"
-#include "sweeps/targets.h"
+#include "microbench/harness/format.h"
 
 #include <algorithm>
 #include <cmath>
@@ -18,7 +15,7 @@
 #include <stdexcept>
 #include <tuple>
 
-namespace pk::sweeps {
+namespace pk::transfer {
 
 const std::vector<std::string>& transfer_knob_columns() {
   static const std::vector<std::string> v = [] {
@@ -127,9 +124,11 @@ StudyMeasure transfer_measure() {
   return m;
 }
 
-TransferData read_transfer(const std::string& path) {
+TransferData read_transfer(const std::string& path, const StudySchemas* schemas) {
+  static const StudySchemas own{
+      declared_study("transfer", pk::transfer::transfer_columns(), "pk::transfer::transfer_columns() (pkbench_transfer_core)")};
   TransferData d;
-  const CsvTable t = read_study_csv(path, "transfer", transfer_reader().fields(), &d);
+  const CsvTable t = read_study_csv(path, "transfer", transfer_reader().fields(), &d, schemas ? schemas : &own);
   const auto row_of = transfer_reader().rows(t);
   const int f_status = t.field("status");
   d.rows.reserve(t.rows());
@@ -141,7 +140,9 @@ TransferData read_transfer(const std::string& path) {
   return d;
 }
 
-std::vector<TransferRow> read_transfer_csv(const std::string& path) { return read_transfer(path).rows; }
+std::vector<TransferRow> read_transfer_csv(const std::string& path, const StudySchemas* schemas) {
+  return read_transfer(path, schemas).rows;
+}
 
 std::vector<MechanismSummary> summarize_mechanisms(const std::vector<TransferRow>& rows) {
   std::map<std::tuple<std::string, std::string, std::string>, std::vector<const TransferRow*>> groups;
@@ -450,6 +451,79 @@ void reference_section(std::ostringstream& os, const std::vector<TransferRow>& r
 
 }  // namespace
 
+const TargetSpecs& transfer_target_specs() {
+  static const TargetSpecs v({
+      {"transfer.device_vs_ce", "issue: foundation and transfer study",
+       "best device-initiated peak / copy-engine best push peak, per direction", ">=", 0.97, ""},
+      {"transfer.tma_2k", "issue: foundation and transfer study", "TMA at 2 KiB messages, % of its own peak", ">=", 90,
+       " %"},
+      {"transfer.tma_sms_90", "issue: foundation and transfer study", "SMs for TMA to reach 90 % of its peak", "<=", 16,
+       " SMs"},
+      {"transfer.wall_time", "issue: foundation and transfer study",
+       "default transfer study wall time including the build", "<=", 240, " s"},
+  });
+  return v;
+}
+
+std::vector<TargetResult> transfer_targets(const TransferData& d, const std::vector<MechanismSummary>& s,
+                                           double elapsed_s) {
+  const TargetSpecs& spec = transfer_target_specs();
+  std::vector<TargetResult> out;
+  // Device-initiated = measured on SMs (derived from the rows, so a new mechanism needs no list).
+  std::set<std::string> device;
+  for (const auto& r : d.rows)
+    if (r.device_initiated()) device.insert(r.mechanism);
+  const MechanismSummary* ce_push = find_summary(s, "ce", "push");
+  for (const std::string dir : {"push", "pull", "mixed"}) {
+    const MechanismSummary* ce = find_summary(s, "ce", dir);
+    const MechanismSummary* best_dev = nullptr;
+    for (const auto& x : s)
+      if (device.count(x.mechanism) && x.direction == dir && x.pattern == "one_way" &&
+          (!best_dev || x.peak_gbps > best_dev->peak_gbps))
+        best_dev = &x;
+    if (ce_push && best_dev) {
+      const double ratio = best_dev->peak_gbps / ce_push->peak_gbps;
+      TargetResult t = judge_target(spec("transfer.device_vs_ce"),
+                             dir + ": best device-initiated mechanism (" + best_dev->mechanism + ", " +
+                                 num(best_dev->peak_gbps) + " GB/s) / copy engine best push (" + num(ce_push->peak_gbps) +
+                                 " GB/s) = " + num(ratio, 3),
+                             ratio, "copy engine, best push peak (ce)");
+      if (ce && dir != "push")
+        t.note = "; copy engine " + dir + " best " + num(ce->peak_gbps) + " GB/s (ratio " +
+                 num(best_dev->peak_gbps / ce->peak_gbps, 3) + ")";
+      out.push_back(t);
+    }
+  }
+  for (const std::string m : {"tma_bulk", "tma_tile"})
+    for (const std::string dir : {"push", "pull"}) {
+      const MechanismSummary* x = find_summary(s, m, dir);
+      if (!x) continue;
+      const double at2k = best_at(d.rows, m, dir, 2048);
+      if (at2k > 0)
+        out.push_back(judge_target(spec("transfer.tma_2k"),
+                            m + " " + dir + ": at 2 KiB messages " + num(at2k) + " GB/s = " +
+                                num(100 * at2k / x->peak_gbps) + " % of its peak",
+                            100 * at2k / x->peak_gbps));
+      if (x->min_sms_90)
+        out.push_back(judge_target(spec("transfer.tma_sms_90"),
+                            m + " " + dir + ": 90 % of its peak with " + std::to_string(x->min_sms_90) + " SMs",
+                            x->min_sms_90));
+    }
+  for (const std::string dir : {"push", "pull"})
+    if (const MechanismSummary* ce = find_summary(s, "ce", dir))
+      out.push_back(TargetResult{"",
+                                 "copy engine " + dir + ": passes 80 % of line rate at " +
+                                     (ce->min_message_80_line ? size_text(ce->min_message_80_line)
+                                                              : std::string("no message size")) +
+                                     " per call; reaches 90 % of its own peak at " + size_text(ce->min_message_90) +
+                                     " per call",
+                                 "", Verdict::info, ""});
+  if (elapsed_s >= 0)
+    out.push_back(judge_target(spec("transfer.wall_time"),
+                        "study wall time including the build: " + num(elapsed_s, 0) + " s", elapsed_s));
+  return out;
+}
+
 std::string summary_markdown(const TransferData& d, const std::vector<MechanismSummary>& s, double elapsed_s) {
   const auto& rows = d.rows;
   std::ostringstream os;
@@ -488,4 +562,4 @@ std::string summary_markdown(const TransferData& d, const std::vector<MechanismS
   return os.str();
 }
 
-}  // namespace pk::sweeps
+}  // namespace pk::transfer

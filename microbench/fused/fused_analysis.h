@@ -1,5 +1,7 @@
 #pragma once
-// The fused-kernel tuning table (name "fused"): per machine, operator, GPU count and local
+// The fused study's analysis (plain C++, no CUDA; microbench/fused/analysis.cmake builds it
+// even where the study is left out, the sweeps find it through the study's line of
+// sweeps/CMakeLists.txt). The fused-kernel tuning table (name "fused"): per machine, operator, GPU count and local
 // GEMM shape, intra-SM or inter-SM overlap, and for inter-SM the best number of
 // communication SMs, chosen with the measured noise in mind.
 //
@@ -22,10 +24,12 @@
 #include <vector>
 
 #include "microbench/harness/csv_table.h"
-#include "sweeps/tuned_section.h"
-#include "sweeps/tuning_table.h"
+#include "microbench/harness/study_measure.h"
+#include "microbench/harness/targets.h"
+#include "microbench/harness/tuned_section.h"
+#include "microbench/harness/tuning_table.h"
 
-namespace pk::sweeps {
+namespace pk::fused {
 
 TuningTable fused_tuning(const std::string& csv_path);
 
@@ -94,4 +98,16 @@ std::vector<FusedTuned> fused_tuned_points(const std::string& csv_path);
 // The fused summary (pkbench_fused_summary): the CSV's row counts and its Tuned section.
 std::string fused_summary_markdown(const std::string& csv_path);
 
-}  // namespace pk::sweeps
+// The fused study's targets (results/*/fused/README.md, the sweeps' report): the best fused
+// kernel >= 1.25x cuBLAS then NCCL where communication is >= 30 % of it, never more than 3 %
+// slower than the best baseline elsewhere; GEMM+RS communication hidden (<= 5 %) from K = 4096
+// (Table 3's K sweep, may be empty).
+const TargetSpecs& fused_target_specs();
+std::vector<TargetResult> fused_targets(const FusedSummary& f, const std::vector<KSweepRow>& k_sweep);
+std::string fused_op_text(const std::string& op);  // "gemm_rs" -> "GEMM+RS"
+
+// How pkbench_compare matches and measures this study's points (registered by COMPARE on the
+// study's line of sweeps/CMakeLists.txt).
+StudyMeasure fused_measure();
+
+}  // namespace pk::fused

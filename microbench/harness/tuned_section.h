@@ -10,9 +10,9 @@
 
 #include "microbench/harness/csv_table.h"
 #include "pkbench/tuning.h"
-#include "sweeps/format.h"
+#include "microbench/harness/format.h"
 
-namespace pk::sweeps {
+namespace pk {
 
 inline constexpr double kTunedOfBestTarget = 0.97;  // issue 21: tuned >= 0.97x the best measured
 
@@ -68,4 +68,4 @@ inline void tuned_section(std::ostream& os, const std::string& rules, const std:
   }
 }
 
-}  // namespace pk::sweeps
+}  // namespace pk

@@ -1,8 +1,7 @@
 // pkbench_primitives_summary PRIMITIVES_CSV OUT_DIR [MORE_CSV...]
 // Writes OUT_DIR/primitives_summary.md: the first CSV in full (every ratio within that run),
 // then each further CSV (e.g. the single-process run) as its own section; the targets are the
-// sweeps library's (sweeps/targets.cpp), printed as the report prints them. Built with the
-// sweeps: the study's library (microbench/primitives/primitives_summary.h) knows no sweeps.
+// study's (primitives_targets.h), printed as the sweeps' report prints them.
 #include <cstdio>
 #include <fstream>
 #include <stdexcept>
@@ -11,7 +10,7 @@
 #include "microbench/harness/tidy_csv.h"
 #include "microbench/harness/tool_cli.h"
 #include "microbench/primitives/primitives_summary.h"
-#include "sweeps/targets.h"
+#include "microbench/primitives/primitives_targets.h"
 
 static const char* kUsage =
     "usage: pkbench_primitives_summary PRIMITIVES_CSV OUT_DIR [MORE_CSV...]\n  writes OUT_DIR/primitives_summary.md\n";
@@ -32,7 +31,7 @@ int main(int argc, char** argv) {
       if (t.rows.empty()) throw std::runtime_error(std::string("no rows in ") + argv[i]);
       rows += t.rows.size();
       if (!md.empty()) md += "\n---\n\n# Another run: " + std::string(argv[i]) + "\n\n";
-      md += pk::prim::summary_markdown(t, pk::sweeps::targets_table_markdown(pk::sweeps::primitives_targets(argv[i])));
+      md += pk::prim::summary_markdown(t, pk::targets_table_markdown(pk::prim::primitives_targets(argv[i])));
     }
     pk::write_file_atomically(std::string(argv[2]) + "/primitives_summary.md", md);
     std::printf("wrote %s/primitives_summary.md from %zu rows\n", argv[2], rows);

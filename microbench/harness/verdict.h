@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace pk::sweeps {
+namespace pk {
 
 // ---- noise -------------------------------------------------------------------------------
 // A measurement: its median and the band its samples spread over (p10..p90 or min..max).
@@ -92,4 +92,4 @@ const char* verdict_text(Verdict v);
 // side): that is a tie, not met.
 Verdict judge(bool holds, const CrossCheck& check, bool by_tie = false);
 
-}  // namespace pk::sweeps
+}  // namespace pk

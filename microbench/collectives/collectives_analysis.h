@@ -1,5 +1,7 @@
 #pragma once
-// The collectives study's CSVs read once into points (best ours against best NCCL per
+// The collectives study's analysis (plain C++, no CUDA; microbench/collectives/analysis.cmake
+// builds it even where the study is left out, the sweeps find it through the study's line of
+// sweeps/CMakeLists.txt). Its CSVs read once into points (best ours against best NCCL per
 // collective, dtype, GPU count, launch mode and size, by the rules of verdict.h), and what is
 // derived from them: the tuning table (name "collectives"), the comparisons the report and
 // the summary print, and the summary markdown (pkbench_collectives_summary).
@@ -22,11 +24,13 @@
 #include <vector>
 
 #include "microbench/harness/csv_table.h"
-#include "sweeps/tuned_section.h"
-#include "sweeps/tuning_table.h"
-#include "sweeps/verdict.h"
+#include "microbench/harness/study_measure.h"
+#include "microbench/harness/targets.h"
+#include "microbench/harness/tuned_section.h"
+#include "microbench/harness/tuning_table.h"
+#include "microbench/harness/verdict.h"
 
-namespace pk::sweeps {
+namespace pk::coll {
 
 TuningTable collectives_tuning(const std::string& csv_path);
 
@@ -106,9 +110,19 @@ struct TunedPoint : TunedRatio {  // best, default_config: "impl config" of thos
 };
 std::vector<TunedPoint> tuned_points(const std::string& csv_path);
 
+// The collectives study's targets (results/*/collectives/summary.md, the sweeps' report):
+// all-reduce speedup bands, busbw at 1 GiB, all-gather / reduce-scatter / all-to-all at every
+// size, the tensor-dimension variants; over bf16 points of `pts` (one method: the CSV's headline).
+const TargetSpecs& collectives_target_specs();
+std::vector<TargetResult> collectives_targets(const std::vector<CollPoint>& pts, CollMethod method);
+
+// How pkbench_compare matches and measures this study's points (registered by COMPARE on the
+// study's line of sweeps/CMakeLists.txt).
+StudyMeasure collectives_measure();
+
 // The collectives summary (pkbench_collectives_summary): per point both methods side by side,
 // the targets, the NVSHMEM view, the ablation and the row counts of every CSV given. The first
 // CSV is the main run.
 std::string collectives_summary_markdown(const std::vector<std::string>& csv_paths);
 
-}  // namespace pk::sweeps
+}  // namespace pk::coll

@@ -1,6 +1,7 @@
-#include "sweeps/collectives_table.h"
+#include "microbench/collectives/collectives_analysis.h"
 
 #include <algorithm>
+#include <climits>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -8,12 +9,12 @@
 #include <tuple>
 
 #include "microbench/harness/row_reader.h"
-#include "sweeps/format.h"
-#include "microbench/harness/study_measure.h"
-#include "sweeps/study_schema.h"
-#include "sweeps/targets.h"
+#include "microbench/harness/format.h"
+#ifdef PKBENCH_HAVE_STUDY_COLUMNS
+#include "microbench/collectives/coll_schema.h"
+#endif
 
-namespace pk::sweeps {
+namespace pk::coll {
 
 // How pkbench_compare matches and measures this study's points (study_measure.h; registered
 // by COMPARE on the study's line of sweeps/CMakeLists.txt).
@@ -78,8 +79,21 @@ const RowReader<CollRow>& coll_reader() {
 }
 
 // Every row (any status); `info` filled when given.
+// The header checked against the study's own declaration where this build has it
+// (pkbench_coll_problem: the study configured), else against the reader's fields only.
+ReadOptions coll_read_options() {
+  ReadOptions o;
+  o.study = "collectives";
+#ifdef PKBENCH_HAVE_STUDY_COLUMNS
+  static const StudySchemas own{
+      declared_study("collectives", pk::coll::coll_read_columns(), "pk::coll::coll_read_columns() (pkbench_coll_problem)")};
+  o.schemas = &own;
+#endif
+  return o;
+}
+
 std::vector<CollRow> read_rows(const std::string& path, CollectivesData* info) {
-  const CsvTable t = CsvTable::read(path, coll_reader().fields(), checked_as("collectives"));
+  const CsvTable t = CsvTable::read(path, coll_reader().fields(), coll_read_options());
   const auto row_of = coll_reader().rows(t);
   const int f_sms = t.field("sms"), f_threads = t.field("threads"), f_config = t.field("config");
   std::vector<CollRow> rows;
@@ -384,6 +398,115 @@ std::vector<TunedPoint> tuned_points(const std::string& path) {
 }
 
 namespace {
+const char* const kCollOrigin = "issue 8 (collectives); results/h200x2/collectives/summary.md";
+}  // namespace
+
+const TargetSpecs& collectives_target_specs() {
+  // bf16, eager and graph, against the best NCCL configuration at each size.
+  static const TargetSpecs v({
+      {"collectives.ar_small", kCollOrigin, "all-reduce speedup over the best NCCL at every size <= 64 KiB (lowest)",
+       ">=", 1.3, "x"},
+      {"collectives.ar_mid", kCollOrigin, "all-reduce speedup over the best NCCL from 256 KiB to 16 MiB (lowest)", ">=",
+       1.5, "x"},
+      {"collectives.ar_large", kCollOrigin, "all-reduce speedup over the best NCCL at >= 256 MiB (lowest)", ">=", 1.05,
+       "x"},
+      {"collectives.ar_busbw", kCollOrigin, "all-reduce bus bandwidth at 1 GiB (lowest launch mode)", ">=", 345,
+       " GB/s"},
+      {"collectives.ag_all", kCollOrigin, "all-gather speedup over the best NCCL at every size (lowest)", ">=", 1.0,
+       "x"},
+      {"collectives.rs_all", kCollOrigin, "reduce-scatter speedup over the best NCCL at every size (lowest)", ">=",
+       1.0, "x"},
+      {"collectives.a2a_all", kCollOrigin, "all-to-all speedup over the best NCCL at every size (lowest)", ">=", 1.0,
+       "x"},
+      {"collectives.ag_rs_busbw", kCollOrigin,
+       "all-gather and reduce-scatter bus bandwidth at 1 GiB (lowest collective and launch mode)", ">=", 345, " GB/s"},
+      {"collectives.tensor_dim", kCollOrigin,
+       "tensor-dimension all-gather and reduce-scatter (cols) speedup over NCCL then reshape at 64 MiB (lowest)", ">=",
+       1.5, "x"},
+  });
+  return v;
+}
+
+namespace {
+
+// The points of one target: bf16, the named collectives, sizes in [lo, hi].
+std::vector<const CollPoint*> coll_points(const std::vector<CollPoint>& pts, std::initializer_list<const char*> colls,
+                                          int64_t lo, int64_t hi) {
+  std::vector<const CollPoint*> v;
+  for (const auto& p : pts)
+    for (const char* c : colls)
+      if (p.collective == c && p.dtype == "bf16" && p.bytes >= lo && p.bytes <= hi) v.push_back(&p);
+  return v;
+}
+
+std::string point_text(const CollPoint& p) { return size_text(static_cast<uint64_t>(p.bytes)) + " " + p.launch_mode; }
+
+// A speedup target over every point: the lowest speedup, the points below the target, the
+// weakest cross-check among the baselines it rests on.
+TargetResult coll_speedup_target(const std::string& id, const std::vector<const CollPoint*>& pts, CollMethod m) {
+  const TargetSpecs& spec = collectives_target_specs();
+  const TargetSpec& target = spec(id);
+  const std::string baseline = std::string("best NCCL configuration per size and mode, ") +
+                               (m == CollMethod::nccltests ? "nccl-tests method" : "device-time view");
+  const CollPoint* low = nullptr;
+  std::string below, missing;
+  std::vector<CrossCheck> checks;
+  bool multi = false;
+  for (const CollPoint* p : pts) {
+    multi |= p->collective != pts.front()->collective;
+    if (p->speedup <= 0) {
+      missing += (missing.empty() ? "" : ", ") + point_text(*p);
+      continue;
+    }
+    checks.push_back(p->check);
+    if (!target.holds(judged_speedup(p->outcome, p->speedup)))
+      below += (below.empty() ? "" : ", ") + (multi ? p->collective + " " : "") + point_text(*p) + " " +
+               num(p->speedup, 2) + " (" + outcome_text(p->outcome) + ")";
+    if (!low || judged_speedup(p->outcome, p->speedup) < judged_speedup(low->outcome, low->speedup)) low = p;
+  }
+  if (!low) return unmeasured_target(spec(id), "no point with both this suite's and NCCL's rows", baseline);
+  TargetResult t = judge_target(spec(id),
+                                num(low->speedup, 2) + "x (" + low->collective + " " + point_text(*low) + ", " +
+                                    low->ours.impl + " against " + low->nccl.impl + ") over " +
+                                    std::to_string(checks.size()) + " points",
+                                judged_speedup(low->outcome, low->speedup), baseline, weakest(checks),
+                                low->outcome == Outcome::tie ? low->speedup : 0);
+  if (!below.empty()) t.note += "; below: " + below;
+  if (!missing.empty()) t.note += "; no comparison at " + missing;
+  return t;
+}
+
+TargetResult coll_busbw_target(const std::string& id, const std::vector<const CollPoint*>& pts) {
+  const TargetSpecs& spec = collectives_target_specs();
+  const CollPoint* low = nullptr;
+  std::string all;
+  for (const CollPoint* p : pts) {
+    if (!p->ours.measured()) continue;
+    all += (all.empty() ? "" : ", ") + p->collective + " " + p->launch_mode + " " + num(p->ours.busbw, 1) + " (" +
+           p->ours.impl + "; best NCCL " + (p->nccl.measured() ? num(p->nccl.busbw, 1) : "-") + ")";
+    if (!low || p->ours.busbw < low->ours.busbw) low = p;
+  }
+  if (!low) return unmeasured_target(spec(id), "no 1 GiB row of this suite");
+  return judge_target(spec(id), num(low->ours.busbw, 1) + " GB/s (" + all + ")", low->ours.busbw);
+}
+
+}  // namespace
+
+std::vector<TargetResult> collectives_targets(const std::vector<CollPoint>& pts, CollMethod m) {
+  constexpr int64_t KiB = 1024, MiB = KiB * KiB, GiB = MiB * KiB, any = INT64_MAX;
+  return {coll_speedup_target("collectives.ar_small", coll_points(pts, {"all_reduce"}, 0, 64 * KiB), m),
+          coll_speedup_target("collectives.ar_mid", coll_points(pts, {"all_reduce"}, 256 * KiB, 16 * MiB), m),
+          coll_speedup_target("collectives.ar_large", coll_points(pts, {"all_reduce"}, 256 * MiB, any), m),
+          coll_busbw_target("collectives.ar_busbw", coll_points(pts, {"all_reduce"}, GiB, GiB)),
+          coll_speedup_target("collectives.ag_all", coll_points(pts, {"all_gather"}, 0, any), m),
+          coll_speedup_target("collectives.rs_all", coll_points(pts, {"reduce_scatter"}, 0, any), m),
+          coll_speedup_target("collectives.a2a_all", coll_points(pts, {"all_to_all"}, 0, any), m),
+          coll_busbw_target("collectives.ag_rs_busbw", coll_points(pts, {"all_gather", "reduce_scatter"}, GiB, GiB)),
+          coll_speedup_target("collectives.tensor_dim",
+                              coll_points(pts, {"all_gather_cols", "reduce_scatter_cols"}, 64 * MiB, 64 * MiB), m)};
+}
+
+namespace {
 
 void counts_section(std::ostream& os, const std::vector<std::string>& paths) {
   os << "## Rows\n\n| file | rows | ok | skipped | error | skip reasons |\n|---|---:|---:|---:|---:|---|\n";
@@ -513,7 +636,7 @@ void tuned_section(std::ostream& os, const std::string& path) {
   std::vector<TunedLine> lines;
   for (const auto& p : tuned_points(path))
     lines.push_back({{p.collective, p.dtype, size_text(static_cast<uint64_t>(p.bytes)), p.launch_mode}, p});
-  pk::sweeps::tuned_section(os,
+  pk::tuned_section(os,
                             "Device-time view. best = the fastest other row at the point (any implementation, any "
                             "knobs); default = the answered implementation at its own grid (knobs auto).",
                             {"collective", "dtype", "size", "mode"}, lines);
@@ -546,4 +669,4 @@ std::string collectives_summary_markdown(const std::vector<std::string>& paths) 
   return os.str();
 }
 
-}  // namespace pk::sweeps
+}  // namespace pk::coll

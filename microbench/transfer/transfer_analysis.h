@@ -1,17 +1,21 @@
 #pragma once
-// Reads transfer-study CSVs and turns them into (a) a Table-1 style summary per mechanism
-// and (b) the transfer tuning table: per machine, direction, pattern and message-size
-// bucket, the mechanism and configuration to use, chosen with the measured noise in mind,
-// and the fewest SMs reaching 90 % of the best.
+// The transfer study's analysis (plain C++; built beside the study, the sweeps find it through
+// the study's line of sweeps/CMakeLists.txt). Reads transfer-study CSVs and turns them into
+// (a) a Table-1 style summary per mechanism and (b) the transfer tuning table: per machine,
+// direction, pattern and message-size bucket, the mechanism and configuration to use, chosen
+// with the measured noise in mind, and the fewest SMs reaching 90 % of the best; (c) the
+// study's targets.
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "sweeps/study_schema.h"
-#include "sweeps/tuning_table.h"
+#include "microbench/harness/csv_table.h"
+#include "microbench/harness/study_measure.h"
+#include "microbench/harness/targets.h"
+#include "microbench/harness/tuning_table.h"
 
-namespace pk::sweeps {
+namespace pk::transfer {
 
 // The knob columns of transfer.csv, in declaration order (pk::transfer::all_knobs()).
 const std::vector<std::string>& transfer_knob_columns();
@@ -44,9 +48,12 @@ struct TransferData : StudyFile {
   size_t skipped = 0, errors = 0;
 };
 
-// Throws std::runtime_error (file:line:field) on a malformed or foreign file.
-TransferData read_transfer(const std::string& path);
-std::vector<TransferRow> read_transfer_csv(const std::string& path);  // read_transfer(path).rows
+// Throws std::runtime_error (file:line:field) on a malformed or foreign file. `schemas`: the
+// declarations the header is checked against (the sweeps pass every registered study's, so
+// that a foreign CSV is named by its study); nullptr: this study's own.
+TransferData read_transfer(const std::string& path, const StudySchemas* schemas = nullptr);
+std::vector<TransferRow> read_transfer_csv(const std::string& path,
+                                           const StudySchemas* schemas = nullptr);  // read_transfer(path).rows
 
 struct MechanismSummary {
   std::string mechanism, direction, pattern;
@@ -91,7 +98,17 @@ double best_at(const std::vector<TransferRow>& rows, const std::string& mech, co
 // the best configuration outside the noise.
 TuningTable transfer_tuning(const TransferData& d);
 
+// The transfer study's targets (transfer_summary.md and the sweeps' report), and their results.
+// elapsed_s < 0: the study's wall time is unknown.
+const TargetSpecs& transfer_target_specs();
+std::vector<TargetResult> transfer_targets(const TransferData& d, const std::vector<MechanismSummary>& s,
+                                           double elapsed_s);
+
+// How pkbench_compare matches and measures this study's points (registered by COMPARE on the
+// study's line of sweeps/CMakeLists.txt).
+StudyMeasure transfer_measure();
+
 // elapsed_s < 0: unknown.
 std::string summary_markdown(const TransferData& d, const std::vector<MechanismSummary>& s, double elapsed_s);
 
-}  // namespace pk::sweeps
+}  // namespace pk::transfer

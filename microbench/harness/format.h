@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <string>
 
-namespace pk::sweeps {
+namespace pk {
 
 inline std::string num(double v, int prec = 1) {
   char buf[64];
@@ -43,4 +43,4 @@ inline uint64_t pow2_floor(uint64_t bytes) {
   return bytes == 0 ? 0 : p;
 }
 
-}  // namespace pk::sweeps
+}  // namespace pk

@@ -1,17 +1,16 @@
-#include "sweeps/sync_table.h"
+#include "microbench/sync/sync_analysis.h"
 
 #include "microbench/harness/csv_table.h"
 #include "microbench/harness/row_reader.h"
-#include "sweeps/format.h"
-#include "microbench/harness/study_measure.h"
-#include "sweeps/study_schema.h"
+#include "microbench/harness/format.h"
+#include "microbench/sync/sync_common.h"
 
 #include <cstdio>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 
-namespace pk::sweeps {
+namespace pk::sync {
 namespace {
 const RowReader<SyncRow>& sync_reader() {
   using R = SyncRow;
@@ -42,15 +41,19 @@ StudyMeasure sync_measure() {
           .range_ref_alt = "one_way_ns"};
 }
 
-SyncData read_sync(const std::string& path) {
+SyncData read_sync(const std::string& path, const StudySchemas* schemas) {
+  static const StudySchemas own{
+      declared_study("sync", pk::sync::sync_columns(), "pk::sync::sync_columns() (pkbench_sync_core)")};
   SyncData d;
-  const CsvTable t = read_study_csv(path, "sync", sync_reader().fields(), &d);
+  const CsvTable t = read_study_csv(path, "sync", sync_reader().fields(), &d, schemas ? schemas : &own);
   const auto row_of = sync_reader().rows(t);
   for (size_t i = 0; i < t.rows(); ++i) d.rows.push_back(row_of(i));
   return d;
 }
 
-std::vector<SyncRow> read_sync_csv(const std::string& path) { return read_sync(path).rows; }
+std::vector<SyncRow> read_sync_csv(const std::string& path, const StudySchemas* schemas) {
+  return read_sync(path, schemas).rows;
+}
 
 const SyncRow* find_sync(const std::vector<SyncRow>& rows, const std::string& level, const std::string& primitive,
                          const std::string& scope, const std::string& semantics, const std::string& placement,
@@ -61,6 +64,40 @@ const SyncRow* find_sync(const std::vector<SyncRow>& rows, const std::string& le
         (participants == 0 || r.participants == participants))
       return &r;
   return nullptr;
+}
+
+const TargetSpecs& sync_target_specs() {
+  static const TargetSpecs v({
+      {"sync.samples", "issue: synchronisation latency study",
+       "fewest operations behind any latency median (every level but the clock rows)", ">=", 1000, ""},
+      {"sync.clock", "issue: synchronisation latency study",
+       "latency rows without a stated clock source and its measured resolution", "<=", 0, " rows"},
+  });
+  return v;
+}
+
+std::vector<TargetResult> sync_targets(const SyncData& d) {
+  const TargetSpecs& spec = sync_target_specs();
+  const SyncRow* fewest = nullptr;
+  int unclocked = 0;
+  std::string which;
+  for (const auto& r : d.rows) {
+    if (r.status != "ok" || r.level == "clock") continue;
+    if (!fewest || r.samples < fewest->samples) fewest = &r;
+    if (r.clock_source.empty() || !(r.clock_resolution_ns > 0)) {
+      ++unclocked;
+      which += (which.empty() ? "" : ", ") + r.level + " " + r.primitive;
+    }
+  }
+  if (!fewest)
+    return {unmeasured_target(spec("sync.samples"), "no latency row"),
+            unmeasured_target(spec("sync.clock"), "no latency row")};
+  return {judge_target(spec("sync.samples"),
+                       std::to_string(fewest->samples) + " (" + fewest->level + " " + fewest->primitive + " " +
+                           fewest->semantics + ")",
+                       fewest->samples),
+          judge_target(spec("sync.clock"),
+                       std::to_string(unclocked) + " rows" + (which.empty() ? "" : " (" + which + ")"), unclocked)};
 }
 
 std::string sync_summary_markdown(const std::vector<SyncRow>& rows) {
@@ -126,4 +163,4 @@ std::string sync_summary_markdown(const std::vector<SyncRow>& rows) {
   return os.str();
 }
 
-}  // namespace pk::sweeps
+}  // namespace pk::sync

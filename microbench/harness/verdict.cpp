@@ -1,11 +1,11 @@
-#include "sweeps/verdict.h"
+#include "microbench/harness/verdict.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "sweeps/format.h"
+#include "microbench/harness/format.h"
 
-namespace pk::sweeps {
+namespace pk {
 
 bool bands_overlap(double a_lo, double a_hi, double b_lo, double b_hi) { return a_lo <= b_hi && b_lo <= a_hi; }
 
@@ -119,4 +119,4 @@ Verdict judge(bool holds, const CrossCheck& check, bool by_tie) {
   return by_tie ? Verdict::tie : Verdict::met;
 }
 
-}  // namespace pk::sweeps
+}  // namespace pk

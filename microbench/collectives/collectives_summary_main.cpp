@@ -8,7 +8,7 @@
 
 #include "microbench/harness/tidy_csv.h"
 #include "microbench/harness/tool_cli.h"
-#include "sweeps/collectives_table.h"
+#include "microbench/collectives/collectives_analysis.h"
 
 static const char* kUsage =
     "usage: pkbench_collectives_summary [--out FILE] MAIN_CSV [MORE_CSV...]\n"
@@ -29,5 +29,5 @@ int main(int argc, char** argv) {
   }
   if (csvs.empty()) pk::usage_error(argv[0], "a collectives CSV is needed", kUsage);
   if (!out.empty()) pk::check_output_parent(argv[0], "--out", out, kUsage);
-  return pk::emit_markdown(argv[0], out, [&] { return pk::sweeps::collectives_summary_markdown(csvs); });
+  return pk::emit_markdown(argv[0], out, [&] { return pk::coll::collectives_summary_markdown(csvs); });
 }

@@ -1,9 +1,11 @@
-#include "sweeps/fused_table.h"
+#include "microbench/fused/fused_analysis.h"
 
+#include "microbench/harness/format.h"
 #include "microbench/harness/row_reader.h"
-#include "microbench/harness/study_measure.h"
-#include "sweeps/study_schema.h"
-#include "sweeps/verdict.h"
+#include "microbench/harness/verdict.h"
+#ifdef PKBENCH_HAVE_STUDY_COLUMNS
+#include "microbench/fused/fused_problem.h"
+#endif
 
 #include <pkbench/tuning.h>
 
@@ -14,7 +16,7 @@
 #include <sstream>
 #include <tuple>
 
-namespace pk::sweeps {
+namespace pk::fused {
 
 // How pkbench_compare matches and measures this study's points (study_measure.h; registered
 // by COMPARE on the study's line of sweeps/CMakeLists.txt).
@@ -67,8 +69,21 @@ struct FusedRows {
   Machine machine;
   std::vector<FusedRow> rows;  // every status
 };
+// The header checked against the study's own declaration where this build has it
+// (pkbench_fused_schema: the study configured), else against the reader's fields only.
+ReadOptions fused_read_options() {
+  ReadOptions o;
+  o.study = "fused";
+#ifdef PKBENCH_HAVE_STUDY_COLUMNS
+  static const StudySchemas own{
+      declared_study("fused", pk::fused::fused_read_columns(), "pk::fused::fused_read_columns() (pkbench_fused_schema)")};
+  o.schemas = &own;
+#endif
+  return o;
+}
+
 FusedRows read_fused(const std::string& path) {
-  const CsvTable t = CsvTable::read(path, fused_reader().fields(), checked_as("fused"));
+  const CsvTable t = CsvTable::read(path, fused_reader().fields(), fused_read_options());
   const auto row_of = fused_reader().rows(t);
   FusedRows d{t.machine(), {}};
   d.rows.reserve(t.rows());
@@ -301,4 +316,86 @@ std::vector<KSweepRow> fused_k_sweep(const std::string& path, const std::string&
   return out;
 }
 
-}  // namespace pk::sweeps
+const TargetSpecs& fused_target_specs() {
+  static const TargetSpecs v({
+      {"fused.vs_cublas_nccl", "issue: fused kernels; results/h200x2/fused/README.md",
+       "best fused kernel's speedup over cuBLAS then NCCL wherever communication is >= 30 % of that baseline "
+       "(lowest such shape)",
+       ">=", 1.25, "x"},
+      {"fused.vs_best_baseline", "issue: fused kernels; results/h200x2/fused/README.md",
+       "best fused kernel against the best baseline of any kind (cuBLAS then NCCL, the copy-engine overlap, ...) "
+       "at every shape (lowest such shape)",
+       ">=", 0.97, ""},
+      {"fused.hidden_k", "issue: fused kernels; results/h200x2/fused/README.md",
+       "GEMM+RS non-overlapped communication of the faster fused kernel at K >= 4096 (Table 3; highest such K)", "<=",
+       5, " %"},
+  });
+  return v;
+}
+
+std::string fused_op_text(const std::string& op) {
+  if (op == "gemm_rs") return "GEMM+RS";
+  if (op == "ag_gemm") return "AG+GEMM";
+  if (op == "gemm_ar") return "GEMM+AR";
+  return op;
+}
+
+std::vector<TargetResult> fused_targets(const FusedSummary& f, const std::vector<KSweepRow>& k_sweep) {
+  const TargetSpecs& spec = fused_target_specs();
+  std::vector<TargetResult> out;
+  auto shape = [](const FusedShape& s) {
+    return fused_op_text(s.op) + " " +
+           (s.size_n ? "N = " + std::to_string(s.size_n)
+                     : std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k));
+  };
+  // Where communication is >= 30 % of cuBLAS then NCCL: the best fused kernel's speedup over it.
+  const FusedShape* low = nullptr;
+  double low_v = 0;
+  std::string all;
+  // At every shape: the best fused kernel against the best baseline of any kind (cuBLAS then
+  // NCCL, the suite's own copy-engine overlap, ...).
+  const FusedShape* low2 = nullptr;
+  double low2_v = 0;
+  std::string low2_base, below;
+  for (const auto& s : f.shapes) {
+    if (s.best_fused_us() <= 0) continue;
+    if (s.comm_share >= 0.30 && s.cublas_nccl_us > 0) {
+      const double v = s.speedup(s.best_fused_us());
+      all += (all.empty() ? "" : ", ") + shape(s) + " " + num(v, 3);
+      if (!low || v < low_v) low = &s, low_v = v;
+    }
+    if (s.best_baseline_us() <= 0) continue;
+    const double v = speedup(s.best_baseline_us(), s.best_fused_us());
+    const std::string who = s.best_baseline();
+    if (!spec("fused.vs_best_baseline").holds(v))
+      below += (below.empty() ? "" : ", ") + shape(s) + " " + num(v, 3) + " against " + who;
+    if (!low2 || v < low2_v) low2 = &s, low2_v = v, low2_base = who;
+  }
+  if (low)
+    out.push_back(judge_target(spec("fused.vs_cublas_nccl"),
+                               "lowest: " + shape(*low) + " " + std::string(low->best_fused()) + " " + num(low_v, 3) +
+                                   "x (all: " + all + ")",
+                               low_v, "cuBLAS then NCCL (same run)"));
+  if (low2)
+    out.push_back(judge_target(spec("fused.vs_best_baseline"),
+                               "lowest: " + shape(*low2) + " " + low2->best_fused() + " against " + low2_base + ": " +
+                                   num(low2_v, 3) + (below.empty() ? "" : " (below: " + below + ")"),
+                               low2_v, "the fastest baseline at each shape (same run)"));
+  // Table 3: at K >= 4096, the non-overlapped share of the faster fused kernel.
+  const KSweepRow* worst = nullptr;
+  double worst_v = 0;
+  std::string ks;
+  for (const auto& r : k_sweep) {
+    if (r.k < 4096) continue;
+    const bool intra = r.intra_us > 0 && (r.inter_us <= 0 || r.intra_us <= r.inter_us);
+    const double ratio = intra ? r.intra_ratio : r.inter_ratio;
+    if (ratio < 0) continue;
+    ks += (ks.empty() ? "" : ", ") + std::string("K = ") + std::to_string(r.k) + ": " + num(100 * ratio, 1) + " % (" +
+          (intra ? "intra_sm" : "inter_sm") + ")";
+    if (!worst || ratio > worst_v) worst = &r, worst_v = ratio;
+  }
+  if (worst) out.push_back(judge_target(spec("fused.hidden_k"), "GEMM+RS at M = N = " + std::to_string(worst->m) + ": " + ks, 100 * worst_v));
+  return out;
+}
+
+}  // namespace pk::fused

@@ -7,7 +7,7 @@
 
 #include "microbench/harness/tidy_csv.h"
 #include "microbench/harness/tool_cli.h"
-#include "sweeps/transfer_table.h"
+#include "microbench/transfer/transfer_analysis.h"
 
 static const char* kUsage =
     "usage: pkbench_transfer_summary TRANSFER_CSV OUT_DIR [ELAPSED_SECONDS]\n"
@@ -28,14 +28,14 @@ int main(int argc, char** argv) {
   }
   try {
     const std::string out = argv[2];
-    auto d = pk::sweeps::read_transfer(argv[1]);
+    auto d = pk::transfer::read_transfer(argv[1]);
     if (d.rows.empty()) {
       std::fprintf(stderr, "%s: no successful transfer rows in %s\n", argv[0], argv[1]);
       return 1;
     }
-    auto sum = pk::sweeps::summarize_mechanisms(d.rows);
-    pk::write_files_atomically({{out + "/transfer_summary.md", pk::sweeps::summary_markdown(d, sum, elapsed)},
-                                {out + "/transfer_tuning.csv", pk::sweeps::table_csv(pk::sweeps::transfer_tuning(d))}});
+    auto sum = pk::transfer::summarize_mechanisms(d.rows);
+    pk::write_files_atomically({{out + "/transfer_summary.md", pk::transfer::summary_markdown(d, sum, elapsed)},
+                                {out + "/transfer_tuning.csv", pk::table_csv(pk::transfer::transfer_tuning(d))}});
     std::printf("wrote %s/transfer_summary.md and %s/transfer_tuning.csv from %zu rows\n", out.c_str(), out.c_str(),
                 d.rows.size());
     return 0;

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "microbench/harness/tool_cli.h"
-#include "sweeps/fused_table.h"
+#include "microbench/fused/fused_analysis.h"
 
 static const char* kUsage =
     "usage: pkbench_fused_summary [--out FILE] CSV\n"
@@ -14,7 +14,7 @@ static const char* kUsage =
 
 int main(int argc, char** argv) {
   using namespace pk;
-  using namespace pk::sweeps;
+  using namespace pk::fused;
   answer_help(argc, argv, kUsage);
   std::string out, csv;
   for (int i = 1; i < argc; ++i) {
