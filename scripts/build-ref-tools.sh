@@ -32,6 +32,17 @@ src_of() {  # $1: variable value, $2: default folder name
 
 failed=0
 built=()
+# After a build step of status $1: the tool listed as built ($4), or the failure ($2) said with
+# the last lines of its log ($3).
+built_or_failed() {
+  if [ "$1" = 0 ]; then
+    built+=("$4")
+  else
+    echo "$2 failed; last lines of $3:" >&2
+    tail -20 "$3" >&2
+    failed=1
+  fi
+}
 
 NT_SRC=$(src_of "${NCCL_TESTS_SRC:-}" nccl-tests)
 if [ -n "$NT_SRC" ]; then
@@ -46,15 +57,11 @@ if [ -n "$NT_SRC" ]; then
     fi
     echo "== nccl-tests from $NT_SRC (sm_$ARCH, MPI=$MPI) -> $OUTDIR/nccl-tests"
     # NCCL_HOME stays unset: nccl.h and libnccl come from the system paths or CUDA_HOME.
-    if make -C "$NT_SRC/src" -j"$JOBS" BUILDDIR="$OUTDIR/nccl-tests" CUDA_HOME="$CUDA_HOME" \
-        NVCC_GENCODE="-gencode=arch=compute_${ARCH},code=sm_${ARCH}" "${mpi_args[@]}" build \
-        > "$OUTDIR/nccl-tests.build.log" 2>&1; then
-      built+=("nccl-tests: $OUTDIR/nccl-tests (export PKBENCH_NCCL_TESTS=$OUTDIR/nccl-tests)")
-    else
-      echo "nccl-tests build failed; last lines of $OUTDIR/nccl-tests.build.log:" >&2
-      tail -20 "$OUTDIR/nccl-tests.build.log" >&2
-      failed=1
-    fi
+    make -C "$NT_SRC/src" -j"$JOBS" BUILDDIR="$OUTDIR/nccl-tests" CUDA_HOME="$CUDA_HOME" \
+      NVCC_GENCODE="-gencode=arch=compute_${ARCH},code=sm_${ARCH}" "${mpi_args[@]}" build \
+      > "$OUTDIR/nccl-tests.build.log" 2>&1
+    built_or_failed $? "nccl-tests build" "$OUTDIR/nccl-tests.build.log" \
+      "nccl-tests: $OUTDIR/nccl-tests (export PKBENCH_NCCL_TESTS=$OUTDIR/nccl-tests)"
   fi
 fi
 
@@ -109,18 +116,15 @@ if [ -n "$NB_SRC" ]; then
     failed=1
   elif ! nb_deps; then
     failed=1
-  elif cmake -S "$NB_SRC" -B "$OUTDIR/build/nvbandwidth" -DCMAKE_BUILD_TYPE=Release \
-        -DCMAKE_CUDA_ARCHITECTURES="$ARCH" -DCMAKE_CUDA_COMPILER="$CUDA_HOME/bin/nvcc" \
-        -DCMAKE_CXX_FLAGS="$NB_INC" -DCMAKE_CUDA_FLAGS="$NB_INC" -DCMAKE_EXE_LINKER_FLAGS="$NB_LINK" \
-        ${NB_CMAKE[@]+"${NB_CMAKE[@]}"} > "$OUTDIR/nvbandwidth.build.log" 2>&1 &&
-     cmake --build "$OUTDIR/build/nvbandwidth" -j"$JOBS" >> "$OUTDIR/nvbandwidth.build.log" 2>&1; then
-    mkdir -p "$OUTDIR/nvbandwidth"
-    cp "$OUTDIR/build/nvbandwidth/nvbandwidth" "$OUTDIR/nvbandwidth/"
-    built+=("nvbandwidth: $OUTDIR/nvbandwidth/nvbandwidth (export PKBENCH_NVBANDWIDTH=$OUTDIR/nvbandwidth/nvbandwidth)")
   else
-    echo "nvbandwidth build failed; last lines of $OUTDIR/nvbandwidth.build.log:" >&2
-    tail -20 "$OUTDIR/nvbandwidth.build.log" >&2
-    failed=1
+    cmake -S "$NB_SRC" -B "$OUTDIR/build/nvbandwidth" -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_CUDA_ARCHITECTURES="$ARCH" -DCMAKE_CUDA_COMPILER="$CUDA_HOME/bin/nvcc" \
+      -DCMAKE_CXX_FLAGS="$NB_INC" -DCMAKE_CUDA_FLAGS="$NB_INC" -DCMAKE_EXE_LINKER_FLAGS="$NB_LINK" \
+      ${NB_CMAKE[@]+"${NB_CMAKE[@]}"} > "$OUTDIR/nvbandwidth.build.log" 2>&1 &&
+      cmake --build "$OUTDIR/build/nvbandwidth" -j"$JOBS" >> "$OUTDIR/nvbandwidth.build.log" 2>&1 &&
+      mkdir -p "$OUTDIR/nvbandwidth" && cp "$OUTDIR/build/nvbandwidth/nvbandwidth" "$OUTDIR/nvbandwidth/"
+    built_or_failed $? "nvbandwidth build" "$OUTDIR/nvbandwidth.build.log" \
+      "nvbandwidth: $OUTDIR/nvbandwidth/nvbandwidth (export PKBENCH_NVBANDWIDTH=$OUTDIR/nvbandwidth/nvbandwidth)"
   fi
 fi
 
@@ -151,18 +155,14 @@ if [ -n "$PT_SRC" ]; then
     : > "$OUTDIR/nvshmem-perftest.build.log"
     for t in $PT_TESTS; do
       # shellcheck disable=SC2086  # NB_INC and NB_LINK are flag lists
-      if "$CUDA_HOME/bin/nvcc" -std=c++17 -O2 -rdc=true -gencode="arch=compute_$ARCH,code=sm_$ARCH" \
-          -DNVSHMEMTEST_MPI_SUPPORT -I"$NVSHMEM_DIR/include" -I"$PT_SRC/perftest/common" -I"$MPI_INC" $NB_INC \
-          "$PT_SRC/perftest/common/utils.cu" "$PT_SRC/perftest/device/pt-to-pt/$t.cu" \
-          -L"$NVSHMEM_DIR/lib" -lnvshmem_device -l:libnvshmem_host.so.3 -Xlinker -rpath="$NVSHMEM_DIR/lib" \
-          $NB_LINK -lcuda -lnvidia-ml -L"$MPI_LIBDIR" -lmpi -Xlinker -rpath="$MPI_LIBDIR" -o "$OUTDIR/nvshmem-perftest/$t" \
-          >> "$OUTDIR/nvshmem-perftest.build.log" 2>&1; then
-        built+=("NVSHMEM perftest $t: $OUTDIR/nvshmem-perftest/$t (mpirun -np 2 ... $t)")
-      else
-        echo "NVSHMEM perftest $t failed; last lines of $OUTDIR/nvshmem-perftest.build.log:" >&2
-        tail -20 "$OUTDIR/nvshmem-perftest.build.log" >&2
-        failed=1
-      fi
+      "$CUDA_HOME/bin/nvcc" -std=c++17 -O2 -rdc=true -gencode="arch=compute_$ARCH,code=sm_$ARCH" \
+        -DNVSHMEMTEST_MPI_SUPPORT -I"$NVSHMEM_DIR/include" -I"$PT_SRC/perftest/common" -I"$MPI_INC" $NB_INC \
+        "$PT_SRC/perftest/common/utils.cu" "$PT_SRC/perftest/device/pt-to-pt/$t.cu" \
+        -L"$NVSHMEM_DIR/lib" -lnvshmem_device -l:libnvshmem_host.so.3 -Xlinker -rpath="$NVSHMEM_DIR/lib" \
+        $NB_LINK -lcuda -lnvidia-ml -L"$MPI_LIBDIR" -lmpi -Xlinker -rpath="$MPI_LIBDIR" -o "$OUTDIR/nvshmem-perftest/$t" \
+        >> "$OUTDIR/nvshmem-perftest.build.log" 2>&1
+      built_or_failed $? "NVSHMEM perftest $t" "$OUTDIR/nvshmem-perftest.build.log" \
+        "NVSHMEM perftest $t: $OUTDIR/nvshmem-perftest/$t (mpirun -np 2 ... $t)"
     done
   else
     failed=1

@@ -8,6 +8,27 @@ export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 TORCH_SYMM_MEM_DISABLE_MULTICAS
 
 pk_log() { printf '[pkbench %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
+# A study's check against a reference tool (microbench/<study>/ref_check.sh OUT_DIR [flags]):
+# OUT_DIR made (O), BUILD [the build folder], the study's binary BIN and the merger REF (either
+# overridable) set. Usage: pk_ref_check_begin BINARY MERGER OUT_DIR.
+pk_ref_check_begin() {
+  O=$3
+  mkdir -p "$O"
+  BUILD=${BUILD:-$PKBENCH_BUILD_DIR}
+  BIN=${BIN:-$BUILD/bin/$1}
+  REF=${REF:-$BUILD/bin/$2}
+}
+# After a step of a reference check: a failure (status $1) is said with the last lines of the
+# step's output files and ends the script with that status. Usage: pk_exit_on_failure RC WHAT FILE...
+pk_exit_on_failure() {
+  local rc=$1 what=$2
+  shift 2
+  [ "$rc" = 0 ] && return 0
+  echo "$what failed (rc=$rc):" >&2
+  tail -20 "$@" >&2
+  exit "$rc"
+}
+
 # Configures the build folder once, then builds the named targets (a run of one study need not
 # compile every study), or everything without arguments.
 # The tools regenerate.sh runs on a study's CSVs beyond the summaries every run builds

@@ -9,7 +9,7 @@
 # Environment (defaults in brackets):
 #   PKBENCH_NCCL_TESTS  folder holding the *_perf binaries [found on PATH]
 #                       (scripts/build-ref-tools.sh builds them into .reftools/nccl-tests)
-#   BUILD     pkbench's build folder [build]; BIN, REF override the two binaries
+#   BUILD     pkbench's build folder [$PKBENCH_BUILD_DIR, else build]; BIN, REF override the two binaries
 #   NP        processes: unset or 1 = one process driving NGPUS GPUs (-g NGPUS); N >= 2 =
 #             mpirun -np N, one GPU each (nccl-tests built with MPI=1)
 #   NGPUS     GPUs of a one-process run [every GPU nvidia-smi lists]
@@ -24,13 +24,10 @@
 #             symmetric runs the tool with -R 2, PROTO/ALGO with NCCL_PROTO / NCCL_ALGO set
 # Exit: the study's or a tool's failure, else pkbench_coll_ref's (1: no row matched).
 set -uo pipefail
-cd "$(dirname "$0")/../.."
-O=${1:?usage: ref_check.sh OUT_DIR [pkbench_collectives flags]}
+source "$(dirname "$0")/../../scripts/lib.sh"
+cd "$PKBENCH_ROOT"
+pk_ref_check_begin pkbench_collectives pkbench_coll_ref "${1:?usage: ref_check.sh OUT_DIR [pkbench_collectives flags]}"
 shift
-mkdir -p "$O"
-BUILD=${BUILD:-build}
-BIN=${BIN:-$BUILD/bin/pkbench_collectives}
-REF=${REF:-$BUILD/bin/pkbench_coll_ref}
 NP=${NP:-1}
 COLLS=${COLLS:-all_reduce}
 DTYPE=${DTYPE:-bf16}
@@ -67,7 +64,6 @@ else
   LAUNCH=()
   G=${NGPUS:-$(nvidia-smi -L | wc -l)}
 fi
-export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
 
 # REPEATS rounds, each the study then every tool invocation, so that both sides sample the
 # machine's drift alike (a figure of a launch-bound size moves by 10-50 % between runs
@@ -78,8 +74,7 @@ for ((r = 1; r <= REPEATS; r++)); do
   "${LAUNCH[@]}" "$BIN" --collectives="$COLLS" --dtypes="$DTYPE" --sizes="$SIZES" --modes="$MODES" --impls="$IMPLS" \
     --nccl-configs="$CONFIGS" --nccltests-iters="$ITERS" --nccltests-graph-launches="$GRAPH_LAUNCHES" --nccltests-shift --csv="$O/study_r$r.csv" "$@" \
     > "$O/study_r$r.log" 2>&1
-  rc=$?
-  [ $rc = 0 ] || { echo "pkbench_collectives failed (rc=$rc):" >&2; tail -20 "$O/study_r$r.log" >&2; exit $rc; }
+  pk_exit_on_failure $? pkbench_collectives "$O/study_r$r.log"
   STUDY+=(--csv="$O/study_r$r.csv")
   while read -r coll c impl prog envs targs; do
     exe=$(tool_path "$prog") || exit 2
@@ -98,8 +93,7 @@ for ((r = 1; r <= REPEATS; r++)); do
       else
         env "${env[@]}" "$exe" "${args[@]}" > "$f" 2>&1
       fi
-      rc=$?
-      [ $rc = 0 ] || { echo "$prog failed (rc=$rc):" >&2; tail -20 "$f" >&2; exit $rc; }
+      pk_exit_on_failure $? "$prog" "$f"
       MERGE+=(--nccl-tests="$c:$f")  # the configuration's name is its nccl_config; its rounds' median
     done
   done <<< "$PLAN"

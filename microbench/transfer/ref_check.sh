@@ -9,37 +9,31 @@
 #   microbench/transfer/ref_check.sh OUT_DIR [extra pkbench_transfer flags]
 # Environment (defaults in brackets):
 #   PKBENCH_NVBANDWIDTH  the nvbandwidth binary [nvbandwidth on PATH] (scripts/build-ref-tools.sh)
-#   BUILD [build]; BIN, REF, SUMMARY override pkbench_transfer, pkbench_transfer_ref,
+#   BUILD [$PKBENCH_BUILD_DIR, else build]; BIN, REF, SUMMARY override pkbench_transfer, pkbench_transfer_ref,
 #   pkbench_transfer_summary        PRESET [nvbandwidth]        REPEATS [1] runs of the tool
 # Exit: the study's or the tool's failure, else pkbench_transfer_ref's (1: no row matched).
 set -uo pipefail
-cd "$(dirname "$0")/../.."
-O=${1:?usage: ref_check.sh OUT_DIR [pkbench_transfer flags]}
+source "$(dirname "$0")/../../scripts/lib.sh"
+cd "$PKBENCH_ROOT"
+pk_ref_check_begin pkbench_transfer pkbench_transfer_ref "${1:?usage: ref_check.sh OUT_DIR [pkbench_transfer flags]}"
 shift
-mkdir -p "$O"
-BUILD=${BUILD:-build}
-BIN=${BIN:-$BUILD/bin/pkbench_transfer}
-REF=${REF:-$BUILD/bin/pkbench_transfer_ref}
 SUMMARY=${SUMMARY:-$BUILD/bin/pkbench_transfer_summary}
 PRESET=${PRESET:-nvbandwidth}
 REPEATS=${REPEATS:-1}
 [[ $REPEATS =~ ^[1-9][0-9]*$ ]] || { echo "REPEATS=$REPEATS: a positive integer" >&2; exit 2; }
 NVB=${PKBENCH_NVBANDWIDTH:-$(command -v nvbandwidth || true)}
 [ -n "$NVB" ] && [ -x "$NVB" ] || { echo "nvbandwidth: not on PATH and PKBENCH_NVBANDWIDTH unset (scripts/build-ref-tools.sh builds it)" >&2; exit 2; }
-export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
 
 echo "== pkbench_transfer --preset=$PRESET $*"
 "$BIN" --preset="$PRESET" --csv="$O/study.csv" "$@" > "$O/study.log" 2>&1
-rc=$?
-[ $rc = 0 ] || { echo "pkbench_transfer failed (rc=$rc):" >&2; tail -20 "$O/study.log" >&2; exit $rc; }
+pk_exit_on_failure $? pkbench_transfer "$O/study.log"
 TESTCASES=$("$REF" --plan --csv="$O/study.csv") || { echo "no row of $O/study.csv has an nvbandwidth counterpart" >&2; exit 1; }
 MERGE=()
 for ((r = 1; r <= REPEATS; r++)); do
   echo "== run $r/$REPEATS: nvbandwidth -j -b 512 -t $TESTCASES"
   # shellcheck disable=SC2086  # one word per testcase
   "$NVB" -j -b 512 -t $TESTCASES > "$O/nvbandwidth_r$r.json" 2> "$O/nvbandwidth_r$r.log"
-  rc=$?
-  [ $rc = 0 ] || { echo "nvbandwidth failed (rc=$rc):" >&2; tail -20 "$O/nvbandwidth_r$r.log" "$O/nvbandwidth_r$r.json" >&2; exit $rc; }
+  pk_exit_on_failure $? nvbandwidth "$O/nvbandwidth_r$r.log" "$O/nvbandwidth_r$r.json"
   MERGE+=(--nvbandwidth="$O/nvbandwidth_r$r.json")
 done
 echo "== ratios (gbps / nvbandwidth's figure in the same unit)"
