@@ -10,9 +10,7 @@
 
 #include "microbench/harness/row_reader.h"
 #include "microbench/harness/format.h"
-#ifdef PKBENCH_HAVE_STUDY_COLUMNS
 #include "microbench/collectives/coll_schema.h"
-#endif
 
 namespace pk::coll {
 
@@ -79,17 +77,10 @@ const RowReader<CollRow>& coll_reader() {
 }
 
 // Every row (any status); `info` filled when given.
-// The header checked against the study's own declaration where this build has it
-// (pkbench_coll_problem: the study configured), else against the reader's fields only.
+// The header checked against the study's own declaration.
 ReadOptions coll_read_options() {
-  ReadOptions o;
-  o.study = "collectives";
-#ifdef PKBENCH_HAVE_STUDY_COLUMNS
-  static const StudySchemas own{
-      declared_study("collectives", pk::coll::coll_read_columns(), "pk::coll::coll_read_columns() (pkbench_coll_problem)")};
-  o.schemas = &own;
-#endif
-  return o;
+  return {"collectives", true,
+          own_study_schemas("collectives", &coll_read_columns, "pk::coll::coll_read_columns() (pkbench_coll_schema)")};
 }
 
 std::vector<CollRow> read_rows(const std::string& path, CollectivesData* info) {

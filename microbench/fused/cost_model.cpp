@@ -23,16 +23,10 @@ using transfer::mechanism_uses_sms;
 // The fused CSV's header is checked against this study's own declaration (a column the study
 // never wrote is refused, as the sweeps refuse it); the other studies' files against the fields
 // read (their declarations live in studies this one does not include: tests/cli/layering.sh).
-const pk::StudySchemas& own_schema() {
-  static const pk::StudySchemas s = {
-      pk::declared_study("fused", fused_read_columns(), "pk::fused::fused_read_columns()")};
-  return s;
-}
-
 CsvTable read(const std::string& path, const std::string& study, const std::vector<Field>& fields) {
   ReadOptions o;
   o.study = study;
-  if (study == "fused") o.schemas = &own_schema();
+  if (study == "fused") o.schemas = pk::own_study_schemas("fused", &fused_read_columns, "pk::fused::fused_read_columns()");
   return CsvTable::read(path, fields, o);
 }
 

@@ -5,6 +5,9 @@
 #include "microbench/harness/verdict.h"
 #ifdef PKBENCH_HAVE_STUDY_COLUMNS
 #include "microbench/fused/fused_problem.h"
+static constexpr pk::ColumnsFunction kOwnColumns = &pk::fused::fused_read_columns;
+#else
+static constexpr pk::ColumnsFunction kOwnColumns = nullptr;
 #endif
 
 #include <pkbench/tuning.h>
@@ -72,14 +75,7 @@ struct FusedRows {
 // The header checked against the study's own declaration where this build has it
 // (pkbench_fused_schema: the study configured), else against the reader's fields only.
 ReadOptions fused_read_options() {
-  ReadOptions o;
-  o.study = "fused";
-#ifdef PKBENCH_HAVE_STUDY_COLUMNS
-  static const StudySchemas own{
-      declared_study("fused", pk::fused::fused_read_columns(), "pk::fused::fused_read_columns() (pkbench_fused_schema)")};
-  o.schemas = &own;
-#endif
-  return o;
+  return {"fused", true, own_study_schemas("fused", kOwnColumns, "pk::fused::fused_read_columns() (pkbench_fused_schema)")};
 }
 
 FusedRows read_fused(const std::string& path) {

@@ -32,9 +32,9 @@ StudyMeasure gemm_measure() {
 }
 
 GemmData read_gemm(const std::string& path, const StudySchemas* schemas) {
-  static const StudySchemas own{declared_study("gemm", gemm_columns(), "pk::gemm::gemm_columns() (pkbench_gemm_analysis)")};
+  if (!schemas) schemas = own_study_schemas("gemm", &gemm_columns, "pk::gemm::gemm_columns() (pkbench_gemm_analysis)");
   GemmData d;
-  const CsvTable t = read_study_csv(path, "gemm", gemm_reader().fields(), &d, schemas ? schemas : &own);
+  const CsvTable t = read_study_csv(path, "gemm", gemm_reader().fields(), &d, schemas);
   const auto row_of = gemm_reader().rows(t);
   for (size_t i = 0; i < t.rows(); ++i) {
     if (t.text(i, "status") != "ok") continue;

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <mutex>
 #include <stdexcept>
 
 #include "microbench/harness/tidy_csv.h"
@@ -190,6 +192,16 @@ StudySchema declared_study(std::string name, const std::vector<std::string>& col
   for (const auto& m : metadata_columns())
     if (!s.declares(m)) s.columns.push_back(m);
   return s;
+}
+
+const StudySchemas* own_study_schemas(const std::string& study, ColumnsFunction columns, const std::string& declared_by) {
+  if (!columns) return nullptr;
+  static std::mutex m;
+  static std::map<std::pair<std::string, std::string>, StudySchemas> built;  // node-based: a list never moves
+  const std::lock_guard<std::mutex> lock(m);
+  auto [it, added] = built.try_emplace({study, declared_by});
+  if (added) it->second = {declared_study(study, columns(), declared_by)};
+  return &it->second;
 }
 
 const StudySchema* find_study(const StudySchemas& schemas, std::string_view name) {

@@ -62,6 +62,12 @@ using StudySchemas = std::vector<StudySchema>;
 // them (tidy_csv.h's metadata_columns()).
 StudySchema declared_study(std::string name, const std::vector<std::string>& columns, std::string declared_by);
 const StudySchema* find_study(const StudySchemas& schemas, std::string_view name);  // nullptr: unknown
+// A study's own declaration as a schema list, for its analysis to check its CSV's header against
+// when no caller passes the registered ones: declared_study(study, columns(), declared_by), built
+// on first use and kept for the program's life; nullptr when `columns` is (the declaration is
+// not in this build: the header is then checked against the reader's fields only).
+using ColumnsFunction = const std::vector<std::string>& (*)();
+const StudySchemas* own_study_schemas(const std::string& study, ColumnsFunction columns, const std::string& declared_by);
 // The built-in study whose declaration holds every column of `header` ("" if none): says
 // whose CSV a foreign file is.
 std::string study_with_columns(const StudySchemas& schemas, const std::vector<std::string>& header);

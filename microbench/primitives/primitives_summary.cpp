@@ -16,8 +16,7 @@ namespace pk::prim {
 // ---------------------------------------------------------------- reading
 
 const StudySchemas& own_schema() {
-  static const StudySchemas own = {declared_study("primitives", study_columns(), "pk::prim::study_columns()")};
-  return own;
+  return *own_study_schemas("primitives", &study_columns, "pk::prim::study_columns()");
 }
 
 PrimitivesRows read_csv(const std::string& path) {

@@ -42,10 +42,9 @@ StudyMeasure sync_measure() {
 }
 
 SyncData read_sync(const std::string& path, const StudySchemas* schemas) {
-  static const StudySchemas own{
-      declared_study("sync", pk::sync::sync_columns(), "pk::sync::sync_columns() (pkbench_sync_core)")};
+  if (!schemas) schemas = own_study_schemas("sync", &pk::sync::sync_columns, "pk::sync::sync_columns() (pkbench_sync_core)");
   SyncData d;
-  const CsvTable t = read_study_csv(path, "sync", sync_reader().fields(), &d, schemas ? schemas : &own);
+  const CsvTable t = read_study_csv(path, "sync", sync_reader().fields(), &d, schemas);
   const auto row_of = sync_reader().rows(t);
   for (size_t i = 0; i < t.rows(); ++i) d.rows.push_back(row_of(i));
   return d;

@@ -125,10 +125,11 @@ StudyMeasure transfer_measure() {
 }
 
 TransferData read_transfer(const std::string& path, const StudySchemas* schemas) {
-  static const StudySchemas own{
-      declared_study("transfer", pk::transfer::transfer_columns(), "pk::transfer::transfer_columns() (pkbench_transfer_core)")};
+  if (!schemas)
+    schemas = own_study_schemas("transfer", &pk::transfer::transfer_columns,
+                                "pk::transfer::transfer_columns() (pkbench_transfer_core)");
   TransferData d;
-  const CsvTable t = read_study_csv(path, "transfer", transfer_reader().fields(), &d, schemas ? schemas : &own);
+  const CsvTable t = read_study_csv(path, "transfer", transfer_reader().fields(), &d, schemas);
   const auto row_of = transfer_reader().rows(t);
   const int f_status = t.field("status");
   d.rows.reserve(t.rows());

@@ -45,7 +45,7 @@ TEST(SweepsReader, StudiesRegisterTheirOwnColumns) {
   ASSERT_NE(s, nullptr);
   EXPECT_TRUE(s->declares("one_way_ns"));
   EXPECT_TRUE(s->declares("ranks"));  // metadata appended where a declaration leaves it out
-  // The collectives study's check is on (pkbench_coll_problem), its retired columns accepted.
+  // The collectives study's check is on (pkbench_coll_schema), its retired columns accepted.
   const StudySchema* c = find_study("collectives");
   ASSERT_NE(c, nullptr);
   ASSERT_TRUE(c->built()) << c->not_built;
