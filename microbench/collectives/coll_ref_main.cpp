@@ -18,6 +18,7 @@
 #include "microbench/collectives/coll_problem.h"
 #include "microbench/collectives/collective.h"
 #include "microbench/collectives/nccltests_output.h"
+#include "microbench/harness/csv_table.h"
 
 using namespace pk::coll;
 
@@ -29,15 +30,6 @@ int usage(const std::string& why) {
   std::fprintf(stderr, "pkbench_coll_ref: error: %s\nusage: pkbench_coll_ref --csv=FILE ... [--out=FILE] "
                "--nccl-tests=[CONFIG:]FILE ...\n", why.c_str());
   return kBadInput;
-}
-
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> v;
-  std::string cell;
-  std::istringstream in(s);
-  while (std::getline(in, cell, ',')) v.push_back(cell);
-  if (!s.empty() && s.back() == ',') v.push_back("");
-  return v;
 }
 
 }  // namespace
@@ -142,7 +134,7 @@ StudyCsv read_study_csvs(const std::vector<std::string>& csvs) {
     if (!f) throw Refused{"--csv=" + csv + ": cannot read"};
     std::string line;
     std::getline(f, line);
-    const std::vector<std::string> h = split_commas(line);
+    const std::vector<std::string> h = pk::split_cells(line);
     for (const char* need : {"collective", "dtype", "bytes", "gpus", "launch_mode", "nccl_config", "status",
                              "time_us_nccltests", "ref_tool", "ref_time_us", "ref_ratio"})
       if (std::find(h.begin(), h.end(), need) == h.end())
@@ -152,7 +144,7 @@ StudyCsv read_study_csvs(const std::vector<std::string>& csvs) {
     std::vector<CsvRow>& rows = study_runs.emplace_back();
     while (std::getline(f, line)) {
       if (line.empty()) continue;
-      const auto cells = split_commas(line);
+      const auto cells = pk::split_cells(line);
       if (cells.size() != header.size())
         throw Refused{"--csv=" + csv + ": line " + std::to_string(rows.size() + 2) + " has " +
                       std::to_string(cells.size()) + " fields, the header " + std::to_string(header.size())};

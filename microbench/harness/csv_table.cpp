@@ -183,6 +183,12 @@ CsvPeek peek_csv(const std::string& path) {
   return p;
 }
 
+std::vector<std::string> split_cells(std::string_view line) {
+  std::vector<std::string_view> cells;
+  split(line, cells);
+  return {cells.begin(), cells.end()};
+}
+
 bool StudySchema::declares(std::string_view column) const {
   return std::find(columns.begin(), columns.end(), column) != columns.end();
 }

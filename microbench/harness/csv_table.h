@@ -169,6 +169,9 @@ struct CsvPeek {
 };
 CsvPeek peek_csv(const std::string& path);
 
+// `line` split on commas into its cells, as text ("a,,b," -> a, "", b, "").
+std::vector<std::string> split_cells(std::string_view line);
+
 // At most the first 200 characters of a value quoted in a message, then "...": a message
 // quoting a 50 MB line stays short.
 std::string clip(std::string_view v, size_t n = 200);

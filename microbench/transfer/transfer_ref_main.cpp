@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "microbench/harness/args.h"
+#include "microbench/harness/csv_table.h"
 #include "microbench/harness/cuda_check.h"
 #include "microbench/harness/tidy_csv.h"
 #include "microbench/transfer/transfer_grid.h"
@@ -44,18 +45,10 @@ struct Csv {
 Csv read_csv(const std::string& path) {
   std::ifstream f(path);
   if (!f) throw Refused{"--csv=" + path + ": cannot read"};
-  auto split = [](const std::string& line) {
-    std::vector<std::string> v;
-    std::string c;
-    std::istringstream in(line);
-    while (std::getline(in, c, ',')) v.push_back(c);
-    if (!line.empty() && line.back() == ',') v.push_back("");
-    return v;
-  };
   Csv csv;
   std::string line;
   std::getline(f, line);
-  csv.header = split(line);
+  csv.header = pk::split_cells(line);
   for (const char* need : {"study", "mechanism", "direction", "pattern", "src_gpu", "dst_gpu", "message_bytes",
                            "bytes_per_op", "flows", "gpus_used", "gbps", "status"})
     if (std::find(csv.header.begin(), csv.header.end(), need) == csv.header.end())
@@ -65,7 +58,7 @@ Csv read_csv(const std::string& path) {
     if (std::find(csv.header.begin(), csv.header.end(), ref) == csv.header.end()) csv.header.push_back(ref);
   while (std::getline(f, line)) {
     if (line.empty()) continue;
-    const auto cells = split(line);
+    const auto cells = pk::split_cells(line);
     if (cells.size() != width)
       throw Refused{"--csv=" + path + ": line " + std::to_string(csv.rows.size() + 2) + " has " +
                     std::to_string(cells.size()) + " fields, the header " + std::to_string(width)};
