@@ -144,11 +144,7 @@ const std::vector<Schedule>& schedules() {
   return v;
 }
 
-const Schedule* find_schedule(const std::string& name) {
-  for (const Schedule& s : schedules())
-    if (s.name == name) return &s;
-  return nullptr;
-}
+const Schedule* find_schedule(const std::string& name) { return named(schedules(), name); }
 
 const Schedule& schedule(const std::string& name) {
   if (const Schedule* s = find_schedule(name)) return *s;

@@ -31,8 +31,7 @@ const std::vector<ImplInfo>& impl_infos() {
 }
 
 const ImplInfo& impl_info(const std::string& name) {
-  if (const ImplInfo* i = named(impl_infos(), name)) return *i;
-  throw ArgError("--impls: unknown implementation '" + name + "'");
+  return find_named(impl_infos(), name, "--impls: unknown implementation");
 }
 
 std::string Point::name() const {
