@@ -5,9 +5,6 @@
 // strided (at a pitch equal to the width the driver could treat the copy as one 1-D copy).
 // Does the engine's own 2-D descriptor carry many small rows better than a call per message
 // (ce) or a batch of them (ce_batch)?
-#include <algorithm>
-#include <climits>
-
 #include "microbench/harness/cuda_check.h"
 #include "microbench/transfer/copy_engine.h"
 
@@ -17,9 +14,9 @@ namespace {
 class CopyEngine2dOp final : public MessageOp {
  public:
   using MessageOp::MessageOp;
-  void enqueue(cudaStream_t s, int group) override {
-    const char* src = b_.src(group);
-    char* dst = b_.dst(group);
+
+ private:
+  void copy(const char* src, char* dst, cudaStream_t s) override {
     for (uint64_t first : {0, 1}) {  // messages first, first + 2, first + 4, ...
       const uint64_t rows = (b_.ops - first + 1) / 2;
       if (rows == 0) continue;
@@ -28,22 +25,17 @@ class CopyEngine2dOp final : public MessageOp {
                                       cudaMemcpyDeviceToDevice, s));
     }
   }
-  // Counted as a call per row, as ce_batch counts its messages: should the driver split a
-  // 2-D copy into rows, a sample must still fit in the start gate's queue budget.
-  int enqueues_per_op() const override { return static_cast<int>(std::min<uint64_t>(b_.ops, INT_MAX)); }
 };
 
+// Rows per operation: the start gate's queue budget (--max-enqueued), as ce_batch.
 class CopyEngine2d final : public CopyEngineMechanism<CopyEngine2dOp> {
  public:
-  std::string name() const override { return "ce_2d"; }
-  std::string summary() const override {
-    return "copy engine, an operation's messages as the rows of two strided cudaMemcpy2DAsync calls (even, odd)";
-  }
+  CopyEngine2d()
+      : CopyEngineMechanism(
+            "ce_2d", "copy engine, an operation's messages as the rows of two strided cudaMemcpy2DAsync calls (even, odd)",
+            512, 16) {}
   // The pitch (two messages) stays within CUDA's 2^31 - 1 B.
   uint64_t max_message(const GpuInfo&) const override { return 512ull << 20; }
-  // Rows per operation: the start gate's queue budget (--max-enqueued), as ce_batch.
-  uint64_t default_max_ops() const override { return 512; }
-  std::vector<uint64_t> size_sweep(const GpuInfo& g) const override { return pow2_sizes(16, max_message(g)); }
 
  protected:
   void resolve_knobs(TransferPoint& p, const GpuInfo& g) const override {

@@ -51,20 +51,13 @@ class CopyEngineBatchOp final : public FlowOp {
   std::map<int, std::pair<std::vector<void*>, std::vector<const void*>>> groups_;
 };
 
-class CopyEngineBatch final : public CopyEngineMechanism<CopyEngineBatchOp> {
- public:
-  std::string name() const override { return "ce_batch"; }
-  std::string summary() const override { return "copy engine, one cudaMemcpyBatchAsync per operation (all messages)"; }
-  // Messages in one batch call: up to the start gate's queue budget (--max-enqueued), so
-  // one operation always fits behind the gate.
-  uint64_t default_max_ops() const override { return 512; }
-  std::vector<uint64_t> size_sweep(const GpuInfo&) const override { return pow2_sizes(1024, 1ull << 30); }
-};
-
 }  // namespace
 
 const Mechanism& copy_engine_batch_mechanism() {
-  static const CopyEngineBatch m;
+  // Messages in one batch call: up to the start gate's queue budget (--max-enqueued), so
+  // one operation always fits behind the gate.
+  static const CopyEngineMechanism<CopyEngineBatchOp> m(
+      "ce_batch", "copy engine, one cudaMemcpyBatchAsync per operation (all messages)", 512, 1024);
   return m;
 }
 

@@ -44,16 +44,6 @@ class FlowOp {
   virtual int enqueues_per_op() const { return 1; }
 };
 
-// A FlowOp that copies the flow's messages of one size.
-class MessageOp : public FlowOp {
- public:
-  MessageOp(const FlowBuffers& b, uint64_t msg) : b_(b), msg_(msg) {}
-
- protected:
-  FlowBuffers b_;
-  uint64_t msg_;
-};
-
 class Mechanism {
  public:
   virtual ~Mechanism() = default;
