@@ -38,6 +38,12 @@ class Impl {
 // The factory of p's implementation (its line of ep_list.h).
 std::unique_ptr<Impl> make_impl(Context& c, const Point& p);
 
+// The SMs point p gives a data step: its own, else the automatic choice for `impl`'s at p's
+// token count within the rank's SMs (auto_sms).
+inline int step_sms(const Context& c, const Point& p, const std::string& impl) {
+  return p.sms ? p.sms : auto_sms(impl, p.tokens, c.sm_budget());
+}
+
 // Enqueues fn(gpu, stream) for every local GPU.
 template <class F>
 void for_each_gpu(Context& c, F&& fn) {

@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "kernels/ep/nccl_steps.cuh"
+#include "microbench/ep/ep_impl.h"
 #include "microbench/harness/cuda_check.h"
 
 #ifdef PKBENCH_HAVE_NCCL
@@ -57,6 +58,15 @@ NcclStepParams step_params(Context& c, int gpu) {
   p.comb_send = reinterpret_cast<uint4*>(b.comb_send);
   p.comb_recv = reinterpret_cast<const uint4*>(b.comb_recv);
   return p;
+}
+
+// `kernel` on every local GPU with that GPU's step parameters: `blocks` blocks of 512 threads.
+template <class Kernel>
+void launch_step(Context& c, Kernel kernel, int blocks, size_t smem) {
+  for_each_gpu(c, [&](int gpu, cudaStream_t s) {
+    kernel<<<blocks, 512, smem, s>>>(step_params(c, gpu));
+    PK_CUDA_CHECK_LAUNCH();
+  });
 }
 
 }  // namespace
@@ -132,32 +142,16 @@ void NcclBaseline::dispatch() {
     PK_NCCL_CHECK(ncclAlltoAll(p.send_counts, const_cast<int*>(p.recv_counts), El + 1, ncclInt32, comms.at(gpu), ctx_.stream(gpu)));
   }
   group_end();
-  for (int gpu : ctx_.local_gpus()) {
-    ctx_.group.set_device(gpu);
-    nccl_pack_kernel<<<blocks_, 512, 0, ctx_.stream(gpu)>>>(step_params(ctx_, gpu));
-    PK_CUDA_CHECK_LAUNCH();
-  }
+  launch_step(ctx_, nccl_pack_kernel, blocks_, 0);
   exchange(false, row);
-  for (int gpu : ctx_.local_gpus()) {
-    ctx_.group.set_device(gpu);
-    nccl_permute_kernel<<<blocks_, 512, nccl_permute_smem_bytes(El), ctx_.stream(gpu)>>>(step_params(ctx_, gpu));
-    PK_CUDA_CHECK_LAUNCH();
-  }
+  launch_step(ctx_, nccl_permute_kernel, blocks_, nccl_permute_smem_bytes(El));
 }
 
 void NcclBaseline::combine() {
   const uint64_t row = ctx_.shape.token_bytes();
-  for (int gpu : ctx_.local_gpus()) {
-    ctx_.group.set_device(gpu);
-    nccl_combine_pack_kernel<<<blocks_, 512, 0, ctx_.stream(gpu)>>>(step_params(ctx_, gpu));
-    PK_CUDA_CHECK_LAUNCH();
-  }
+  launch_step(ctx_, nccl_combine_pack_kernel, blocks_, 0);
   exchange(true, row);
-  for (int gpu : ctx_.local_gpus()) {
-    ctx_.group.set_device(gpu);
-    nccl_combine_reduce_kernel<<<blocks_, 512, 0, ctx_.stream(gpu)>>>(step_params(ctx_, gpu));
-    PK_CUDA_CHECK_LAUNCH();
-  }
+  launch_step(ctx_, nccl_combine_reduce_kernel, blocks_, 0);
 }
 
 #else  // no NCCL in this build: the baseline's points are skipped with the reason

@@ -76,7 +76,7 @@ class NcclThenGemm final : public Impl {
 
 std::unique_ptr<Impl> make_gemm_only(Context& c, const Point&) { return std::make_unique<GemmOnly>(c); }
 std::unique_ptr<Impl> make_ht_then_gemm(Context& c, const Point& p) {
-  return std::make_unique<HtThenGemm>(c, p.sms ? p.sms : auto_sms("ht", p.tokens, c.sm_budget()));
+  return std::make_unique<HtThenGemm>(c, step_sms(c, p, "ht"));
 }
 std::unique_ptr<Impl> make_nccl_then_gemm(Context& c, const Point&) { return std::make_unique<NcclThenGemm>(c); }
 

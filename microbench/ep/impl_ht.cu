@@ -32,7 +32,7 @@ class Ht final : public Impl {
 }  // namespace
 
 std::unique_ptr<Impl> make_ht(Context& c, const Point& p) {
-  return std::make_unique<Ht>(c, p.sms ? p.sms : auto_sms("ht", p.tokens, c.sm_budget()));
+  return std::make_unique<Ht>(c, step_sms(c, p, "ht"));
 }
 
 }  // namespace pk::ep

@@ -26,7 +26,7 @@ class Ll final : public Impl {
 }  // namespace
 
 std::unique_ptr<Impl> make_ll(Context& c, const Point& p) {
-  return std::make_unique<Ll>(c, p.sms ? p.sms : auto_sms("ll", p.tokens, c.sm_budget()));
+  return std::make_unique<Ll>(c, step_sms(c, p, "ll"));
 }
 
 }  // namespace pk::ep
