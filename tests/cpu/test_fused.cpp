@@ -325,14 +325,23 @@ TEST(FusedCostModel, CeilingsComeFromTheRightRows) {
   EXPECT_NEAR(c.gemm_tflops(Shape{4096, 4096, 2048}, 116), 550, 1e-9);
 }
 
-TEST(FusedCostModel, PredictionsAddTheTermsOfThePaperFormula) {
-  const model::Ceilings c = fixture_ceilings();
+namespace {
+// A GEMM+RS point of the 4096 x 4096 x 2048 shape the cost-model tests predict.
+model::FusedPoint gemm_rs_point(const char* schedule, int world, int compute_sms, int comm_sms = 0) {
   model::FusedPoint p;
   p.op = Op::gemm_rs;
-  p.schedule = "intra_sm";
+  p.schedule = schedule;
   p.shape = Shape{4096, 4096, 2048};
-  p.world = 2;
-  p.compute_sms = 132;
+  p.world = world;
+  p.compute_sms = compute_sms;
+  p.comm_sms = comm_sms;
+  return p;
+}
+}  // namespace
+
+TEST(FusedCostModel, PredictionsAddTheTermsOfThePaperFormula) {
+  const model::Ceilings c = fixture_ceilings();
+  model::FusedPoint p = gemm_rs_point("intra_sm", 2, 132);
   const double mb = 4096.0 * 4096 * 2, ab = 4096.0 * 2048 * 2;
   model::Prediction r = model::predict(c, p);
   EXPECT_NEAR(r.comp_us, 2.0 * 4096 * 4096 * 2048 / 600e12 * 1e6, 1e-9);
@@ -384,11 +393,7 @@ TEST(FusedCostModel, CommunicatorRatesFromTheCommunicatorOnlyRows) {
   EXPECT_FALSE(c.communicator.count({Op::ag_gemm, 2}));
   // T_comm between and beyond the measured SM counts: linear between, the smallest count's
   // per-SM rate below it, the largest count's rate above it.
-  model::FusedPoint p;
-  p.op = Op::gemm_rs;
-  p.schedule = "inter_sm";
-  p.shape = Shape{4096, 4096, 2048};
-  p.world = 2;
+  model::FusedPoint p = gemm_rs_point("inter_sm", 2, 0);
   const double bytes = 0.5 * 4096.0 * 4096 * 2;
   for (const auto& [sms, gbps] : std::vector<std::pair<int, double>>{{12, 120}, {24, 208}, {4, 40}, {64, 256}}) {
     p.comm_sms = sms;
@@ -432,13 +437,7 @@ TEST(FusedCostModel, OneGpuInterSmPointsNeedNoCommunicatorRate) {
   // regenerate.sh runs the model on such a fused CSV without --comm-only.
   model::Ceilings c = model::read_ceilings(kDir + "/fused_gemm.csv", kDir + "/fused_transfer.csv",
                                            kDir + "/fused_sync.csv", kDir + "/fused_points.csv");
-  model::FusedPoint p;
-  p.op = Op::gemm_rs;
-  p.schedule = "inter_sm";
-  p.shape = Shape{4096, 4096, 2048};
-  p.world = 1;
-  p.comm_sms = 16;
-  p.compute_sms = 116;
+  model::FusedPoint p = gemm_rs_point("inter_sm", 1, 116, 16);
   EXPECT_FALSE(model::needs_communicator(p));
   const model::Prediction r = model::predict(c, p);
   EXPECT_EQ(r.comm_us, 0);
