@@ -35,10 +35,12 @@ const std::vector<StudyMeasure>& study_measures() {
 #define PK_SWEEPS_STUDY(name, fn, lib)
 #define PK_SWEEPS_STUDY_ABSENT(name, fn, why)
 #define PK_SWEEPS_MEASURE(name, fn) add(name, fn());
+#define PK_SWEEPS_PARTS(name, fn)
 #include "study_registry.inc"
 #undef PK_SWEEPS_STUDY
 #undef PK_SWEEPS_STUDY_ABSENT
 #undef PK_SWEEPS_MEASURE
+#undef PK_SWEEPS_PARTS
     (void)add;
     return m;
   }();

@@ -1,7 +1,7 @@
 // pkbench_peer_modes: the same studies run in several peer modes (single, ipc, vmm), side
-// by side. Reads MODE_DIR/transfer.csv and MODE_DIR/sync.csv for each mode and writes a
-// markdown comparison: every mechanism's peak and fewest SMs to 90 % of it, and every
-// cross-GPU latency, as ratios to the first mode, with the targets (sweeps/targets.cpp).
+// by side. Reads each compared study's CSV of every MODE_DIR (StudyParts::peer_modes: the
+// transfer and sync studies) and writes a markdown comparison, each study's table as ratios to
+// the first mode, with the studies' targets (sweeps/targets.cpp).
 //   pkbench_peer_modes OUT.md single=DIR ipc=DIR vmm=DIR
 #include <algorithm>
 #include <cstdio>

@@ -1,16 +1,18 @@
 #pragma once
 // results/<machine>/REPORT.md: the environment, every figure, our numbers beside the
-// paper's claims and beside another committed machine, the tuning table, and every target
+// paper's claims and beside another committed machine, each study's section, and every target
 // met or missed, all generated from the CSVs of the folder. The folder's layout (what
 // scripts/run.sh writes) is read by fixed names, never guessed:
 //   environment.txt                     the machine
-//   <study>/<study>.csv                 each study's main CSV (transfer, sync, gemm, collectives,
-//                                       primitives, fused), its figures (*.png) beside it
+//   <study>/...                         each study's CSVs, read by the study itself
+//                                       (StudyParts::load: <study>/<study>.csv and what it keeps
+//                                       beside it), its figures (*.png) beside them
 //   <study>/virtual/*.csv               virtual-rank runs (listed, never judged)
-//   transfer/timing.csv                 the transfer study's wall time (its last row)
-//   transfer/peer-modes/<mode>/         transfer.csv and sync.csv per peer mode
-//   fused/fused_table3.csv, fused_fig5.csv   the fused study's K sweep and SM split
-#include <optional>
+//   <runs>/<single|ipc|vmm>/            one run of the studies per peer mode, where a study
+//                                       keeps them (StudyParts::peer_mode_runs)
+// What each study contributes, and in which order, is its StudyParts
+// (microbench/harness/study_parts.h), found through the registry (sweeps/study_schema.h).
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,24 +20,22 @@
 
 namespace pk::sweeps {
 
+// One study's results in a folder (nullptr: the folder lacks it).
+struct FolderStudy {
+  const StudyParts* parts = nullptr;
+  std::shared_ptr<const StudyResults> results;
+};
+
 // What a results folder holds, read with the studies' declarations.
 struct ResultsFolder {
   std::string dir;
-  std::optional<TransferData> transfer;
-  std::vector<MechanismSummary> transfer_summary;
-  std::optional<SyncData> sync;
-  std::optional<GemmData> gemm;
-  std::vector<ModeResults> peer_modes;     // transfer/peer-modes/<single|ipc|vmm>/
-  std::vector<std::string> figures;        // every study's PNG files, relative to dir, in study order
-  std::string collectives_csv;             // "" when absent
-  std::string primitives_csv;              // "" when absent
-  std::optional<FusedSummary> fused;
-  std::vector<KSweepRow> fused_k_sweep;    // Table 3 (empty if absent)
-  std::string fused_dir;                   // dir/fused
+  std::vector<FolderStudy> studies;        // every study the report shows, in the registry's order
+  std::vector<ModeResults> peer_modes;     // the peer-mode runs (single, ipc, vmm) where present
+  std::vector<std::string> figures;        // every study's PNG files, relative to dir, in the figures' order
   std::vector<std::string> virtual_csvs;   // <study>/virtual/*.csv, relative to dir
   std::string environment;                 // environment.txt
-  double transfer_elapsed_s = -1;          // the transfer study's wall time with the build, if recorded
-  std::string elapsed_source;
+  const StudyResults* results(const std::string& study) const;  // nullptr: not in the folder
+  const Machine* machine() const;          // the first study's (in the table's order) that names one
   std::string machine_key() const;         // from the first CSV; else the folder's name
   std::string describe() const;
 };
@@ -47,7 +47,7 @@ struct ClaimRow {
 };
 std::vector<ClaimRow> paper_claims(const ResultsFolder& here, const ResultsFolder* other);
 
-// Every target over the folder: transfer, sync, peer modes, GEMM, fused, collectives, primitives.
+// Every target over the folder, every study's in the targets' order.
 std::vector<TargetResult> all_targets(const ResultsFolder& f);
 
 // other: nullptr for none.

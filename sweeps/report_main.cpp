@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
        .usage =
            "usage: pkbench_report RESULTS_DIR [--other OTHER_RESULTS_DIR] [--out FILE]\n"
            "  writes RESULTS_DIR/REPORT.md (or FILE): environment, figures, the paper's claims beside this machine's\n"
-           "  numbers (and OTHER's), the transfer tuning table, every target met or missed.\n"});
+           "  numbers (and OTHER's), each study's section, every target met or missed.\n"});
   if (dirs.empty()) tool.refuse("no RESULTS_DIR given");
   const std::string dir = dirs[0];
   if (!fs::is_directory(dir)) tool.refuse("'" + dir + "' is not a folder");

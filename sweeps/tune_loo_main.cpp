@@ -1,8 +1,9 @@
 // pkbench_tune_loo: leave-one-out validation of pkbench/tuning.h's answers between
 // measurements (sweeps/tuning_loo.h says how).
 //   pkbench_tune_loo [--out DIR] [--tolerance PCT] CSV...
-// Each transfer or collectives CSV is validated on its own; the fused CSVs together (one
-// machine). Prints the summary; with --out writes DIR/leave_one_out.md and .csv. CPU only.
+// Each study with a tuning table validates its CSVs (StudyParts::leave_one_out: a transfer or
+// collectives CSV on its own, the fused CSVs together, one machine), the studies in their
+// registry's order. Prints the summary; with --out writes DIR/leave_one_out.md and .csv. CPU only.
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -12,6 +13,7 @@
 #include "microbench/harness/tidy_csv.h"
 #include "microbench/harness/csv_table.h"
 #include "sweeps/cli_util.h"
+#include "sweeps/study_schema.h"
 #include "sweeps/tuning_loo.h"
 
 namespace fs = std::filesystem;
@@ -21,14 +23,17 @@ using namespace pk::sweeps;
 int main(int argc, char** argv) {
   std::string out, tol_text = "5";
   std::vector<std::string> csvs;
-  const Tool tool = parse_tool_line(
-      argc, argv,
-      {.options = {{"--out", &out}, {"--tolerance", &tol_text}},
-       .args = &csvs,
-       .usage = "usage: pkbench_tune_loo [--out DIR] [--tolerance PCT] CSV...\n"
-                "  CSV: transfer, collectives or fused study CSVs (the fused ones are one machine's, taken together).\n"
-                "  Hides each measured point, answers it through pkbench/tuning.h from the others, and compares the\n"
-                "  answer's measured time there with the best measured there (within: <= 1 + PCT/100; default 5).\n"});
+  const std::vector<const StudyParts*> studies = parts_with([](const StudyParts& p) { return bool(p.leave_one_out); });
+  static const std::string usage =
+      "usage: pkbench_tune_loo [--out DIR] [--tolerance PCT] CSV...\n"
+      "  CSV: " + names_text(studies, "or") + " study CSVs (a study whose table spans its CSVs takes them\n"
+      "  together: one machine's).\n"
+      "  Hides each measured point, answers it through pkbench/tuning.h from the others, and compares the\n"
+      "  answer's measured time there with the best measured there (within: <= 1 + PCT/100; default 5).\n";
+  const Tool tool = parse_tool_line(argc, argv,
+                                    {.options = {{"--out", &out}, {"--tolerance", &tol_text}},
+                                     .args = &csvs,
+                                     .usage = usage.c_str()});
   std::string command = "pkbench_tune_loo";
   for (int i = 1; i < argc; ++i) command += std::string(" ") + argv[i];
   for (const auto& c : csvs)
@@ -39,22 +44,21 @@ int main(int argc, char** argv) {
   if (end == tol_text.c_str() || *end || !(tol >= 0 && tol < 100))
     tool.refuse("--tolerance=" + tol_text + ": a percentage in [0, 100)");
   if (!out.empty() && !fs::is_directory(out)) tool.refuse("--out=" + out + ": not a folder");
-  std::vector<std::string> transfer, collectives, fused;
+  std::vector<std::vector<std::string>> of_study(studies.size());  // the CSVs given, by study
   for (const auto& c : csvs) {
     const std::string study = pk::peek_csv(c).study;
-    if (study == "transfer") transfer.push_back(c);
-    else if (study == "collectives") collectives.push_back(c);
-    else if (study == "fused") fused.push_back(c);
-    else
-      tool.refuse("'" + c + "' is " + (study.empty() ? "not a study CSV" : "a " + study + " CSV") +
-                  ": transfer, collectives or fused CSVs");
+    size_t i = 0;
+    while (i < studies.size() && studies[i]->study != study) ++i;
+    if (i == studies.size())
+      tool.refuse("'" + c + "' is " + (study.empty() ? "not a study CSV" : "a " + study + " CSV") + ": " +
+                  names_text(studies, "or") + " CSVs");
+    of_study[i].push_back(c);
   }
   try {
     std::vector<LooResult> results;
-    for (const auto& c : transfer)
-      for (auto& r : loo_transfer(c, tol / 100)) results.push_back(std::move(r));
-    for (const auto& c : collectives) results.push_back(loo_collectives(c, tol / 100));
-    if (!fused.empty()) results.push_back(loo_fused(fused, tol / 100));
+    for (size_t i = 0; i < studies.size(); ++i)
+      if (!of_study[i].empty())
+        for (auto& r : studies[i]->leave_one_out(of_study[i], tol / 100)) results.push_back(std::move(r));
     char head[256];
     std::snprintf(head, sizeof head,
                   "Leave-one-out of pkbench/tuning.h's rule (within: the answer's measured time <= %.4g %% above the best "

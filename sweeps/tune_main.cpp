@@ -1,14 +1,16 @@
 // pkbench_tune: tuning tables other projects include, from results folders or study CSVs.
 //   pkbench_tune [--out DIR] [--header NAME.h] [--allow-virtual] SOURCE...
-// SOURCE: a results folder (the layout's transfer/transfer.csv, collectives/collectives.csv,
-// fused/fused.csv) or a study CSV (its `study` column says which table). Tables
+// SOURCE: a results folder (the layout's <study>/<study>.csv of every study with a tuning
+// table: transfer, collectives, fused) or a study CSV (its `study` column says which table);
+// each study builds its own table (StudyParts::tuning). Tables
 // of several machines merge into one (one source per machine). Writes, in DIR (default: the
 // only source folder's tuning/):
 //   <table>_tuning.csv, <table>_tuning.json (with nlohmann-json), and pkbench_tuning.h
 // (constexpr rows + lookup_<table>(machine, ..., bytes)).
 // A CSV with rows from virtual ranks (peer_mode "virtual": N ranks on one GPU measure HBM,
 // not NVLink) is refused, exit 2: such rows are never tuning input for a real machine. With
-// --allow-virtual a collectives or fused CSV of virtual ranks is taken: its rows' machine
+// --allow-virtual a CSV of virtual ranks of a study that allows it (StudyParts::virtual_tuning:
+// collectives, fused) is taken: its rows' machine
 // becomes "<machine>-virtual<ranks>" (pkbench/tuning.h's virtual_machine_key), which no real
 // machine matches, only a run on the same virtual ranks (the studies' `tuned` rows).
 #include <chrono>
@@ -21,10 +23,7 @@
 
 #include "microbench/harness/tidy_csv.h"
 #include "sweeps/cli_util.h"
-#include "microbench/collectives/collectives_analysis.h"
-#include "microbench/fused/fused_analysis.h"
 #include "sweeps/study_schema.h"
-#include "microbench/transfer/transfer_analysis.h"
 #include "sweeps/tuning_writers.h"
 
 namespace fs = std::filesystem;
@@ -33,13 +32,31 @@ using namespace pk::sweeps;
 
 namespace {
 
-const char* const kUsage =
-    "usage: pkbench_tune [--out DIR] [--header NAME.h] [--allow-virtual] SOURCE...\n"
-    "  SOURCE: a results folder or a study CSV (transfer, collectives, fused). Writes DIR/<table>_tuning.csv,\n"
-    "  DIR/<table>_tuning.json and DIR/pkbench_tuning.h (DIR defaults to the only source folder's tuning/).\n";
+// The studies with a tuning table, in their registry's order.
+const std::vector<const StudyParts*>& tuned_studies() {
+  static const std::vector<const StudyParts*> v = parts_with([](const StudyParts& p) { return bool(p.tuning); });
+  return v;
+}
+const StudyParts* tuned_study(const std::string& name) {
+  for (const StudyParts* p : tuned_studies())
+    if (p->study == name) return p;
+  return nullptr;
+}
+
+const std::string& usage() {
+  static const std::string u = [] {
+    std::string names;
+    for (const StudyParts* p : tuned_studies()) names += (names.empty() ? "" : ", ") + p->study;
+    return "usage: pkbench_tune [--out DIR] [--header NAME.h] [--allow-virtual] SOURCE...\n"
+           "  SOURCE: a results folder or a study CSV (" + names + "). Writes DIR/<table>_tuning.csv,\n"
+           "  DIR/<table>_tuning.json and DIR/pkbench_tuning.h (DIR defaults to the only source folder's tuning/).\n";
+  }();
+  return u;
+}
 
 struct TuneCsv {
-  std::string study, path;
+  const StudyParts* study;
+  std::string path;
   std::set<std::string> peer_modes = {};  // of its rows ("" where the column is absent: older CSVs)
 };
 
@@ -59,37 +76,40 @@ std::vector<TuneCsv> csvs_of(const std::vector<std::string>& sources, const Tool
   for (const auto& s : sources) {
     if (fs::is_directory(s)) {
       bool any = false;
-      for (const char* study : {"transfer", "collectives", "fused"}) {
-        const std::string csv = s + "/" + study + "/" + study + ".csv";
+      for (const StudyParts* study : tuned_studies()) {
+        const std::string csv = s + "/" + study->study + "/" + study->study + ".csv";
         if (fs::exists(csv)) csvs.push_back({study, csv}), any = true;
       }
-      if (!any) std::fprintf(stderr, "pkbench_tune: %s: no transfer, collectives or fused CSV, skipped\n", s.c_str());
+      if (!any)
+        std::fprintf(stderr, "pkbench_tune: %s: no %s CSV, skipped\n", s.c_str(), names_text(tuned_studies(), "or").c_str());
       continue;
     }
     const std::string study = pk::peek_csv(s).study;
-    if (study != "transfer" && study != "collectives" && study != "fused")
+    const StudyParts* parts = tuned_study(study);
+    if (!parts)
       tool.refuse("'" + s + "' is " + (study.empty() ? "not a study CSV" : "a " + study + " CSV") +
-                  ": tuning tables come from transfer, collectives and fused CSVs");
-    csvs.push_back({study, s});
+                  ": tuning tables come from " + names_text(tuned_studies(), "and") + " CSVs");
+    csvs.push_back({parts, s});
   }
   for (auto& c : csvs) c.peer_modes = peer_modes_of(c.path);
   return csvs;
 }
 
-// Rows of virtual ranks are never tuning input for a real machine; with --allow-virtual the
-// collectives and fused ones make a table of their own (a table holding virtual and real rows
+// Rows of virtual ranks are never tuning input for a real machine; with --allow-virtual those
+// of a study that allows it make a table of their own (a table holding virtual and real rows
 // would be refused whole on the real machine).
 void refuse_virtual(const std::vector<TuneCsv>& csvs, bool allow_virtual, const Tool& tool) {
-  auto virtual_ok = [](const std::string& study) { return study == "collectives" || study == "fused"; };
+  const std::vector<const StudyParts*> virtual_ok =
+      parts_with([](const StudyParts& p) { return p.tuning && p.virtual_tuning; });
   std::map<std::string, std::pair<std::string, std::string>> real_virtual;  // study -> a real CSV, a virtual CSV
   for (const auto& c : csvs) {
     const bool is_virtual = c.peer_modes.count("virtual") > 0;
-    if (is_virtual && !(allow_virtual && virtual_ok(c.study)))
+    if (is_virtual && !(allow_virtual && c.study->virtual_tuning))
       tool.refuse("'" + c.path + "' holds rows from virtual ranks (peer_mode virtual: several ranks on one GPU measure "
                   "HBM, not NVLink): never tuning input for a real machine" +
-                  (virtual_ok(c.study) ? std::string(" (--allow-virtual: a table only the same virtual ranks read)")
-                                       : std::string(" (--allow-virtual takes collectives and fused CSVs only)")));
-    auto& rv = real_virtual[c.study];
+                  (c.study->virtual_tuning ? std::string(" (--allow-virtual: a table only the same virtual ranks read)")
+                                           : " (--allow-virtual takes " + names_text(virtual_ok, "and") + " CSVs only)"));
+    auto& rv = real_virtual[c.study->study];
     (is_virtual ? rv.second : rv.first) = c.path;
   }
   for (const auto& [study, rv] : real_virtual)
@@ -100,14 +120,11 @@ void refuse_virtual(const std::vector<TuneCsv>& csvs, bool allow_virtual, const 
 
 TuningTable table_of(const TuneCsv& c) {
   const auto t0 = std::chrono::steady_clock::now();
-  TuningTable t = c.study == "transfer"
-                      ? pk::transfer::transfer_tuning(pk::transfer::read_transfer(c.path, &registered_studies()))
-                  : c.study == "collectives" ? pk::coll::collectives_tuning(c.path)
-                                             : pk::fused::fused_tuning(c.path);
+  TuningTable t = c.study->tuning(c.path, &registered_studies());
   t.peer_modes.assign(c.peer_modes.begin(), c.peer_modes.end());
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::fprintf(stderr, "pkbench_tune: %s: %zu %s tuning rows (%.2f s)\n", c.path.c_str(), t.rows.size(),
-               c.study.c_str(), s);
+               c.study->study.c_str(), s);
   return t;
 }
 
@@ -145,7 +162,7 @@ int main(int argc, char** argv) {
                                     {.options = {{"--out", &out}, {"--header", &header}},
                                      .flags = {{"--allow-virtual", &allow_virtual}},
                                      .args = &sources,
-                                     .usage = kUsage});
+                                     .usage = usage().c_str()});
   for (const auto& s : sources)
     if (!fs::exists(s)) tool.refuse("'" + s + "': no such file or folder");
   if (sources.empty()) tool.refuse("no SOURCE given");

@@ -10,7 +10,8 @@
 //     those keys) or lookup_row; plus kGeneratedSchemaVersion and for_each_table(), through
 //     which Tuner::load_compiled reads the rows. C++17 or later; it includes pkbench/tuning.h.
 // The schema version is pkbench::tuning::kSchemaVersion (tuning/include/pkbench/tuning.h).
-// Also: a table read back from its CSV, and tables of one name merged.
+// Also: tables of one name merged. (A table read back from its CSV, and a table as
+// pkbench/tuning.h holds it in memory: microbench/harness/tuning_table.h.)
 #include <string>
 #include <vector>
 
@@ -23,18 +24,6 @@ bool json_available();  // built with nlohmann-json
 std::string table_json(const TuningTable& t);  // std::runtime_error when !json_available()
 // One header for several tables (the machines of every table included).
 std::string tables_header(const std::vector<TuningTable>& tables, const std::string& generated_by);
-
-// The table as pkbench/tuning.h holds it (what load_json would make of table_json(t)),
-// schema version pkbench::tuning::kSchemaVersion: for answering from a table in memory.
-pkbench::tuning::Table api_table(const TuningTable& t);
-
-// Reads a table written by table_csv back (the tests compare a header's lookups with it):
-// every column as text.
-struct CsvRows {
-  std::vector<std::string> header;
-  std::vector<std::vector<std::string>> rows;
-};
-CsvRows read_table_csv(const std::string& path);
 
 // Tables of one name built from several CSVs become one table (several machines, or one
 // machine's runs of different keys, e.g. bf16 and fp32); two tables with rows of the same keys

@@ -8,5 +8,5 @@ add_library(pkbench_coll_schema STATIC ${CMAKE_CURRENT_LIST_DIR}/coll_schema.cpp
 target_include_directories(pkbench_coll_schema PUBLIC ${CMAKE_SOURCE_DIR})
 target_compile_options(pkbench_coll_schema PRIVATE -Wall -Wextra)
 
-pk_study_analysis(collectives SOURCES collectives_analysis.cpp TOOLS collectives_summary
+pk_study_analysis(collectives SOURCES collectives_analysis.cpp collectives_parts.cpp TOOLS collectives_summary
                   LINK pkbench_coll_schema pkbench_analysis)

@@ -25,6 +25,7 @@
 
 #include "microbench/harness/csv_table.h"
 #include "microbench/harness/study_measure.h"
+#include "microbench/harness/study_parts.h"
 #include "microbench/harness/targets.h"
 #include "microbench/harness/tuned_section.h"
 #include "microbench/harness/tuning_table.h"
@@ -124,5 +125,12 @@ StudyMeasure collectives_measure();
 // the targets, the NVSHMEM view, the ablation and the row counts of every CSV given. The first
 // CSV is the main run.
 std::string collectives_summary_markdown(const std::vector<std::string>& csv_paths);
+
+// Leave-one-out of the collectives tuning table (microbench/harness/tuning_loo.h).
+LooResult loo_collectives(const std::string& csv, double tolerance = 0.05);
+
+// What the study gives the tools that span the studies (collectives_parts.cpp; PARTS on its
+// line of sweeps/CMakeLists.txt).
+const StudyParts& collectives_parts();
 
 }  // namespace pk::coll

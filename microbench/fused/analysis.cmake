@@ -4,4 +4,4 @@
 # build, the study left out (PKBENCH_STUDIES) or not, so the sweeps always read its CSVs; where
 # the study is configured (it needs the gemm study), its CSVs' headers are checked against its
 # own declaration (pkbench_fused_schema's fused_read_columns()).
-pk_study_analysis(fused SOURCES fused_analysis.cpp TOOLS fused_summary LINK pkbench_tuning COLUMNS pkbench_fused_schema)
+pk_study_analysis(fused SOURCES fused_analysis.cpp fused_parts.cpp TOOLS fused_summary LINK pkbench_tuning COLUMNS pkbench_fused_schema)

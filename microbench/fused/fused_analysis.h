@@ -25,6 +25,7 @@
 
 #include "microbench/harness/csv_table.h"
 #include "microbench/harness/study_measure.h"
+#include "microbench/harness/study_parts.h"
 #include "microbench/harness/targets.h"
 #include "microbench/harness/tuned_section.h"
 #include "microbench/harness/tuning_table.h"
@@ -109,5 +110,13 @@ std::string fused_op_text(const std::string& op);  // "gemm_rs" -> "GEMM+RS"
 // How pkbench_compare matches and measures this study's points (registered by COMPARE on the
 // study's line of sweeps/CMakeLists.txt).
 StudyMeasure fused_measure();
+
+// Leave-one-out of the fused tuning table (microbench/harness/tuning_loo.h): every CSV given is
+// one table of the same machine; a hidden shape is removed from all.
+LooResult loo_fused(const std::vector<std::string>& csvs, double tolerance = 0.05);
+
+// What the study gives the tools that span the studies (fused_parts.cpp; PARTS on its line of
+// sweeps/CMakeLists.txt).
+const StudyParts& fused_parts();
 
 }  // namespace pk::fused

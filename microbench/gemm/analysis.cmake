@@ -6,4 +6,4 @@
 add_library(pkbench_gemm_schema STATIC ${CMAKE_CURRENT_LIST_DIR}/gemm_problem.cpp)
 target_link_libraries(pkbench_gemm_schema PUBLIC pkbench_harness)
 
-pk_study_analysis(gemm SOURCES gemm_analysis.cpp LINK pkbench_gemm_schema)
+pk_study_analysis(gemm SOURCES gemm_analysis.cpp gemm_parts.cpp LINK pkbench_gemm_schema)

@@ -10,6 +10,7 @@
 
 #include "microbench/harness/csv_table.h"
 #include "microbench/harness/study_measure.h"
+#include "microbench/harness/study_parts.h"
 #include "microbench/harness/targets.h"
 
 namespace pk::gemm {
@@ -45,5 +46,9 @@ StudyMeasure gemm_measure();
 // >= 0.90x cuBLASLt at 8192^3 on the whole GPU, per variant; the other shapes as information.
 const pk::TargetSpecs& gemm_target_specs();
 std::vector<pk::TargetResult> gemm_targets(const GemmData& d);
+
+// What the study gives the tools that span the studies (gemm_parts.cpp; PARTS on its line of
+// sweeps/CMakeLists.txt).
+const StudyParts& gemm_parts();
 
 }  // namespace pk::gemm

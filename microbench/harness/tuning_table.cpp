@@ -3,6 +3,9 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "microbench/harness/csv_table.h"
+#include "pkbench/tuning.h"
+
 namespace pk {
 
 void check_kinds(const TuningTable& t) {
@@ -61,6 +64,46 @@ std::string table_csv(const TuningTable& t) {
       out += (c ? "," : "") + v;
     }
     out += '\n';
+  }
+  return out;
+}
+
+pkbench::tuning::Table api_table(const TuningTable& t) {
+  check_kinds(t);
+  using pkbench::tuning::Value;
+  pkbench::tuning::Table out;
+  out.name = t.name;
+  out.origin = t.sources.empty() ? t.name + " (in memory)" : t.sources[0];
+  out.schema_version = pkbench::tuning::kSchemaVersion;
+  out.peer_modes = t.peer_modes;
+  for (const auto& row : t.rows) {
+    pkbench::tuning::Row r;
+    for (size_t c = 0; c < row.size(); ++c) {
+      Value v;
+      if (const auto* s = std::get_if<std::string>(&row[c])) v.kind = Value::text, v.s = *s;
+      else if (const auto* i = std::get_if<int64_t>(&row[c])) v.kind = Value::integer, v.i = *i;
+      else if (const auto* d = std::get_if<double>(&row[c])) v.kind = Value::number, v.d = *d;
+      else if (const auto* b = std::get_if<bool>(&row[c])) v.kind = Value::boolean, v.b = *b;
+      r.cells.emplace(t.columns[c].name, std::move(v));
+    }
+    out.rows.push_back(std::move(r));
+  }
+  return out;
+}
+
+CsvRows read_table_csv(const std::string& path) {
+  // Tables are small: the generic reader with every header column as text.
+  CsvRows out;
+  out.header = peek_csv(path).header;
+  std::vector<Field> f;
+  for (const auto& h : out.header) f.push_back({h, ColumnType::text, true});
+  ReadOptions o;
+  o.one_machine = false;  // a merged table holds several machines
+  CsvTable t = CsvTable::read(path, f, o);
+  for (size_t r = 0; r < t.rows(); ++r) {
+    std::vector<std::string> row;
+    for (const auto& h : out.header) row.emplace_back(t.text(r, h));
+    out.rows.push_back(std::move(row));
   }
   return out;
 }

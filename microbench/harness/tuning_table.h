@@ -9,6 +9,10 @@
 #include <variant>
 #include <vector>
 
+namespace pkbench::tuning {
+struct Table;  // pkbench/tuning.h
+}
+
 namespace pk {
 
 enum class CellKind { text, integer, number, boolean };
@@ -42,5 +46,17 @@ std::string cell_text(const Cell& c, int number_precision = 4);
 std::string table_csv(const TuningTable& t);
 // std::logic_error when a row's cells do not match the columns (count or kind).
 void check_kinds(const TuningTable& t);
+
+// The table as pkbench/tuning.h holds it (what load_json would make of its JSON), schema
+// version pkbench::tuning::kSchemaVersion: for answering from a table in memory.
+pkbench::tuning::Table api_table(const TuningTable& t);
+
+// Reads a table written by table_csv back (the tests compare a header's lookups with it; the
+// leave-one-out copies a study CSV through it): every column as text.
+struct CsvRows {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+};
+CsvRows read_table_csv(const std::string& path);
 
 }  // namespace pk

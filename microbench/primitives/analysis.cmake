@@ -8,5 +8,5 @@ target_include_directories(pkbench_primitives_schema PUBLIC ${CMAKE_SOURCE_DIR})
 target_link_libraries(pkbench_primitives_schema PUBLIC pkbench_csv)
 target_compile_options(pkbench_primitives_schema PRIVATE -Wall -Wextra)
 
-pk_study_analysis(primitives SOURCES primitives_summary.cpp primitives_targets.cpp TOOLS primitives_summary
+pk_study_analysis(primitives SOURCES primitives_summary.cpp primitives_targets.cpp primitives_parts.cpp TOOLS primitives_summary
                   LINK pkbench_primitives_schema)

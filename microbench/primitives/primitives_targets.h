@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "microbench/harness/csv_table.h"
+#include "microbench/harness/study_parts.h"
 #include "microbench/harness/targets.h"
 
 namespace pk::prim {
@@ -15,5 +16,9 @@ const pk::TargetSpecs& primitives_target_specs();
 // The targets judged on the CSV at `path`. `schemas`: the declarations its header is checked
 // against (the sweeps pass every registered study's); nullptr: this study's own.
 std::vector<pk::TargetResult> primitives_targets(const std::string& path, const StudySchemas* schemas = nullptr);
+
+// What the study gives the tools that span the studies (primitives_parts.cpp; PARTS on its line
+// of sweeps/CMakeLists.txt).
+const StudyParts& primitives_parts();
 
 }  // namespace pk::prim

@@ -9,6 +9,7 @@
 
 #include "microbench/harness/csv_table.h"
 #include "microbench/harness/study_measure.h"
+#include "microbench/harness/study_parts.h"
 #include "microbench/harness/targets.h"
 
 namespace pk::sync {
@@ -48,5 +49,9 @@ std::vector<TargetResult> sync_targets(const SyncData& d);
 StudyMeasure sync_measure();
 
 std::string sync_summary_markdown(const std::vector<SyncRow>& rows);
+
+// What the study gives the tools that span the studies (sync_parts.cpp; PARTS on its line of
+// sweeps/CMakeLists.txt).
+const StudyParts& sync_parts();
 
 }  // namespace pk::sync

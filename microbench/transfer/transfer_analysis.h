@@ -12,6 +12,7 @@
 
 #include "microbench/harness/csv_table.h"
 #include "microbench/harness/study_measure.h"
+#include "microbench/harness/study_parts.h"
 #include "microbench/harness/targets.h"
 #include "microbench/harness/tuning_table.h"
 
@@ -110,5 +111,13 @@ StudyMeasure transfer_measure();
 
 // elapsed_s < 0: unknown.
 std::string summary_markdown(const TransferData& d, const std::vector<MechanismSummary>& s, double elapsed_s);
+
+// Leave-one-out of the transfer tuning table (microbench/harness/tuning_loo.h): one result per
+// choice ("any", "device").
+std::vector<LooResult> loo_transfer(const std::string& csv, double tolerance = 0.05);
+
+// What the study gives the tools that span the studies (transfer_parts.cpp; PARTS on its line
+// of sweeps/CMakeLists.txt).
+const StudyParts& transfer_parts();
 
 }  // namespace pk::transfer

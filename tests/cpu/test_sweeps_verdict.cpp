@@ -6,12 +6,18 @@
 #include <map>
 
 #include "microbench/collectives/collectives_analysis.h"
+#include "microbench/fused/fused_analysis.h"
+#include "microbench/primitives/primitives_targets.h"
+#include "microbench/sync/sync_analysis.h"
 #include "sweeps/targets.h"
 #include "microbench/harness/verdict.h"
 #include "tests/cpu/sweeps_test_util.h"
 
 using namespace pk;
 using namespace pk::sweeps;
+using namespace pk::coll;
+using namespace pk::fused;
+using namespace pk::sync;
 using namespace pk::sweeps::testing;
 
 namespace {
@@ -148,7 +154,7 @@ TEST(SweepsVerdict, CollectiveTargetsOnFixture) {
 }
 
 TEST(SweepsVerdict, PrimitivesTargetsCompareLikeWithLike) {
-  auto t = by_id(primitives_targets(fixture("primitives_fixture.csv")));
+  auto t = by_id(pk::prim::primitives_targets(fixture("primitives_fixture.csv"), &registered_studies()));
   ASSERT_EQ(t.size(), 4u);
   // release/acquire against release/acquire (780 vs NCCL's 800 ns): never the incorrect relaxed
   // row, never the LL row (400 ns, no library LL), never NVSHMEM's library-defined call.

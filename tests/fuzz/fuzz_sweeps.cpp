@@ -25,6 +25,7 @@
 #include "microbench/collectives/collectives_analysis.h"
 #include "microbench/harness/csv_table.h"
 #include "microbench/fused/fused_analysis.h"
+#include "microbench/gemm/gemm_analysis.h"
 #include "sweeps/report.h"
 #include "sweeps/study_schema.h"
 #include "microbench/sync/sync_analysis.h"
@@ -240,7 +241,7 @@ int main(int argc, char** argv) {
          pk::fused::fused_summary(file);
          table_csv(pk::fused::fused_tuning(file));
        }},
-      {"gemm", [&] { read_gemm(file); }},
+      {"gemm", [&] { pk::gemm::read_gemm(file, &registered_studies()); }},
   };
   const char* study_files[] = {"transfer.csv", "sync.csv", "collectives.csv", "fused.csv", "primitives.csv", "gemm.csv"};
 

@@ -1,7 +1,8 @@
-// pkbench_sweeps_bench: how fast the sweep drivers digest a large results CSV (a benchmark,
-// not a test; scripts/bench-sweeps.sh runs it).
-//   pkbench_sweeps_bench --generate ROWS TEMPLATE.csv OUT.csv   # ROWS rows cycled from a real transfer CSV
-//   pkbench_sweeps_bench CSV                                     # read + summary + tuning table, timed
+// pkbench_transfer_reader_bench: how fast the transfer study's analysis (the reader the sweep
+// drivers use, Table 1, the tuning table) digests a large results CSV (a benchmark, not a test;
+// scripts/bench-sweeps.sh runs it).
+//   pkbench_transfer_reader_bench --generate ROWS TEMPLATE.csv OUT.csv   # ROWS rows cycled from a real transfer CSV
+//   pkbench_transfer_reader_bench CSV                                     # read + summary + tuning table, timed
 // Generated rows keep the template's columns and values except `sweep` (one per pass over
 // the template, so every point stays distinct), the message size (each pass shifts it by a
 // power of two, spreading rows over buckets) and a deterministic +-1 % on the timings.
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "microbench/harness/csv_table.h"
 #include "microbench/harness/tidy_csv.h"
 #include "microbench/harness/tool_cli.h"
 #include "microbench/transfer/transfer_analysis.h"
@@ -21,8 +23,8 @@ using namespace pk::transfer;
 using Clock = std::chrono::steady_clock;
 
 static const char* kUsage =
-    "usage: pkbench_sweeps_bench --generate ROWS TEMPLATE.csv OUT.csv\n"
-    "       pkbench_sweeps_bench CSV\n";
+    "usage: pkbench_transfer_reader_bench --generate ROWS TEMPLATE.csv OUT.csv\n"
+    "       pkbench_transfer_reader_bench CSV\n";
 
 static double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
@@ -40,19 +42,8 @@ int main(int argc, char** argv) {
       std::getline(in, header);
       std::vector<std::vector<std::string>> tmpl;
       while (std::getline(in, line))
-        if (!line.empty()) {
-          std::vector<std::string> cells;
-          size_t p = 0, c;
-          while ((c = line.find(',', p)) != std::string::npos) cells.push_back(line.substr(p, c - p)), p = c + 1;
-          cells.push_back(line.substr(p));
-          tmpl.push_back(cells);
-        }
-      std::vector<std::string> h;
-      {
-        size_t p = 0, c;
-        while ((c = header.find(',', p)) != std::string::npos) h.push_back(header.substr(p, c - p)), p = c + 1;
-        h.push_back(header.substr(p));
-      }
+        if (!line.empty()) tmpl.push_back(split_cells(line));
+      const std::vector<std::string> h = split_cells(header);
       auto col = [&](const char* n) {
         for (size_t i = 0; i < h.size(); ++i)
           if (h[i] == n) return static_cast<int>(i);
@@ -97,7 +88,7 @@ int main(int argc, char** argv) {
                 d.total, d.rows.size(), t_read, t_sum, s.size(), t_tune, t.rows.size(), since(t0));
     return 0;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "pkbench_sweeps_bench: error: %s\n", e.what());
+    std::fprintf(stderr, "pkbench_transfer_reader_bench: error: %s\n", e.what());
     return 1;
   }
 }
