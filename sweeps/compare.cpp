@@ -15,33 +15,19 @@
 #include "microbench/harness/format.h"
 #include "sweeps/study_schema.h"
 
-#define PK_SWEEPS_DECLARATIONS
-#include "study_registry.inc"
-#undef PK_SWEEPS_DECLARATIONS
-
 namespace fs = std::filesystem;
 
 namespace pk::sweeps {
 
-// Declarations of the studies' measure functions, then PK_SWEEPS_MEASURE(study, function)
-// for each registered one (sweeps/CMakeLists.txt, COMPARE on a pk_sweeps_study line).
+// The measure of every registered study that declares one (StudyParts::measure), in the
+// registry's order.
 const std::vector<StudyMeasure>& study_measures() {
   static const std::vector<StudyMeasure> v = [] {
     std::vector<StudyMeasure> m;
-    auto add = [&](const char* study, StudyMeasure measure) {
-      measure.study = study;
-      m.push_back(std::move(measure));
-    };
-#define PK_SWEEPS_STUDY(name, fn, lib)
-#define PK_SWEEPS_STUDY_ABSENT(name, fn, why)
-#define PK_SWEEPS_MEASURE(name, fn) add(name, fn());
-#define PK_SWEEPS_PARTS(name, fn)
-#include "study_registry.inc"
-#undef PK_SWEEPS_STUDY
-#undef PK_SWEEPS_STUDY_ABSENT
-#undef PK_SWEEPS_MEASURE
-#undef PK_SWEEPS_PARTS
-    (void)add;
+    for (const StudyParts* p : parts_with([](const StudyParts& p) { return static_cast<bool>(p.measure); })) {
+      m.push_back(p->measure());
+      m.back().study = p->study;
+    }
     return m;
   }();
   return v;
@@ -165,7 +151,7 @@ FileDiff compare_files(const std::string& a_csv, const std::string& b_csv) {
   const StudyMeasure* m = find_measure(d.study);
   if (!m)
     throw std::runtime_error(a_csv + ": no comparison is declared for the " + d.study +
-                             " study (sweeps/CMakeLists.txt: COMPARE on its pk_sweeps_study line)");
+                             " study (its StudyParts::measure: PARTS on its pk_sweeps_study line)");
   d.metric = m->metric;
   d.unit = m->unit;
   d.higher_better = m->higher_better;

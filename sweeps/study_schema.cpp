@@ -26,13 +26,7 @@ const StudySchemas& registered_studies() {
     };
 #define PK_SWEEPS_STUDY(name, fn, lib) add(name, fn(), #fn, lib);
 #define PK_SWEEPS_STUDY_ABSENT(name, fn, why) absent(name, #fn, why);
-#define PK_SWEEPS_MEASURE(name, fn)
-#define PK_SWEEPS_PARTS(name, fn)
 #include "study_registry.inc"
-#undef PK_SWEEPS_STUDY
-#undef PK_SWEEPS_STUDY_ABSENT
-#undef PK_SWEEPS_MEASURE
-#undef PK_SWEEPS_PARTS
     (void)absent;
     return v;
   }();
@@ -44,19 +38,12 @@ const StudySchema* find_study(std::string_view name) { return pk::find_study(reg
 const std::vector<StudyParts>& registered_parts() {
   static const std::vector<StudyParts> all = [] {
     std::vector<StudyParts> v;
-    auto add = [&](const char* name, const StudyParts& parts) {
-      v.push_back(parts);
-      v.back().study = name;
+    auto add = [&](const char* name, StudyParts parts) {
+      parts.study = name;
+      v.push_back(std::move(parts));
     };
-#define PK_SWEEPS_STUDY(name, fn, lib)
-#define PK_SWEEPS_STUDY_ABSENT(name, fn, why)
-#define PK_SWEEPS_MEASURE(name, fn)
 #define PK_SWEEPS_PARTS(name, fn) add(name, fn());
 #include "study_registry.inc"
-#undef PK_SWEEPS_STUDY
-#undef PK_SWEEPS_STUDY_ABSENT
-#undef PK_SWEEPS_MEASURE
-#undef PK_SWEEPS_PARTS
     (void)add;
     return v;
   }();

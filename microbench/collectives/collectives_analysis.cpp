@@ -14,8 +14,8 @@
 
 namespace pk::coll {
 
-// How pkbench_compare matches and measures this study's points (study_measure.h; registered
-// by COMPARE on the study's line of sweeps/CMakeLists.txt).
+// How pkbench_compare matches and measures this study's points (study_measure.h; the study's
+// parts give it: PARTS on its line of sweeps/CMakeLists.txt).
 StudyMeasure collectives_measure() {
   return {.key = {"collective", "impl", "dtype", "bytes", "gpus", "launch_mode"},
           .group = {"collective", "impl"},

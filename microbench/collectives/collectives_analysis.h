@@ -117,8 +117,8 @@ std::vector<TunedPoint> tuned_points(const std::string& csv_path);
 const TargetSpecs& collectives_target_specs();
 std::vector<TargetResult> collectives_targets(const std::vector<CollPoint>& pts, CollMethod method);
 
-// How pkbench_compare matches and measures this study's points (registered by COMPARE on the
-// study's line of sweeps/CMakeLists.txt).
+// How pkbench_compare matches and measures this study's points (the study's parts give it:
+// PARTS on its line of sweeps/CMakeLists.txt).
 StudyMeasure collectives_measure();
 
 // The collectives summary (pkbench_collectives_summary): per point both methods side by side,
@@ -131,6 +131,6 @@ LooResult loo_collectives(const std::string& csv, double tolerance = 0.05);
 
 // What the study gives the tools that span the studies (collectives_parts.cpp; PARTS on its
 // line of sweeps/CMakeLists.txt).
-const StudyParts& collectives_parts();
+StudyParts collectives_parts();
 
 }  // namespace pk::coll

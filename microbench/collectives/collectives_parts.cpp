@@ -18,22 +18,15 @@ namespace pk::coll {
 
 namespace {
 
-namespace tn = pkbench::tuning;
-
-class CollResults final : public StudyResults {
+// <dir>/collectives/collectives.csv, read by each part as it needs it.
+class CollResults final : public CsvPathResults {
  public:
-  CollResults(std::string csv_, const StudySchemas* schemas_) : csv(std::move(csv_)), schemas(schemas_) {}
-  void table_rows(std::ostream& os, const std::string& dir, const std::string&) const override {
-    csv_table_row(os, "collectives", csv, relative_to(csv, dir), schemas);
-  }
+  CollResults(const std::string& csv, const StudySchemas* schemas) : CsvPathResults("collectives", csv, schemas) {}
   void section(std::ostream& os, const std::string& dir) const override;
   std::vector<TargetResult> targets() const override {
     const CollMethod m = headline_method(read_collectives_info(csv));
     return collectives_targets(collective_points(csv, m), m);
   }
-
-  std::string csv;  // <dir>/collectives/collectives.csv
-  const StudySchemas* schemas;
 };
 
 const CollResults* of(const StudyResults* r) { return dynamic_cast<const CollResults*>(r); }
@@ -103,6 +96,8 @@ std::string collectives_caption(const std::string& base) {
 
 }  // namespace
 
+namespace tn = pkbench::tuning;
+
 LooResult loo_collectives(const std::string& csv, double tol) {
   const LooCsv c = read_loo_csv(csv);
   const int coll = c.col("collective"), dtype = c.col("dtype"), gpus = c.col("gpus"), mode = c.col("launch_mode"),
@@ -166,32 +161,26 @@ LooResult loo_collectives(const std::string& csv, double tol) {
   return res;
 }
 
-const StudyParts& collectives_parts() {
-  static const StudyParts p = [] {
-    StudyParts s;
-    s.tuning = [](const std::string& csv, const StudySchemas*) { return collectives_tuning(csv); };
-    s.virtual_tuning = true;
-    s.leave_one_out = [](const std::vector<std::string>& csvs, double tol) {
-      std::vector<LooResult> out;
-      for (const auto& c : csvs) out.push_back(loo_collectives(c, tol));
-      return out;
-    };
-    s.load = [](const std::string& dir, const StudySchemas* schemas) -> std::unique_ptr<StudyResults> {
-      const std::string csv = dir + "/collectives/collectives.csv";
-      if (!fs::exists(csv)) return nullptr;
-      return std::make_unique<CollResults>(csv, schemas);
-    };
-    s.caption = collectives_caption;
-    s.claims = {{"PK all-reduce over NCCL's best (BF16)", "up to 1.79x (8 GPUs)", all_reduce_over_nccl,
-                 "collectives study (Figure 6): best of ours / best of NCCL at one size, both timed alike; NCCL rows off "
-                 "their tool excluded"}};
-    s.absent = [](const Machine*) { return std::string("collectives (Figures 6, 15-17: not measured here)"); };
-    s.name_beside = "collectives study";
-    s.target_specs = &collectives_target_specs();
-    s.order = {.studies = 40, .figures = 40, .claims = 40, .sections = 10, .targets = 50};
-    return s;
-  }();
-  return p;
+StudyParts collectives_parts() {
+  StudyParts s;
+  s.measure = collectives_measure;
+  s.tuning = [](const std::string& csv, const StudySchemas*) { return collectives_tuning(csv); };
+  s.virtual_tuning = true;
+  s.leave_one_out = [](const std::vector<std::string>& csvs, double tol) {
+    std::vector<LooResult> out;
+    for (const auto& c : csvs) out.push_back(loo_collectives(c, tol));
+    return out;
+  };
+  s.load = load_csv<CollResults>("collectives/collectives.csv");
+  s.caption = collectives_caption;
+  s.claims = {{"PK all-reduce over NCCL's best (BF16)", "up to 1.79x (8 GPUs)", all_reduce_over_nccl,
+               "collectives study (Figure 6): best of ours / best of NCCL at one size, both timed alike; NCCL rows off "
+               "their tool excluded"}};
+  s.absent = [](const Machine*) { return std::string("collectives (Figures 6, 15-17: not measured here)"); };
+  s.name_beside = "collectives study";
+  s.target_specs = &collectives_target_specs();
+  s.order = {.studies = 40, .figures = 40, .claims = 40, .sections = 10, .targets = 50};
+  return s;
 }
 
 }  // namespace pk::coll

@@ -21,8 +21,8 @@ static constexpr pk::ColumnsFunction kOwnColumns = nullptr;
 
 namespace pk::fused {
 
-// How pkbench_compare matches and measures this study's points (study_measure.h; registered
-// by COMPARE on the study's line of sweeps/CMakeLists.txt).
+// How pkbench_compare matches and measures this study's points (study_measure.h; the study's
+// parts give it: PARTS on its line of sweeps/CMakeLists.txt).
 StudyMeasure fused_measure() {
   return with_timing_columns({.key = {"op", "overlap", "impl", "m", "n", "k", "gpus", "comm_sms"},
                               .group = {"op", "overlap"},

@@ -107,8 +107,8 @@ const TargetSpecs& fused_target_specs();
 std::vector<TargetResult> fused_targets(const FusedSummary& f, const std::vector<KSweepRow>& k_sweep);
 std::string fused_op_text(const std::string& op);  // "gemm_rs" -> "GEMM+RS"
 
-// How pkbench_compare matches and measures this study's points (registered by COMPARE on the
-// study's line of sweeps/CMakeLists.txt).
+// How pkbench_compare matches and measures this study's points (the study's parts give it:
+// PARTS on its line of sweeps/CMakeLists.txt).
 StudyMeasure fused_measure();
 
 // Leave-one-out of the fused tuning table (microbench/harness/tuning_loo.h): every CSV given is
@@ -117,6 +117,6 @@ LooResult loo_fused(const std::vector<std::string>& csvs, double tolerance = 0.0
 
 // What the study gives the tools that span the studies (fused_parts.cpp; PARTS on its line of
 // sweeps/CMakeLists.txt).
-const StudyParts& fused_parts();
+StudyParts fused_parts();
 
 }  // namespace pk::fused

@@ -18,13 +18,11 @@ namespace pk::fused {
 
 namespace {
 
-namespace tn = pkbench::tuning;
-
 // <dir>/fused/fused.csv, with Table 3's K sweep (fused_table3.csv) where measured.
 class FusedResults final : public StudyResults {
  public:
-  FusedResults(const std::string& dir, const StudySchemas* schemas_)
-      : fu(fused_summary(dir + "/fused/fused.csv")), fused_dir(dir + "/fused"), schemas(schemas_) {
+  FusedResults(const std::string& csv, const StudySchemas* schemas_)
+      : fu(fused_summary(csv)), fused_dir(fs::path(csv).parent_path().string()), schemas(schemas_) {
     if (fs::exists(fused_dir + "/fused_table3.csv")) k_sweep = fused_k_sweep(fused_dir + "/fused_table3.csv");
   }
   void table_rows(std::ostream& os, const std::string& dir, const std::string&) const override {
@@ -202,6 +200,8 @@ std::string fused_caption(const std::string& figure) {
 
 }  // namespace
 
+namespace tn = pkbench::tuning;
+
 LooResult loo_fused(const std::vector<std::string>& csvs, double tol) {
   std::vector<LooCsv> all;
   for (const auto& p : csvs) all.push_back(read_loo_csv(p));
@@ -264,28 +264,23 @@ LooResult loo_fused(const std::vector<std::string>& csvs, double tol) {
   return res;
 }
 
-const StudyParts& fused_parts() {
-  static const StudyParts p = [] {
-    StudyParts s;
-    s.tuning = [](const std::string& csv, const StudySchemas*) { return fused_tuning(csv); };
-    s.virtual_tuning = true;
-    // Every fused CSV given is one table of the same machine, validated together.
-    s.leave_one_out = [](const std::vector<std::string>& csvs, double tol) {
-      return csvs.empty() ? std::vector<LooResult>{} : std::vector<LooResult>{loo_fused(csvs, tol)};
-    };
-    s.load = [](const std::string& dir, const StudySchemas* schemas) -> std::unique_ptr<StudyResults> {
-      if (!fs::exists(dir + "/fused/fused.csv")) return nullptr;
-      return std::make_unique<FusedResults>(dir, schemas);
-    };
-    s.caption = fused_caption;
-    s.claims = fused_claims();
-    s.absent = [](const Machine*) { return std::string("fused kernels (Figures 4, 5, 7-9, Table 3: not measured here)"); };
-    s.name_beside = "fused study";
-    s.target_specs = &fused_target_specs();
-    s.order = {.studies = 50, .figures = 50, .claims = 50, .sections = 20, .targets = 40};
-    return s;
-  }();
-  return p;
+StudyParts fused_parts() {
+  StudyParts s;
+  s.measure = fused_measure;
+  s.tuning = [](const std::string& csv, const StudySchemas*) { return fused_tuning(csv); };
+  s.virtual_tuning = true;
+  // Every fused CSV given is one table of the same machine, validated together.
+  s.leave_one_out = [](const std::vector<std::string>& csvs, double tol) {
+    return csvs.empty() ? std::vector<LooResult>{} : std::vector<LooResult>{loo_fused(csvs, tol)};
+  };
+  s.load = load_csv<FusedResults>("fused/fused.csv");
+  s.caption = fused_caption;
+  s.claims = fused_claims();
+  s.absent = [](const Machine*) { return std::string("fused kernels (Figures 4, 5, 7-9, Table 3: not measured here)"); };
+  s.name_beside = "fused study";
+  s.target_specs = &fused_target_specs();
+  s.order = {.studies = 50, .figures = 50, .claims = 50, .sections = 20, .targets = 40};
+  return s;
 }
 
 }  // namespace pk::fused

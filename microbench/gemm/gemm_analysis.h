@@ -38,8 +38,8 @@ const GemmRow* find_gemm(const GemmData& d, const std::string& impl, const std::
 // Largest SM count measured for the shape (the whole GPU), 0 if none.
 int gemm_full_sms(const GemmData& d);
 
-// How pkbench_compare matches and measures this study's points (registered by COMPARE on the
-// study's line of sweeps/CMakeLists.txt).
+// How pkbench_compare matches and measures this study's points (the study's parts give it:
+// PARTS on its line of sweeps/CMakeLists.txt).
 StudyMeasure gemm_measure();
 
 // The GEMM study's target (results/*/gemm/README.md, the sweeps' report): this suite's GEMM
@@ -49,6 +49,6 @@ std::vector<pk::TargetResult> gemm_targets(const GemmData& d);
 
 // What the study gives the tools that span the studies (gemm_parts.cpp; PARTS on its line of
 // sweeps/CMakeLists.txt).
-const StudyParts& gemm_parts();
+StudyParts gemm_parts();
 
 }  // namespace pk::gemm

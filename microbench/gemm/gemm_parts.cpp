@@ -1,23 +1,20 @@
 // What the GEMM study gives the tools that span the studies (microbench/harness/study_parts.h):
 // its parts of a folder's report (its row, its TFLOP/s beside another machine's and cuBLASLt's,
 // its targets).
-#include <filesystem>
 #include <set>
 
 #include "microbench/gemm/gemm_analysis.h"
 #include "microbench/harness/format.h"
 #include "microbench/harness/study_parts.h"
 
-namespace fs = std::filesystem;
 
 namespace pk::gemm {
 
 namespace {
 
-class GemmResults final : public StudyResults {
+class GemmResults final : public FileResults<GemmData> {
  public:
-  GemmResults(const std::string& csv, const StudySchemas* schemas) : data(read_gemm(csv, schemas)) {}
-  const Machine* machine() const override { return &data.machine; }
+  GemmResults(const std::string& csv, const StudySchemas* schemas) : FileResults(read_gemm(csv, schemas)) {}
   void table_rows(std::ostream& os, const std::string& dir, const std::string&) const override {
     os << "| gemm | `" << relative_to(data.path, dir) << "` | " << data.total << " | " << dash_if_empty(data.git_commit)
        << " | - |\n";
@@ -25,8 +22,6 @@ class GemmResults final : public StudyResults {
   void beside(std::ostream& os, const StudyResults& other, const std::string& key, const std::string& okey) const override;
   void section(std::ostream& os, const std::string& dir) const override;
   std::vector<TargetResult> targets() const override { return gemm_targets(data); }
-
-  GemmData data;
 };
 
 // TFLOP/s of every shape and SM count both folders measured.
@@ -72,20 +67,14 @@ void GemmResults::section(std::ostream& os, const std::string&) const {
 
 }  // namespace
 
-const StudyParts& gemm_parts() {
-  static const StudyParts p = [] {
-    StudyParts s;
-    s.load = [](const std::string& dir, const StudySchemas* schemas) -> std::unique_ptr<StudyResults> {
-      const std::string csv = dir + "/gemm/gemm.csv";
-      if (!fs::exists(csv)) return nullptr;
-      return std::make_unique<GemmResults>(csv, schemas);
-    };
-    s.name_beside = "GEMM study";
-    s.target_specs = &gemm_target_specs();
-    s.order = {.studies = 30, .figures = 60, .claims = 0, .sections = 30, .targets = 30};
-    return s;
-  }();
-  return p;
+StudyParts gemm_parts() {
+  StudyParts s;
+  s.measure = gemm_measure;
+  s.load = load_csv<GemmResults>("gemm/gemm.csv");
+  s.name_beside = "GEMM study";
+  s.target_specs = &gemm_target_specs();
+  s.order = {.studies = 30, .figures = 60, .claims = 0, .sections = 30, .targets = 30};
+  return s;
 }
 
 }  // namespace pk::gemm

@@ -1,9 +1,8 @@
 #pragma once
 // How pkbench_compare matches and measures one study's points. Each study's reader declares
-// its own (beside the columns it reads, in microbench/<study>/) and registers it on the
-// study's line of sweeps/CMakeLists.txt
-// (pk_sweeps_study(... COMPARE <function>)); a study without one is listed by pkbench_compare
-// as not compared. Plain C++, in the harness so that a study's analysis needs no sweeps/ header.
+// its own (beside the columns it reads, in microbench/<study>/) and gives it through its parts
+// (StudyParts::measure, harness/study_parts.h; PARTS on the study's line of
+// sweeps/CMakeLists.txt); a study without one is listed by pkbench_compare as not compared. Plain C++, in the harness so that a study's analysis needs no sweeps/ header.
 #include <string>
 #include <vector>
 

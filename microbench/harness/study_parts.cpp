@@ -1,5 +1,6 @@
 #include "microbench/harness/study_parts.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -65,9 +66,22 @@ bool mode_ratio_cells(std::ostream& os, const std::vector<double>& v, double lim
   return ok;
 }
 
-void mode_columns_head(std::ostream& os, const std::vector<std::string>& modes, const char* unit) {
+void mode_table_head(std::ostream& os, const std::string& lead, const std::vector<std::string>& modes, const char* unit,
+                     const std::vector<std::string>& tail) {
+  os << lead;
   for (const auto& m : modes) os << " " << m << unit << " |";
   for (size_t i = 1; i < modes.size(); ++i) os << " " << modes[i] << " / " << modes[0] << " |";
+  for (const auto& t : tail) os << " " << t << " |";
+  os << "\n|";
+  for (size_t i = 1; i < static_cast<size_t>(std::count(lead.begin(), lead.end(), '|')); ++i) os << "---|";
+  for (size_t i = 0; i < 2 * modes.size() - 1; ++i) os << "---:|";
+  for (size_t i = 0; i < tail.size(); ++i) os << "---|";
+  os << "\n";
+}
+
+bool mode_value_cells(std::ostream& os, const std::vector<double>& v, int prec, const char* unit, double limit) {
+  for (const double x : v) os << " " << (std::isnan(x) ? std::string("-") : num(x, prec) + unit) << " |";
+  return mode_ratio_cells(os, v, limit);
 }
 
 }  // namespace pk

@@ -1,18 +1,21 @@
 #pragma once
-// What a study's analysis gives the tools of sweeps/ that span every study: pkbench_tune (its
-// tuning table), pkbench_tune_loo (its leave-one-out validation), pkbench_peer_modes (its
+// What a study's analysis gives the tools of sweeps/ that span every study: pkbench_compare
+// (its comparison measure), pkbench_tune (its tuning table), pkbench_tune_loo (its leave-one-out validation), pkbench_peer_modes (its
 // peer-mode comparison) and pkbench_report (its parts of a results folder's REPORT.md). A study
 // fills one StudyParts beside its reader (microbench/<study>/<study>_parts.cpp) and names the
 // function returning it on its line of sweeps/CMakeLists.txt (PARTS): the sweeps find every
 // study through that list and name none. Every member is optional (a study without a tuning
 // table leaves `tuning` empty, one the report does not show leaves `load` empty).
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "microbench/harness/csv_table.h"
+#include "microbench/harness/study_measure.h"
 #include "microbench/harness/targets.h"
 #include "microbench/harness/tuning_loo.h"
 #include "microbench/harness/tuning_table.h"
@@ -60,6 +63,44 @@ inline std::string dash_if_empty(const std::string& s) { return s.empty() ? "-" 
 // `path` relative to folder `dir`, as the report names files.
 std::string relative_to(const std::string& path, const std::string& dir);
 
+// The results of a study whose data is one CSV read as `Data` (a StudyFile: its path, machine,
+// commit and peer mode).
+template <class Data>
+class FileResults : public StudyResults {
+ public:
+  explicit FileResults(Data d) : data(std::move(d)) {}
+  const Machine* machine() const override { return &data.machine; }
+  Data data;
+};
+
+// The results of a study read from its CSV when asked (`csv`, against `schemas`); its row of the
+// studies table from csv_info ("| <label> | ...").
+class CsvPathResults : public StudyResults {
+ public:
+  CsvPathResults(std::string label, std::string csv_, const StudySchemas* schemas_)
+      : csv(std::move(csv_)), schemas(schemas_), label_(std::move(label)) {}
+  void table_rows(std::ostream& os, const std::string& dir, const std::string&) const override {
+    csv_table_row(os, label_, csv, relative_to(csv, dir), schemas);
+  }
+  std::string csv;
+  const StudySchemas* schemas;
+
+ private:
+  std::string label_;
+};
+
+// How a study's results are read from a folder: nullptr where it lacks them.
+using LoadResults = std::function<std::unique_ptr<StudyResults>(const std::string& dir, const StudySchemas* schemas)>;
+// The loader of results `R` made from one CSV, `file` relative to the folder (R(csv_path, schemas)).
+template <class R>
+LoadResults load_csv(std::string file) {
+  return [file](const std::string& dir, const StudySchemas* schemas) -> std::unique_ptr<StudyResults> {
+    const std::string csv = dir + "/" + file;
+    if (!std::filesystem::exists(csv)) return nullptr;
+    return std::make_unique<R>(csv, schemas);
+  };
+}
+
 // One of the paper's claims a study measures: how the paper puts it, how the study measures it
 // in a folder ("" = not measured there; `r` is nullptr where the folder lacks the study).
 struct PaperClaim {
@@ -79,13 +120,19 @@ struct ModeTally {
 // One table cell per mode after the first: its value over the first's (v[0]), "-" where a mode
 // lacks the row (NaN). True when every ratio is within `limit` of 1 (and none is missing).
 bool mode_ratio_cells(std::ostream& os, const std::vector<double>& v, double limit);
-// The columns every peer-mode table shares: each mode's value, then each mode against the first.
-void mode_columns_head(std::ostream& os, const std::vector<std::string>& modes, const char* unit);
+// A peer-mode table's head: `lead` ("| a | b |", its columns left-aligned), each mode's value
+// (its name and `unit`), each mode against the first, then the `tail` columns, and the
+// alignment row.
+void mode_table_head(std::ostream& os, const std::string& lead, const std::vector<std::string>& modes, const char* unit,
+                     const std::vector<std::string>& tail);
+// One row's value cells, one per mode (NaN: the mode lacks the row; `prec` digits, then
+// `unit`), then its ratio cells (mode_ratio_cells); true when every ratio is within `limit`.
+bool mode_value_cells(std::ostream& os, const std::vector<double>& v, int prec, const char* unit, double limit);
 
 // A study's part in the comparison of one run per peer mode (single, ipc, vmm: pkbench_peer_modes).
 struct PeerModeParts {
   // MODE_DIR's CSV of the study (nullptr: none there), read against `schemas`.
-  std::function<std::unique_ptr<StudyResults>(const std::string& mode_dir, const StudySchemas* schemas)> load;
+  LoadResults load;
   // Its target (id "peer_modes.<study>"), and how the comparison's first lines state it
   // ("every cross-GPU latency within 5 %").
   TargetSpec spec;
@@ -110,6 +157,9 @@ struct ReportOrder {
 struct StudyParts {
   std::string study;  // the value of its CSV's `study` column (the registry sets it)
 
+  // pkbench_compare: how it matches and measures the study's points (empty: not compared).
+  std::function<StudyMeasure()> measure;
+
   // pkbench_tune: its tuning table from one of its CSVs, read against `schemas`.
   std::function<TuningTable(const std::string& csv, const StudySchemas* schemas)> tuning;
   bool virtual_tuning = false;  // a CSV of virtual ranks may make a table of its own (--allow-virtual)
@@ -122,7 +172,7 @@ struct StudyParts {
   std::string peer_mode_runs;
 
   // pkbench_report: its results in folder `dir` (nullptr: none there), read against `schemas`.
-  std::function<std::unique_ptr<StudyResults>(const std::string& dir, const StudySchemas* schemas)> load;
+  LoadResults load;
   // The caption of one of its figures (a file name of <study>/*.png), "" when not its.
   std::function<std::string(const std::string& figure)> caption;
   std::vector<PaperClaim> claims;

@@ -19,6 +19,6 @@ std::vector<pk::TargetResult> primitives_targets(const std::string& path, const 
 
 // What the study gives the tools that span the studies (primitives_parts.cpp; PARTS on its line
 // of sweeps/CMakeLists.txt).
-const StudyParts& primitives_parts();
+StudyParts primitives_parts();
 
 }  // namespace pk::prim

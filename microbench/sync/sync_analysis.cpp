@@ -27,8 +27,8 @@ const RowReader<SyncRow>& sync_reader() {
 }
 }  // namespace
 
-// How pkbench_compare matches and measures this study's points (study_measure.h; registered
-// by COMPARE on the study's line of sweeps/CMakeLists.txt).
+// How pkbench_compare matches and measures this study's points (study_measure.h; the study's
+// parts give it: PARTS on its line of sweeps/CMakeLists.txt).
 StudyMeasure sync_measure() {
   return {.key = {"level", "primitive", "scope", "semantics", "placement", "participants"},
           .group = {"level"},

@@ -44,14 +44,14 @@ const SyncRow* find_sync(const std::vector<SyncRow>& rows, const std::string& le
 const TargetSpecs& sync_target_specs();
 std::vector<TargetResult> sync_targets(const SyncData& d);
 
-// How pkbench_compare matches and measures this study's points (registered by COMPARE on the
-// study's line of sweeps/CMakeLists.txt).
+// How pkbench_compare matches and measures this study's points (the study's parts give it:
+// PARTS on its line of sweeps/CMakeLists.txt).
 StudyMeasure sync_measure();
 
 std::string sync_summary_markdown(const std::vector<SyncRow>& rows);
 
 // What the study gives the tools that span the studies (sync_parts.cpp; PARTS on its line of
 // sweeps/CMakeLists.txt).
-const StudyParts& sync_parts();
+StudyParts sync_parts();
 
 }  // namespace pk::sync

@@ -3,22 +3,19 @@
 // report (its row, the paper's 64 ns / 832 ns claims, the latencies beside another machine's,
 // its targets).
 #include <cmath>
-#include <filesystem>
 
 #include "microbench/harness/format.h"
 #include "microbench/harness/study_parts.h"
 #include "microbench/sync/sync_analysis.h"
 
-namespace fs = std::filesystem;
 
 namespace pk::sync {
 
 namespace {
 
-class SyncResults final : public StudyResults {
+class SyncResults final : public FileResults<SyncData> {
  public:
-  SyncResults(const std::string& csv, const StudySchemas* schemas) : data(read_sync(csv, schemas)) {}
-  const Machine* machine() const override { return &data.machine; }
+  SyncResults(const std::string& csv, const StudySchemas* schemas) : FileResults(read_sync(csv, schemas)) {}
   void table_rows(std::ostream& os, const std::string& dir, const std::string& mode) const override {
     if (mode.empty())
       os << "| sync | `sync/sync.csv` | " << data.rows.size() << " | " << dash_if_empty(data.git_commit) << " | "
@@ -33,8 +30,6 @@ class SyncResults final : public StudyResults {
     os << " The sync study's latencies are in the claims table above; its own targets concern how they were "
           "measured.";
   }
-
-  SyncData data;
 };
 
 const SyncResults* of(const StudyResults* r) { return dynamic_cast<const SyncResults*>(r); }
@@ -90,64 +85,47 @@ ModeTally sync_modes_table(std::ostream& os, const std::vector<std::string>& mod
   static const std::vector<SyncRow> none;
   auto rows = [&](size_t i) -> const std::vector<SyncRow>& { return of(runs[i]) ? of(runs[i])->data.rows : none; };
   ModeTally tally;
-  os << "\n## Cross-GPU synchronisation (one-way, median)\n\n| primitive | semantics | placement |";
-  mode_columns_head(os, modes, "");
-  os << " within " << num(spec.value, 0) << " % |\n|---|---|---|";
-  for (size_t i = 0; i < 2 * modes.size() - 1; ++i) os << "---:|";
-  os << "---|\n";
+  os << "\n## Cross-GPU synchronisation (one-way, median)\n\n";
+  mode_table_head(os, "| primitive | semantics | placement |", modes, "", {"within " + num(spec.value, 0) + " %"});
   for (const auto& r : rows(0)) {
     if (r.level != "cross_gpu" || r.status != "ok") continue;
     os << "| " << r.primitive << " x" << r.participants << " | " << r.semantics << " | " << r.placement << " |";
-    std::vector<const SyncRow*> at;
-    for (size_t m = 0; m < modes.size(); ++m)
-      at.push_back(find_sync(rows(m), r.level, r.primitive, r.scope, r.semantics, r.placement, r.participants));
-    for (const auto* x : at) os << " " << (x ? num(x->one_way_ns, 0) + " ns" : "-") << " |";
     std::vector<double> v;
-    for (const auto* x : at) v.push_back(x ? x->one_way_ns : std::nan(""));
-    const bool ok = mode_ratio_cells(os, v, spec.value / 100);
+    for (size_t m = 0; m < modes.size(); ++m) {
+      const SyncRow* x = find_sync(rows(m), r.level, r.primitive, r.scope, r.semantics, r.placement, r.participants);
+      v.push_back(x ? x->one_way_ns : std::nan(""));
+    }
+    const bool ok = mode_value_cells(os, v, 0, " ns", spec.value / 100);
     tally.count(ok, r.primitive + " " + r.semantics);
     os << " " << (ok ? "yes" : "**no**") << " |\n";
   }
   return tally;
 }
 
-std::shared_ptr<const PeerModeParts> sync_peer_modes() {
-  auto p = std::make_shared<PeerModeParts>();
-  p->load = [](const std::string& mode_dir, const StudySchemas* schemas) -> std::unique_ptr<StudyResults> {
-    if (!fs::exists(mode_dir + "/sync.csv")) return nullptr;
-    return std::make_unique<SyncResults>(mode_dir + "/sync.csv", schemas);
-  };
-  p->spec = {"peer_modes.sync", "results/h200x2/transfer/peer-modes/README.md",
-             "every cross-GPU latency, ipc/vmm against single, within", "<=", 5, " %"};
-  p->stated = "every cross-GPU latency within " + num(p->spec.value, 0) + " %";
-  p->table = sync_modes_table;
-  p->head = "cross-GPU sync, ";
-  p->rows = "latencies";
-  return p;
+// Every cross-GPU latency, each mode against the first.
+PeerModeParts sync_peer_modes() {
+  const TargetSpec spec{"peer_modes.sync", "results/h200x2/transfer/peer-modes/README.md",
+                        "every cross-GPU latency, ipc/vmm against single, within", "<=", 5, " %"};
+  return {load_csv<SyncResults>("sync.csv"), spec, "every cross-GPU latency within " + num(spec.value, 0) + " %",
+          sync_modes_table, "cross-GPU sync, ", "latencies"};
 }
 
 }  // namespace
 
-const StudyParts& sync_parts() {
-  static const StudyParts p = [] {
-    StudyParts s;
-    s.peer_modes = sync_peer_modes();
-    s.load = [](const std::string& dir, const StudySchemas* schemas) -> std::unique_ptr<StudyResults> {
-      const std::string csv = dir + "/sync/sync.csv";
-      if (!fs::exists(csv)) return nullptr;
-      return std::make_unique<SyncResults>(csv, schemas);
-    };
-    s.caption = [](const std::string& figure) -> std::string {
-      if (figure.rfind("sync_latency", 0) != 0) return "";
-      return "Synchronisation latency per primitive (Section 3.1.3: ~64 ns intra-SM, ~832 ns inter-SM), "
-             "median with p10..p90";
-    };
-    s.claims = sync_claims();
-    s.target_specs = &sync_target_specs();
-    s.order = {.studies = 20, .figures = 20, .claims = 20, .sections = 0, .targets = 20};
-    return s;
-  }();
-  return p;
+StudyParts sync_parts() {
+  StudyParts s;
+  s.measure = sync_measure;
+  s.peer_modes = std::make_shared<const PeerModeParts>(sync_peer_modes());
+  s.load = load_csv<SyncResults>("sync/sync.csv");
+  s.caption = [](const std::string& figure) -> std::string {
+    if (figure.rfind("sync_latency", 0) != 0) return "";
+    return "Synchronisation latency per primitive (Section 3.1.3: ~64 ns intra-SM, ~832 ns inter-SM), "
+           "median with p10..p90";
+  };
+  s.claims = sync_claims();
+  s.target_specs = &sync_target_specs();
+  s.order = {.studies = 20, .figures = 20, .claims = 20, .sections = 0, .targets = 20};
+  return s;
 }
 
 }  // namespace pk::sync

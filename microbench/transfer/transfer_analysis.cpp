@@ -112,8 +112,8 @@ const RowReader<TransferRow>& transfer_reader() {
 
 }  // namespace
 
-// How pkbench_compare matches and measures this study's points (study_measure.h; registered
-// by COMPARE on the study's line of sweeps/CMakeLists.txt).
+// How pkbench_compare matches and measures this study's points (study_measure.h; the study's
+// parts give it: PARTS on its line of sweeps/CMakeLists.txt).
 StudyMeasure transfer_measure() {
   StudyMeasure m = with_timing_columns(
       {.key = {"sweep", "mechanism", "direction", "pattern", "src_gpu", "dst_gpu", "message_bytes"},

@@ -105,8 +105,8 @@ const TargetSpecs& transfer_target_specs();
 std::vector<TargetResult> transfer_targets(const TransferData& d, const std::vector<MechanismSummary>& s,
                                            double elapsed_s);
 
-// How pkbench_compare matches and measures this study's points (registered by COMPARE on the
-// study's line of sweeps/CMakeLists.txt).
+// How pkbench_compare matches and measures this study's points (the study's parts give it:
+// PARTS on its line of sweeps/CMakeLists.txt).
 StudyMeasure transfer_measure();
 
 // elapsed_s < 0: unknown.
@@ -118,6 +118,6 @@ std::vector<LooResult> loo_transfer(const std::string& csv, double tolerance = 0
 
 // What the study gives the tools that span the studies (transfer_parts.cpp; PARTS on its line
 // of sweeps/CMakeLists.txt).
-const StudyParts& transfer_parts();
+StudyParts transfer_parts();
 
 }  // namespace pk::transfer

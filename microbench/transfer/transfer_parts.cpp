@@ -21,14 +21,11 @@ namespace pk::transfer {
 
 namespace {
 
-namespace tn = pkbench::tuning;
-
 // The transfer CSV of a results folder or of a peer-mode run.
-class TransferResults final : public StudyResults {
+class TransferResults final : public FileResults<TransferData> {
  public:
   TransferResults(const std::string& csv, const StudySchemas* schemas)
-      : data(read_transfer(csv, schemas)), summary(summarize_mechanisms(data.rows)) {}
-  const Machine* machine() const override { return &data.machine; }
+      : FileResults(read_transfer(csv, schemas)), summary(summarize_mechanisms(data.rows)) {}
   void table_rows(std::ostream& os, const std::string& dir, const std::string& mode) const override {
     if (mode.empty())
       os << "| transfer | `transfer/transfer.csv` | " << data.total << " (" << data.rows.size() << " ok, "
@@ -48,7 +45,6 @@ class TransferResults final : public StudyResults {
     if (elapsed_s >= 0) os << " The transfer study's wall time comes from " << elapsed_source << ".";
   }
 
-  TransferData data;
   std::vector<MechanismSummary> summary;
   double elapsed_s = -1;  // the study's wall time with the build, if recorded
   std::string elapsed_source;
@@ -113,10 +109,9 @@ void TransferResults::section(std::ostream& os, const std::string& dir) const {
 // its parts "transfer.<part>") ended with the last of them. Further runs (run.sh --as=NAME) are
 // named otherwise.
 std::unique_ptr<StudyResults> load_folder(const std::string& dir, const StudySchemas* schemas) {
-  const std::string csv = dir + "/transfer/transfer.csv";
-  if (!fs::exists(csv)) return nullptr;
-  auto r = std::make_unique<TransferResults>(csv, schemas);
-  if (fs::exists(dir + "/transfer/timing.csv")) {
+  std::unique_ptr<StudyResults> loaded = load_csv<TransferResults>("transfer/transfer.csv")(dir, schemas);
+  auto* r = static_cast<TransferResults*>(loaded.get());
+  if (r && fs::exists(dir + "/transfer/timing.csv")) {
     ReadOptions o;
     o.schemas = schemas;
     o.one_machine = false;
@@ -129,7 +124,7 @@ std::unique_ptr<StudyResults> load_folder(const std::string& dir, const StudySch
       r->elapsed_source = "transfer/timing.csv:" + std::to_string(t.line_of(i));
     }
   }
-  return r;
+  return loaded;
 }
 
 // ---------------------------------------------------------------- the paper's claims
@@ -211,21 +206,20 @@ ModeTally transfer_modes_table(std::ostream& os, const std::vector<std::string>&
   auto summary = [&](size_t i) -> const std::vector<MechanismSummary>& { return of(runs[i]) ? of(runs[i])->summary : none; };
   const double lim = spec.value / 100;
   ModeTally tally;
-  os << "## Transfer: peak and SMs to 90 % of peak\n\n| direction | pattern | mechanism |";
-  mode_columns_head(os, modes, " GB/s");
-  os << " SMs to 90 % (";
-  for (size_t i = 0; i < modes.size(); ++i) os << (i ? " / " : "") << modes[i];
-  os << ") | within " << num(spec.value, 0) << " % |\n|---|---|---|";
-  for (size_t i = 0; i < 2 * modes.size() - 1; ++i) os << "---:|";
-  os << "---|---|\n";
+  std::string all;
+  for (size_t i = 0; i < modes.size(); ++i) all += (i ? " / " : "") + modes[i];
+  os << "## Transfer: peak and SMs to 90 % of peak\n\n";
+  mode_table_head(os, "| direction | pattern | mechanism |", modes, " GB/s",
+                  {"SMs to 90 % (" + all + ")", "within " + num(spec.value, 0) + " %"});
   for (const auto& r : summary(0)) {
     std::vector<const MechanismSummary*> at;
-    for (size_t m = 0; m < modes.size(); ++m) at.push_back(find_summary(summary(m), r.mechanism, r.direction, r.pattern));
-    os << "| " << r.direction << " | " << r.pattern << " | " << r.mechanism << " |";
-    for (const auto* x : at) os << " " << (x ? num(x->peak_gbps, 1) : "-") << " |";
     std::vector<double> v;
-    for (const auto* x : at) v.push_back(x ? x->peak_gbps : std::nan(""));
-    bool ok = mode_ratio_cells(os, v, lim);
+    for (size_t m = 0; m < modes.size(); ++m) {
+      at.push_back(find_summary(summary(m), r.mechanism, r.direction, r.pattern));
+      v.push_back(at.back() ? at.back()->peak_gbps : std::nan(""));
+    }
+    os << "| " << r.direction << " | " << r.pattern << " | " << r.mechanism << " |";
+    bool ok = mode_value_cells(os, v, 1, "", lim);
     os << " ";
     for (size_t i = 0; i < at.size(); ++i) {
       os << (i ? " / " : "") << (at[i] && at[i]->min_sms_90 ? std::to_string(at[i]->min_sms_90) : "-");
@@ -238,24 +232,21 @@ ModeTally transfer_modes_table(std::ostream& os, const std::vector<std::string>&
   return tally;
 }
 
-std::shared_ptr<const PeerModeParts> transfer_peer_modes() {
-  auto p = std::make_shared<PeerModeParts>();
-  p->load = [](const std::string& mode_dir, const StudySchemas* schemas) -> std::unique_ptr<StudyResults> {
-    if (!fs::exists(mode_dir + "/transfer.csv")) return nullptr;
-    return std::make_unique<TransferResults>(mode_dir + "/transfer.csv", schemas);
-  };
-  p->spec = {"peer_modes.transfer", "results/h200x2/transfer/peer-modes/README.md",
-             "every mechanism's peak and fewest SMs to 90 % of it, ipc/vmm against single, within", "<=", 2, " %"};
-  p->stated = "every mechanism's peak and its fewest SMs to 90 % of that peak within " + num(p->spec.value, 0) + " %";
-  p->table = transfer_modes_table;
-  p->head = "transfer, ";
-  p->rows = "mechanism rows";
-  return p;
+// Every mechanism's peak and its fewest SMs to 90 % of it, each mode against the first.
+PeerModeParts transfer_peer_modes() {
+  const TargetSpec spec{"peer_modes.transfer", "results/h200x2/transfer/peer-modes/README.md",
+                        "every mechanism's peak and fewest SMs to 90 % of it, ipc/vmm against single, within", "<=", 2,
+                        " %"};
+  return {load_csv<TransferResults>("transfer.csv"), spec,
+          "every mechanism's peak and its fewest SMs to 90 % of that peak within " + num(spec.value, 0) + " %",
+          transfer_modes_table, "transfer, ", "mechanism rows"};
 }
 
 }  // namespace
 
 // ---------------------------------------------------------------- leave-one-out
+
+namespace tn = pkbench::tuning;
 
 std::vector<LooResult> loo_transfer(const std::string& csv, double tol) {
   const TransferData d = read_transfer(csv);
@@ -328,31 +319,29 @@ std::vector<LooResult> loo_transfer(const std::string& csv, double tol) {
 
 // ---------------------------------------------------------------- the parts
 
-const StudyParts& transfer_parts() {
-  static const StudyParts p = [] {
-    StudyParts s;
-    s.tuning = [](const std::string& csv, const StudySchemas* schemas) { return transfer_tuning(read_transfer(csv, schemas)); };
-    s.leave_one_out = [](const std::vector<std::string>& csvs, double tol) {
-      std::vector<LooResult> out;
-      for (const auto& c : csvs)
-        for (auto& r : loo_transfer(c, tol)) out.push_back(std::move(r));
-      return out;
-    };
-    s.peer_modes = transfer_peer_modes();
-    s.peer_mode_runs = "transfer/peer-modes";
-    s.load = load_folder;
-    s.caption = transfer_caption;
-    s.claims = transfer_claims();
-    s.absent = [](const Machine* m) {
-      return "transfer (" + std::string(m && m->gpu_count < 2 ? "one GPU: no peer to transfer to" : "no transfer/transfer.csv") +
-             ")";
-    };
-    s.name_beside = "transfer study";
-    s.target_specs = &transfer_target_specs();
-    s.order = {.studies = 10, .figures = 10, .claims = 10, .sections = 40, .targets = 10};
-    return s;
-  }();
-  return p;
+StudyParts transfer_parts() {
+  StudyParts s;
+  s.measure = transfer_measure;
+  s.tuning = [](const std::string& csv, const StudySchemas* schemas) { return transfer_tuning(read_transfer(csv, schemas)); };
+  s.leave_one_out = [](const std::vector<std::string>& csvs, double tol) {
+    std::vector<LooResult> out;
+    for (const auto& c : csvs)
+      for (auto& r : loo_transfer(c, tol)) out.push_back(std::move(r));
+    return out;
+  };
+  s.peer_modes = std::make_shared<const PeerModeParts>(transfer_peer_modes());
+  s.peer_mode_runs = "transfer/peer-modes";
+  s.load = load_folder;
+  s.caption = transfer_caption;
+  s.claims = transfer_claims();
+  s.absent = [](const Machine* m) {
+    return "transfer (" + std::string(m && m->gpu_count < 2 ? "one GPU: no peer to transfer to" : "no transfer/transfer.csv") +
+           ")";
+  };
+  s.name_beside = "transfer study";
+  s.target_specs = &transfer_target_specs();
+  s.order = {.studies = 10, .figures = 10, .claims = 10, .sections = 40, .targets = 10};
+  return s;
 }
 
 }  // namespace pk::transfer
