@@ -106,6 +106,7 @@ int StudyMain::begin(int* argc, char** argv) {
     }
     check_benchmark_flags(*argc, argv, is_root() && !list_only_);
     profiler_range_requested();  // PKBENCH_PROFILER_RANGE (timing.h): bad input before anything runs
+    deadline_scale();            // PKBENCH_DEADLINE_SCALE (device_runtime.h): the same
     // Each virtual rank's streams need their own hardware queues, or a spin-waiting kernel of
     // one rank holds back another rank's kernel queued behind it: with the default 8 queues,
     // 8 virtual ranks' collectives stalled on one H100 (each point timing out); 32 passed.
