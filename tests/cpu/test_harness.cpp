@@ -2,6 +2,7 @@
 // line-rate maths, SM pinning arithmetic.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -11,6 +12,7 @@
 #include "microbench/harness/cuda_check.h"
 #include "microbench/harness/metadata.h"
 #include "microbench/harness/peer_group.h"
+#include "microbench/harness/point_cost.h"
 #include "microbench/harness/sm_pinning.h"
 #include "microbench/harness/stats.h"
 #include "microbench/harness/tidy_csv.h"
@@ -37,6 +39,66 @@ TEST(TidyCsv, WritesHeaderAndRowsInSchemaOrder) {
   for (const auto& e : fs::directory_iterator(fs::temp_directory_path()))
     EXPECT_EQ(e.path().string().find("pkbench_test_schema.csv.tmp"), std::string::npos) << "temporary file left";
   fs::remove(path);
+}
+
+// Later flushes append only the new rows: the file is whole after each and equals what one
+// full write of every row gives; a new writer of the same path starts the file afresh.
+TEST(TidyCsv, LaterFlushesAppendTheNewRowsOnly) {
+  const std::string path = (fs::temp_directory_path() / "pkbench_test_append.csv").string();
+  {
+    TidyCsv old(path, {"x"});
+    old.append({{"x", "stale"}});
+    old.flush();
+  }
+  TidyCsv csv(path, {"a", "b"});
+  csv.flush();
+  EXPECT_EQ(slurp(path), "a,b\n");
+  csv.append({{"a", "1"}});
+  csv.flush();
+  EXPECT_EQ(slurp(path), "a,b\n1,\n");
+  csv.flush();  // nothing new: nothing written
+  csv.append({{"b", "2"}});
+  csv.append({{"a", "3"}, {"b", "4"}});
+  csv.flush();
+  EXPECT_EQ(slurp(path), "a,b\n1,\n,2\n3,4\n");
+  TidyCsv whole(path + ".whole", {"a", "b"});
+  for (const auto& r : csv.rows()) whole.append({{"a", r[0]}, {"b", r[1]}});
+  whole.flush();
+  EXPECT_EQ(slurp(path), slurp(path + ".whole"));
+  fs::remove(path);
+  fs::remove(path + ".whole");
+}
+
+// A point's cost columns: wall minus what was timed, the named parts and the rest as `other`.
+TEST(PointCost, HarnessTimeIsWallMinusTimedWithNamedParts) {
+  point_cost::take();  // whatever an earlier test left
+  point_cost::timed(12.5);
+  point_cost::phase("warm-up", 3);
+  point_cost::phase("samples", 14);
+  point_cost::timed(0.5);
+  point_cost::phase("warm-up", 1);
+  const point_cost::Totals t = point_cost::take();
+  EXPECT_DOUBLE_EQ(t.timed_ms, 13.0);
+  ASSERT_EQ(t.phases.size(), 2u);
+  EXPECT_EQ(t.phases[0].first, "warm-up");
+  EXPECT_DOUBLE_EQ(t.phases[0].second, 4.0);
+  Row row;
+  put_point_cost(row, 20, t);
+  EXPECT_EQ(row["wall_ms"], "20");
+  EXPECT_EQ(row["timed_ms"], "13");
+  EXPECT_EQ(row["harness_ms"], "7");
+  EXPECT_EQ(row["harness_phases"], "warm-up:4 samples:14 other:2");
+  // Taken: the next point starts from nothing; a timed span past the wall clamps at 0.
+  const point_cost::Totals next = point_cost::take();
+  EXPECT_EQ(next.timed_ms, 0.0);
+  EXPECT_TRUE(next.phases.empty());
+  Row r2;
+  put_point_cost(r2, 1, point_cost::Totals{1.5, {{"samples", 1.0}}});
+  EXPECT_EQ(r2["harness_ms"], "0");
+  EXPECT_EQ(r2["harness_phases"], "samples:1");
+  // Every column it fills is a declared cost column.
+  for (const auto& [k, v] : r2)
+    EXPECT_NE(std::find(point_cost_columns().begin(), point_cost_columns().end(), k), point_cost_columns().end()) << k;
 }
 
 TEST(TidyCsv, RejectsColumnsOutsideTheSchema) {
