@@ -4,7 +4,7 @@
 find_package(CUDAToolkit REQUIRED)
 find_package(Threads REQUIRED)
 
-# Header-only dependencies staged by ../shared/scripts/stage-deps.sh land in .deps/include.
+# Header-only dependencies staged by scripts/stage-deps.sh land in .deps/include.
 set(PKBENCH_DEPS_DIR "${CMAKE_SOURCE_DIR}/.deps" CACHE PATH "Folder with staged header-only dependencies")
 
 find_package(benchmark CONFIG QUIET)

@@ -26,6 +26,18 @@ if(NOT _pk_nvshmem_root)
     set(_pk_nvshmem_from "the nvidia-nvshmem wheel of ${PKBENCH_PYTHON3}")
   endif()
 endif()
+# Whether the wheel was importable at this configure (ROOT: an explicit install was named):
+# scripts/lib.sh's pk_build configures again when python3's answer has changed since (a wheel
+# installed, or removed, after the build folder was made), so NVSHMEM is never left off by a
+# stale build folder.
+if(PKBENCH_NVSHMEM_ROOT)
+  set(_pk_wheel_seen ROOT)
+elseif(_pk_nvshmem_root)
+  set(_pk_wheel_seen ON)
+else()
+  set(_pk_wheel_seen OFF)
+endif()
+set(PKBENCH_NVSHMEM_WHEEL_SEEN ${_pk_wheel_seen} CACHE INTERNAL "nvidia.nvshmem importable by python3 at configure (ON/OFF; ROOT: PKBENCH_NVSHMEM_ROOT set)" FORCE)
 if(_pk_nvshmem_root AND EXISTS "${_pk_nvshmem_root}/include/nvshmem.h"
    AND EXISTS "${_pk_nvshmem_root}/lib/libnvshmem_device.a"
    AND EXISTS "${_pk_nvshmem_root}/lib/libnvshmem_host.so.3")

@@ -5,6 +5,7 @@
 # sweeps/bench_main.cpp), then times the reader + Table-1 summary + tuning table in one
 # process, and the two command-line tools end to end.
 #   scripts/bench-sweeps.sh [ROWS] [TEMPLATE_CSV]
+case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # --help first: the comment above
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 rows=${1:-1000000}

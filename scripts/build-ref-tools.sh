@@ -16,6 +16,7 @@
 # nccl-tests with MPI (one process per GPU, as `mpirun -np N ... -g 1`).
 #   scripts/build-ref-tools.sh             # then: export PKBENCH_NCCL_TESTS=$PWD/.reftools/nccl-tests
 # Environment: CUDA_HOME (/usr/local/cuda), ARCH (90: sm_90), JOBS (nproc).
+case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # --help first: the comment above
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUTDIR=$ROOT/.reftools

@@ -8,7 +8,7 @@ export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 TORCH_SYMM_MEM_DISABLE_MULTICAS
 
 pk_log() { printf '[pkbench %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
-# Configures the build folder once, then builds the named targets (a device call need not
+# Configures the build folder once, then builds the named targets (a run of one study need not
 # compile every study), or everything without arguments.
 # The tools regenerate.sh runs on a study's CSVs beyond the summaries every run builds
 # (pkbench_transfer_summary, pkbench_sync_summary, ...): one per study that has one.
@@ -20,6 +20,7 @@ pk_derive_targets() {
       primitives) echo pkbench_primitives_summary ;;
       collectives) echo pkbench_collectives_summary ;;
       ep) echo pkbench_ep_summary ;;
+      seqpar) echo pkbench_seqpar_summary pkbench_collectives ;;
     esac
   done
 }
@@ -28,7 +29,7 @@ pk_derive_targets() {
 # SMs; T_comm of the inter-SM GEMM+RS / GEMM+AR points. Declared once: scripts/run.sh's fused
 # study measures them into fused/$PK_FUSED_COMM_ONLY_CSV beside fused.csv (with the fused run's
 # peer mode and ranks: --peer-mode=virtual --ranks=N too), scripts/regenerate.sh passes that file
-# to the model, scripts/device.sh's fused-comm-virtual check measures the same rows.
+# to the model.
 PK_FUSED_COMM_ONLY_CSV=communicator_only_rs_ar.csv
 # pk_fused_comm_only_flags [COMM_SMS]: pkbench_fused's flags for them, one a line (default comm
 # SMs 4,8,16,32).
@@ -55,23 +56,39 @@ pk_fused_needs_comm_only() {
     $c["gpus"] + 0 >= 2 { found = 1; exit }
     END { exit !found }' "$1"
 }
+# pk_build_stale: whether the build folder was configured when python3's NVSHMEM wheel was in
+# another state than now (installed after the folder was made, or removed since): the cache's
+# PKBENCH_NVSHMEM_WHEEL_SEEN (cmake/Nvshmem.cmake) against `import nvidia.nvshmem` now. A folder
+# configured with PKBENCH_NVSHMEM_ROOT is never stale on this account; one configured before
+# the value was recorded is (once).
+pk_build_stale() {
+  local cache=$PKBENCH_BUILD_DIR/CMakeCache.txt seen now=OFF
+  [ -f "$cache" ] || return 1
+  seen=$(sed -n 's/^PKBENCH_NVSHMEM_WHEEL_SEEN:INTERNAL=//p' "$cache")
+  [ "$seen" = ROOT ] && return 1
+  python3 -c 'import nvidia.nvshmem' >/dev/null 2>&1 && now=ON
+  [ "$seen" != "$now" ]
+}
 pk_build() {
   local gen=() targets=()
   command -v ninja >/dev/null 2>&1 && gen=(-G Ninja)
   if [ ! -f "$PKBENCH_BUILD_DIR/CMakeCache.txt" ]; then
     cmake -S "$PKBENCH_ROOT" -B "$PKBENCH_BUILD_DIR" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release ${PKBENCH_CMAKE_ARGS:-}
+  elif pk_build_stale; then
+    pk_log "python3's NVSHMEM wheel changed since $PKBENCH_BUILD_DIR was configured: configuring it again"
+    cmake "$PKBENCH_BUILD_DIR" >/dev/null
   fi
   [ $# -gt 0 ] && targets=(--target "$@")
   cmake --build "$PKBENCH_BUILD_DIR" -j "${PKBENCH_JOBS:-$(nproc)}" "${targets[@]}"
 }
 
 # The studies, in the order run.sh runs them.
-PK_STUDIES=(transfer sync primitives collectives fused gemm ep)
+PK_STUDIES=(transfer sync primitives collectives fused gemm ep seqpar)
 # The studies run one process per GPU (mpirun, --peer-mode ipc) wherever mpirun is found on a
 # machine of two or more GPUs, as nccl-tests and every framework run NCCL and NVSHMEM (NCCL in
 # one process driving every GPU read about 3x its small-message latency): the rows say
 # peer_mode=ipc. --peer-mode=single (or PKBENCH_PEER_MODE=single) keeps one process.
-PK_RANK_STUDIES=(primitives collectives fused ep)
+PK_RANK_STUDIES=(primitives collectives fused ep seqpar)
 # pk_study_peer_mode STUDY NGPU FLAGS...: the peer mode a run of STUDY gets: its --peer-mode,
 # else $PKBENCH_PEER_MODE, else ipc for PK_RANK_STUDIES on 2+ GPUs where mpirun is found, else single.
 pk_study_peer_mode() {
@@ -94,11 +111,25 @@ pk_study_peer_mode() {
 # on three or more GPUs the GPU-count sweep 2..N of the studies that have one (one run, the
 # scaling figure).
 pk_main_flags() {
-  case $1 in collectives|fused) echo --preset=main ;; esac
+  case $1 in collectives|fused|seqpar) echo --preset=main ;; esac
   if [ "$2" -ge 3 ]; then
     case $1 in collectives|fused) echo --gpu-counts=all ;; esac
   fi
   true
+}
+# pk_seqpar_ulysses_runs NGPU: the sequence-parallel study's Ulysses runs on a machine of NGPU
+# GPUs (pkbench_collectives' ulysses presets, microbench/seqpar/README.md), one a line: the CSV's
+# name, then its flags. Every count 2..N; the 4-D all-to-all splits H = 128 over the ranks, so it
+# sits out the counts that do not divide 128 (pkbench_collectives says so) where the column
+# all-gather / reduce-scatter run; the layer shape (the all-to-all alone) runs at 2, 4, 8.
+pk_seqpar_ulysses_runs() {
+  local n=$1 k counts=""
+  for k in 2 4 8; do [ "$k" -le "$n" ] && counts+="${counts:+,}$k"; done
+  [ -n "$counts" ] || return 0
+  # The presets' own sizes (S per rank 1K..128K doubling): a size list given as a flag is taken
+  # exactly, and the column layouts' sizes must then split over every count (3 ranks too).
+  echo "ulysses --preset=ulysses --gpu-counts=all"
+  echo "ulysses_layer --preset=ulysses_layer --gpu-counts=$counts"
 }
 pk_is_study() { local s; for s in "${PK_STUDIES[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
 # Where the build puts every executable (CMAKE_RUNTIME_OUTPUT_DIRECTORY in CMakeLists.txt), and
@@ -168,7 +199,7 @@ pk_launcher() {
       # in containers.
       printf '%s\n' -x NCCL_NVLS_ENABLE -x NVSHMEM_DISABLE_NVLS -x TORCH_SYMM_MEM_DISABLE_MULTICAST \
         -x CUDA_MODULE_LOADING -x PKBENCH_GIT_COMMIT --mca btl_vader_single_copy_mechanism none
-      # Where a caller set them: the bootstraps' interfaces (scripts/device.sh: loopback) and
+      # Where a caller set them: the bootstraps' interfaces (e.g. loopback on one node) and
       # NCCL's transports (NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1: its network path, simulated
       # inter-node).
       local v
@@ -177,8 +208,18 @@ pk_launcher() {
       done
       true
       ;;
-    *) echo "unknown peer mode '$1' (single, ipc, vmm)" >&2; return 2 ;;
+    *) echo "unknown peer mode '$1' (single, ipc, vmm, virtual)" >&2; return 2 ;;
   esac
+}
+
+# pk_launcher_lines MODE: pk_launcher's lines into the array `launcher`, its exit code kept
+# (mapfile < <(...) would lose it: an unknown mode must stop the run with exit 2).
+pk_launcher_lines() {
+  local text
+  text=$(pk_launcher "$1") || return $?
+  launcher=()
+  [ -n "$text" ] && mapfile -t launcher <<< "$text"
+  return 0
 }
 
 # The --peer-mode=X (or --peer-mode X) among the arguments, or "single".
@@ -274,7 +315,7 @@ pk_ensure_deps() {
   [ "$(id -u)" = 0 ] && root=1
   [ -n "${PKBENCH_DEPS_AS_ROOT:-}" ] && root=$PKBENCH_DEPS_AS_ROOT
   local dry=${PKBENCH_DEPS_DRY_RUN:-0} noinst=${PKBENCH_NO_INSTALL:-0}
-  # Machines without a network (the lent GPU machines) fail this probe at once instead of
+  # Machines without a network (air-gapped GPU nodes) fail this probe at once instead of
   # waiting on apt's timeouts.
   local online=1
   [ "$dry" = 1 ] || timeout 5 getent hosts deb.debian.org >/dev/null 2>&1 || online=0

@@ -6,8 +6,10 @@
 # sizes present (no typed lists), each mechanism with its own colour, dash and point in
 # every figure, the NVLink line rate and the copy engine's best as reference lines, and the
 # machine and commit in the titles. The studies with figure scripts of their own are drawn by
-# them: collectives/ (microbench/collectives/plot.sh: Figures 6, 15-17) and fused/
-# (microbench/fused/plot.sh: Figures 4, 5, 7-9 and table3.md).
+# them: collectives/ (microbench/collectives/plot.sh: Figures 6, 15-17), fused/
+# (microbench/fused/plot.sh: Figures 4, 5, 7-9 and table3.md) and seqpar/
+# (microbench/seqpar/plot.sh: the ring pass, its SM split, the Ulysses collectives).
+case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # --help first: the comment above
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 dir=${1:?usage: scripts/plot.sh RESULTS_DIR}
@@ -133,6 +135,10 @@ coll=$dir/collectives/collectives.csv
 if [ -f "$coll" ]; then
   if "$PKBENCH_ROOT/microbench/collectives/plot.sh" "$coll" "$dir/collectives" >&2; then drew=1
   else echo "plot.sh: microbench/collectives/plot.sh $coll failed" >&2; fi
+fi
+if [ -f "$dir/seqpar/seqpar.csv" ] || compgen -G "$dir/seqpar/ulysses*.csv" >/dev/null; then
+  if "$PKBENCH_ROOT/microbench/seqpar/plot.sh" "$dir/seqpar" >&2; then drew=1
+  else echo "plot.sh: microbench/seqpar/plot.sh $dir/seqpar failed" >&2; fi
 fi
 if [ -f "$dir/fused/fused.csv" ]; then
   if "$PKBENCH_ROOT/microbench/fused/plot.sh" "$dir/fused" >&2; then drew=1

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Nsight Compute over virtual ranks (issue 20), on ONE lent GPU, carrying .deps:
-#   bash scripts/profile-virtual.sh            # from the root of a clean `git archive`
+# Nsight Compute over virtual ranks (issue 20), on one GPU:
+#   bash scripts/profile-virtual.sh [OUT_DIR]  # from the repository root (default OUT_DIR: /tmp/pk-profile-out)
 # Kernel replay (ncu's default) runs one kernel at a time, and a virtual rank's kernel spins on
 # its peer's signals, so it never ends; range replay (and app-range, which reruns the whole
 # program once per pass instead of capturing and replaying the range) profiles everything
@@ -8,7 +8,7 @@
 # PKBENCH_PROFILER_RANGE=1 (microbench/harness/timing.h) makes each point's first timed sample
 # such a range. Profiled, each first without the profiler (the same points' timings):
 #   fused        the reduction communicator alone: gemm_rs and gemm_ar, inter_sm, K = 64,
-#                4 and 16 comm SMs, 2 virtual ranks (device.sh --check=fused-comm-virtual's points), range
+#                4 and 16 comm SMs, 2 virtual ranks (the communicator-only points), range
 #                replay with the full sections (app-range with the lean ones ran out of 150 s:
 #                14 passes, each a whole run of the program)
 #   collectives  mid-size all-reduce, ours only (one_shot, two_shot_push, two_shot_tma), 1, 4
@@ -18,13 +18,16 @@
 # DRAM and L2 counters sum over every green context (ncu says so in each result). The range
 # holds the start gate and every operation of the sample (its count is on stderr: "profiler
 # range N"). Clocks are left alone (--clock-control none). Everything lands in
-# $OUT/profile-virtual.tgz, each result's raw page also in $OUT/<target>_<replay>_raw.csv.
+# OUT_DIR/profile-virtual.tgz, each result's raw page also in OUT_DIR/<target>_<replay>_raw.csv.
+# PROFILE_SECONDS (default 390) bounds the whole script.
+case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # --help first: the comment above
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 CUDA_MODULE_LOADING=EAGER
 export CUDA_DEVICE_MAX_CONNECTIONS=32  # virtual ranks: the tests' setting (peer_group.h)
 B=${PROFILE_BUILD_DIR:-/tmp/pk-profile-build}
 W=${PROFILE_WORK_DIR:-/tmp/profile-virtual}
-out=${OUT:-/tmp/pk-profile-out}
+case "${1:-}" in -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; -*) echo "profile-virtual.sh: error: unknown option '$1'" >&2; exit 2 ;; esac
+out=${1:-/tmp/pk-profile-out}
 rm -rf "$W"
 mkdir -p "$W" "$out"
 t0=$(date +%s)
@@ -88,7 +91,7 @@ command_of() {  # TARGET: the study's command line (--csv appended by the caller
       "--dtypes=bf16 --modes=eager --impls=one_shot,two_shot_push,two_shot_tma --sizes=1M,4M,16M --samples=3" ;;
   esac
 }
-left() { echo $((${PROFILE_SECONDS:-390} - $(date +%s) + t0)); }  # the whole script's budget
+left() { echo $((${PROFILE_SECONDS:-390} - $(date +%s) + t0)); }  # what is left of PROFILE_SECONDS
 
 unprofiled() {  # TARGET
   local cmd; cmd=$(command_of "$1")

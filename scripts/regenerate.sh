@@ -68,6 +68,12 @@ if [ -f "$coll/collectives.csv" ]; then
   "$tools/pkbench_collectives_summary" --out "$coll/verdicts.md" "$coll/collectives.csv" "${others[@]}" > /dev/null || status=1
 fi
 [ -f "$dir/ep/ep.csv" ] && { "$(pk_bin ep_summary)" "$dir/ep/ep.csv" "$dir/ep" > /dev/null || status=1; }
+# The sequence-parallel summary: the ring's CSV and the Ulysses runs beside it.
+if [ -f "$dir/seqpar/seqpar.csv" ]; then
+  uly=()
+  for f in "$dir"/seqpar/ulysses*.csv; do [ -f "$f" ] && uly+=(--ulysses "$f"); done
+  "$(pk_bin seqpar_summary)" "$dir/seqpar/seqpar.csv" "$dir/seqpar" ${uly[@]+"${uly[@]}"} > /dev/null || status=1
+fi
 # The library-primitives summary: the study's main CSV, its rerun (run-to-run noise) and its
 # one-process run where measured.
 prim=$dir/primitives

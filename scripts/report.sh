@@ -4,6 +4,7 @@
 # order, that holds a study CSV (<study>/<study>.csv): results/h200x2 is reported beside
 # results/h100x1, results/h100x1 beside results/h200x1.
 #   scripts/report.sh results/h200x2 [OTHER_DIR]
+case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # --help first: the comment above
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 dir=${1:-}

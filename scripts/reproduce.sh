@@ -2,17 +2,19 @@
 # Reproduce the paper's figures and tables that this machine allows, one step at a time,
 # into results/<machine>/ (or $PKBENCH_OUT), then the summaries, tuning tables, cost model,
 # figures and REPORT.md from everything measured so far.
-#   scripts/reproduce.sh --list [--gpus=N]        # the plan: steps, estimated minutes, device calls
-#   scripts/reproduce.sh fig2 fig3                # those steps (a finished step is not rerun)
-#   scripts/reproduce.sh all                      # every step the hardware allows
-#   scripts/reproduce.sh --dry-run --gpus=2 all   # print the commands, run nothing
-# Options: --force (rerun finished steps), --gpus=N (plan for N GPUs; a real run refuses more
-# than are present), --timeout=S (per step, default 540).
+#   scripts/reproduce.sh                        # every step the hardware allows
+#   scripts/reproduce.sh --resume               # the same, keeping the steps an earlier run finished
+#   scripts/reproduce.sh --only fig2,fig3       # those steps only (--only repeats; bare names work too)
+#   scripts/reproduce.sh --list [--gpus=N]      # the plan: steps, estimated seconds, refusals
+#   scripts/reproduce.sh --dry-run --gpus=2     # print the commands, run nothing
+# Options: --resume, --only STEP[,STEP...], --gpus=N (plan for N GPUs; a real run refuses more
+# than are present), --timeout=S (per step, default 540), --list, --dry-run, -h/--help.
 # A step writes results/<machine>/<study>/parts/<study>.<step>.csv and a .done marker when its
-# study exited 0; a later call (another device call) skips it and merges every finished part
-# into the CSV its plan line names (transfer/transfer.csv, collectives/collectives.csv, ...).
-# Steps that cannot run here are named with the reason and skipped: multicast (never run on
-# shared machines), more GPUs than present, a study not built yet.
+# study exited 0. Without --resume every requested step runs again; with --resume a finished
+# part is kept, so a job stopped by its time limit continues where it stopped. Either way every
+# finished part is merged into the CSV its plan line names (transfer/transfer.csv, ...).
+# Steps that cannot run here are named with the reason and skipped: multicast (never run),
+# more GPUs than present, a study not built yet.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -52,20 +54,27 @@ EOF
 PLAN=${PLAN//@COMM_ONLY_FLAGS@/$(pk_fused_comm_only_flags | paste -sd' ')}
 PLAN=${PLAN//@COMM_ONLY_CSV@/$PK_FUSED_COMM_ONLY_CSV}
 BUILD_S=60          # configure + build of the study binaries on a GPU machine (README: 12-19 s on 32 cores)
-CALL_S=540          # one device call: under 10 minutes with room for packing results
 
 usage() {
-  sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
   echo "steps: $(printf '%s\n' "$PLAN" | cut -d'|' -f1 | tr '\n' ' ')all"
 }
 
-list=0 dry=0 force=0 gpus="" step_timeout=540
+list=0 dry=0 resume=0 gpus="" step_timeout=540
 names=()
-for a in "$@"; do
+while [ $# -gt 0 ]; do
+  a=$1
+  shift
   case "$a" in
     --list) list=1 ;;
     --dry-run) dry=1 ;;
-    --force) force=1 ;;
+    --resume) resume=1 ;;
+    --only)
+      [ $# -gt 0 ] && [ -n "$1" ] && [[ "$1" != -* ]] || { echo "reproduce.sh: error: --only needs STEP[,STEP...]" >&2; exit 2; }
+      IFS=, read -ra more <<< "$1"; names+=("${more[@]}"); shift ;;
+    --only=*)
+      [ -n "${a#--only=}" ] || { echo "reproduce.sh: error: --only needs STEP[,STEP...]" >&2; exit 2; }
+      IFS=, read -ra more <<< "${a#--only=}"; names+=("${more[@]}") ;;
     --gpus=*) gpus=${a#--gpus=}; [[ "$gpus" =~ ^[0-9]+$ ]] || { echo "reproduce.sh: error: $a: not a GPU count" >&2; exit 2; } ;;
     --timeout=*) step_timeout=${a#--timeout=}; [[ "$step_timeout" =~ ^[1-9][0-9]*$ ]] || { echo "reproduce.sh: error: $a: not a number of seconds" >&2; exit 2; } ;;
     -h|--help) usage; exit 0 ;;
@@ -74,11 +83,10 @@ for a in "$@"; do
   esac
 done
 all_names=$(printf '%s\n' "$PLAN" | cut -d'|' -f1)
-for n in "${names[@]}"; do
+for n in ${names[@]+"${names[@]}"}; do
   [ "$n" = all ] && continue
   printf '%s\n' "$all_names" | grep -qx -- "$n" || { echo "reproduce.sh: error: unknown step '$n' (steps: $(echo $all_names) all)" >&2; exit 2; }
 done
-if [ "$list" = 0 ] && [ ${#names[@]} = 0 ]; then usage >&2; exit 2; fi
 [ ${#names[@]} = 0 ] && names=(all)
 printf '%s\n' "${names[@]}" | grep -qx all && names=($all_names)
 
@@ -104,7 +112,7 @@ refusal() {  # step line
   local study need needs
   IFS='|' read -r _ _ study need _ _ needs _ <<< "$1"
   if [ "$needs" = multicast ]; then
-    echo "NVSwitch multicast is never run on shared machines (it can put a host's GPUs out of service; see README.md)"
+    echo "NVSwitch multicast is never run (it can put a host's GPUs out of service; see README.md)"
     return
   fi
   if [ ! -f "$PKBENCH_ROOT/microbench/$study/CMakeLists.txt" ] && [ ! -f "$PKBENCH_ROOT/microbench/$study/${study}_bench.cu" ]; then
@@ -126,11 +134,11 @@ refusal() {  # step line
   echo ""
 }
 
-# ---- --list: the plan, grouped into device calls ---------------------------------------------
+# ---- --list: the plan ----------------------------------------------------------------------
 if [ "$list" = 1 ]; then
-  echo "plan for $ngpus GPU(s) (estimates on H200x2; one device call = at most ${CALL_S} s here):"
+  echo "plan for $ngpus GPU(s) (estimated seconds on H200x2):"
   printf '  %-9s %-11s %6s  %s\n' step study est. "what (or why not)"
-  runnable=()
+  n_run=0 total=0
   for n in "${names[@]}"; do
     l=$(line_of "$n")
     IFS='|' read -r _ what study _ est _ _ _ <<< "$l"
@@ -141,22 +149,10 @@ if [ "$list" = 1 ]; then
       printf '  %-9s %-11s %6s  %s: runs %s\n' "$n" "$study" "=" "$what" "$(alias_of "$n")"
     else
       printf '  %-9s %-11s %5ss  %s\n' "$n" "$study" "$est" "$what"
-      runnable+=("$n:$est")
+      n_run=$((n_run + 1)) total=$((total + est))
     fi
   done
-  # Greedy packing in plan order; the first call also builds.
-  call=1 used=$BUILD_S steps="" total=0
-  for r in "${runnable[@]}"; do
-    n=${r%%:*} s=${r##*:}
-    total=$((total + s))
-    if [ -n "$steps" ] && [ $((used + s)) -gt "$CALL_S" ]; then
-      echo "  device call $call (~$(( (used + 59) / 60 )) min): scripts/reproduce.sh$steps"
-      call=$((call + 1)) used=$BUILD_S steps=""
-    fi
-    used=$((used + s)) steps="$steps $n"
-  done
-  [ -n "$steps" ] && echo "  device call $call (~$(( (used + 59) / 60 )) min): scripts/reproduce.sh$steps"
-  echo "  total: ${#runnable[@]} steps, ~$(( (total + BUILD_S + 59) / 60 )) min of GPU time with one build ($((total + BUILD_S)) s)"
+  echo "  total: $n_run steps, ~$(( (total + BUILD_S + 59) / 60 )) min with the build ($((total + BUILD_S)) s)"
   exit 0
 fi
 
@@ -227,7 +223,7 @@ else
 fi
 
 start=$(date +%s) done_n=0 status=0
-planned=()  # the CSVs this call writes parts of (a dry run derives from them as if they existed)
+planned=()  # the CSVs this run writes parts of (a dry run derives from them as if they existed)
 for n in "${todo[@]}"; do
   IFS='|' read -r _ what study need est flags needs csv <<< "$(line_of "$n")"
   bin=$(pk_bin "$study")
@@ -249,9 +245,12 @@ for n in "${todo[@]}"; do
     part=$out/$study/parts/$study.$n.csv
     [ "${#invocations[@]}" -gt 1 ] && part=$out/$study/parts/$study.$n.$k.csv
     [ "$dry" = 1 ] || mkdir -p "$out/$study/parts"
-    if [ -f "$part.done" ] && [ "$force" = 0 ]; then
-      pk_log "$n: $(basename "$part") finished in an earlier call, not rerun (--force reruns)"
-      continue
+    if [ -f "$part.done" ]; then
+      if [ "$resume" = 1 ]; then
+        pk_log "$n: $(basename "$part") finished in an earlier run, kept (--resume)"
+        continue
+      fi
+      [ "$dry" = 1 ] || rm -f "$part.done"
     fi
     pk_log "$n ($what): step $((done_n + 1)) of ${#todo[@]}, ~${est}s; elapsed $(( $(date +%s) - start ))s"
     # shellcheck disable=SC2086
@@ -274,7 +273,7 @@ out=$(rp "$out")
 rel_planned=()
 for p in "${planned[@]:-}"; do [ -n "$p" ] && rel_planned+=("$(rp "$p")"); done
 planned=("${rel_planned[@]:-}")
-# have FILE: it exists, or (dry run) this call would write it.
+# have FILE: it exists, or (dry run) this run would write it.
 have() {
   [ -f "$1" ] && return 0
   [ "$dry" = 1 ] && printf '%s\n' "${planned[@]:-}" | grep -qx -- "$1"
@@ -290,7 +289,7 @@ for dest in $(printf '%s\n' "$PLAN" | cut -d'|' -f8 | awk '!seen[$0]++'); do
       [ -f "$p" ] || continue
       if [ -f "$p.done" ] || { [ "$dry" = 1 ] && printf '%s\n' "${todo[@]}" | grep -qx -- "$n"; }; then done_parts+=("$p"); fi
     done
-    # A dry run names the parts this call would write.
+    # A dry run names the parts this run would write.
     if [ "$dry" = 1 ] && printf '%s\n' "${todo[@]}" | grep -qx -- "$n" && ! printf '%s\n' "${done_parts[@]:-}" | grep -q "/$study\.$n\."; then
       k=$(field "$(line_of "$n")" 6 | awk -F';' '{print NF}')
       if [ "${k:-0}" -gt 1 ]; then

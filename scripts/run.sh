@@ -24,7 +24,7 @@
 # H200x2: about a minute with the build).
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
-# A caller that built first (scripts/device.sh) passes the build's seconds so they count.
+# A caller that built first passes the build's seconds (PKBENCH_BUILD_SECONDS) so they count.
 start=$(( $(date +%s) - ${PKBENCH_BUILD_SECONDS:-0} ))
 
 usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; }
@@ -49,7 +49,10 @@ case "${1:-}" in
   --quick)
     quick=1
     shift
-    [ $# -eq 0 ] || { echo "run.sh: error: --quick takes no other arguments (got: $*)" >&2; exit 2; } ;;
+    [ $# -eq 0 ] || { echo "run.sh: error: --quick takes no other arguments (got: $*)" >&2; exit 2; }
+    # --list plans the full studies (each binary's --list), not --quick's shorter runs: refused
+    # rather than printing a plan that is not the one --quick would run.
+    [ "$list" = 0 ] || { echo "run.sh: error: --quick --list: --list plans the full studies, not the quick profile (its runs: run.sh --help)" >&2; exit 2; } ;;
 esac
 studies=("${PK_STUDIES[@]}")
 if [ $# -gt 0 ] && [[ "$1" != -* ]]; then
@@ -97,6 +100,8 @@ if [ "$list" = 1 ]; then
   if [ -n "$plan_gpus" ] || [ "${n:-0}" -lt 1 ]; then
     n=${plan_gpus:-2}
     where=(--arch=sm_90a --world="$n")
+    # Virtual ranks are the planned GPUs themselves (--ranks): the binary plans for them.
+    [ "$(pk_peer_mode_of "$@")" = virtual ] && where=(--arch=sm_90a)
   fi
   rc=0 total=0
   for s in "${studies[@]}"; do
@@ -124,11 +129,38 @@ if [ "$list" = 1 ]; then
   exit "$rc"
 fi
 
-# Peer modes are checked before anything runs (pk_launcher refuses an unknown one).
-pk_launcher "$(pk_peer_mode_of "$@")" > /dev/null || exit 2
+# Peer modes are checked before anything runs (pk_launcher refuses an unknown one), the
+# environment's default too.
+m=$(pk_peer_mode_of "$@")
+err=$(pk_launcher "$m" 2>&1 > /dev/null) || { echo "run.sh: error: --peer-mode=$m: $err" >&2; exit 2; }
+if [ -n "${PKBENCH_PEER_MODE:-}" ]; then
+  err=$(pk_launcher "$PKBENCH_PEER_MODE" 2>&1 > /dev/null) ||
+    { echo "run.sh: error: PKBENCH_PEER_MODE=$PKBENCH_PEER_MODE: $err" >&2; exit 2; }
+fi
 
 ngpu=$(pk_gpu_count)
 if [ "${ngpu:-0}" -lt 1 ]; then
+  # Bad flags come first, GPU or not (exit 2 with the flag named): each study's binary checks
+  # them as its --list would (planned for a stand-in GPU; ipc/vmm need mpirun, so left out).
+  if [ $# -gt 0 ]; then
+    check=()
+    for a in "$@"; do
+      case "$a" in --peer-mode=ipc|--peer-mode=vmm) ;; *) check+=("$a") ;; esac
+    done
+    for s in "${studies[@]}"; do
+      bin=$(pk_bin "$s")
+      if [ ! -x "$bin" ]; then
+        echo "run.sh: note: $(basename "$bin") is not built: its flags are not checked here" >&2
+        continue
+      fi
+      err=$("$bin" ${check[@]+"${check[@]}"} --list --arch=sm_90a 2>&1 >/dev/null)
+      rc=$?
+      if [ "$rc" = 2 ]; then
+        printf '%s\n' "$err" >&2
+        exit 2
+      fi
+    done
+  fi
   echo "run.sh: no NVIDIA GPU on this machine (nvidia-smi lists none), so there is nothing to measure." >&2
   echo "        Plans: scripts/run.sh [STUDY ...] --list. Summaries, figures and reports can still be" >&2
   echo "        redrawn from committed CSVs: scripts/regenerate.sh results/<machine>" >&2
@@ -184,8 +216,9 @@ run_study() {
   mkdir -p "$dir" "$(dirname "$csv")"
   # One process per GPU under mpirun (ipc, vmm), or one process (single, virtual): lib.sh's
   # pk_study_peer_mode.
-  mapfile -t launcher < <(pk_launcher "$(pk_study_peer_mode "$s" "$ngpu" "$@")")
-  local cmd=(${launcher[@]+"${launcher[@]}"} "$(pk_bin "$s")" "--csv=$csv" "$@")
+  pk_launcher_lines "$(pk_study_peer_mode "$s" "$ngpu" "$@")" || { status=2; return 0; }
+  # $bin: another study's binary run as a part of this study (the seqpar study's Ulysses runs).
+  local cmd=(${launcher[@]+"${launcher[@]}"} "$(pk_bin "${bin:-$s}")" "--csv=$csv" "$@")
   printf '%q ' "${cmd[@]}" | sed "s|$PKBENCH_ROOT/||g" >> "$dir/command.txt"
   echo >> "$dir/command.txt"
   pk_log "running: $(tail -n 1 "$dir/command.txt")"
@@ -242,6 +275,18 @@ comm_only() {
   fi
 }
 
+# The sequence-parallel study's Ulysses collectives (lib.sh: pk_seqpar_ulysses_runs): the
+# collectives study's binary on its ulysses presets, each CSV beside seqpar.csv (ulysses*.csv,
+# which scripts/regenerate.sh passes to pkbench_seqpar_summary).
+ulysses_runs() {
+  local dir=$1 name flags
+  while read -r name flags; do
+    [ -n "$name" ] || continue
+    # shellcheck disable=SC2086  # the flags are words without spaces (lib.sh)
+    bin=collectives run_study seqpar "$dir/$name.csv" $flags
+  done < <(pk_seqpar_ulysses_runs "$ngpu")
+}
+
 # nvbandwidth, the transfer study's reference tool, in the same run on the same bytes: the
 # testcases matching the CSV's rows (pkbench_transfer_ref --plan: microbench/transfer/
 # transfer_ref.h), its --json output kept beside the CSV, its figures merged into the rows
@@ -290,6 +335,9 @@ one_gpu_study() {
       run_study collectives "$dir/virtual/collectives_virtual.csv" "${virt[@]}" --sizes=4K:64M:x4 --samples=5 ;;
     fused) run_study fused "$dir/virtual/fused_virtual.csv" "${virt[@]}" --sizes=4096 ;;
     ep) run_study ep "$dir/virtual/ep_virtual.csv" "${virt[@]}" --preset=smoke ;;
+    seqpar)
+      run_study seqpar "$dir/virtual/seqpar_virtual.csv" "${virt[@]}" --preset=smoke
+      bin=collectives run_study seqpar "$dir/virtual/ulysses_virtual.csv" "${virt[@]}" --preset=ulysses --tensor-sizes=32M:256M:x4 --samples=5 ;;
   esac
 }
 
@@ -320,6 +368,8 @@ for s in "${studies[@]}"; do
     [ ${#studies[@]} -gt 1 ] && mapfile -t main < <(pk_main_flags "$s" "$ngpu")
     run_study "$s" "$dir/$s.csv" ${main[@]+"${main[@]}"} "$@"
     [ "$s" = fused ] && comm_only "$dir/$s.csv" ${main[@]+"${main[@]}"} "$@"
+    # The Ulysses sweeps (minutes) when the study runs alone (scripts/run.sh seqpar), not in the main job.
+    [ "$s" = seqpar ] && [ ${#studies[@]} -eq 1 ] && ulysses_runs "$dir"
     [ "$s" = transfer ] && [ "$last_rc" = 0 ] && transfer_ref "$dir/$s.csv"
   fi
   write_readme "$s"

@@ -12,6 +12,7 @@
 # nvidia-nvml-dev, a header only) into .deps/nvml (not .deps/include: the project declares its
 # own NVML subset and must not see it).
 #   scripts/stage-deps.sh
+case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # --help first: the comment above
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 mapfile -t pkgs < <(printf '%s\n' "$PK_DEPS" | awk -F'|' '$4 == "header" {print $3}')

@@ -14,10 +14,10 @@
 
 #include "microbench/harness/tidy_csv.h"
 #include "microbench/harness/tool_cli.h"
-#include "sweeps/transfer_table.h"
+#include "microbench/transfer/transfer_analysis.h"
 
 using namespace pk;
-using namespace pk::sweeps;
+using namespace pk::transfer;
 using Clock = std::chrono::steady_clock;
 
 static const char* kUsage =

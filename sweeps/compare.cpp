@@ -1,6 +1,6 @@
 #include "sweeps/compare.h"
 
-#include "sweeps/verdict.h"
+#include "microbench/harness/verdict.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,7 +12,7 @@
 #include <unordered_map>
 
 #include "microbench/harness/csv_table.h"
-#include "sweeps/format.h"
+#include "microbench/harness/format.h"
 #include "sweeps/study_schema.h"
 
 #define PK_SWEEPS_DECLARATIONS

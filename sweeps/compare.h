@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "sweeps/study_measure.h"
+#include "microbench/harness/study_measure.h"
 
 namespace pk::sweeps {
 

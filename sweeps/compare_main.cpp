@@ -11,6 +11,7 @@
 #include "sweeps/cli_util.h"
 #include "sweeps/compare.h"
 
+using namespace pk;
 using namespace pk::sweeps;
 
 int main(int argc, char** argv) {
@@ -42,9 +43,11 @@ int main(int argc, char** argv) {
   try {
     const FolderDiff d = compare_folders(a, b);
     const std::string md = compare_markdown(d, top, all);
+    std::vector<std::pair<std::string, std::string>> files;
     if (out.empty()) std::fputs(md.c_str(), stdout);
-    else pk::write_file_atomically(out, md);
-    if (!csv.empty()) pk::write_file_atomically(csv, compare_csv(d));
+    else files.emplace_back(out, md);
+    if (!csv.empty()) files.emplace_back(csv, compare_csv(d));
+    pk::write_files_atomically(files);
     int worse = 0;
     for (const auto& f : d.files) worse += f.worse();
     std::fprintf(stderr, "pkbench_compare: %zu files compared, %d changes beyond the noise (%d worse)%s\n",
@@ -52,6 +55,6 @@ int main(int argc, char** argv) {
     return fail && worse ? 4 : 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "pkbench_compare: error: %s\n", e.what());
-    return 1;
+    return pk::exit_code_of(e);
   }
 }

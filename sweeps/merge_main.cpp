@@ -56,11 +56,11 @@ int main(int argc, char** argv) {
         machine = t.machine();
       } else {
         if (t.header() != header)
-          throw std::runtime_error(std::string(argv[i]) + ":1: header differs from " + argv[2] + "'s");
+          throw pk::CsvError(std::string(argv[i]) + ":1: header differs from " + argv[2] + "'s");
         if (t.study() != study)
-          throw std::runtime_error(std::string(argv[i]) + ": a " + t.study() + " CSV, " + argv[2] + " is a " + study + " one");
+          throw pk::CsvError(std::string(argv[i]) + ": a " + t.study() + " CSV, " + argv[2] + " is a " + study + " one");
         if (t.rows() && (t.machine().key() != machine.key() || t.machine().host != machine.host))
-          throw std::runtime_error(std::string(argv[i]) + ": rows of " + t.machine().describe() + ", " + argv[2] +
+          throw pk::CsvError(std::string(argv[i]) + ": rows of " + t.machine().describe() + ", " + argv[2] +
                                    " has " + machine.describe() + ": one machine per file");
       }
       std::ifstream in(argv[i], std::ios::binary);
@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
         if (!line.empty()) {
           const std::string at = std::string(argv[i]) + ":" + std::to_string(line_no);
           if (auto [it, fresh] = seen.emplace(line, at); !fresh)
-            throw std::runtime_error(at + ": the same row as " + it->second + ": a part given twice?");
+            throw pk::CsvError(at + ": the same row as " + it->second + ": a part given twice?");
           merged += line + "\n";
           ++rows;
         }
@@ -89,6 +89,6 @@ int main(int argc, char** argv) {
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "pkbench_merge: error: %s\n", e.what());
-    return 1;
+    return pk::exit_code_of(e);
   }
 }

@@ -3,6 +3,7 @@
 // markdown comparison: every mechanism's peak and fewest SMs to 90 % of it, and every
 // cross-GPU latency, as ratios to the first mode, with the targets (sweeps/targets.cpp).
 //   pkbench_peer_modes OUT.md single=DIR ipc=DIR vmm=DIR
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -29,6 +30,20 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "%s: error: '%s' is not MODE=DIR\n", argv[0], a.c_str());
       return 2;
     }
+    // The modes of --peer-mode (harness/peer_group.h's peer_mode_names(); the sweeps do not link
+    // the CUDA harness, so the list is repeated here and the refusal says which it takes).
+    static const std::vector<std::string> kModes = {"single", "ipc", "vmm", "virtual"};
+    const std::string mode = a.substr(0, eq);
+    if (std::find(kModes.begin(), kModes.end(), mode) == kModes.end()) {
+      std::fprintf(stderr, "%s: error: '%s': unknown peer mode '%s' (single, ipc, vmm or virtual)\n", argv[0], a.c_str(),
+                   mode.c_str());
+      return 2;
+    }
+    for (const auto& [seen, dir] : args)
+      if (seen == mode) {
+        std::fprintf(stderr, "%s: error: '%s': peer mode '%s' given twice\n", argv[0], a.c_str(), mode.c_str());
+        return 2;
+      }
     if (!std::filesystem::is_directory(a.substr(eq + 1))) {
       std::fprintf(stderr, "%s: error: '%s': no such folder '%s'\n", argv[0], a.c_str(), a.substr(eq + 1).c_str());
       return 2;
@@ -48,6 +63,6 @@ int main(int argc, char** argv) {
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s: error: %s\n", argv[0], e.what());
-    return 1;
+    return pk::exit_code_of(e);
   }
 }

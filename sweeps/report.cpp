@@ -10,8 +10,8 @@
 #include <set>
 #include <sstream>
 
-#include "sweeps/collectives_table.h"
-#include "sweeps/format.h"
+#include "microbench/collectives/collectives_analysis.h"
+#include "microbench/harness/format.h"
 #include "sweeps/study_schema.h"
 
 namespace fs = std::filesystem;
@@ -137,10 +137,10 @@ ResultsFolder load_results(const std::string& dir) {
     return fs::exists(p) ? p : std::string();
   };
   if (const std::string p = study_csv("transfer"); !p.empty()) {
-    f.transfer = read_transfer(p);
+    f.transfer = read_transfer(p, &registered_studies());
     f.transfer_summary = summarize_mechanisms(f.transfer->rows);
   }
-  if (const std::string p = study_csv("sync"); !p.empty()) f.sync = read_sync(p);
+  if (const std::string p = study_csv("sync"); !p.empty()) f.sync = read_sync(p, &registered_studies());
   if (const std::string p = study_csv("gemm"); !p.empty()) f.gemm = read_gemm(p);
   f.collectives_csv = study_csv("collectives");
   f.primitives_csv = study_csv("primitives");
@@ -767,7 +767,7 @@ void section_transfer_tuning(std::ostream& os, const ResultsFolder& here) {
     auto config = [&](int i) {
       std::string c = cell_text(t.at(i, "mechanism"));
       std::string k;
-      for (const auto& name : transfer_knob_columns()) {
+      for (const auto& name : pk::transfer::transfer_knob_columns()) {
         const Cell& v = t.at(i, name);
         if (!std::holds_alternative<std::monostate>(v)) k += (k.empty() ? "" : " ") + name + "=" + cell_text(v);
       }
@@ -802,7 +802,7 @@ void section_transfer_tuning(std::ostream& os, const ResultsFolder& here) {
 // Every target of every study: figure, baseline, its cross-check, verdict.
 void section_targets(std::ostream& os, const ResultsFolder& here) {
   const auto targets = all_targets(here);
-  os << "\n## Targets\n\nEvery target of every study measured in this folder, judged by one rule (sweeps/verdict.h): "
+  os << "\n## Targets\n\nEvery target of every study measured in this folder, judged by one rule (microbench/harness/verdict.h): "
         "the figure against the target; where the figure is a speedup, the baseline it was measured against and that "
         "baseline's cross-check against its own tool in the same call (within "
      << num(100 * kCrossCheckTolerance, 0)

@@ -10,6 +10,7 @@
 #include "sweeps/report.h"
 
 namespace fs = std::filesystem;
+using namespace pk;
 using namespace pk::sweeps;
 
 int main(int argc, char** argv) {
@@ -43,6 +44,6 @@ int main(int argc, char** argv) {
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "pkbench_report: error: %s\n", e.what());
-    return 1;
+    return pk::exit_code_of(e);
   }
 }

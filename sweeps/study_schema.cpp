@@ -45,18 +45,7 @@ ReadOptions checked_as(std::string study) {
 }
 
 CsvTable read_study_csv(const std::string& path, const std::string& study, std::vector<Field> fields, StudyFile* file) {
-  for (const char* meta : {"git_commit", "peer_mode"})
-    if (std::none_of(fields.begin(), fields.end(), [&](const Field& f) { return f.name == meta; }))
-      fields.push_back({meta, ColumnType::text, false});
-  CsvTable t = CsvTable::read(path, fields, checked_as(study));
-  file->path = path;
-  file->machine = t.machine();
-  file->total = t.rows();
-  if (t.rows()) {
-    file->git_commit = std::string(t.text(0, "git_commit"));
-    file->peer_mode = std::string(t.text(0, "peer_mode"));
-  }
-  return t;
+  return pk::read_study_csv(path, study, std::move(fields), file, &registered_studies());
 }
 
 }  // namespace pk::sweeps

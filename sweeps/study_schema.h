@@ -22,15 +22,9 @@ const StudySchema* find_study(std::string_view name);  // nullptr: never registe
 // checked against the registered declaration.
 ReadOptions checked_as(std::string study);
 
-// What a study's data says of its CSV besides the rows: the file, its machine, the commit and
-// peer mode of its first row, its row count (every status).
-struct StudyFile {
-  std::string path, git_commit, peer_mode;
-  Machine machine;
-  size_t total = 0;
-};
-// `path` read as a CSV of `study` with a reader's fields (git_commit and peer_mode added where
-// the reader leaves them out), `file` filled from it.
+// `path` read as a CSV of `study` with a reader's fields, its header checked against every
+// registered study's declaration (pk::read_study_csv with registered_studies(); StudyFile:
+// microbench/harness/csv_table.h).
 CsvTable read_study_csv(const std::string& path, const std::string& study, std::vector<Field> fields, StudyFile* file);
 
 }  // namespace pk::sweeps

@@ -15,6 +15,7 @@
 #include "sweeps/tuning_loo.h"
 
 namespace fs = std::filesystem;
+using namespace pk;
 using namespace pk::sweeps;
 
 int main(int argc, char** argv) {
@@ -62,13 +63,13 @@ int main(int argc, char** argv) {
     const std::string md = std::string(head) + loo_markdown(results);
     std::fputs(md.c_str(), stdout);
     if (!out.empty()) {
-      pk::write_file_atomically(out + "/leave_one_out.md", "# Leave-one-out\n\nCommand: `" + command + "`\n\n" + md);
-      pk::write_file_atomically(out + "/leave_one_out.csv", loo_csv(results));
+      pk::write_files_atomically({{out + "/leave_one_out.md", "# Leave-one-out\n\nCommand: `" + command + "`\n\n" + md},
+                                  {out + "/leave_one_out.csv", loo_csv(results)}});
       std::printf("wrote %s/leave_one_out.md and leave_one_out.csv\n", out.c_str());
     }
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "pkbench_tune_loo: error: %s\n", e.what());
-    return 1;
+    return pk::exit_code_of(e);
   }
 }

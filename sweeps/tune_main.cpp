@@ -21,12 +21,14 @@
 
 #include "microbench/harness/tidy_csv.h"
 #include "sweeps/cli_util.h"
-#include "sweeps/collectives_table.h"
-#include "sweeps/fused_table.h"
+#include "microbench/collectives/collectives_analysis.h"
+#include "microbench/fused/fused_analysis.h"
 #include "sweeps/study_schema.h"
-#include "sweeps/transfer_table.h"
+#include "microbench/transfer/transfer_analysis.h"
+#include "sweeps/tuning_writers.h"
 
 namespace fs = std::filesystem;
+using namespace pk;
 using namespace pk::sweeps;
 
 namespace {
@@ -98,9 +100,10 @@ void refuse_virtual(const std::vector<TuneCsv>& csvs, bool allow_virtual, const 
 
 TuningTable table_of(const TuneCsv& c) {
   const auto t0 = std::chrono::steady_clock::now();
-  TuningTable t = c.study == "transfer"      ? transfer_tuning(read_transfer(c.path))
-                  : c.study == "collectives" ? collectives_tuning(c.path)
-                                             : fused_tuning(c.path);
+  TuningTable t = c.study == "transfer"
+                      ? pk::transfer::transfer_tuning(pk::transfer::read_transfer(c.path, &registered_studies()))
+                  : c.study == "collectives" ? pk::coll::collectives_tuning(c.path)
+                                             : pk::fused::fused_tuning(c.path);
   t.peer_modes.assign(c.peer_modes.begin(), c.peer_modes.end());
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::fprintf(stderr, "pkbench_tune: %s: %zu %s tuning rows (%.2f s)\n", c.path.c_str(), t.rows.size(),
@@ -116,15 +119,19 @@ void write_tables(const std::vector<TuneCsv>& csvs, const std::string& out, cons
   }
   std::vector<TuningTable> tables;
   for (auto& [name, ts] : by_name) tables.push_back(merge_tables(ts));
+  // Every table is built before anything is written, and all files land together or none does.
+  std::vector<std::pair<std::string, std::string>> files;
   for (const auto& t : tables) {
-    pk::write_file_atomically(out + "/" + t.name + "_tuning.csv", table_csv(t));
-    if (json_available()) pk::write_file_atomically(out + "/" + t.name + "_tuning.json", table_json(t));
+    files.emplace_back(out + "/" + t.name + "_tuning.csv", table_csv(t));
+    if (json_available()) files.emplace_back(out + "/" + t.name + "_tuning.json", table_json(t));
+  }
+  files.emplace_back(out + "/" + header, tables_header(tables, "pkbench_tune"));
+  pk::write_files_atomically(files);
+  for (const auto& t : tables)
     std::printf("wrote %s/%s_tuning.csv%s (%zu rows)\n", out.c_str(), t.name.c_str(),
                 json_available() ? (" and " + t.name + "_tuning.json").c_str() : "", t.rows.size());
-  }
   if (!json_available())
     std::fprintf(stderr, "pkbench_tune: built without nlohmann-json: no JSON written (apt install nlohmann-json3-dev)\n");
-  pk::write_file_atomically(out + "/" + header, tables_header(tables, "pkbench_tune"));
   std::printf("wrote %s/%s\n", out.c_str(), header.c_str());
 }
 
@@ -161,6 +168,6 @@ int main(int argc, char** argv) {
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "pkbench_tune: error: %s\n", e.what());
-    return 1;
+    return pk::exit_code_of(e);
   }
 }

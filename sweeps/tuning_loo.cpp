@@ -9,11 +9,12 @@
 #include <tuple>
 #include <unistd.h>
 
-#include "sweeps/collectives_table.h"
-#include "sweeps/format.h"
-#include "sweeps/fused_table.h"
+#include "microbench/collectives/collectives_analysis.h"
+#include "microbench/harness/format.h"
+#include "microbench/fused/fused_analysis.h"
 #include "pkbench/tuning.h"
-#include "sweeps/transfer_table.h"
+#include "microbench/transfer/transfer_analysis.h"
+#include "sweeps/tuning_writers.h"
 
 namespace pk::sweeps {
 
@@ -94,7 +95,7 @@ std::string machine_of(const TextCsv& c) {
 }  // namespace
 
 std::vector<LooResult> loo_transfer(const std::string& csv, double tol) {
-  const TransferData d = read_transfer(csv);
+  const pk::transfer::TransferData d = pk::transfer::read_transfer(csv);
   const std::string machine = d.machine.key();
   std::set<std::tuple<std::string, std::string, uint64_t>> points;
   for (const auto& r : d.rows)
@@ -111,9 +112,9 @@ std::vector<LooResult> loo_transfer(const std::string& csv, double tol) {
     res.source = csv;
     res.tolerance = tol;
     for (const auto& [dir, pat, bytes] : points) {
-      TransferData h = d;
+      pk::transfer::TransferData h = d;
       h.rows.erase(std::remove_if(h.rows.begin(), h.rows.end(),
-                                  [&](const TransferRow& r) {
+                                  [&](const pk::transfer::TransferRow& r) {
                                     return r.direction == dir && r.pattern == pat && r.message_bytes == bytes;
                                   }),
                    h.rows.end());
@@ -121,7 +122,7 @@ std::vector<LooResult> loo_transfer(const std::string& csv, double tol) {
       c.table = res.table;
       c.csv = csv;
       c.point = dir + " " + pat + " " + std::to_string(bytes) + " B";
-      const TransferRow* best = nullptr;
+      const pk::transfer::TransferRow* best = nullptr;
       for (const auto& r : d.rows)
         if (r.direction == dir && r.pattern == pat && r.message_bytes == bytes && (!device || r.device_initiated()) &&
             (!best || r.gbps > best->gbps))
@@ -132,7 +133,7 @@ std::vector<LooResult> loo_transfer(const std::string& csv, double tol) {
       tn::TransferChoice a;
       try {
         tn::Tuner t(machine);
-        t.add(api_table(transfer_tuning(h)));
+        t.add(api_table(pk::transfer::transfer_tuning(h)));
         a = t.choose_transfer(bytes, dir, 1, -1, device, pat);
       } catch (const tn::Error& e) {
         a.why = e.what();  // nothing else measured for these keys
@@ -145,13 +146,13 @@ std::vector<LooResult> loo_transfer(const std::string& csv, double tol) {
       }
       const auto knobs = knobs_of(a);
       std::string conf = a.mechanism;
-      for (const auto& k : transfer_knob_columns())
+      for (const auto& k : pk::transfer::transfer_knob_columns())
         if (knobs.count(k) && knobs.at(k)) conf += " " + k + "=" + std::to_string(knobs.at(k));
       c.answer = conf;
       for (const auto& r : d.rows) {
         if (r.direction != dir || r.pattern != pat || r.message_bytes != bytes || r.mechanism != a.mechanism) continue;
         bool same = true;
-        for (const auto& k : transfer_knob_columns())
+        for (const auto& k : pk::transfer::transfer_knob_columns())
           if (knobs.count(k)) same &= r.knob(k) == knobs.at(k);
         if (same && r.gbps > 0 && (c.answer_us == 0 || bytes / r.gbps / 1e3 < c.answer_us)) c.answer_us = bytes / r.gbps / 1e3;
       }
@@ -195,7 +196,7 @@ LooResult loo_collectives(const std::string& csv, double tol) {
     tn::CollectiveChoice a;
     try {
       tn::Tuner t(machine);
-      t.add(api_table(collectives_tuning(tmp)));
+      t.add(api_table(pk::coll::collectives_tuning(tmp)));
       a = t.choose_collective(cl, static_cast<unsigned long long>(b), dt, static_cast<int>(num(g)), m);
     } catch (const tn::Error& e) {
       a.why = e.what();
@@ -253,7 +254,7 @@ LooResult loo_fused(const std::vector<std::string>& csvs, double tol) {
       for (size_t i = 0; i < all.size(); ++i) {
         const std::string tmp =
             write_without(all[i], "fused" + std::to_string(i), [&](const std::vector<std::string>& r) { return shape(all[i], r) != s; });
-        const TuningTable tt = fused_tuning(tmp);
+        const TuningTable tt = pk::fused::fused_tuning(tmp);
         std::filesystem::remove(tmp);
         if (!tt.rows.empty()) t.add(api_table(tt));
       }

@@ -11,13 +11,13 @@ if(TARGET pkbench_coll_problem)
     ${CMAKE_CURRENT_LIST_DIR}/cpu/test_collectives_ll.cpp ${CMAKE_CURRENT_LIST_DIR}/cpu/test_nccltests_method.cpp
     ${CMAKE_CURRENT_LIST_DIR}/cpu/test_nccltests_output.cpp ${CMAKE_CURRENT_LIST_DIR}/cpu/test_coll_order.cpp)
   target_link_libraries(pkbench_collectives_cpu_tests PRIVATE pkbench_coll_problem GTest::gtest_main)
-  gtest_discover_tests(pkbench_collectives_cpu_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS cpu)
+  pk_discover_tests(pkbench_collectives_cpu_tests PROPERTIES LABELS cpu)
 endif()
 
 if(TARGET pkbench_coll_core)
   add_executable(pkbench_collectives_gpu_tests ${CMAKE_CURRENT_LIST_DIR}/gpu/test_collectives_gpu.cu)
   target_link_libraries(pkbench_collectives_gpu_tests PRIVATE pkbench_coll_core GTest::gtest_main)
-  gtest_discover_tests(pkbench_collectives_gpu_tests DISCOVERY_MODE PRE_TEST
+  pk_discover_tests(pkbench_collectives_gpu_tests
     PROPERTIES LABELS gpu RESOURCE_LOCK gpu SKIP_REGULAR_EXPRESSION "SKIPPED" ENVIRONMENT "CUDA_MODULE_LOADING=EAGER;CUDA_DEVICE_MAX_CONNECTIONS=32")
   pk_virtual_rank_tests(pkbench_collectives_gpu_tests)
   # The all-reduce registry needs no GPU: its test of the GPU binary runs as a CPU test too.
@@ -59,10 +59,10 @@ if(TARGET pkbench_collectives)
   add_test(NAME collectives_cli_list_gpu_counts COMMAND ${_coll_expect} 0 "plan: [0-9]+ points, about .*\\(2 GPUs: .* 8 GPUs: "
     ${_coll_bin} --list --arch=sm_90a --world=8 --gpu-counts=all --preset=main)
   add_test(NAME collectives_cli_list_partial_round COMMAND bash -c [=[
-      out=$("$0" --list --arch=sm_90a --world=3 --gpu-counts=2,3 --preset=main 2>/dev/null) || { echo "$out"; exit 1; }
+      plan=$("$0" --list --arch=sm_90a --world=3 --gpu-counts=2,3 --preset=main 2>/dev/null) || { echo "$plan"; exit 1; }
       # The partial round (2 of 3 GPUs): all-reduce, all-gather and reduce-scatter, graph mode,
       # NCCL default and symmetric, no NVSHMEM; the full round has every collective.
-      echo "$out" | awk '/^# 2 GPUs/ { r = 2; next } /^# 3 GPUs/ { r = 3; next } r == 2 && /\// {
+      echo "$plan" | awk '/^# 2 GPUs/ { r = 2; next } /^# 3 GPUs/ { r = 3; next } r == 2 && /\// {
           n2++; if ($0 !~ /^(all_reduce|all_gather|reduce_scatter)\// || $0 !~ /\/graph$/ || $0 ~ /nvshmem|nccl_(ll|simple)/) { print "partial: " $0; bad = 1 } }
         r == 3 && /^broadcast\// { b3++ }
         END { if (!n2 || !b3) { print "rounds missing"; bad = 1 }; exit bad }' && echo "rounds as the preset says"
@@ -134,9 +134,9 @@ if(TARGET pkbench_collectives)
     # NVSHMEM's points run after every other point (coll_order.h: NVSHMEM in the process inflated
     # every host-timed row), here with nvshmem named first; --list prints the run order.
     add_test(NAME collectives_cli_list_nvshmem_last COMMAND bash -c [=[
-      out=$("$0" --list --collectives=all_reduce --impls=nvshmem,nccl,one_shot --sizes=4K --dtypes=bf16 2>&1); rc=$?
+      plan=$("$0" --list --collectives=all_reduce --impls=nvshmem,nccl,one_shot --sizes=4K --dtypes=bf16 2>&1); rc=$?
       case $rc in 0) ;; 3) echo "no GPU: nothing listed (skipped)"; exit 3 ;; *) echo "exit $rc: $out"; exit 1 ;; esac
-      echo "$out" | awk '/^all_reduce\// { if ($0 ~ /\/nvshmem\//) late = 1; else if (late) { print "after an NVSHMEM point: " $0; bad = 1 } }
+      echo "$plan" | awk '/^all_reduce\// { if ($0 ~ /\/nvshmem\//) late = 1; else if (late) { print "after an NVSHMEM point: " $0; bad = 1 } }
         END { if (!late) { print "no NVSHMEM point listed"; bad = 1 }; exit bad }' && echo "NVSHMEM points last"
       ]=] ${_coll_bin})
     set_tests_properties(collectives_cli_list_nvshmem_or_no_gpu collectives_cli_list_nvshmem_last PROPERTIES LABELS cpu)

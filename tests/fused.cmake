@@ -2,8 +2,9 @@
 # CPU (label cpu): pkbench_fused_cpu_tests (tile orders and ownership, shapes and their
 # refusals, schedules/knobs/grid, the cost model on tests/fixtures/fused_*.csv) and the
 # binaries' argument checks (exit 2, the flag named, also without a GPU).
-# GPU (label gpu): pkbench_fused_gpu_tests alone (peer mode single) and under mpirun -np 2
-# (ipc, vmm); each test skips with the reason without 2 Hopper GPUs.
+# GPU (label gpu): pkbench_fused_gpu_tests alone (peer mode single) and under mpirun (ipc, vmm)
+# on 2 GPUs and on every GPU of a node of 3 or more; each test skips with the reason without 2
+# Hopper GPUs.
 if(TARGET pkbench_fused_schema)
   add_executable(pkbench_fused_cpu_tests ${CMAKE_CURRENT_LIST_DIR}/cpu/test_fused.cpp
     ${CMAKE_CURRENT_LIST_DIR}/cpu/test_torch_ref.cpp)
@@ -13,28 +14,24 @@ if(TARGET pkbench_fused_schema)
     target_compile_definitions(pkbench_fused_cpu_tests PRIVATE PKBENCH_FUSED_MODEL)
   endif()
   target_compile_definitions(pkbench_fused_cpu_tests PRIVATE PKBENCH_FIXTURE_DIR="${CMAKE_CURRENT_LIST_DIR}/fixtures")
-  gtest_discover_tests(pkbench_fused_cpu_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS cpu)
+  pk_discover_tests(pkbench_fused_cpu_tests PROPERTIES LABELS cpu)
 endif()
 # The tuned schedule's answers and refusals, and its summary (the sweeps read the rows).
 if(TARGET pkbench_fused_schema AND TARGET pkbench_sweeps)
   add_executable(pkbench_fused_tuned_tests ${CMAKE_CURRENT_LIST_DIR}/cpu/test_fused_tuned.cpp)
   target_link_libraries(pkbench_fused_tuned_tests PRIVATE pkbench_fused_schema pkbench_sweeps GTest::gtest_main)
   target_compile_definitions(pkbench_fused_tuned_tests PRIVATE PKBENCH_FIXTURE_DIR="${CMAKE_CURRENT_LIST_DIR}/fixtures")
-  gtest_discover_tests(pkbench_fused_tuned_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS cpu)
+  pk_discover_tests(pkbench_fused_tuned_tests PROPERTIES LABELS cpu)
 endif()
 
 if(TARGET pkbench_fused_core)
   add_executable(pkbench_fused_gpu_tests ${CMAKE_CURRENT_LIST_DIR}/gpu/gpu_main.cpp
     ${CMAKE_CURRENT_LIST_DIR}/gpu/test_fused_gpu.cu)
   target_link_libraries(pkbench_fused_gpu_tests PRIVATE pkbench_fused_core GTest::gtest)
-  gtest_discover_tests(pkbench_fused_gpu_tests DISCOVERY_MODE PRE_TEST
+  pk_discover_tests(pkbench_fused_gpu_tests
     PROPERTIES LABELS gpu RESOURCE_LOCK gpu SKIP_REGULAR_EXPRESSION "SKIPPED" ENVIRONMENT "CUDA_MODULE_LOADING=EAGER;NCCL_NVLS_ENABLE=0")
   pk_virtual_rank_tests(pkbench_fused_gpu_tests)
-  if(PKBENCH_HAVE_MPI)
-    add_test(NAME fused_gpu_tests_ipc_vmm_2_ranks COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/mpi_gpu_tests.sh
-      $<TARGET_FILE:pkbench_fused_gpu_tests> ${PKBENCH_MPIRUN})
-    set_tests_properties(fused_gpu_tests_ipc_vmm_2_ranks PROPERTIES LABELS gpu RESOURCE_LOCK gpu SKIP_RETURN_CODE 77 TIMEOUT 600)
-  endif()
+  pk_mpi_script_test(fused_gpu_tests_ipc_vmm_2_ranks mpi_gpu_tests.sh pkbench_fused_gpu_tests 600)
 endif()
 
 set(_fused_expect ${CMAKE_CURRENT_LIST_DIR}/cli/expect_exit.sh)

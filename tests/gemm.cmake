@@ -8,7 +8,7 @@ if(TARGET pkbench_gemm_core)
 
   add_executable(pkbench_gemm_gpu_tests ${CMAKE_CURRENT_LIST_DIR}/gpu/test_gemm_gpu.cu)
   target_link_libraries(pkbench_gemm_gpu_tests PRIVATE pkbench_gemm_core pkbench_gemm_cublas GTest::gtest_main)
-  gtest_discover_tests(pkbench_gemm_gpu_tests DISCOVERY_MODE PRE_TEST
+  pk_discover_tests(pkbench_gemm_gpu_tests
     PROPERTIES LABELS gpu RESOURCE_LOCK gpu SKIP_REGULAR_EXPRESSION "SKIPPED" ENVIRONMENT "CUDA_MODULE_LOADING=EAGER")
 endif()
 

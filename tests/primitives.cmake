@@ -5,12 +5,12 @@ endif()
 
 # CPU (CI): the catalogue's ordering labels, the CSV reader, the summary on a fixture.
 add_executable(pkbench_primitives_cpu_tests cpu/test_primitives.cpp)
-target_link_libraries(pkbench_primitives_cpu_tests PRIVATE pkbench_primitives_core pkbench_primitives_summary_lib GTest::gtest_main)
+target_link_libraries(pkbench_primitives_cpu_tests PRIVATE pkbench_primitives_core pkbench_primitives_analysis GTest::gtest_main)
 if(PKBENCH_HAVE_NVSHMEM)
   set_target_properties(pkbench_primitives_cpu_tests PROPERTIES CUDA_RESOLVE_DEVICE_SYMBOLS ON)
 endif()
 target_compile_definitions(pkbench_primitives_cpu_tests PRIVATE PKBENCH_FIXTURE_DIR="${CMAKE_CURRENT_SOURCE_DIR}/fixtures")
-gtest_discover_tests(pkbench_primitives_cpu_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS cpu)
+pk_discover_tests(pkbench_primitives_cpu_tests PROPERTIES LABELS cpu)
 
 add_test(NAME primitives_summary_fixture COMMAND ${CMAKE_COMMAND} -E env
   $<TARGET_FILE:pkbench_primitives_summary> ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/primitives_fixture.csv
@@ -33,7 +33,7 @@ target_link_libraries(pkbench_primitives_gpu_tests PRIVATE pkbench_primitives_co
 if(PKBENCH_HAVE_NVSHMEM)
   set_target_properties(pkbench_primitives_gpu_tests PROPERTIES CUDA_RESOLVE_DEVICE_SYMBOLS ON)
 endif()
-gtest_discover_tests(pkbench_primitives_gpu_tests DISCOVERY_MODE PRE_TEST
+pk_discover_tests(pkbench_primitives_gpu_tests
   PROPERTIES LABELS gpu RESOURCE_LOCK gpu SKIP_REGULAR_EXPRESSION "SKIPPED" ENVIRONMENT "CUDA_MODULE_LOADING=EAGER;NCCL_NVLS_ENABLE=0")
 
 # GPU, one process per GPU (NVSHMEM, NCCL from a unique id over MPI): exit 77 = skipped.

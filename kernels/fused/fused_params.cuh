@@ -21,7 +21,7 @@ static_assert(Cfg::BM == kHalves * Cfg::WG_M, "a unit is one consumer warpgroup'
 // reduce_ring() picks the largest piece whose rings still hold kReduceMinStages stages in the
 // block's shared memory, then as many stages as fit: every piece costs a fixed issue and
 // synchronisation time; with the same bytes in flight, pieces twice as large in half the
-// stages were 1.2-1.6x faster (H100, virtual ranks, NOTES.md run 7).
+// stages were 1.2-1.6x faster (H100, virtual ranks, 92a2f05:microbench/fused/NOTES.md run 7).
 // Inter-SM GEMM+RS on two GPUs adds in place: the compute blocks store the partial tiles of this
 // GPU's own shard straight into its output (tmap_peer[rank]: a swizzled map of the shard, the
 // GEMM's box), and the communicator pulls only the peer's piece and adds it there with a TMA

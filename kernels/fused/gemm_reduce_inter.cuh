@@ -101,7 +101,7 @@ struct ReduceInterOps : InterleavedOrder {
   // transactions) and empty ones (the storer, once the stores read the stage) decouple the
   // producer from the summers: a producer waiting on a flag or an empty stage never stalls a
   // summer with data in hand. What each step of this shape bought, and what did not help, is
-  // in NOTES.md (runs 5-7).
+  // in 92a2f05:microbench/fused/NOTES.md (runs 5-7).
   // A piece is rows x BN elements of a unit: a contiguous part of one WG_M x EPI_COLS box
   // (rows * BN / EPI_COLS of its rows). Shared memory: kPipes rings of `stages` x world
   // pieces, then each pipeline's full and empty mbarriers.
@@ -317,7 +317,7 @@ struct ReduceInterOps : InterleavedOrder {
   // Two GPUs: one correctly rounded bf16 add per element gives the bits the fp32 sum rounded
   // once gives (a + b of two bf16 is exact in fp32 unless their exponents differ by more than
   // 15, and then the smaller is below half a bf16 ulp of the larger either way), in 4 HADD2
-  // per 16 B instead of ~28 unpacks, adds and packs: the per-phase trace (NOTES.md, run 9) had
+  // per 16 B instead of ~28 unpacks, adds and packs: the per-phase trace (92a2f05:microbench/fused/NOTES.md, run 9) had
   // the fp32 sum at 70 % of a piece's time, bound by the summers' issue.
   __device__ static void sum_pair(uint32_t st, uint32_t piece_bytes, int vecs, int t) {
     for (int v0 = t; v0 < vecs; v0 += kBatch * kSumThreads) {
@@ -377,7 +377,7 @@ struct ReduceInterOps : InterleavedOrder {
         ptx::bulk_commit_group();
         // Free the stage as soon as this piece's stores have read it: the producer's next copy
         // into it then overlaps the next piece's sum (freeing it one piece later left the
-        // summers waiting for data once the pair sum made them fast: NOTES.md, run 10).
+        // summers waiting for data once the pair sum made them fast: 92a2f05:microbench/fused/NOTES.md, run 10).
         ptx::bulk_wait_group_read<0>();
         ptx::mbarrier_arrive(empty + 8 * s);
       }

@@ -18,7 +18,7 @@
 // With CLUSTER_M = 2 two CTAs on neighbouring tile rows share each B tile: each loads half
 // of it and multicasts it to both, halving B's L2->SM traffic. Consumers then release a
 // stage in both CTAs (empty count = consumers x cluster size). On H100 this measured the
-// same as CLUSTER_M = 1 (power, not L2 bandwidth, is the limit there; NOTES.md), so
+// same as CLUSTER_M = 1 (power, not L2 bandwidth, is the limit there; docs/decisions/0004-gemm-kernel.md), so
 // CLUSTER_M = 1 is the base of the fused kernels: any SM count, no cluster lockstep.
 //
 // The kernel is a template over an Ops policy (see GemmOps below) with four roles, so a

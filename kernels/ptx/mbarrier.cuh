@@ -32,7 +32,7 @@ __device__ __forceinline__ bool mbarrier_try_wait_parity(uint32_t bar, uint32_t 
 // must precede the arrive is only that this warpgroup's wgmma reads of the stage are done,
 // which wgmma.wait_group already guarantees. The .release.cluster form is NOT used on
 // purpose: ptxas emits MEMBAR.ALL.CTA + MEMBAR.ALL.GPU before it, which stalled the
-// issuing warp every k-block and halved the cluster variant's throughput (NOTES.md, run 1).
+// issuing warp every k-block and halved the cluster variant's throughput (docs/decisions/0004-gemm-kernel.md).
 __device__ __forceinline__ void mbarrier_arrive_cluster(uint32_t cluster_bar) {
   asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(cluster_bar) : "memory");
 }

@@ -252,14 +252,8 @@ void Runner::run(benchmark::State& state, const PointSpec& ps) {
           {"busbw_factor", fmt_num(p.factor())},
           {"nccl_config", ps.impl->nccl_config()},
           {"nccl_env", ps.impl->family().rfind("nccl", 0) == 0 ? nccl_env() : ""}};
-  for (auto _ : state) {
-    measure_point(state, row, [&] { measure(ps, row); });
-    state.SetIterationTime(row.count("time_us_median") && !row["time_us_median"].empty()
-                               ? std::stod(row["time_us_median"]) * 1e-6
-                               : 0.0);
-  }
-  results_.put(ps.name(), row);
-  idle_gap(ctx_.cfg.timing.gap_ms);
+  run_timed_point(state, results_, ps.name(), std::move(row), "time_us_median", ctx_.cfg.timing.gap_ms,
+                  [&](Row& r) { measure(ps, r); });
 }
 
 namespace {

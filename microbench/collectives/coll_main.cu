@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <set>
+#include <tuple>
 
 #include "microbench/harness/args.h"
 #include "microbench/harness/capability.h"
@@ -59,7 +60,7 @@ bool is_nccl(const Impl& i) { return i.baseline() && i.family().rfind("nccl", 0)
 struct Flags {
   std::string preset = "full";
   CollLists lists;
-  std::string impls = "all", a2a = "1,32,128";
+  std::string impls = "all";
   std::string counts, tcounts;
   std::string coll_sms = "auto", coll_threads = "auto", tuning_table;
 };
@@ -85,7 +86,8 @@ void add_problem_options(CLI::App& app, StudyConfig& cfg, Flags& f, const std::s
   app.add_option("--tensor-counts", f.tcounts, "instead of --tensor-sizes: rows per rank (*_cols) or S per rank (4-D)");
   app.add_option("--modes", f.lists.modes, "eager (back-to-back launches), graph (CUDA-graph replay)");
   app.add_option("--tensor-cols", cfg.dims.cols, "columns per rank of the *_cols layouts")->capture_default_str();
-  app.add_option("--a2a-shape", f.a2a, "B,H,D of all_to_all_4d's (B, S, H, D) input")->capture_default_str();
+  app.add_option("--a2a-shape", f.lists.a2a, "B,H,D of all_to_all_4d's (B, S, H, D) input (default: the preset's; 1,32,128 "
+                                              "but for the ulysses presets)");
 }
 
 // How it is timed: samples, bounds, the nccl-tests method, the seed.
@@ -158,9 +160,19 @@ ImplList keep_nccl_configs(const ImplList& all, const StudyConfig& cfg, const Fl
   return v;
 }
 
+// A name listed twice would plan every point of it twice: refused, naming the flag.
+void refuse_repeats(const char* flag, const std::vector<std::string>& names) {
+  std::set<std::string> seen;
+  for (const auto& n : names)
+    if (!seen.insert(n).second) throw pk::ArgError(std::string(flag) + ": '" + n + "' is listed twice");
+}
+
 // Collectives, dtypes, modes, sizes, counts and shapes into cfg; ArgError naming the flag.
 void parse_problem_flags(CLI::App& app, StudyConfig& cfg, const CollLists& l, const Flags& f) {
   cfg.collectives = l.collectives == "all" ? collective_names() : split(l.collectives);
+  refuse_repeats("--collectives", cfg.collectives);
+  refuse_repeats("--dtypes", split(l.dtypes));
+  refuse_repeats("--modes", split(l.modes));
   for (const auto& c : cfg.collectives) layout_of(c);
   for (const auto& d : split(l.dtypes)) cfg.dtypes.push_back(parse_dtype(d));
   for (const auto& m : split(l.modes)) {
@@ -183,13 +195,23 @@ void parse_problem_flags(CLI::App& app, StudyConfig& cfg, const CollLists& l, co
   if (cfg.dims.cols == 0) throw pk::ArgError("--tensor-cols=0: the *_cols layouts need at least one column per rank");
   cfg.sizes_given = app.count("--sizes") > 0;
   cfg.tensor_sizes_given = app.count("--tensor-sizes") > 0;
-  const auto shape = split(f.a2a);
-  if (shape.size() != 3) throw pk::ArgError("--a2a-shape=" + f.a2a + ": expected B,H,D");
+  // A size given that is no whole number of elements splits on no GPU count: refused now, before
+  // the GPU is looked for (the split over the ranks is checked once their count is known).
+  for (auto [flag, list, given] : {std::tuple{"--sizes", &cfg.sizes, cfg.sizes_given},
+                                   {"--tensor-sizes", &cfg.tensor_sizes, cfg.tensor_sizes_given}})
+    if (given)
+      for (DType t : cfg.dtypes)
+        for (uint64_t v : *list)
+          if (v % dtype_bytes(t) != 0)
+            throw pk::ArgError(std::string(flag) + ": " + std::to_string(v) + " B does not split into whole " + dtype_name(t) +
+                               " elements (" + std::to_string(dtype_bytes(t)) + " B each)");
+  const auto shape = split(l.a2a);
+  if (shape.size() != 3) throw pk::ArgError("--a2a-shape=" + l.a2a + ": expected B,H,D");
   uint64_t* dims[3] = {&cfg.dims.batch, &cfg.dims.heads, &cfg.dims.head_dim};
   for (int k = 0; k < 3; ++k) {
     const auto& d = shape[k];
     if (d.find_first_not_of("0123456789") != std::string::npos || d.size() > 9 || std::stoull(d) == 0)
-      throw pk::ArgError("--a2a-shape=" + f.a2a + ": B, H and D are positive integers");
+      throw pk::ArgError("--a2a-shape=" + l.a2a + ": B, H and D are positive integers");
     *dims[k] = std::stoull(d);
   }
 }
@@ -199,6 +221,7 @@ void parse_problem_flags(CLI::App& app, StudyConfig& cfg, const CollLists& l, co
 // round of a GPU-count sweep, whose preset narrows the NCCL configurations).
 ImplList select_impls(const ImplList& all, const std::string& impls, bool strict = true) {
   if (impls == "all") return all;
+  refuse_repeats("--impls", split(impls));
   if (!strict) {
     ImplList keep;
     for (const auto& want : split(impls))
@@ -356,6 +379,16 @@ Round make_round(CLI::App& app, const StudyConfig& base, const Flags& f, const I
   r.cfg.nccl_configs = parse_nccl_configs(l.nccl_configs);
   ImplList all = keep_nccl_configs(registered, r.cfg, f, l.nccl_configs, !r.partial);
   parse_problem_flags(app, r.cfg, l, f);
+  // A tensor collective whose heads do not split over this round's GPUs (32 heads on 3) sits
+  // the round out, said once; a run left with no collective is refused.
+  auto& colls = r.cfg.collectives;
+  for (auto it = colls.begin(); it != colls.end();) {
+    const std::string why = collective_named(*it).dims_refusal(k, r.cfg.dims);
+    if (why.empty()) { ++it; continue; }
+    if (colls.size() == 1) throw pk::ArgError(why);
+    study.note("pkbench_collectives: " + *it + " is not run on " + std::to_string(k) + " GPUs (" + why + ")");
+    it = colls.erase(it);
+  }
   all = select_impls(all, f.impls, !r.partial);
   if (r.partial)
     all.erase(std::remove_if(all.begin(), all.end(), [](const auto& i) { return initialises_nvshmem(i->family()); }),

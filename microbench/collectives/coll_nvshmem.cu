@@ -109,7 +109,7 @@ class NvshmemState {
     // NVSHMEM's local-only proxy thread (NVLink-only nodes) polls without yielding on the core mpirun
     // bound the rank to, the core the host-timed loop runs on: with it, the host-timed figure read
     // ~200 us per operation at 4 KiB, without it (this variable, or mpirun --bind-to none) 9.8 us,
-    // device time unchanged (results/h200x2/collectives/experiments/nvlink-98ca11c/). The thread serves
+    // device time unchanged (2fb8dca:results/h200x2/collectives/experiments/nvlink-98ca11c/). The thread serves
     // only device-side global exit and NVSHMEM's own wait-timeout polling, which the study does not use.
     if (!std::getenv("NVSHMEM_DISABLE_LOCAL_ONLY_PROXY")) setenv("NVSHMEM_DISABLE_LOCAL_ONLY_PROXY", "1", 0);
     own_kernels_ = env_true("NVSHMEM_DISABLE_NCCL");

@@ -2,7 +2,7 @@
 // The order the study runs its points in, in plain C++ (the CPU tests check it).
 //
 // NVSHMEM, once initialised, stays in the process until it is finalised, and with it its host
-// side: measured on two H200s (results/h200x2/collectives/experiments/nvlink-98ca11c/), every
+// side: measured on two H200s (2fb8dca:results/h200x2/collectives/experiments/nvlink-98ca11c/), every
 // row's time_us_nccltests, NCCL's and ours, read ~200 us per operation at 4 KiB (NCCL 9.6 us
 // without NVSHMEM) while the device-time view stayed normal. So every point that initialises
 // NVSHMEM runs after all the others, and NVSHMEM is initialised right before the first of them:

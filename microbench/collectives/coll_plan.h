@@ -13,14 +13,18 @@ struct CollPreset {
   std::string collectives, dtypes, sizes, tensor_sizes, modes, nccl_configs;
   // Rounds on fewer GPUs than the run's: these lists instead ("" keeps the preset's own).
   std::string partial_collectives, partial_sizes, partial_modes, partial_nccl_configs;
+  // B,H,D of all_to_all_4d's (B, S, H, D) input (--a2a-shape where given).
+  std::string a2a = "1,32,128";
 };
-const std::vector<CollPreset>& coll_presets();  // "full" (the default) first
+// "full" (the default) first; "ulysses" and "ulysses_layer" are the sequence-parallel study's
+// sweeps of the tensor-dimension collectives (microbench/seqpar/README.md).
+const std::vector<CollPreset>& coll_presets();
 const CollPreset& coll_preset(const std::string& name);  // ArgError naming --preset
 
 // The lists of one round: the preset's, its partial ones on fewer GPUs than the run's, and
 // any list a flag gave (flags win everywhere).
 struct CollLists {
-  std::string collectives, dtypes, sizes, tensor_sizes, modes, nccl_configs;
+  std::string collectives, dtypes, sizes, tensor_sizes, modes, nccl_configs, a2a;
 };
 CollLists round_lists(const CollPreset& p, bool partial, const CollLists& flags);
 

@@ -125,7 +125,7 @@ std::vector<NcclConfig> parse_nccl_configs(const std::string& list);
 // "" when NCCL takes the configuration for this layout's function, else why not (a skipped row).
 std::string nccl_config_refusal(const NcclConfig& c, int layout);
 
-// NVSwitch multicast refusal rules (DESIGN.md): "" when allowed, else why not. getenv is
+// NVSwitch multicast refusal rules (docs/architecture.md, Multicast): "" when allowed, else why not. getenv is
 // injectable for the tests. device_supports: 1 yes, 0 no, -1 not known (refused).
 std::string multicast_refusal(bool allow_flag, int device_supports,
                               const std::function<const char*(const char*)>& getenv_fn);

@@ -1,4 +1,4 @@
-// The NVSwitch multicast (multimem) all-reduce, behind the refusal rules of DESIGN.md
+// The NVSwitch multicast (multimem) all-reduce, behind the refusal rules of docs/architecture.md
 // (coll_problem.cpp: multicast_refusal). This build has no multicast setup at all (no
 // cuMulticastCreate): with every rule passed the rows still say so, and nothing runs.
 #include <cstdlib>

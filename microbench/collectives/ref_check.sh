@@ -71,7 +71,7 @@ export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 TORCH_SYMM_MEM_DISABLE_MULTICAS
 
 # REPEATS rounds, each the study then every tool invocation, so that both sides sample the
 # machine's drift alike (a figure of a launch-bound size moves by 10-50 % between runs
-# minutes apart on a lent one-GPU machine); each side's figure is the median of its rounds.
+# minutes apart on a one-GPU machine); each side's figure is the median of its rounds.
 STUDY=() MERGE=()
 for ((r = 1; r <= REPEATS; r++)); do
   echo "== round $r/$REPEATS: pkbench_collectives: $COLLS $DTYPE $SIZES $MODES, $CONFIGS"

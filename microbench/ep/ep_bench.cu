@@ -24,16 +24,7 @@ constexpr const char* kStudyDescription =
 
 namespace {
 
-class EpStudy {
- public:
-  EpStudy(PeerGroup& g, PointResults& r, const EpOptions& o, const std::vector<Point>& points)
-      : ctx_(g, o, points), runner_(ctx_, r) {}
-  void run_point(benchmark::State& state, const Point& p) { runner_.run(state, p); }
-
- private:
-  Context ctx_;
-  Runner runner_;
-};
+using EpStudy = ContextRunnerStudy<Context, Runner>;
 
 // What a GPU lacks for a point: the kernels need this build's device code and Hopper's TMA
 // (the GEMM: wgmma too).
@@ -114,9 +105,20 @@ class EpPlan : public PointStudyPlan<Point, EpStudy> {
       if (p.op == Op::dispatch_gemm) check_gemm_shape(s);
     }
   }
+  // --list's estimate (harness/study.h: planned_point_ms): a dispatch (and a combine where
+  // the op has one) moves T x TopK rows of H bf16 at a nominal 150 GB/s, or a 20 us launch
+  // where that is more; a GEMM point adds T x TopK x H x H_expert x 2 flops at 500 TFLOP/s.
+  double planned_ms(const Point& p) const {
+    const EpShape& s = opt_.shape;
+    const double rows = static_cast<double>(p.tokens) * s.topk;
+    double op_ms = std::max(0.020, rows * s.token_bytes() / 150e9 * 1e3);
+    if (p.op == Op::dispatch_combine) op_ms *= 2;
+    if (p.op == Op::dispatch_gemm) op_ms += rows * s.hidden * s.h_expert * 2 / 500e12 * 1e3;
+    return planned_point_ms(opt_.timing, op_ms);
+  }
   std::vector<ListedPoint> listed(const GpuInfo& g) const {
     std::vector<ListedPoint> out;
-    for (const Point& p : points_) out.push_back({p.name(), missing_for(p, g)});
+    for (const Point& p : points_) out.push_back({p.name(), missing_for(p, g), planned_ms(p)});
     return out;
   }
 

@@ -69,12 +69,12 @@ int blocks_for(int64_t n) { return static_cast<int>(std::clamp<int64_t>((n + 255
 }  // namespace
 
 Context::Context(PeerGroup& g, const EpOptions& o, const std::vector<Point>& points)
-    : group(g), opt(o), shape(o.shape), gate(g), status(g), streams(g) {
+    : StudyContext(g), opt(o), shape(o.shape) {
   shape.ranks = g.size();
-  check_shape(shape);
-  int mine = INT_MAX;
-  for (int gpu : g.local_gpus()) mine = std::min(mine, g.sm_budget(gpu));
-  sm_budget_ = static_cast<int>(g.comm().min(mine));
+  EpShape s = shape;
+  s.tokens = 1;  // T is each point's (set_point): the rest of the shape is checked here
+  check_shape(s);
+  sm_budget_ = min_sm_budget();
   allocate(points);
 }
 
@@ -164,14 +164,6 @@ uint64_t Context::x_seed(uint64_t generation) const {
 }
 uint64_t Context::y_seed(uint64_t generation) const { return mix64(x_seed(generation) ^ 0x7E11ull); }
 
-void Context::sync_local() {
-  for (int gpu : local_gpus()) {
-    group.set_device(gpu);
-    PK_CUDA_CHECK(cudaDeviceSynchronize());
-  }
-  status.check(local_gpus());
-}
-
 void Context::use_point(RoutingKind kind, int tokens) {
   if (have_point_ && kind == kind_ && tokens == shape.tokens) return;
   if (tokens > tmax_) throw std::logic_error("a point above the tokens the buffers were sized for");
@@ -198,67 +190,53 @@ void Context::use_point(RoutingKind kind, int tokens) {
 }
 
 void Context::fill_tokens(uint64_t generation) {
-  collectively(group.comm(), [&] {
-    for (int gpu : local_gpus()) {
-      group.set_device(gpu);
-      const int64_t n = int64_t(shape.tokens) * shape.hidden;
-      fill_tokens_kernel<<<blocks_for(n), 256, 0, stream(gpu)>>>(at(gpu).x, shape.tokens, shape.hidden, x_seed(generation), gpu);
-      PK_CUDA_CHECK_LAUNCH();
-    }
-    sync_local();
+  on_local_gpus([&](int gpu) {
+    const int64_t n = int64_t(shape.tokens) * shape.hidden;
+    fill_tokens_kernel<<<blocks_for(n), 256, 0, stream(gpu)>>>(at(gpu).x, shape.tokens, shape.hidden, x_seed(generation), gpu);
+    PK_CUDA_CHECK_LAUNCH();
   });
-  group.barrier();
 }
 
 void Context::poison_outputs() {
-  collectively(group.comm(), [&] {
-    for (int gpu : local_gpus()) {
-      group.set_device(gpu);
-      RankBuffers& b = at(gpu);
-      cudaStream_t s = stream(gpu);
-      const uint64_t slots = uint64_t(ranks()) * shape.tokens;
-      PK_CUDA_CHECK(cudaMemsetAsync(b.recv, 0xFF, uint64_t(rows_cap_) * shape.token_bytes(), s));
-      PK_CUDA_CHECK(cudaMemsetAsync(b.row_src, 0xFF, uint64_t(rows_cap_) * 4, s));
-      PK_CUDA_CHECK(cudaMemsetAsync(b.handle, 0xFF, slots * sizeof(HandleEntry), s));
-      // The layout's counts and regions: -1 until a dispatch writes them.
-      PK_CUDA_CHECK(cudaMemsetAsync(b.layout, 0xFF, uint64_t(LayoutDims{local_experts(), ranks()}.ints()) * 4, s));
-      PK_CUDA_CHECK(cudaMemsetAsync(b.out, 0xFF, uint64_t(shape.tokens) * shape.token_bytes(), s));
-      if (b.c) PK_CUDA_CHECK(cudaMemsetAsync(b.c, 0xFF, uint64_t(rows_cap_) * shape.h_expert * 2, s));
-    }
-    sync_local();
+  on_local_gpus([&](int gpu) {
+    RankBuffers& b = at(gpu);
+    cudaStream_t s = stream(gpu);
+    const uint64_t slots = uint64_t(ranks()) * shape.tokens;
+    PK_CUDA_CHECK(cudaMemsetAsync(b.recv, 0xFF, uint64_t(rows_cap_) * shape.token_bytes(), s));
+    PK_CUDA_CHECK(cudaMemsetAsync(b.row_src, 0xFF, uint64_t(rows_cap_) * 4, s));
+    PK_CUDA_CHECK(cudaMemsetAsync(b.handle, 0xFF, slots * sizeof(HandleEntry), s));
+    // The layout's counts and regions: -1 until a dispatch writes them.
+    PK_CUDA_CHECK(cudaMemsetAsync(b.layout, 0xFF, uint64_t(LayoutDims{local_experts(), ranks()}.ints()) * 4, s));
+    PK_CUDA_CHECK(cudaMemsetAsync(b.out, 0xFF, uint64_t(shape.tokens) * shape.token_bytes(), s));
+    if (b.c) PK_CUDA_CHECK(cudaMemsetAsync(b.c, 0xFF, uint64_t(rows_cap_) * shape.h_expert * 2, s));
   });
-  group.barrier();
 }
 
 void Context::fill_expert_outputs(uint64_t generation) {
-  collectively(group.comm(), [&] {
-    for (int gpu : local_gpus()) {
-      group.set_device(gpu);
-      RankBuffers& b = at(gpu);
-      if (!b.y) throw std::logic_error("no expert-output buffer (no dispatch_combine point was planned)");
-      const dim3 grid(static_cast<unsigned>(std::min(1024, sm_budget() * 4)), static_cast<unsigned>(local_experts()));
-      fill_outputs_kernel<<<grid, 256, 0, stream(gpu)>>>(b.y, layout(gpu), b.row_src, shape.hidden, y_seed(generation), gpu,
-                                                          local_experts());
-      PK_CUDA_CHECK_LAUNCH();
-    }
-    sync_local();
-  });
+  on_local_gpus(
+      [&](int gpu) {
+        RankBuffers& b = at(gpu);
+        if (!b.y) throw std::logic_error("no expert-output buffer (no dispatch_combine point was planned)");
+        const dim3 grid(static_cast<unsigned>(std::min(1024, sm_budget() * 4)), static_cast<unsigned>(local_experts()));
+        fill_outputs_kernel<<<grid, 256, 0, stream(gpu)>>>(b.y, layout(gpu), b.row_src, shape.hidden, y_seed(generation), gpu,
+                                                            local_experts());
+        PK_CUDA_CHECK_LAUNCH();
+      },
+      false);
 }
 
 void Context::ensure_weights() {
   if (weights_ready_) return;
-  collectively(group.comm(), [&] {
-    for (int gpu : local_gpus()) {
-      group.set_device(gpu);
-      RankBuffers& b = at(gpu);
-      if (!b.weights) throw std::logic_error("no weights (no dispatch_gemm point was planned)");
-      const int64_t n = int64_t(local_experts()) * shape.h_expert * shape.hidden;
-      fill_weights_kernel<<<blocks_for(n), 256, 0, stream(gpu)>>>(b.weights, local_experts(), shape.h_expert, shape.hidden,
-                                                                   w_seed(), gpu);
-      PK_CUDA_CHECK_LAUNCH();
-    }
-    sync_local();
-  });
+  on_local_gpus(
+      [&](int gpu) {
+        RankBuffers& b = at(gpu);
+        if (!b.weights) throw std::logic_error("no weights (no dispatch_gemm point was planned)");
+        const int64_t n = int64_t(local_experts()) * shape.h_expert * shape.hidden;
+        fill_weights_kernel<<<blocks_for(n), 256, 0, stream(gpu)>>>(b.weights, local_experts(), shape.h_expert, shape.hidden,
+                                                                     w_seed(), gpu);
+        PK_CUDA_CHECK_LAUNCH();
+      },
+      false);
   weights_ready_ = true;
 }
 

@@ -18,6 +18,7 @@
 #include "microbench/ep/ep_problem.h"
 #include "microbench/harness/device_runtime.h"
 #include "microbench/harness/peer_group.h"
+#include "microbench/harness/study_context.h"
 #include "microbench/harness/timing.h"
 
 namespace pk::ep {
@@ -80,26 +81,18 @@ struct NcclInts {
   int64_t ints() const { return slot_of_at() + int64_t(tokens) * ranks; }
 };
 
-class Context {
+class Context : public StudyContext {
  public:
   // Collective: every buffer for every point of the run.
   Context(PeerGroup& g, const EpOptions& o, const std::vector<Point>& points);
   ~Context();
-  Context(const Context&) = delete;
-  Context& operator=(const Context&) = delete;
 
-  PeerGroup& group;
   EpOptions opt;
   EpShape shape;  // T: the current point's
-  Gate gate;
-  StatusBoard status;
-  StreamPool streams;
 
   int ranks() const { return shape.ranks; }
   int local_experts() const { return shape.local_experts(); }
   int64_t vecs() const { return shape.hidden / 8; }
-  const std::vector<int>& local_gpus() const { return group.local_gpus(); }
-  cudaStream_t stream(int gpu) { return streams.get(gpu, 0); }
   Deadline deadline(int gpu) { return status.deadline(gpu, opt.timing.timeout_ms); }
   // The fewest SMs a rank has (a virtual rank's share): grids of spin-waiting kernels.
   int sm_budget() const { return sm_budget_; }
@@ -137,9 +130,6 @@ class Context {
 
   // Symmetric buffers.
   SymBuf staging, headers, flags, counts, ll_landing, comb_landing, comb_flags, ll_comb_landing, hello;
-
-  // Synchronises every local GPU and checks its status word (DeviceFailure names a timeout).
-  void sync_local();
 
   // NCCL, for the baseline (harness/nccl_comms.h; nothing in this header needs nccl.h).
   struct Nccl;

@@ -11,17 +11,6 @@
 
 namespace pk::ep {
 
-std::string keep_nccl_multicast_off() {
-  const char* v = std::getenv("NCCL_NVLS_ENABLE");
-  if (!v) {
-    setenv("NCCL_NVLS_ENABLE", "0", 1);
-    return "";
-  }
-  if (std::string(v) != "0")
-    return "NCCL_NVLS_ENABLE=" + std::string(v) + ": NVSwitch multicast is never run here; unset it or set it to 0";
-  return "";
-}
-
 #ifdef PKBENCH_HAVE_NCCL
 
 Context::Nccl::~Nccl() {
@@ -179,31 +168,6 @@ std::string NcclBaseline::version() { return ""; }
 NcclBaseline::NcclBaseline(Context& c, int blocks) : ctx_(c), blocks_(blocks) { throw SkipPoint("this build has no NCCL"); }
 void NcclBaseline::dispatch() {}
 void NcclBaseline::combine() {}
-void NcclBaseline::exchange(bool reverse, uint64_t row_bytes) {
-  auto& comms = ctx_.nccl()->comms;
-  PK_NCCL_CHECK(ncclGroupStart());
-  for (int gpu : ctx_.local_gpus()) {
-    ctx_.group.set_device(gpu);
-    RankBuffers& b = ctx_.at(gpu);
-    const Sizes& s = sizes_.at(gpu);
-    // Dispatch: tokens for q from the send rows, q's into the receive rows. Combine (reverse):
-    // what came from q goes back to q, into the rows it was sent from.
-    char* send = reverse ? reinterpret_cast<char*>(b.comb_send) : b.send_rows;
-    char* recv = reverse ? reinterpret_cast<char*>(b.comb_recv) : b.recv_rows;
-    const std::vector<int>& n_send = reverse ? s.in : s.out;
-    const std::vector<int>& off_send = reverse ? s.in_off : s.out_off;
-    const std::vector<int>& n_recv = reverse ? s.out : s.in;
-    const std::vector<int>& off_recv = reverse ? s.out_off : s.in_off;
-    for (int q = 0; q < ctx_.ranks(); ++q) {
-      PK_NCCL_CHECK(ncclSend(send + uint64_t(off_send[q]) * row_bytes, uint64_t(n_send[q]) * row_bytes, ncclUint8, q,
-                             comms.at(gpu), ctx_.stream(gpu)));
-      PK_NCCL_CHECK(ncclRecv(recv + uint64_t(off_recv[q]) * row_bytes, uint64_t(n_recv[q]) * row_bytes, ncclUint8, q,
-                             comms.at(gpu), ctx_.stream(gpu)));
-    }
-  }
-  PK_NCCL_CHECK(ncclGroupEnd());
-}
-
 void NcclBaseline::group_start() {}
 void NcclBaseline::group_end() {}
 void NcclBaseline::exchange(bool, uint64_t) {}

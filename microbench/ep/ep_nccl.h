@@ -26,11 +26,6 @@ struct Context::Nccl {
   ~Nccl();
 };
 
-// NVSwitch multicast (NVLS) never runs on the shared machines: "" after forcing
-// NCCL_NVLS_ENABLE=0 when it is unset, or the reason to refuse when it is set otherwise
-// (checked before anything runs, also where there is no GPU).
-std::string keep_nccl_multicast_off();
-
 class NcclBaseline {
  public:
   // SkipPoint when NCCL cannot run here (virtual ranks, a build without NCCL).

@@ -194,14 +194,8 @@ const std::vector<ImplInfo>& impl_infos() {
   return v;
 }
 const ImplInfo& impl_info(const std::string& name) {
-  for (const ImplInfo& i : impl_infos())
-    if (i.name == name) return i;
+  if (const ImplInfo* i = named(impl_infos(), name)) return *i;
   throw ArgError("--impls: unknown implementation '" + name + "'");
-}
-std::vector<std::string> impl_names() {
-  std::vector<std::string> v;
-  for (const ImplInfo& i : impl_infos()) v.push_back(i.name);
-  return v;
 }
 
 std::string Point::name() const {
@@ -256,28 +250,7 @@ const Preset& preset(const std::string& name) {
 
 namespace {
 std::vector<int> parse_sms(const std::string& s) {
-  std::vector<int> out;
-  size_t at = 0;
-  while (at <= s.size()) {
-    const size_t comma = s.find(',', at);
-    const std::string item = s.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-    if (item == "auto") {
-      out.push_back(0);
-    } else {
-      std::vector<int> v;
-      try {
-        v = parse_int_list(item, 0);
-      } catch (const ArgError& e) {
-        throw ArgError("--sms: " + std::string(e.what()));
-      }
-      for (int x : v) {
-        if (x < 1 || x > kEpMaxBlocks) throw ArgError("--sms: " + std::to_string(x) + ": 1 to " + std::to_string(kEpMaxBlocks) + " or auto");
-        out.push_back(x);
-      }
-    }
-    if (comma == std::string::npos) break;
-    at = comma + 1;
-  }
+  std::vector<int> out = parse_sms_list(s, kEpMaxBlocks, " or auto");
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
@@ -291,7 +264,7 @@ std::vector<Point> plan_points(const Preset& p, const GridText& f, int ll_max_to
     Grid grid;
     grid.ll_max_tokens = ll_max_tokens;
     for (const auto& n : parse_name_list(pick(f.ops, g.ops), op_names(), "operation (--ops)")) grid.ops.push_back(parse_op(n));
-    grid.impls = parse_name_list(pick(f.impls, g.impls), impl_names(), "implementation (--impls)");
+    grid.impls = parse_name_list(pick(f.impls, g.impls), names_of(impl_infos()), "implementation (--impls)");
     for (const auto& n : parse_name_list(pick(f.routings, g.routings), routing_names(), "routing (--routings)"))
       grid.routings.push_back(parse_routing(n));
     try {

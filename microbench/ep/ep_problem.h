@@ -87,7 +87,6 @@ struct ImplInfo {
 };
 const std::vector<ImplInfo>& impl_infos();
 const ImplInfo& impl_info(const std::string& name);  // ArgError naming --impls
-std::vector<std::string> impl_names();
 
 struct Point {
   std::string impl;

@@ -43,6 +43,6 @@ int main(int argc, char** argv) {
     return merged > 0 ? 0 : 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s: error: %s\n", argv[0], e.what());
-    return 1;
+    return pk::exit_code_of(e);
   }
 }

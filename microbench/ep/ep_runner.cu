@@ -6,6 +6,7 @@
 #include "microbench/ep/ep_impl.h"
 #include "microbench/harness/cuda_check.h"
 #include "microbench/harness/stats.h"
+#include "microbench/harness/study_context.h"
 
 namespace pk::ep {
 
@@ -19,25 +20,8 @@ std::unique_ptr<Impl> make_impl(Context& c, const Point& p) {
 
 namespace {
 
-// `samples` timed samples of back-to-back operations (FlowTimer): one flow per local GPU,
-// the first flow's callback queueing the operation on every local GPU (an NCCL group must
-// span them), each flow's events timing its own GPU. Milliseconds per operation.
-struct Timed {
-  std::vector<double> ms;
-  int iters = 0;
-};
-Timed time_op(Context& c, const std::function<void()>& op, int enqueues_per_gpu) {
-  std::vector<Flow> flows;
-  const auto& gpus = c.local_gpus();
-  const int per_op = enqueues_per_gpu * static_cast<int>(gpus.size());
-  for (size_t i = 0; i < gpus.size(); ++i)
-    flows.push_back(Flow{gpus[i], gpus[i], c.stream(gpus[i]), i == 0 ? per_op : 1,
-                         i == 0 ? std::function<void(int)>([&op](int) { op(); }) : std::function<void(int)>([](int) {})});
-  FlowTimer timer(c.group, std::move(flows), c.ranks(), c.gate, c.status, c.opt.timing);
-  Timed t;
-  t.iters = timer.calibrate();
-  for (int i = 0; i < c.opt.timing.samples; ++i) t.ms.push_back(timer.sample().step_ms_per_op);
-  return t;
+TimedOp time_op(Context& c, const std::function<void()>& op, int enqueues_per_gpu) {
+  return pk::time_op(c, c.ranks(), c.opt.timing, op, enqueues_per_gpu);
 }
 
 void put_stats(Row& row, const std::string& what, const std::vector<double>& ms) {
@@ -53,15 +37,6 @@ void put_check(Row& row, const Checked& c) {
   row["wrong_counts"] = fmt_num(c.wrong_counts);
   row["wrong_values"] = fmt_num(c.wrong_values);
   row["max_rel_err"] = fmt_num(c.max_rel, 4);
-}
-
-// Runs `fn` on every rank and waits for every local GPU (status words checked).
-void untimed(Context& c, const std::function<void()>& fn) {
-  collectively(c.group.comm(), [&] {
-    fn();
-    c.sync_local();
-  });
-  c.group.barrier();
 }
 
 }  // namespace
@@ -82,18 +57,6 @@ Row Runner::describe(const Point& p, const EpShape& shape, int processes) {
         {"verified", "no"}};
   if (p.op == Op::dispatch_gemm) r["h_expert"] = std::to_string(shape.h_expert);
   return r;
-}
-
-void Runner::run(benchmark::State& state, const Point& p) {
-  Row row = describe(p, ctx_.shape, ctx_.group.processes());
-  for (auto _ : state) {
-    measure_point(state, row, [&] { measure(p, row); });
-    state.SetIterationTime(row.count("dispatch_us_median") && !row["dispatch_us_median"].empty()
-                               ? std::stod(row["dispatch_us_median"]) * 1e-6
-                               : 0.0);
-  }
-  results_.put(p.name(), row);
-  idle_gap(ctx_.opt.timing.gap_ms);
 }
 
 void Runner::measure(const Point& p, Row& row) {
@@ -119,8 +82,8 @@ void Runner::measure(const Point& p, Row& row) {
     untimed(c, [&] { impl->combine(); });
   }
 
-  const Timed d = time_op(c, [&] { impl->dispatch(); }, impl->enqueues_per_op());
-  Timed cb;
+  const TimedOp d = time_op(c, [&] { impl->dispatch(); }, impl->enqueues_per_op());
+  TimedOp cb;
   if (impl->has_combine()) cb = time_op(c, [&] { impl->combine(); }, impl->enqueues_per_op());
 
   // The final run: fresh tokens and expert outputs into re-poisoned outputs, then the checks.

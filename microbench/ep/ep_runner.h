@@ -17,6 +17,7 @@
 
 #include "microbench/ep/ep_context.h"
 #include "microbench/harness/gbench_csv.h"
+#include "microbench/harness/study_point.h"
 
 namespace pk::ep {
 
@@ -32,18 +33,14 @@ Checked check_dispatch(Context& c, bool ll);
 Checked check_combine(Context& c, uint64_t y_generation);
 Checked check_gemm(Context& c);
 
-class Runner {
+class Runner : public StudyRunner<Runner, Context> {
  public:
-  Runner(Context& c, PointResults& r) : ctx_(c), results_(r) {}
-  void run(benchmark::State& state, const Point& p);
+  using StudyRunner::StudyRunner;
+  static constexpr const char* kTimeColumn = "dispatch_us_median";
   // One point into `row` (the row's description included); throws SkipPoint, or an error (a
   // wrong result included, after the row got its check columns). The GPU tests call it.
   void measure(const Point& p, Row& row);
   static Row describe(const Point& p, const EpShape& shape, int processes);
-
- private:
-  Context& ctx_;
-  PointResults& results_;
 };
 
 }  // namespace pk::ep

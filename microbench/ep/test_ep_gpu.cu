@@ -17,6 +17,7 @@
 #include "microbench/ep/ep_runner.h"
 #include "microbench/ep/ep_steps.h"
 #include "microbench/harness/cuda_check.h"
+#include "microbench/harness/gpu_test_support.h"
 
 using namespace pk;
 using namespace pk::ep;
@@ -26,34 +27,13 @@ pk::Comm& test_comm();
 
 namespace {
 
-std::string no_gpu() {
-  int n = 0;
-  const cudaError_t e = cudaGetDeviceCount(&n);
-  if (e != cudaSuccess) {
-    cudaGetLastError();
-    return std::string("no usable CUDA GPU: cudaGetDeviceCount: ") + cudaGetErrorString(e);
-  }
-  return n == 0 ? "no CUDA GPU visible" : "";
-}
+std::string mode_param_name(const ::testing::TestParamInfo<PeerMode>& i) { return peer_mode_name(i.param); }
+
 
 std::string hopper(const PeerGroup& g) {
   for (const GpuInfo& i : g.topology().gpus)
     if (i.cc_major != 9) return "the expert GEMM needs Hopper (sm_90a); GPU" + std::to_string(i.ordinal) + " is " + i.name;
   return "";
-}
-
-// What a multi-rank test of mode m needs.
-std::string need(PeerMode m) {
-  if (std::string why = no_gpu(); !why.empty()) return why;
-  int n = 0;
-  cudaGetDeviceCount(&n);
-  if (m == PeerMode::single && n < 2) return "needs 2 GPUs in one process, found " + std::to_string(n);
-  return "";
-}
-
-std::vector<PeerMode> modes() {
-  if (launched_under_mpi()) return {PeerMode::ipc, PeerMode::vmm};
-  return {PeerMode::single, PeerMode::virt};
 }
 
 // A small shape: 24 experts per rank (the Env sets E for its rank count), TopK 8, H 512,
@@ -64,11 +44,7 @@ EpOptions test_options(double timeout_ms) {
   o.shape.experts = 48;
   o.shape.topk = 8;
   o.shape.h_expert = 256;
-  o.timing.samples = 2;
-  o.timing.warmup_ms = 1;
-  o.timing.target_sample_ms = 0.2;
-  o.timing.gap_ms = 0;
-  o.timing.timeout_ms = timeout_ms;
+  o.timing = quick_test_timing(timeout_ms);
   return o;
 }
 
@@ -87,7 +63,7 @@ class EpRanks : public ::testing::TestWithParam<PeerMode> {};
 }  // namespace
 
 TEST_P(EpRanks, EveryImplementationEveryRoutingOddTokensVerified) {
-  if (const std::string why = need(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  if (const std::string why = need_peers(GetParam()); !why.empty()) GTEST_SKIP() << why;
   GridText g{"all", "all", "all", "1,131,1001", "2"};
   const std::vector<Point> points = plan_points(preset("smoke"), g, 512);
   Env env(GetParam(), test_options(2000), points);
@@ -118,13 +94,12 @@ TEST_P(EpRanks, EveryImplementationEveryRoutingOddTokensVerified) {
   std::printf("%d points verified, %d skipped (NCCL) on %d ranks\n", verified, skipped, env.group->size());
 }
 
-INSTANTIATE_TEST_SUITE_P(Modes, EpRanks, ::testing::ValuesIn(modes()),
-                         [](const ::testing::TestParamInfo<PeerMode>& i) { return peer_mode_name(i.param); });
+INSTANTIATE_TEST_SUITE_P(Modes, EpRanks, ::testing::ValuesIn(test_modes()), mode_param_name);
 
 // A rank alone: its peers never launch, so every wait of the low-latency dispatch and of the
 // count exchange must end in a recorded timeout (DeviceFailure), not a hang.
 TEST(EpVirtual, AKernelWhosePeersNeverLaunchTimesOut) {
-  if (const std::string why = no_gpu(); !why.empty()) GTEST_SKIP() << why;
+  if (const std::string why = no_gpu_reason(); !why.empty()) GTEST_SKIP() << why;
   if (launched_under_mpi()) GTEST_SKIP() << "one process with virtual ranks";
   const std::vector<Point> points = {Point{"ll", Op::dispatch_combine, RoutingKind::uniform, 64, 2},
                                      Point{"ht", Op::dispatch_combine, RoutingKind::uniform, 64, 2}};
@@ -170,7 +145,7 @@ __global__ void header_round_trip(const int* experts, const float* weights, int 
 }  // namespace
 
 TEST(EpDevice, TheTokenHeaderReadsBackAsBuilt) {
-  if (const std::string why = no_gpu(); !why.empty()) GTEST_SKIP() << why;
+  if (const std::string why = no_gpu_reason(); !why.empty()) GTEST_SKIP() << why;
   const int K = 8, El = 6, r = 2;
   const std::vector<int> experts = {13, 1, 12, 17, 40, 15, 2, 16};  // on rank 2: 13, 12, 17, 15, 16 (El = 6)
   const std::vector<float> weights = {0.1f, 0.2f, 0.3f, 0.05f, 0.15f, 0.07f, 0.08f, 0.05f};

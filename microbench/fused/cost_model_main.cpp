@@ -251,7 +251,7 @@ int main(int argc, char** argv) {
     if (!a.splits_csv.empty()) splits.flush();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s: error: %s\n", argv[0], e.what());
-    return 1;
+    return pk::exit_code_of(e);
   }
   return 0;
 }

@@ -173,7 +173,7 @@ class FusedStudy {
     }
 
     // Shares against the components this run measured before (schedules run in the given order). Which baseline is
-    // best and every speedup over it are the sweeps' (sweeps/fused_table.h), from the rows:
+    // best and every speedup over it are the sweeps' (microbench/fused/fused_analysis.h), from the rows:
     // a searched baseline writes one row per knob setting, its knobs in their own columns.
     auto& seen = times_[key(p)];
     double& best = seen[tp.schedule];

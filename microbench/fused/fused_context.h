@@ -19,6 +19,7 @@
 #include "microbench/gemm/gemm_data.h"
 #include "microbench/harness/cuda_check.h"
 #include "microbench/harness/device_runtime.h"
+#include "microbench/harness/study_context.h"
 #include "microbench/harness/timing.h"
 #include "microbench/fused/fused_kernels.h"
 #include "microbench/fused/fused_nccl.h"
@@ -62,26 +63,18 @@ struct Expectation {
   std::string what;
 };
 
-class Context {
+class Context : public StudyContext {
  public:
   // Collective: symmetric buffers sized for every point of the run.
   Context(PeerGroup& g, const FusedOptions& o, const std::vector<Point>& points);
   ~Context();
-  Context(const Context&) = delete;
-  Context& operator=(const Context&) = delete;
 
-  PeerGroup& group;
   const Topology& topo;
   FusedOptions opt;
-  Gate gate;
-  StatusBoard status;
-  StreamPool streams;
   NcclComms nccl;
 
   int world() const { return group.size(); }
   const GpuInfo& gpu(int g) const { return topo.gpus.at(g); }
-  const std::vector<int>& local_gpus() const { return group.local_gpus(); }
-  cudaStream_t stream(int g, int i = 0) { return streams.get(g, i); }
   Deadline deadline(int g) { return status.deadline(g, opt.timing.timeout_ms); }
 
   // Collective: inputs, references (checked against fp64 host dot products) for a new
@@ -115,7 +108,8 @@ class Context {
   void prepare_point(const Point& p);
   Expectation expectation(const Point& p, int g) const;
 
-  // Synchronises every local GPU (throws the first CUDA error).
+  // Synchronises every local GPU (throws the first CUDA error); unlike StudyContext::sync_local,
+  // which it hides, it leaves the status words to the caller.
   void sync_local();
 
  private:

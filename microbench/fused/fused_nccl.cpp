@@ -12,17 +12,6 @@
 
 namespace pk::fused {
 
-std::string keep_nccl_multicast_off() {
-  const char* v = std::getenv("NCCL_NVLS_ENABLE");
-  if (!v) {
-    setenv("NCCL_NVLS_ENABLE", "0", 1);
-    return "";
-  }
-  if (std::string(v) != "0")
-    return "NCCL_NVLS_ENABLE=" + std::string(v) + ": NVSwitch multicast is never run here; unset it or set it to 0";
-  return "";
-}
-
 #ifdef PKBENCH_HAVE_NCCL
 struct NcclComms::Set {
   std::map<int, ncclComm_t> comms;  // group GPU -> communicator

@@ -14,10 +14,6 @@
 
 namespace pk::fused {
 
-// NVSwitch multicast (NVLS) is never run on the shared machines: "" after forcing
-// NCCL_NVLS_ENABLE=0 when it is unset, or the reason to refuse when it is set otherwise.
-std::string keep_nccl_multicast_off();
-
 class NcclComms {
  public:
   explicit NcclComms(PeerGroup& g);

@@ -240,7 +240,7 @@ std::vector<Point> build_points(const GridSpec& g, int world) {
 const std::vector<std::string>& fused_columns() {
   static const std::vector<std::string> c = [] {
     // op, impl, overlap, gpus, m, n, k, comm_sms, time_us_*, tflops, status: what the sweeps'
-    // fused tuning table reads (sweeps/fused_table.h).
+    // fused tuning table reads (microbench/fused/fused_analysis.h).
     std::vector<std::string> v = {"study", "op", "impl", "overlap", "gpus", "size_n", "m", "n", "k"};
     for (const Knob* k : all_knobs()) v.push_back(k->name);
     for (const char* x :

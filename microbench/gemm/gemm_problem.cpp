@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "microbench/harness/args.h"
 #include "microbench/harness/cuda_check.h"
 #include "microbench/harness/metadata.h"
 
@@ -78,12 +79,7 @@ const std::vector<VariantInfo>& variant_infos() {
 }
 
 const VariantInfo& variant_info(const std::string& name) {
-  std::string known;
-  for (const auto& v : variant_infos()) {
-    if (v.name == name) return v;
-    known += (known.empty() ? "" : ", ") + v.name;
-  }
-  throw ArgError("unknown GEMM variant '" + name + "' (known: " + known + ")");
+  return find_named(variant_infos(), name, "unknown GEMM variant", "known: ");
 }
 
 void check_shape(const VariantInfo& v, const Shape& s) {

@@ -129,6 +129,32 @@ std::vector<int> parse_int_list(const std::string& s, int all_value) {
       "integer");
 }
 
+std::vector<int> parse_sms_list(const std::string& s, int most, const std::string& bound_tail) {
+  std::vector<int> out;
+  size_t at = 0;
+  while (at <= s.size()) {
+    const size_t comma = s.find(',', at);
+    const std::string item = s.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    if (item == "auto") {
+      out.push_back(0);
+    } else {
+      std::vector<int> v;
+      try {
+        v = parse_int_list(item, 0);
+      } catch (const ArgError& e) {
+        throw ArgError("--sms: " + std::string(e.what()));
+      }
+      for (int x : v) {
+        if (x < 1 || x > most) throw ArgError("--sms: " + std::to_string(x) + ": 1 to " + std::to_string(most) + bound_tail);
+        out.push_back(x);
+      }
+    }
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  return out;
+}
+
 std::vector<std::string> parse_name_list(const std::string& s, const std::vector<std::string>& allowed,
                                          const std::string& what) {
   std::vector<std::string> out;

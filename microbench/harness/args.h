@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "microbench/harness/cuda_check.h"
+
 namespace pk {
 
 // "16", "4K", "4KiB", "2M", "1G": binary multiples. Rejects negatives, junk and overflow.
@@ -17,9 +19,36 @@ std::string format_size(uint64_t bytes);  // 16 -> "16B", 4096 -> "4KiB", 1<<30 
 std::vector<uint64_t> parse_size_list(const std::string& s);
 // Same grammar for plain integers; the word `all` stands for all_value.
 std::vector<int> parse_int_list(const std::string& s, int all_value);
+// An SM-count flag (--sms): comma items, each "auto" (0) or a parse_int_list item of counts 1 to
+// `most` (else ArgError "--sms: X: 1 to <most><bound_tail>"). In the order given, repeats kept.
+std::vector<int> parse_sms_list(const std::string& s, int most, const std::string& bound_tail);
 // Comma-separated names, each checked against `allowed`; `all` selects every allowed name.
 std::vector<std::string> parse_name_list(const std::string& s, const std::vector<std::string>& allowed,
                                          const std::string& what);
+
+// Tables of named entries (rows with a `name`): the entry called `name` (nullptr when none),
+// every name in order, and the entry or ArgError "<unknown> '<name>' (<known><the names, comma
+// separated>)".
+template <class Entry>
+const Entry* named(const std::vector<Entry>& table, const std::string& name) {
+  for (const Entry& e : table)
+    if (e.name == name) return &e;
+  return nullptr;
+}
+template <class Entry>
+std::vector<std::string> names_of(const std::vector<Entry>& table) {
+  std::vector<std::string> v;
+  for (const Entry& e : table) v.push_back(e.name);
+  return v;
+}
+template <class Entry>
+const Entry& find_named(const std::vector<Entry>& table, const std::string& name, const std::string& unknown,
+                        const std::string& known = "") {
+  if (const Entry* e = named(table, name)) return *e;
+  std::string names;
+  for (const std::string& n : names_of(table)) names += (names.empty() ? "" : ", ") + n;
+  throw ArgError(unknown + " '" + name + "' (" + known + names + ")");
+}
 
 // GPU numbers (--gpus) are below this, and GPU counts (--gpu-counts) at most this.
 constexpr int kGpuNumberLimit = 64;

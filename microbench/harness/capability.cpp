@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 
 #include "microbench/harness/cuda_check.h"
 
@@ -139,6 +140,17 @@ GpuInfo largest_supported_gpu() {
   big.ordinal = -1;  // not a GPU of this machine: messages name it
   big.name = "the largest supported GPU";
   return big;
+}
+
+std::string keep_nccl_multicast_off() {
+  const char* v = std::getenv("NCCL_NVLS_ENABLE");
+  if (!v) {
+    setenv("NCCL_NVLS_ENABLE", "0", 1);
+    return "";
+  }
+  if (std::string(v) != "0")
+    return "NCCL_NVLS_ENABLE=" + std::string(v) + ": NVSwitch multicast is never run here; unset it or set it to 0";
+  return "";
 }
 
 }  // namespace pk

@@ -42,4 +42,9 @@ std::vector<std::string> arch_names();
 // for it is refused on every GPU, so the check needs no GPU.
 GpuInfo largest_supported_gpu();
 
+// NVSwitch multicast (NVLS) is never run on the shared machines: "" after forcing
+// NCCL_NVLS_ENABLE=0 when it is unset, or the reason to refuse when it is set otherwise
+// (every study with an NCCL baseline checks it before anything runs, also without a GPU).
+std::string keep_nccl_multicast_off();
+
 }  // namespace pk

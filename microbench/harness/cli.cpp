@@ -95,6 +95,11 @@ CLI::Validator size_validator() {
 
 void check_output_path(const std::string& path, const std::string& flag) {
   if (path.empty()) throw ArgError(flag + " is empty");
+  // A newline or other control character would end up in command lines, logs and the CSV's
+  // own metadata: refused as a typo.
+  for (char c : path)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+      throw ArgError(flag + ": the path holds a control character (a newline?): give a plain file name");
   // A folder would pass the probe below (path.tmp.<pid> lands beside it) and fail only at
   // the rename after the first point.
   struct stat st {};

@@ -29,11 +29,13 @@ struct Eq {
 
 // Lines of a file, read in 16 MiB blocks and cut with memchr (the Fast C++ CSV Parser's
 // LineReader, used here first, scans byte by byte: a third of the budget for a million
-// rows). A line's trailing '\r' is dropped; the last line may lack its '\n'.
+// rows). A line's trailing '\r' is dropped; the last line may lack its '\n'. A line longer than
+// kMaxCsvLineBytes is refused with its file and line (CsvError, exit 2): the buffer never holds
+// more than one block plus one line, so memory stays bounded whatever the input.
 class LineSource {
  public:
   explicit LineSource(const std::string& path) : f_(std::fopen(path.c_str(), "rb")), path_(path) {
-    if (!f_) throw std::runtime_error(path + ": cannot open: " + std::strerror(errno));
+    if (!f_) throw CsvError(path + ": cannot open: " + std::strerror(errno));
   }
   ~LineSource() {
     if (f_) std::fclose(f_);
@@ -46,6 +48,8 @@ class LineSource {
       const char* nl = static_cast<const char*>(std::memchr(buf_.data() + pos_, '\n', end_ - pos_));
       if (nl) {
         size_t len = static_cast<size_t>(nl - (buf_.data() + pos_));
+        ++line_no_;
+        check_length(len);
         line = std::string_view(buf_.data() + pos_, len);
         pos_ += len + 1;
         if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
@@ -53,6 +57,8 @@ class LineSource {
       }
       if (eof_) {
         if (pos_ == end_) return false;
+        ++line_no_;
+        check_length(end_ - pos_);
         line = std::string_view(buf_.data() + pos_, end_ - pos_);
         pos_ = end_;
         if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
@@ -60,13 +66,17 @@ class LineSource {
       }
       // Keep the partial line, read the next block after it.
       const size_t keep = end_ - pos_;
+      if (keep > kMaxCsvLineBytes) {
+        ++line_no_;
+        check_length(keep);
+      }
       if (keep + kBlock > buf_.size()) buf_.resize(std::max(buf_.size() * 2, keep + kBlock));
       std::memmove(buf_.data(), buf_.data() + pos_, keep);
       pos_ = 0;
       end_ = keep;
       const size_t got = std::fread(buf_.data() + end_, 1, kBlock, f_);
       if (got < kBlock) {
-        if (std::ferror(f_)) throw std::runtime_error(path_ + ": read error: " + std::strerror(errno));
+        if (std::ferror(f_)) throw CsvError(path_ + ": read error: " + std::strerror(errno));
         eof_ = true;
       }
       end_ += got;
@@ -74,7 +84,15 @@ class LineSource {
   }
 
  private:
+  void check_length(size_t len) const {
+    if (len > kMaxCsvLineBytes)
+      throw CsvError(path_ + ":" + std::to_string(line_no_) + ": line longer than " +
+                     std::to_string(kMaxCsvLineBytes >> 10) + " KiB (" +
+                     (len > kMaxCsvLineBytes + kBlock ? "more than " : "") + std::to_string(len) +
+                     " bytes read): not a study CSV");
+  }
   static constexpr size_t kBlock = 16u << 20;
+  size_t line_no_ = 0;
   std::FILE* f_;
   std::string path_;
   std::vector<char> buf_ = std::vector<char>(kBlock);
@@ -106,7 +124,7 @@ inline bool same(std::string_view a, std::string_view b) {
   return true;
 }
 
-// The suite's columns carry their unit in the name (DESIGN.md): a time, a bandwidth, a size
+// The suite's columns carry their unit in the name (docs/measurement.md): a time, a bandwidth, a size
 // or a rate is measured, never negative, whichever reader declares it.
 bool measured_by_name(const std::string& n) {
   auto ends = [&](const char* suf) {
@@ -249,8 +267,7 @@ CsvTable CsvTable::read(const std::string& path, const std::vector<Field>& field
   } catch (const std::runtime_error& e) {
     // Every value in a message is quoted clipped; this bounds what is left (a huge path).
     const std::string_view m = e.what();
-    if (m.size() <= 2000) throw;
-    throw std::runtime_error(clip(m, 2000));
+    throw CsvError(m.size() <= 2000 ? std::string(m) : clip(m, 2000));
   }
 }
 
@@ -507,6 +524,25 @@ CsvTable CsvTable::read_unclipped(const std::string& path, const std::vector<Fie
   CsvTable t;
   t.path_ = path;
   Reader(t, path, options).read(fields);
+  return t;
+}
+
+CsvTable read_study_csv(const std::string& path, const std::string& study, std::vector<Field> fields, StudyFile* file,
+                        const StudySchemas* schemas) {
+  for (const char* meta : {"git_commit", "peer_mode"})
+    if (std::none_of(fields.begin(), fields.end(), [&](const Field& f) { return f.name == meta; }))
+      fields.push_back({meta, ColumnType::text, false});
+  ReadOptions o;
+  o.study = study;
+  o.schemas = schemas;
+  CsvTable t = CsvTable::read(path, fields, o);
+  file->path = path;
+  file->machine = t.machine();
+  file->total = t.rows();
+  if (t.rows()) {
+    file->git_commit = std::string(t.text(0, "git_commit"));
+    file->peer_mode = std::string(t.text(0, "peer_mode"));
+  }
   return t;
 }
 

@@ -15,14 +15,21 @@
 // and cut with memchr (the Fast C++ CSV Parser's LineReader, used before, scans byte by byte,
 // a third of the time budget for a million rows); values are plain (the studies replace
 // commas and quotes), so a line splits on commas.
+#include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
 namespace pk {
+
+// The longest line any reader of the studies' CSVs accepts (a study's header is a few KiB): a
+// longer one is refused as "<file>:<line>: line longer than ..." (CsvError, exit 2), so a
+// one-line file of hundreds of MB costs a bounded buffer, not a copy per field.
+inline constexpr size_t kMaxCsvLineBytes = size_t{1} << 20;
 
 enum class ColumnType { text, integer, number };
 
@@ -82,11 +89,20 @@ struct Machine {
 };
 std::string machine_key(const std::string& gpu_name, int gpu_count);
 
+// A CSV that cannot be read as what it is read for (missing, malformed, another study's):
+// every tool that reads one exits 2 on it (bad input, the file named), as on a bad argument;
+// 1 stays for a failure of the tool itself.
+struct CsvError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+// A tool's exit code for an exception that ended it: 2 for bad input (CsvError), else 1.
+inline int exit_code_of(const std::exception& e) { return dynamic_cast<const CsvError*>(&e) ? 2 : 1; }
+
 class CsvTable {
  public:
   static constexpr int64_t kEmptyInteger = std::numeric_limits<int64_t>::min();
 
-  // Throws std::runtime_error naming the file (and line and field) for anything malformed.
+  // Throws CsvError naming the file (and line and field) for anything malformed.
   static CsvTable read(const std::string& path, const std::vector<Field>& fields, const ReadOptions& options = {});
   // The old interface: every named column required, read as text; any study.
   static CsvTable read(const std::string& path, const std::vector<std::string>& required);
@@ -154,5 +170,18 @@ std::string clip(std::string_view v, size_t n = 200);
 
 // "path:line:field: column 'c': why" (line/field 0: left out; the column name clipped).
 std::string where(const std::string& path, size_t line, size_t field, const std::string& column = "");
+
+// What a study's data says of its CSV besides the rows: the file, its machine, the commit and
+// peer mode of its first row, its row count (every status).
+struct StudyFile {
+  std::string path, git_commit, peer_mode;
+  Machine machine;
+  size_t total = 0;
+};
+// `path` read as a CSV of `study` with a reader's fields (git_commit and peer_mode added where
+// the reader leaves them out), its header checked against `schemas` (ReadOptions::schemas),
+// `file` filled from it.
+CsvTable read_study_csv(const std::string& path, const std::string& study, std::vector<Field> fields, StudyFile* file,
+                        const StudySchemas* schemas);
 
 }  // namespace pk

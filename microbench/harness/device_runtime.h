@@ -20,6 +20,11 @@ struct DeviceFailure : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// $PKBENCH_DEADLINE_SCALE (a number >= 1; default 1): multiplies every kernel spin-wait deadline,
+// for tools that slow kernels many times over (compute-sanitizer, a debugger). Read once; a value
+// that is not a number >= 1 is refused (std::invalid_argument naming the variable).
+double deadline_scale();
+
 class StatusBoard {
  public:
   // Allocates every local GPU's word now: a first use during a measurement would synchronise
@@ -29,7 +34,10 @@ class StatusBoard {
   StatusBoard(const StatusBoard&) = delete;
   StatusBoard& operator=(const StatusBoard&) = delete;
   DeviceStatus* on(int gpu);  // zeroed device-side status word of `gpu` (driven here)
-  Deadline deadline(int gpu, double timeout_ms) { return Deadline{uint64_t(timeout_ms * 1e6), on(gpu)}; }
+  // Every kernel's spin-wait limit: timeout_ms times deadline_scale().
+  Deadline deadline(int gpu, double timeout_ms) {
+    return Deadline{uint64_t(timeout_ms * deadline_scale() * 1e6), on(gpu)};
+  }
   // Reads the words of `gpus` (after their work is synchronised); throws DeviceFailure
   // describing the first failure and clears them.
   void check(const std::vector<int>& gpus);
@@ -40,6 +48,7 @@ class StatusBoard {
 };
 
 std::string describe_status(const DeviceStatus& s);
+
 
 // Holds queued work until open(): every process enqueues its whole batch, then every armed
 // stream on every GPU starts at once. The gate words live in symmetric memory; after a

@@ -8,6 +8,7 @@
 
 #include "microbench/harness/cuda_check.h"
 #include "microbench/harness/point_cost.h"
+#include "microbench/harness/timing.h"
 
 namespace pk {
 
@@ -51,6 +52,16 @@ void measure_point(benchmark::State& state, Row& row, const std::function<void()
     row["error"] = e.what();
     state.SkipWithError(e.what());
   }
+}
+
+void run_timed_point(benchmark::State& state, PointResults& results, const std::string& name, Row row,
+                     const std::string& time_column, double gap_ms, const std::function<void(Row&)>& measure) {
+  for (auto _ : state) {
+    measure_point(state, row, [&] { measure(row); });
+    state.SetIterationTime(row.count(time_column) && !row[time_column].empty() ? std::stod(row[time_column]) * 1e-6 : 0.0);
+  }
+  results.put(name, row);
+  idle_gap(gap_ms);
 }
 
 void PointResults::put(const std::string& name, Row row) {

@@ -62,6 +62,12 @@ inline constexpr const char* kSkipped = "skipped";
 // Benchmark, so one failed point never ends the run.
 void measure_point(benchmark::State& state, Row& row, const std::function<void()>& measure);
 
+// One point of a runner that times itself: each benchmark iteration measure(row) under
+// measure_point, its manual time the row's `time_column` (microseconds; 0 where the point left
+// it empty); the row stored under `name`, then `gap_ms` idle before the next point.
+void run_timed_point(benchmark::State& state, PointResults& results, const std::string& name, Row row,
+                     const std::string& time_column, double gap_ms, const std::function<void(Row&)>& measure);
+
 // Google Benchmark's loop over a calibrated timer (a FlowTimer): one timer.sample() per
 // iteration, whose time per operation is the iteration's manual time; returns those times in ms.
 template <class Timer>

@@ -118,6 +118,16 @@ std::optional<LinkInfo> nvlink_info(const std::string& pci_bus_id) {
   return info;
 }
 
+std::optional<unsigned long long> nvlink_rx_kib(const std::string& pci_bus_id) {
+  nvmlDevice_t d = handle(pci_bus_id);
+  if (!d) return std::nullopt;
+  nvmlFieldValue_t fv{};
+  fv.fieldId = kFieldNvlinkThroughputDataRx;
+  fv.scopeId = kScopeAllLinks;
+  if (api().field_values(d, 1, &fv) != kSuccess || fv.nvmlReturn != kSuccess) return std::nullopt;
+  return fv.value.ullVal;
+}
+
 std::optional<unsigned> sm_clock_mhz(const std::string& pci_bus_id) {
   nvmlDevice_t d = handle(pci_bus_id);
   unsigned mhz = 0;

@@ -21,6 +21,10 @@ struct LinkInfo {
 };
 std::optional<LinkInfo> nvlink_info(const std::string& pci_bus_id);
 
+// NVLink data received by the GPU since the driver loaded, KiB, every link summed (NVML's
+// throughput counter); nullopt where NVML or the driver does not expose it.
+std::optional<unsigned long long> nvlink_rx_kib(const std::string& pci_bus_id);
+
 // Current and maximum SM clock in MHz.
 std::optional<unsigned> sm_clock_mhz(const std::string& pci_bus_id);
 std::optional<unsigned> sm_clock_max_mhz(const std::string& pci_bus_id);

@@ -11,6 +11,8 @@ constexpr nvmlReturn_t kSuccess = 0;
 constexpr int kClockSm = 1;
 constexpr unsigned kFieldNvlinkSpeedMbpsCommon = 90;
 constexpr unsigned kFieldNvlinkGetSpeed = 164;  // per link (scopeId), MBps
+constexpr unsigned kFieldNvlinkThroughputDataRx = 139;  // KiB received, cumulative (scopeId: link or all)
+constexpr unsigned kScopeAllLinks = 0xFFFFFFFFu;        // the throughput fields summed over every link
 constexpr unsigned kMaxLinks = 18;  // NVML_NVLINK_MAX_LINKS on Hopper-era drivers
 
 union nvmlValue_t {

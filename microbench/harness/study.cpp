@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <regex>
 
 #include "microbench/harness/args.h"
 #include "microbench/harness/capability.h"
@@ -11,6 +12,33 @@
 #include "microbench/harness/topology.h"
 
 namespace pk {
+namespace {
+
+// Google Benchmark's flags among argv[1..argc) (Cli::parse leaves only those) that its run
+// would refuse only later, after the GPU check: --benchmark_filter's regular expression, and
+// --benchmark_out's folder (check_paths: on the rank that writes). ArgError naming the flag.
+void check_benchmark_flags(int argc, char** argv, bool check_paths) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const size_t eq = a.find('=');
+    const std::string flag = a.substr(0, eq), value = eq == std::string::npos ? "" : a.substr(eq + 1);
+    if (flag == "--benchmark_filter") {
+      // Google Benchmark: "all" and "." match everything; a leading '-' negates the rest.
+      std::string re = value;
+      if (!re.empty() && re[0] == '-') re.erase(0, 1);
+      if (re.empty() || re == "all") continue;
+      try {
+        std::regex r(re, std::regex::extended);
+      } catch (const std::regex_error& e) {
+        throw ArgError("--benchmark_filter=" + value + ": not a valid regular expression (" + e.what() + ")");
+      }
+    } else if (flag == "--benchmark_out" && check_paths) {
+      check_output_path(value, "--benchmark_out");
+    }
+  }
+}
+
+}  // namespace
 
 StudyMain::StudyMain(std::string program, std::string description, std::string default_csv)
     : cli_(std::move(program), std::move(description)), csv_path_(std::move(default_csv)) {
@@ -61,8 +89,22 @@ int StudyMain::begin(int* argc, char** argv) {
       arch_gpu(arch_);
       if (!list_only_) throw ArgError("--arch=" + arch_ + " plans a --list for another GPU: add --list");
     }
-    if (mode_ == PeerMode::virt && virtual_ranks_ == 0) virtual_ranks_ = default_virtual_ranks();
+    // --ranks given is checked as given (--ranks=0 is refused, not the default).
+    const bool ranks_given = cli_.app().count("--ranks") > 0;
+    if (ranks_given && mode_ != PeerMode::virt)
+      throw ArgError("--ranks: only --peer-mode=virtual takes a rank count (--ranks=" + std::to_string(virtual_ranks_) +
+                     "; other modes have one rank per GPU)");
+    if (mode_ == PeerMode::virt && !ranks_given) virtual_ranks_ = default_virtual_ranks();
     check_virtual_ranks(mode_, virtual_ranks_);
+    // Virtual ranks are the run's GPUs: a planned --list is for that many, and --world may
+    // only say the same.
+    if (mode_ == PeerMode::virt) {
+      if (world_ > 0 && world_ != virtual_ranks_)
+        throw ArgError("--world=" + std::to_string(world_) + " but --peer-mode=virtual runs " + std::to_string(virtual_ranks_) +
+                       " ranks (--ranks)");
+      world_ = virtual_ranks_;
+    }
+    check_benchmark_flags(*argc, argv, is_root() && !list_only_);
     profiler_range_requested();  // PKBENCH_PROFILER_RANGE (timing.h): bad input before anything runs
     // Each virtual rank's streams need their own hardware queues, or a spin-waiting kernel of
     // one rank holds back another rank's kernel queued behind it: with the default 8 queues,

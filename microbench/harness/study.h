@@ -81,6 +81,24 @@ class PointStudyPlan : public StudyPlan {
   std::unique_ptr<Study> st_;
 };
 
+// The Study of a PointStudyPlan that is a Context built for the run's points and a Runner on it
+// (Runner::run(benchmark::State&, const Point&) measures and stores one point).
+template <class Context, class Runner>
+class ContextRunnerStudy {
+ public:
+  template <class Options, class Points>
+  ContextRunnerStudy(PeerGroup& g, PointResults& r, const Options& o, const Points& points)
+      : ctx_(g, o, points), runner_(ctx_, r) {}
+  template <class Point>
+  void run_point(benchmark::State& state, const Point& p) {
+    runner_.run(state, p);
+  }
+
+ private:
+  Context ctx_;
+  Runner runner_;
+};
+
 class StudyMain {
  public:
   StudyMain(std::string program, std::string description, std::string default_csv);

@@ -22,6 +22,25 @@ void run_described_point(benchmark::State& state, PointResults& results, const s
   idle_gap(gap_ms);
 }
 
+// A study's runner on its Context (members group, shape, opt.timing): run() is one point
+// described by Derived::describe(p, shape, processes), measured by Derived::measure(p, row)
+// under run_timed_point, the iteration time Derived::kTimeColumn.
+template <class Derived, class Context>
+class StudyRunner {
+ public:
+  StudyRunner(Context& c, PointResults& r) : ctx_(c), results_(r) {}
+  template <class Point>
+  void run(benchmark::State& state, const Point& p) {
+    run_timed_point(state, results_, p.name(), Derived::describe(p, ctx_.shape, ctx_.group.processes()),
+                    Derived::kTimeColumn, ctx_.opt.timing.gap_ms,
+                    [&](Row& row) { static_cast<Derived*>(this)->measure(p, row); });
+  }
+
+ protected:
+  Context& ctx_;
+  PointResults& results_;
+};
+
 }  // namespace pk
 
 // A study binary's main(): its plan (a StudyPlan built from the StudyMain), its name, the

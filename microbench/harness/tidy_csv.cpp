@@ -74,18 +74,46 @@ std::string fmt_num(double v, int significant) {
   return buf;
 }
 
-void write_file_atomically(const std::string& path, const std::string& contents) {
-  std::filesystem::path p(path);
-  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
+namespace {
+// Writes contents to tmp; on any failure removes tmp and throws naming it.
+void write_temporary(const std::string& tmp, const std::string& contents) {
+  try {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
     if (!f) throw std::runtime_error("cannot write " + tmp);
     f << contents;
     f.flush();
-    if (!f) throw std::runtime_error("short write to " + tmp);
+    if (!f) throw std::runtime_error("short write to " + tmp + " (disk full?)");
+    f.close();
+    if (!f) throw std::runtime_error("short write to " + tmp + " (disk full?)");
+  } catch (...) {
+    std::error_code ec;
+    std::filesystem::remove(tmp, ec);
+    throw;
   }
-  std::filesystem::rename(tmp, path);
+}
+}  // namespace
+
+void write_file_atomically(const std::string& path, const std::string& contents) {
+  write_files_atomically({{path, contents}});
+}
+
+void write_files_atomically(const std::vector<std::pair<std::string, std::string>>& files) {
+  std::vector<std::string> tmps;
+  try {
+    for (const auto& [path, contents] : files) {
+      std::filesystem::path p(path);
+      if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
+      tmps.push_back(path + ".tmp." + std::to_string(::getpid()));
+      write_temporary(tmps.back(), contents);
+    }
+  } catch (...) {
+    // Nothing renamed yet: the old files stay as they were, no temporary is left.
+    std::error_code ec;
+    for (const auto& t : tmps) std::filesystem::remove(t, ec);
+    throw;
+  }
+  // Every file is whole on disk; renames within one folder do not run out of space.
+  for (size_t i = 0; i < files.size(); ++i) std::filesystem::rename(tmps[i], files[i].first);
 }
 
 void TidyCsv::flush() {

@@ -4,6 +4,7 @@
 // old; each later one appends the rows added since, all of them in one write() (a point's
 // flush costs its own rows, not the file's).
 #include <map>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -48,7 +49,11 @@ std::string fmt_num(double v, int significant = 6);
 // was measured (filled by harness/metadata.h's metadata_row).
 const std::vector<std::string>& metadata_columns();
 
-// Writes `contents` to `path` through a temporary file and rename.
+// Writes `contents` to `path` through a temporary file (path.tmp.<pid>, same folder) and rename.
+// On failure no temporary is left and `path` is untouched.
 void write_file_atomically(const std::string& path, const std::string& contents);
+// All or nothing for a set of files (path, contents): every temporary is written whole before
+// the first rename, so a failure (disk full, unwritable folder) leaves every old file as it was.
+void write_files_atomically(const std::vector<std::pair<std::string, std::string>>& files);
 
 }  // namespace pk

@@ -1,5 +1,5 @@
 #pragma once
-// The measurement method of DESIGN.md for any set of concurrent flows (one stream of
+// The measurement method (docs/measurement.md) for any set of concurrent flows (one stream of
 // back-to-back operations each, on one or more GPUs, in one or more processes):
 //   gate every stream -> start events -> k operations per stream -> stop events -> open gate
 // so the host's enqueue cost stays outside the timed region and all GPUs start together.

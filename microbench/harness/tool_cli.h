@@ -5,8 +5,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <string>
 
+#include "microbench/harness/csv_table.h"
 #include "microbench/harness/tidy_csv.h"
 
 namespace pk {
@@ -59,7 +61,8 @@ inline bool option(int argc, char** argv, int& i, const std::string& name, std::
 }
 
 // A summary tool's markdown, made by make(): on stdout, or written (atomically) to `out` when
-// given. Returns main's exit code: 1, with "argv0: error: ..." on stderr, when make() throws.
+// given. Returns main's exit code: when make() throws, "argv0: error: ..." on stderr and 2
+// for a CSV it could not read (CsvError), else 1.
 template <class Make>
 int emit_markdown(const char* argv0, const std::string& out, Make make) {
   try {
@@ -69,7 +72,60 @@ int emit_markdown(const char* argv0, const std::string& out, Make make) {
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s: error: %s\n", argv0, e.what());
-    return 1;
+    return exit_code_of(e);
+  }
+}
+
+// A study's summary tool: CSV OUT_DIR [--allow-virtual], and the options `extra` takes (true
+// when argv[i] was its; it advances i past a value). Usage errors exit 2; `operands` names the
+// two positional arguments ("EP_CSV and OUT_DIR").
+struct SummaryArgs {
+  std::string csv, out;
+  bool allow_virtual = false;
+};
+inline SummaryArgs summary_args(int argc, char** argv, const char* usage, const std::string& operands,
+                                const std::function<bool(int& i)>& extra = nullptr) {
+  answer_help(argc, argv, usage);
+  SummaryArgs a;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--allow-virtual") a.allow_virtual = true;
+    else if (extra && extra(i)) continue;
+    else if (arg.rfind("--", 0) == 0) usage_error(argv[0], "unknown option '" + arg + "'", usage);
+    else if (a.csv.empty()) a.csv = arg;
+    else if (a.out.empty()) a.out = arg;
+    else usage_error(argv[0], "one CSV and one folder (got '" + arg + "' too)", usage);
+  }
+  if (a.csv.empty() || a.out.empty()) usage_error(argv[0], operands + " are needed", usage);
+  check_output_parent(argv[0], "OUT_DIR", a.out + "/x", usage);
+  return a;
+}
+
+// What a study's summary tool writes: OUT_DIR/<study>_summary.md, and OUT_DIR/<study>_tuning.csv
+// through write_tuning unless the rows are of virtual ranks and --allow-virtual is not given.
+struct SummaryOutput {
+  std::string markdown;
+  bool virtual_ranks = false;
+  std::function<void(const std::string& path)> write_tuning;
+};
+// Writes make()'s output and says what it wrote; main's exit code, with "argv0: error: ..." on
+// stderr, when anything throws: exit_code_of (2 for a CSV it cannot read, else 1).
+inline int write_study_summary(const char* argv0, const SummaryArgs& a, const std::string& study,
+                               const std::function<SummaryOutput()>& make) {
+  try {
+    const SummaryOutput o = make();
+    const std::string md = a.out + "/" + study + "_summary.md", tuning = a.out + "/" + study + "_tuning.csv";
+    write_file_atomically(md, o.markdown);
+    if (!o.virtual_ranks || a.allow_virtual) {
+      o.write_tuning(tuning);
+      std::printf("wrote %s and %s\n", md.c_str(), tuning.c_str());
+    } else {
+      std::printf("wrote %s (virtual ranks: no tuning table without --allow-virtual)\n", md.c_str());
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: error: %s\n", argv0, e.what());
+    return exit_code_of(e);
   }
 }
 

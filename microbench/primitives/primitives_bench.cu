@@ -1,6 +1,6 @@
 // pkbench_primitives: real library primitives (NVSHMEM, NCCL's device API) beside PK-style
 // access and the NVSHMEM-shaped emulation, one row per operation x style x scope/size, with
-// the memory ordering of every signal stated. See NOTES.md.
+// the memory ordering of every signal stated. See README.md.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 // Every point of the study, in the order it runs (the same on every rank). The ordering
 // and call columns say what each row's instructions or library calls do; the library texts
-// come from reading the NVSHMEM 3.8 and NCCL 2.28 device headers (NOTES.md quotes them).
+// come from reading the NVSHMEM 3.8 and NCCL 2.28 device headers (README.md quotes them).
 #include <initializer_list>
 
 #include "kernels/primitives/ordering.cuh"

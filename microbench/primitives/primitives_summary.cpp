@@ -15,11 +15,15 @@ namespace pk::prim {
 
 // ---------------------------------------------------------------- reading
 
+const StudySchemas& own_schema() {
+  static const StudySchemas own = {declared_study("primitives", study_columns(), "pk::prim::study_columns()")};
+  return own;
+}
+
 PrimitivesRows read_csv(const std::string& path) {
   std::vector<Field> fields;
   for (const auto& h : peek_csv(path).header) fields.push_back({h, ColumnType::text, true});
-  static const StudySchemas own = {declared_study("primitives", study_columns(), "pk::prim::study_columns()")};
-  const CsvTable t = CsvTable::read(path, fields, {"primitives", true, &own});
+  const CsvTable t = CsvTable::read(path, fields, {"primitives", true, &own_schema()});
   PrimitivesRows out;
   for (const auto& f : fields) out.columns.push_back(f.name);
   for (size_t i = 0; i < t.rows(); ++i) {
@@ -269,14 +273,15 @@ void write_paper_numbers(std::ostringstream& os, const PrimitivesRows& t, const 
   os << "\n";
 }
 
-// The targets are judged by the sweeps library (sweeps/targets.cpp), not here.
+// The targets are judged by primitives_targets.cpp (the summary tool passes their table), not here.
 void write_targets(std::ostringstream& os, const std::string& targets) {
   os << "## Targets (same run)\n\n";
   if (targets.empty())
-    os << "Not judged here: `pkbench_primitives_summary` prints the sweeps library's verdicts (the report's).\n\n";
+    os << "Not judged here: `pkbench_primitives_summary` prints the study's verdicts (the report's).\n\n";
   else
     os << targets
-       << "\nThe sweeps library's targets and rule (sweeps/targets.cpp, sweeps/verdict.h), as the report prints "
+       << "\nThe study's targets (microbench/primitives/primitives_targets.cpp) and rule (microbench/harness/verdict.h), "
+          "as the report prints "
           "them: a signal is compared only with library signals of the same protocol and memory ordering, a "
           "dependent load with the library's load at the same placement.\n\n";
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "microbench/harness/csv_table.h"
 #include "microbench/harness/tidy_csv.h"
 
 namespace pk::prim {
@@ -15,6 +16,8 @@ struct PrimitivesRows {
   std::vector<std::string> columns;
   std::vector<Row> rows;
 };
+// This study's own declaration, as a primitives CSV's header is checked against it.
+const StudySchemas& own_schema();
 // Throws std::runtime_error for a missing, malformed or foreign file (the harness's reader).
 PrimitivesRows read_csv(const std::string& path);
 
@@ -27,8 +30,8 @@ double value_of(const Row& r);  // the `value` column as a number
 // The paper's numbers (section 3.1.4).
 inline constexpr double kPaperLatencyRatio = 4.5;   // "up to 4.5x lower element-wise NVLink access latency"
 inline constexpr double kPaperBandwidthGain = 20;   // "about 20 GB/s higher bandwidth"
-// `targets`: the targets section's table, as the sweeps library prints it
-// (pkbench_primitives_summary passes targets_table_markdown(primitives_targets(csv))). ""
+// `targets`: the targets section's table, as the report prints it (pkbench_primitives_summary
+// passes targets_table_markdown(primitives_targets(csv)): primitives_targets.h). ""
 // leaves the section saying so.
 std::string summary_markdown(const PrimitivesRows& t, const std::string& targets = "");
 

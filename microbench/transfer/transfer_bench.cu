@@ -366,7 +366,11 @@ class TransferPlan : public PointStudyPlan<TransferPoint, TransferStudy> {
         ->check(size_list_validator());
     app.add_option("--total", total_, "bytes per flow per operation (e.g. 1G); default: the preset's")
         ->check(size_validator());
-    app.add_option("--max-ops", grid_.max_ops, "messages per operation at most (tiny messages); 0: mechanism default");
+    // CLI11 reads "-1" into the unsigned count as 2^64 - 1: a sign is refused first.
+    app.add_option("--max-ops", grid_.max_ops, "messages per operation at most (tiny messages); 0: mechanism default")
+        ->check(CLI::Validator(
+            [](std::string& v) { return v.find('-') != std::string::npos ? v + ": a count of messages, 0 or more" : std::string(); },
+            "COUNT"));
     for (const Knob& k : all_knobs()) {
       std::string help = k.help + (k.unit.empty() ? "" : " [" + k.unit + "]");
       if (!k.allowed.empty()) {

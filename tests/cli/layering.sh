@@ -18,6 +18,8 @@ cross_study=(
   "fused gemm"      # the fused kernels are this suite's GEMM: microbench/fused builds on microbench/gemm
   "fused transfer"  # the cost model asks the transfer registry which mechanisms run on SMs
   "ep gemm"         # the expert GEMM is this suite's GEMM (microbench/gemm/gemm_launch.cuh)
+  "seqpar gemm"     # the ring's stand-in is this suite's GEMM (microbench/gemm/gemm_launch.cuh)
+  "seqpar collectives"  # Ulysses' collectives are the collectives study's (its registry and presets)
 )
 
 layer_of() {  # a repository path -> its layer (empty: not a layered folder)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every scripts/run.sh, scripts/device.sh and study-binary example of README.md, as written,
+# Every scripts/run.sh, scripts/reproduce.sh and study-binary example of README.md and docs/*.md, as written,
 # accepted with --list (the plan: no GPU, nothing measured) or, for --help, as it is: exit 0.
 # Examples are the README's code-block lines (backslash continuations joined) and inline code
 # spans that start with one of those commands; synopses with placeholders ([...], <...>, ...,
@@ -8,11 +8,14 @@
 set -uo pipefail
 src=${1:?source dir} build=${2:?build dir}
 export PKBENCH_BUILD_DIR=$build
-readme=$src/README.md
-# Code-block lines, continuations joined; then every inline code span.
+# Code-block lines, continuations joined; then every inline code span; of each page.
 candidates() {
-  awk '/^```/ { code = !code; next } code { if (sub(/\\$/, "")) { acc = acc $0; next } print acc $0; acc = "" }' "$readme"
-  grep -o '`[^`]*`' "$readme" | tr -d '`'
+  local readme
+  for readme in "$src/README.md" "$src"/docs/*.md; do
+    [ -f "$readme" ] || continue
+    awk '/^```/ { code = !code; next } code { if (sub(/\\$/, "")) { acc = acc $0; next } print acc $0; acc = "" }' "$readme"
+    grep -o '`[^`]*`' "$readme" | tr -d '`'
+  done
 }
 fail=0 n=0
 while IFS= read -r line; do
@@ -21,7 +24,7 @@ while IFS= read -r line; do
   cmd=$(printf '%s' "$line" | sed -E 's/^([A-Z_]+=[^ ]* +)*//; s/^bash +//; s/^mpirun .* (build\/)/\1/')
   case "$cmd" in
     */) continue ;;  # a folder named in prose (build/bin/)
-    scripts/run.sh*|scripts/device.sh*|build/bin/*) ;;
+    scripts/run.sh*|scripts/reproduce.sh*|build/bin/*) ;;
     *) continue ;;
   esac
   if printf '%s' "$cmd" | grep -Eq '\[|<|\.\.\.|(^| )[A-Z][A-Z_]{2,}( |$)'; then continue; fi
@@ -42,6 +45,13 @@ while IFS= read -r line; do
   n=$((n + 1))
   extra=(--list)
   [[ " $* " == *" --help "* || " $* " == *" -h "* ]] && extra=()
+  # run.sh refuses --quick with --list (the quick profile has no plan of its own): its other
+  # flags are checked against the full plan.
+  if [ ${#extra[@]} -gt 0 ] && [[ " $* " == *" --quick "* ]]; then
+    args=()
+    for a in "$@"; do [ "$a" = --quick ] || args+=("$a"); done
+    set -- ${args[@]+"${args[@]}"}
+  fi
   if out=$("$exe" "$@" "${extra[@]}" 2>&1); then
     echo "ok: $cmd ${extra[*]}"
   else
@@ -50,6 +60,6 @@ while IFS= read -r line; do
     fail=1
   fi
 done < <(candidates)
-[ "$n" -gt 0 ] || { echo "FAILED: no example found in README.md (is the extraction broken?)"; exit 1; }
-echo "$n README examples checked"
+[ "$n" -gt 0 ] || { echo "FAILED: no example found in README.md or docs/ (is the extraction broken?)"; exit 1; }
+echo "$n examples of README.md and docs/ checked"
 exit "$fail"

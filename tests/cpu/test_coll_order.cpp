@@ -1,5 +1,5 @@
 // Collective study, CPU: the run order of the points (coll_order.h). NVSHMEM, once initialised,
-// inflated every host-timed row of the process (results/h200x2/collectives/experiments/
+// inflated every host-timed row of the process (2fb8dca:results/h200x2/collectives/experiments/
 // nvlink-98ca11c/), so every point that initialises it runs after all the others; the rest keep
 // the plan's order (the order of coll_list.h, sizes, modes, implementations).
 #include <gtest/gtest.h>

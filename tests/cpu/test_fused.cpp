@@ -246,7 +246,7 @@ TEST(FusedProblem, SchedulesDeclareTheirKnobsOnce) {
   // Every knob is a CSV column.
   const auto& cols = fused_columns();
   for (const Knob* k : ks) EXPECT_NE(std::find(cols.begin(), cols.end(), k->name), cols.end()) << k->name;
-  // What the sweeps' fused tuning table reads (sweeps/fused_table.h).
+  // What the sweeps' fused tuning table reads (microbench/fused/fused_analysis.h).
   for (const char* c : {"op", "overlap", "impl", "m", "n", "k", "gpus", "comm_sms", "time_us_median", "time_us_min",
                         "time_us_max", "cv", "tflops", "status"})
     EXPECT_NE(std::find(cols.begin(), cols.end(), c), cols.end()) << c;

@@ -1,5 +1,5 @@
 // CPU tests of the fused study's `tuned` schedule (microbench/fused/fused_tuned.h) and its
-// summary (sweeps/fused_table.h): what an in-memory table answers per (operator, shape, ranks)
+// summary (microbench/fused/fused_analysis.h): what an in-memory table answers per (operator, shape, ranks)
 // through pkbench/tuning.h, the refusals (a point skipped with the reason; a table refused
 // before any GPU work), the virtual-rank machine key, and the Tuned section's ratios on
 // tests/fixtures/fused_tuned_fixture.csv.
@@ -16,7 +16,8 @@
 #include "tests/cpu/fused_test_util.h"
 #include "microbench/fused/fused_tuned.h"
 #include "microbench/harness/cuda_check.h"
-#include "sweeps/fused_table.h"
+#include "microbench/fused/fused_analysis.h"
+#include "sweeps/tuning_writers.h"
 
 using namespace pk;
 using namespace pk::fused;
@@ -159,7 +160,7 @@ TEST(FusedTuned, TheFlagRefusesABadTableBeforeAnyGpuWork) {
 // baseline is never an answer, so never the best) and the default (inter_sm 16 SMs, 105 us);
 // a refused point listed with its reason, not counted.
 TEST(FusedTuned, SummaryRatiosOnAFixture) {
-  const std::vector<pk::sweeps::FusedTuned> pts = pk::sweeps::fused_tuned_points(fixture("fused_tuned_fixture.csv"));
+  const std::vector<pk::fused::FusedTuned> pts = pk::fused::fused_tuned_points(fixture("fused_tuned_fixture.csv"));
   ASSERT_EQ(pts.size(), 2u);
   EXPECT_EQ(pts[0].m, 2048);
   EXPECT_DOUBLE_EQ(pts[0].tuned_us, 96);
@@ -172,13 +173,13 @@ TEST(FusedTuned, SummaryRatiosOnAFixture) {
   EXPECT_EQ(pts[1].tuned_us, 0);
   EXPECT_DOUBLE_EQ(pts[1].best_us, 300);
   EXPECT_EQ(pts[1].answer.rfind("skipped: tuning table t.json", 0), 0u) << pts[1].answer;
-  const std::string md = pk::sweeps::fused_summary_markdown(fixture("fused_tuned_fixture.csv"));
+  const std::string md = pk::fused::fused_summary_markdown(fixture("fused_tuned_fixture.csv"));
   EXPECT_NE(md.find("1 of 1 measured points reach the target, worst 0.990"), std::string::npos) << md;
   EXPECT_NE(md.find("| gemm_rs | 2048x2048x1024 | 2 | overlap=inter_sm"), std::string::npos) << md;
   // The table made from the same virtual-rank CSV names its own machine and never chooses
   // the tuned row.
-  const pk::sweeps::TuningTable tt = pk::sweeps::fused_tuning(fixture("fused_tuned_fixture.csv"));
+  const pk::TuningTable tt = pk::fused::fused_tuning(fixture("fused_tuned_fixture.csv"));
   ASSERT_FALSE(tt.rows.empty());
-  EXPECT_EQ(pk::sweeps::cell_text(tt.at(0, "machine")), "fixturex1-virtual2");
-  EXPECT_EQ(pk::sweeps::cell_text(tt.at(0, "impl")), "inter_sm");
+  EXPECT_EQ(pk::cell_text(tt.at(0, "machine")), "fixturex1-virtual2");
+  EXPECT_EQ(pk::cell_text(tt.at(0, "impl")), "inter_sm");
 }

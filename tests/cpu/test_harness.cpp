@@ -8,6 +8,8 @@
 #include <set>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "microbench/harness/args.h"
 #include "microbench/harness/cuda_check.h"
 #include "microbench/harness/metadata.h"
@@ -105,6 +107,26 @@ TEST(TidyCsv, RejectsColumnsOutsideTheSchema) {
   TidyCsv csv("unused.csv", {"a"});
   EXPECT_THROW(csv.append({{"nope", "1"}}), std::invalid_argument);
   EXPECT_THROW(TidyCsv("x.csv", {"a", "a"}), std::invalid_argument);
+}
+
+// A set of files lands whole or not at all: when the second cannot be written (its folder is a
+// regular file), the first keeps its old contents and no temporary file is left beside it.
+TEST(TidyCsv, WriteFilesAtomicallyIsAllOrNothing) {
+  const fs::path dir = fs::temp_directory_path() / ("pkbench_test_atomic_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string first = (dir / "first.csv").string(), blocker = (dir / "blocker").string();
+  write_file_atomically(first, "old\n");
+  write_file_atomically(blocker, "a file, not a folder\n");
+  EXPECT_ANY_THROW(write_files_atomically({{first, "new\n"}, {blocker + "/second.csv", "x\n"}}));
+  EXPECT_EQ(slurp(first), "old\n");
+  std::set<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.insert(e.path().filename().string());
+  EXPECT_EQ(names, (std::set<std::string>{"first.csv", "blocker"}));
+  write_files_atomically({{first, "new\n"}, {(dir / "second.csv").string(), "x\n"}});
+  EXPECT_EQ(slurp(first), "new\n");
+  EXPECT_EQ(slurp((dir / "second.csv").string()), "x\n");
+  fs::remove_all(dir);
 }
 
 TEST(TidyCsv, EscapesQuotesAndNewlines) {

@@ -103,10 +103,10 @@ TEST(PrimitivesSummary, ReportsRegisterValuedPutsAndLibraryVersions) {
 }
 
 TEST(PrimitivesSummary, PrintsTheTargetsItIsGivenAndJudgesNone) {
-  // The verdicts are the sweeps library's (primitives_targets, tested in
-  // test_sweeps_verdict.cpp); the summary prints the table it is given, and judges nothing.
-  const std::string md = summary_markdown(read_csv(kFixture), "| a target | from the sweeps |\n");
-  EXPECT_NE(md.find("## Targets (same run)\n\n| a target | from the sweeps |\n"), std::string::npos) << md;
+  // The verdicts are primitives_targets.h's (tested in test_sweeps_verdict.cpp); the summary
+  // prints the table it is given, and judges nothing.
+  const std::string md = summary_markdown(read_csv(kFixture), "| a target | from primitives_targets |\n");
+  EXPECT_NE(md.find("## Targets (same run)\n\n| a target | from primitives_targets |\n"), std::string::npos) << md;
   EXPECT_EQ(md.find("met ("), std::string::npos);
   EXPECT_EQ(md.find("missed"), std::string::npos);
   EXPECT_NE(summary_markdown(read_csv(kFixture)).find("Not judged here"), std::string::npos);

@@ -7,14 +7,18 @@
 #include "microbench/harness/point_cost.h"
 #include "microbench/collectives/coll_schema.h"
 #include "microbench/harness/csv_table.h"
-#include "sweeps/fused_table.h"
+#include "microbench/fused/fused_analysis.h"
 #include "sweeps/study_schema.h"
-#include "sweeps/sync_table.h"
-#include "sweeps/transfer_table.h"
+#include "microbench/sync/sync_analysis.h"
+#include "microbench/transfer/transfer_analysis.h"
 #include "tests/cpu/sweeps_test_util.h"
 
 using namespace pk;
 using namespace pk::sweeps;
+using namespace pk::fused;
+using namespace pk::coll;
+using namespace pk::sync;
+using namespace pk::transfer;
 using namespace pk::sweeps::testing;
 
 namespace {
@@ -209,6 +213,27 @@ TEST(SweepsReader, FieldCountMismatchIsNamed) {
   write(dir + "/t.csv", text);
   const std::string e = error_of([&] { read_transfer(dir + "/t.csv"); });
   EXPECT_NE(e.find(dir + "/t.csv:3: 3 fields, the header has " + std::to_string(tcols().size())), std::string::npos) << e;
+}
+
+// A 2 MB line (no newline in it, as in a file that is not a study CSV) is refused with the file
+// and line, as bad input (exit 2), without reading it into one string per field.
+TEST(SweepsReader, OverlongLineIsRefusedWithFileAndLine) {
+  const std::string dir = temp_dir("longline");
+  std::string text = csv(tcols(), {transfer_row({{"mechanism", "ce"}, {"message_bytes", "16"}, {"gbps", "1"}})});
+  text += std::string(2u << 20, 'x') + "\n";
+  write(dir + "/t.csv", text);
+  write(dir + "/one.csv", std::string(2u << 20, 'y'));  // one line, no end
+  for (const auto& [file, line] : {std::pair<std::string, int>{"t.csv", 3}, {"one.csv", 1}}) {
+    try {
+      read_transfer(dir + "/" + file);
+      ADD_FAILURE() << file << ": a 2 MB line was accepted";
+    } catch (const pk::CsvError& e) {
+      EXPECT_NE(std::string(e.what()).find(dir + "/" + file + ":" + std::to_string(line) + ": line longer than 1024 KiB"),
+                std::string::npos)
+          << e.what();
+      EXPECT_EQ(pk::exit_code_of(e), 2);
+    }
+  }
 }
 
 TEST(SweepsReader, SyncReaderUsesTheSameChecks) {

@@ -8,6 +8,7 @@
 #include "sweeps/report.h"
 #include "tests/cpu/sweeps_test_util.h"
 
+using namespace pk;
 using namespace pk::sweeps;
 using namespace pk::sweeps::testing;
 namespace fs = std::filesystem;

@@ -6,15 +6,19 @@
 #include <nlohmann/json.hpp>
 #endif
 
-#include "sweeps/collectives_table.h"
-#include "sweeps/fused_table.h"
-#include "sweeps/transfer_table.h"
+#include "microbench/collectives/collectives_analysis.h"
+#include "microbench/fused/fused_analysis.h"
+#include "microbench/transfer/transfer_analysis.h"
 #include "sweeps/tuning_loo.h"
-#include "sweeps/tuning_table.h"
+#include "sweeps/tuning_writers.h"
 #include "tests/cpu/sweeps_test_util.h"
 #include "tuning/include/pkbench/tuning.h"
 
+using namespace pk;
 using namespace pk::sweeps;
+using namespace pk::fused;
+using namespace pk::coll;
+using namespace pk::transfer;
 using namespace pk::sweeps::testing;
 
 namespace {

@@ -1,15 +1,16 @@
-// The one rule from rows to verdicts (sweeps/verdict.h) and every study's targets, on small
+// The one rule from rows to verdicts (microbench/harness/verdict.h) and every study's targets, on small
 // committed fixtures (tests/fixtures/): noise, best-of with ties, a baseline off its tool, a
 // missing baseline, protocol-matched primitives, the fused best baseline at every shape.
 #include <gtest/gtest.h>
 
 #include <map>
 
-#include "sweeps/collectives_table.h"
+#include "microbench/collectives/collectives_analysis.h"
 #include "sweeps/targets.h"
-#include "sweeps/verdict.h"
+#include "microbench/harness/verdict.h"
 #include "tests/cpu/sweeps_test_util.h"
 
+using namespace pk;
 using namespace pk::sweeps;
 using namespace pk::sweeps::testing;
 

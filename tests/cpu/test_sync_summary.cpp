@@ -5,9 +5,10 @@
 #include <set>
 
 #include "microbench/harness/metadata.h"
-#include "sweeps/sync_table.h"
+#include "microbench/sync/sync_analysis.h"
 
-using namespace pk::sweeps;
+using namespace pk;
+using namespace pk::sync;
 
 static const std::string kSyncFixture = PKBENCH_FIXTURE_DIR "/sync_fixture.csv";
 

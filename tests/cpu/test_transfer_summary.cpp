@@ -4,9 +4,10 @@
 #include <algorithm>
 
 #include "microbench/transfer/mechanism.h"
-#include "sweeps/transfer_table.h"
+#include "microbench/transfer/transfer_analysis.h"
 
-using namespace pk::sweeps;
+using namespace pk;
+using namespace pk::transfer;
 using pk::transfer::mechanism_uses_sms;
 
 static const std::string kFixture = PKBENCH_FIXTURE_DIR "/transfer_fixture.csv";

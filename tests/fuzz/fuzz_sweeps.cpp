@@ -22,19 +22,19 @@
 #include <string>
 #include <vector>
 
-#include "sweeps/collectives_table.h"
+#include "microbench/collectives/collectives_analysis.h"
 #include "microbench/harness/csv_table.h"
-#include "sweeps/fused_table.h"
-#include "sweeps/gemm_table.h"
+#include "microbench/fused/fused_analysis.h"
 #include "sweeps/report.h"
 #include "sweeps/study_schema.h"
-#include "sweeps/sync_table.h"
-#include "sweeps/transfer_table.h"
-#include "sweeps/tuning_table.h"
+#include "microbench/sync/sync_analysis.h"
+#include "microbench/transfer/transfer_analysis.h"
+#include "sweeps/tuning_writers.h"
 
 namespace fs = std::filesystem;
 using namespace pk;
 using namespace pk::sweeps;
+using namespace pk::transfer;
 
 namespace {
 
@@ -226,19 +226,19 @@ int main(int argc, char** argv) {
   const std::vector<std::pair<const char*, std::function<void()>>> entries = {
       {"CsvTable::read", [&] { CsvTable::read(file, std::vector<Field>{{"study"}}, checked_as("")); }},
       {"transfer", [&] {
-         const TransferData d = read_transfer(file);
+         const TransferData d = read_transfer(file, &registered_studies());
          summary_markdown(d, summarize_mechanisms(d.rows), 1.0);
          table_csv(transfer_tuning(d));
        }},
-      {"sync", [&] { sync_summary_markdown(read_sync_csv(file)); }},
+      {"sync", [&] { pk::sync::sync_summary_markdown(pk::sync::read_sync_csv(file, &registered_studies())); }},
       {"collectives", [&] {
-         read_collectives_info(file);
-         collectives_summary_markdown({file});
-         table_csv(collectives_tuning(file));
+         pk::coll::read_collectives_info(file);
+         pk::coll::collectives_summary_markdown({file});
+         table_csv(pk::coll::collectives_tuning(file));
        }},
       {"fused", [&] {
-         fused_summary(file);
-         table_csv(fused_tuning(file));
+         pk::fused::fused_summary(file);
+         table_csv(pk::fused::fused_tuning(file));
        }},
       {"gemm", [&] { read_gemm(file); }},
   };

@@ -9,18 +9,14 @@
 #include <vector>
 
 #include "microbench/harness/comm.h"
+#include "microbench/harness/gpu_test_support.h"
 #include "microbench/harness/peer_group.h"
+#include "microbench/harness/timing.h"
 
-inline std::string no_gpu_reason() {
-  int n = 0;
-  cudaError_t e = cudaGetDeviceCount(&n);
-  if (e != cudaSuccess) {
-    cudaGetLastError();
-    return std::string("no usable CUDA GPU: cudaGetDeviceCount: ") + cudaGetErrorString(e);
-  }
-  if (n == 0) return "no CUDA GPU visible";
-  return "";
-}
+using pk::need_peers;
+using pk::no_gpu_reason;
+using pk::quick_test_timing;
+using pk::test_modes;
 
 #define PK_REQUIRE_GPU()                                      \
   do {                                                        \
@@ -30,14 +26,6 @@ inline std::string no_gpu_reason() {
 
 // The communicator of this test process (gpu_main.cpp).
 pk::Comm& test_comm();
-
-// single and virtual alone (virtual: $PKBENCH_VIRTUAL_RANKS ranks on GPU0, so one GPU runs
-// every multi-rank test; ctest runs the binary once per count); ipc and vmm under an MPI
-// launcher.
-inline std::vector<pk::PeerMode> test_modes() {
-  if (pk::launched_under_mpi()) return {pk::PeerMode::ipc, pk::PeerMode::vmm};
-  return {pk::PeerMode::single, pk::PeerMode::virt};
-}
 
 // The mode of a test that needs peers but is not parameterised by mode: ipc under MPI, two
 // real GPUs where there are, else virtual ranks on the one GPU.

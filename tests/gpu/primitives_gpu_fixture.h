@@ -38,11 +38,11 @@ inline World& world() {
   return w;
 }
 
-// Builds the world once: `mode` single (this process alone) or ipc (under mpirun).
+// Builds the world once: `mode` single or virt (this process alone) or ipc (under mpirun).
 inline World& setup(PeerMode mode, int* argc = nullptr, char*** argv = nullptr) {
   World& w = world();
   if (w.ctx || !w.why_not.empty()) return w;
-  if (!w.comm) w.comm = mode == PeerMode::single ? make_self_comm() : make_comm(argc, argv);
+  if (!w.comm) w.comm = mode == PeerMode::ipc ? make_comm(argc, argv) : make_self_comm();
   std::string why = no_gpu_reason();
   why = w.comm->first_error(why);
   if (!why.empty()) {

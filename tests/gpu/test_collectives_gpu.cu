@@ -265,16 +265,20 @@ TEST_P(CollectivesRanks, RankThatNeverArrivesEndsWithTimeout) {
       const Problem p = make_problem_count(coll, DType::bf16, 4096, env.group->size(), odd_dims(env.group->size()));
       if (!impl->supports(p.layout) || !impl->applies(p)) continue;
       impl->prepare(p, *env.ctx);
-      env.group->set_device(0);
-      cudaStream_t s = env.ctx->stream(0);
-      ASSERT_EQ(cudaMemsetAsync(env.ctx->sync.local(0), 0, kSyncBytes, s), cudaSuccess);
-      impl->enqueue(0, s);  // the other ranks never launch their side
+      // The last rank, not rank 0: a broadcast's root may have nothing to wait for on its first
+      // launch (the LL root waits only for acknowledgements of launch e - 2), and it then
+      // finishes alone, correctly; every other rank of every collective waits for a peer.
+      const int lonely = env.group->size() - 1;
+      env.group->set_device(lonely);
+      cudaStream_t s = env.ctx->stream(lonely);
+      ASSERT_EQ(cudaMemsetAsync(env.ctx->sync.local(lonely), 0, kSyncBytes, s), cudaSuccess);
+      impl->enqueue(lonely, s);  // the other ranks never launch their side
       const auto t0 = std::chrono::steady_clock::now();
       ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess) << impl->name() << " " << coll;
       const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       EXPECT_LT(waited, 5.0) << impl->name() << " " << coll;
       try {
-        env.ctx->status.check({0});
+        env.ctx->status.check({lonely});
         ADD_FAILURE() << impl->name() << " " << coll << ": no timeout reported";
       } catch (const DeviceFailure& e) {
         EXPECT_NE(std::string(e.what()).find("timeout"), std::string::npos) << e.what();

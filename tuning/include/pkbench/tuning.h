@@ -1,4 +1,8 @@
 #pragma once
+// C++17 or later: under an older standard, one error saying so (not hundreds from the body).
+#if !defined(__cplusplus) || (__cplusplus < 201703L && (!defined(_MSVC_LANG) || _MSVC_LANG < 201703L))
+#error "pkbench/tuning.h needs C++17 or later (compile with -std=c++17 or newer; CMake: target_compile_features(... cxx_std_17), which pkbench::tuning sets)"
+#else
 // pkbench::tuning: the measured tuning tables as answers for a program's own shapes.
 // Header-only C++17, no dependencies. Installed by `cmake --install` (find_package(pkbench
 // CONFIG), target pkbench::tuning).
@@ -8,7 +12,7 @@
 //   // or, with the generated header included: t.load_compiled();
 //   auto tr = t.choose_transfer(3 << 20, "push", 1, 32); // bytes, direction, peers, SM budget
 //   auto co = t.choose_collective("all_reduce", 3 << 20, "bf16", 2);
-//   auto sp = t.choose_split("gemm_rs", 6144, 3072, 6144, 2);
+//   auto sp = t.choose_split("gemm_rs", 6144, 3072, 6144, 2);  // op, m, n, k, ranks
 //   if (tr.ok()) use(tr.mechanism, tr.sms, tr.threads, ...);  // tr.basis, tr.from say why
 //
 // Refusals (a pkbench::tuning::Error at load time): a table whose schema_version is not
@@ -39,6 +43,8 @@
 //     or the nearest shape's time scaled by m*n*k (shapes); they are not measurements.
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <climits>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -87,7 +93,12 @@ struct Value {
   double d = 0;
   bool b = false;
   double num() const { return kind == integer ? static_cast<double>(i) : kind == number ? d : kind == boolean ? b : 0; }
-  long long integ() const { return kind == integer ? i : kind == number ? static_cast<long long>(d) : 0; }
+  // A number beyond long long saturates (never undefined behaviour on a table's 1e300).
+  long long integ() const {
+    if (kind == integer) return i;
+    if (kind != number || !(d == d)) return 0;
+    return d >= 9.2e18 ? LLONG_MAX : d <= -9.2e18 ? LLONG_MIN : static_cast<long long>(d);
+  }
   std::string str() const { return kind == text ? s : kind == integer ? std::to_string(i) : kind == number ? std::to_string(d) : ""; }
 };
 
@@ -161,13 +172,34 @@ struct Options {
 
 namespace detail {
 
+// Saturating conversions: a table's numbers are read as written, and a cell of 1e300 where a
+// size or an SM count belongs must give a refusal or a useless answer, never undefined
+// behaviour.
+inline long long to_ll(double d) {
+  if (!(d == d)) return 0;  // NaN
+  if (d >= 9.2e18) return LLONG_MAX;
+  if (d <= -9.2e18) return LLONG_MIN;
+  return static_cast<long long>(d);
+}
+inline unsigned long long to_ull(double d) {
+  if (!(d > 0)) return 0;
+  if (d >= 1.8e19) return ULLONG_MAX;
+  return static_cast<unsigned long long>(d);
+}
+inline int to_int(long long v) {
+  return v > INT_MAX ? INT_MAX : v < INT_MIN ? INT_MIN : static_cast<int>(v);
+}
+
 // Just enough JSON for the tables pkbench_tune writes (objects, arrays, strings, numbers,
-// true/false/null).
+// true/false/null), strict about what it takes: every read is bounds-checked, nesting deeper
+// than kMaxDepth is refused (the tables nest 3 deep; a file of brackets must not overflow the
+// stack), numbers follow JSON's grammar and must be finite. Anything else: an Error naming
+// the file and the offset.
 struct Json {
   enum Kind { null, boolean, number, string, array, object } kind = null;
   bool b = false;
   double d = 0;
-  bool integral = false;
+  bool integral = false;  // written without fraction or exponent and within long long
   long long i = 0;
   std::string s;
   std::vector<Json> a;
@@ -179,11 +211,24 @@ struct Json {
   }
 };
 
+inline const char* kind_name(Json::Kind k) {
+  switch (k) {
+    case Json::null: return "null";
+    case Json::boolean: return "a boolean";
+    case Json::number: return "a number";
+    case Json::string: return "a string";
+    case Json::array: return "an array";
+    case Json::object: return "an object";
+  }
+  return "";
+}
+
 class JsonParser {
  public:
+  static constexpr int kMaxDepth = 64;
   JsonParser(std::string_view text, std::string where) : t_(text), where_(std::move(where)) {}
   Json parse() {
-    Json v = value();
+    Json v = value(0);
     ws();
     if (p_ != t_.size()) fail("trailing characters");
     return v;
@@ -196,49 +241,116 @@ class JsonParser {
   [[noreturn]] void fail(const std::string& m) const {
     throw Error(where_ + ": JSON at offset " + std::to_string(p_) + ": " + m);
   }
+  bool at_end() const { return p_ >= t_.size(); }
+  char peek() const { return at_end() ? '\0' : t_[p_]; }
   void ws() {
-    while (p_ < t_.size() && std::isspace(static_cast<unsigned char>(t_[p_]))) ++p_;
+    while (!at_end() && (t_[p_] == ' ' || t_[p_] == '\t' || t_[p_] == '\n' || t_[p_] == '\r')) ++p_;
   }
   bool lit(std::string_view w) {
     if (t_.substr(p_, w.size()) != w) return false;
     p_ += w.size();
     return true;
   }
+  unsigned hex4() {
+    if (t_.size() - p_ < 4) fail("bad \\u escape: fewer than 4 hex digits");
+    unsigned cp = 0;
+    for (int k = 0; k < 4; ++k) {
+      const char c = t_[p_++];
+      cp <<= 4;
+      if (c >= '0' && c <= '9') cp |= static_cast<unsigned>(c - '0');
+      else if (c >= 'a' && c <= 'f') cp |= static_cast<unsigned>(c - 'a' + 10);
+      else if (c >= 'A' && c <= 'F') cp |= static_cast<unsigned>(c - 'A' + 10);
+      else fail("bad \\u escape: not a hex digit");
+    }
+    return cp;
+  }
+  static void utf8(std::string& out, unsigned cp) {
+    if (cp < 0x80) {
+      out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+      out += static_cast<char>(0xC0 | (cp >> 6));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+      out += static_cast<char>(0xE0 | (cp >> 12));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+      out += static_cast<char>(0xF0 | (cp >> 18));
+      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+  }
   std::string str() {
-    if (t_[p_] != '"') fail("expected a string");
+    if (peek() != '"') fail(at_end() ? "unexpected end: expected a string" : "expected a string");
     ++p_;
     std::string out;
-    while (p_ < t_.size() && t_[p_] != '"') {
-      char c = t_[p_++];
+    for (;;) {
+      if (at_end()) fail("unterminated string");
+      const char c = t_[p_++];
+      if (c == '"') return out;
+      if (static_cast<unsigned char>(c) < 0x20) fail("control character in a string");
       if (c != '\\') {
         out += c;
         continue;
       }
-      if (p_ >= t_.size()) fail("bad escape");
-      c = t_[p_++];
-      switch (c) {
+      if (at_end()) fail("unterminated escape");
+      switch (const char e = t_[p_++]) {
+        case '"': case '\\': case '/': out += e; break;
         case 'n': out += '\n'; break;
         case 't': out += '\t'; break;
         case 'r': out += '\r'; break;
         case 'b': out += '\b'; break;
         case 'f': out += '\f'; break;
         case 'u': {
-          if (p_ + 4 > t_.size()) fail("bad \\u escape");
-          const unsigned cp = static_cast<unsigned>(std::strtoul(std::string(t_.substr(p_, 4)).c_str(), nullptr, 16));
-          p_ += 4;
-          if (cp < 0x80) out += static_cast<char>(cp);
-          else if (cp < 0x800) out += static_cast<char>(0xC0 | (cp >> 6)), out += static_cast<char>(0x80 | (cp & 0x3F));
-          else
-            out += static_cast<char>(0xE0 | (cp >> 12)), out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F)),
-                out += static_cast<char>(0x80 | (cp & 0x3F));
+          unsigned cp = hex4();
+          if (cp >= 0xD800 && cp <= 0xDBFF) {  // a surrogate pair
+            if (!lit("\\u")) fail("bad \\u escape: a high surrogate without its low half");
+            const unsigned lo = hex4();
+            if (lo < 0xDC00 || lo > 0xDFFF) fail("bad \\u escape: a high surrogate without its low half");
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+          } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+            fail("bad \\u escape: a lone low surrogate");
+          }
+          utf8(out, cp);
           break;
         }
-        default: out += c;  // " \ /
+        default: fail(std::string("bad escape '\\") + e + "'");
       }
     }
-    if (p_ >= t_.size()) fail("unterminated string");
-    ++p_;
-    return out;
+  }
+  bool digit() const { return !at_end() && t_[p_] >= '0' && t_[p_] <= '9'; }
+  // JSON's number grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+  Json number() {
+    const size_t start = p_;
+    Json v;
+    v.kind = Json::number;
+    if (peek() == '-') ++p_;
+    if (!digit()) fail("unexpected character");
+    if (t_[p_] == '0') ++p_;
+    else
+      while (digit()) ++p_;
+    bool integral = true;
+    if (peek() == '.') {
+      ++p_, integral = false;
+      if (!digit()) fail("bad number: no digit after '.'");
+      while (digit()) ++p_;
+    }
+    if (peek() == 'e' || peek() == 'E') {
+      ++p_, integral = false;
+      if (peek() == '+' || peek() == '-') ++p_;
+      if (!digit()) fail("bad number: no digit in the exponent");
+      while (digit()) ++p_;
+    }
+    const std::string num(t_.substr(start, p_ - start));
+    v.d = std::strtod(num.c_str(), nullptr);
+    if (!std::isfinite(v.d)) fail("number out of range: " + num.substr(0, 40));
+    if (integral) {
+      errno = 0;
+      const long long i = std::strtoll(num.c_str(), nullptr, 10);
+      if (errno != ERANGE) v.integral = true, v.i = i;
+    }
+    return v;
   }
   // The comma-separated elements of an object or array, from its opening bracket through
   // `close`: `element` reads one.
@@ -246,44 +358,46 @@ class JsonParser {
   void elements(char close, F&& element) {
     ++p_;
     ws();
-    if (p_ < t_.size() && t_[p_] == close) {
+    if (peek() == close) {
       ++p_;
       return;
     }
     for (;;) {
       element();
       ws();
-      if (p_ < t_.size() && t_[p_] == ',') {
+      if (at_end()) fail(std::string("unexpected end: expected ',' or '") + close + "'");
+      if (t_[p_] == ',') {
         ++p_;
         continue;
       }
-      if (p_ < t_.size() && t_[p_] == close) {
+      if (t_[p_] == close) {
         ++p_;
         return;
       }
       fail(std::string("expected ',' or '") + close + "'");
     }
   }
-  Json value() {
+  Json value(int depth) {
     ws();
-    if (p_ >= t_.size()) fail("unexpected end");
+    if (at_end()) fail("unexpected end");
     Json v;
     const char c = t_[p_];
-    if (c == '{') {
-      v.kind = Json::object;
-      elements('}', [&] {
-        ws();
-        std::string k = str();
-        ws();
-        if (p_ >= t_.size() || t_[p_] != ':') fail("expected ':'");
-        ++p_;
-        v.o.emplace_back(std::move(k), value());
-      });
-      return v;
-    }
-    if (c == '[') {
-      v.kind = Json::array;
-      elements(']', [&] { v.a.push_back(value()); });
+    if (c == '{' || c == '[') {
+      if (depth >= kMaxDepth) fail("nested deeper than " + std::to_string(kMaxDepth) + " levels (a tuning table nests 3)");
+      if (c == '{') {
+        v.kind = Json::object;
+        elements('}', [&] {
+          ws();
+          std::string k = str();
+          ws();
+          if (peek() != ':') fail(at_end() ? "unexpected end: expected ':'" : "expected ':'");
+          ++p_;
+          v.o.emplace_back(std::move(k), value(depth + 1));
+        });
+      } else {
+        v.kind = Json::array;
+        elements(']', [&] { v.a.push_back(value(depth + 1)); });
+      }
       return v;
     }
     if (c == '"') {
@@ -294,15 +408,7 @@ class JsonParser {
     if (lit("true")) return v.kind = Json::boolean, v.b = true, v;
     if (lit("false")) return v.kind = Json::boolean, v;
     if (lit("null")) return v;
-    const size_t start = p_;
-    while (p_ < t_.size() && (std::isdigit(static_cast<unsigned char>(t_[p_])) || std::string_view("+-.eE").find(t_[p_]) != std::string_view::npos)) ++p_;
-    if (p_ == start) fail("unexpected character");
-    const std::string num(t_.substr(start, p_ - start));
-    v.kind = Json::number;
-    v.d = std::strtod(num.c_str(), nullptr);
-    v.integral = num.find_first_of(".eE") == std::string::npos;
-    if (v.integral) v.i = std::strtoll(num.c_str(), nullptr, 10);
-    return v;
+    return number();
   }
 };
 
@@ -315,8 +421,8 @@ inline void parse_grid(const std::string& config, int* sms, int* threads) {
   long long a = 0, b = 0;
   std::string w1, x, w2;
   if (is >> a >> w1 >> x >> b >> w2 && w1 == "blocks" && x == "x" && w2 == "threads") {
-    *sms = static_cast<int>(a);
-    *threads = static_cast<int>(b);
+    *sms = to_int(a);
+    *threads = to_int(b);
   }
 }
 
@@ -356,18 +462,37 @@ class Tuner {
     const detail::Json j = detail::JsonParser(text, origin).parse();
     if (j.kind != detail::Json::object) throw Error(origin + ": not a pkbench tuning table (not a JSON object)");
     const detail::Json* v = j.get("schema_version");
-    if (!v || v->kind != detail::Json::number)
+    if (!v)
       throw Error(origin + ": no schema_version (written before schema 1, or not a pkbench tuning table): regenerate it with pkbench_tune");
+    if (v->kind != detail::Json::number || !v->integral)
+      throw Error(origin + ": schema_version is " + (v->kind == detail::Json::number ? std::string("not an integer") : detail::kind_name(v->kind)) +
+                  ", not an integer: not a pkbench tuning table");
     Table t;
     t.origin = origin;
-    t.schema_version = static_cast<int>(v->d);
-    const detail::Json* name = j.get("table");
-    t.name = name && name->kind == detail::Json::string ? name->s : "";
-    if (const detail::Json* pm = j.get("peer_modes"))
-      for (const auto& m : pm->a) t.peer_modes.push_back(m.s);
+    // Out of int's range: a version no reader has (check_schema refuses it).
+    t.schema_version = v->i < INT_MIN || v->i > INT_MAX ? -1 : static_cast<int>(v->i);
+    if (const detail::Json* name = j.get("table")) {
+      if (name->kind != detail::Json::string)
+        throw Error(origin + ": \"table\" is " + detail::kind_name(name->kind) + ", not a string");
+      t.name = name->s;
+    }
+    if (const detail::Json* pm = j.get("peer_modes")) {
+      if (pm->kind != detail::Json::array)
+        throw Error(origin + ": \"peer_modes\" is " + detail::kind_name(pm->kind) + ", not an array of strings");
+      for (const auto& m : pm->a) {
+        if (m.kind != detail::Json::string)
+          throw Error(origin + ": \"peer_modes\" holds " + detail::kind_name(m.kind) + ", not a string");
+        t.peer_modes.push_back(m.s);
+      }
+    }
     const detail::Json* rows = j.get("rows");
-    if (!rows || rows->kind != detail::Json::array) throw Error(origin + ": no \"rows\" array");
-    for (const auto& r : rows->a) {
+    if (!rows) throw Error(origin + ": no \"rows\" array");
+    if (rows->kind != detail::Json::array)
+      throw Error(origin + ": \"rows\" is " + detail::kind_name(rows->kind) + ", not an array");
+    for (size_t n = 0; n < rows->a.size(); ++n) {
+      const detail::Json& r = rows->a[n];
+      if (r.kind != detail::Json::object)
+        throw Error(origin + ": row " + std::to_string(n) + " is " + detail::kind_name(r.kind) + ", not an object");
       Row row;
       for (const auto& [k, c] : r.o) {
         Value x;
@@ -379,7 +504,9 @@ class Tuner {
             else x.kind = Value::number, x.d = c.d;
             break;
           case detail::Json::string: x.kind = Value::text, x.s = c.s; break;
-          default: throw Error(origin + ": column '" + k + "' holds an array or object");
+          default:
+            throw Error(origin + ": row " + std::to_string(n) + ": column '" + k.substr(0, 80) + "' holds " +
+                        detail::kind_name(c.kind));
         }
         row.cells.emplace(k, std::move(x));
       }
@@ -481,15 +608,15 @@ class Tuner {
     const Row* row = pick_on_axis(pts, static_cast<double>(bytes), "sms", &c, "transfer " + std::string(direction) + " " + c.pattern + " " + c.choice);
     if (!row) return c;
     c.mechanism = row->text("mechanism");
-    c.sms = static_cast<int>(row->integer("sms"));
-    c.threads = static_cast<int>(row->integer("threads"));
-    c.blocks_per_sm = static_cast<int>(row->integer("blocks_per_sm"));
-    c.pipeline_depth = static_cast<int>(row->integer("pipeline_depth"));
-    c.vec_bytes = static_cast<int>(row->integer("vec_bytes"));
-    c.unroll = static_cast<int>(row->integer("unroll"));
+    c.sms = detail::to_int(row->integer("sms"));
+    c.threads = detail::to_int(row->integer("threads"));
+    c.blocks_per_sm = detail::to_int(row->integer("blocks_per_sm"));
+    c.pipeline_depth = detail::to_int(row->integer("pipeline_depth"));
+    c.vec_bytes = detail::to_int(row->integer("vec_bytes"));
+    c.unroll = detail::to_int(row->integer("unroll"));
     c.gbps = row->number("gbps");
     if (sm_budget >= 0 && c.sms > sm_budget) {
-      const int m90 = static_cast<int>(row->integer("min_sms_90"));
+      const int m90 = detail::to_int(row->integer("min_sms_90"));
       if (m90 > 0 && m90 <= sm_budget) {
         c.sms = m90;
         c.gbps = row->number("min_sms_90_gbps");
@@ -500,7 +627,7 @@ class Tuner {
           const size_t eq = kv.find('=');
           if (eq == std::string::npos) continue;
           const std::string k = kv.substr(0, eq);
-          const int v = std::atoi(kv.c_str() + eq + 1);
+          const int v = detail::to_int(std::strtoll(kv.c_str() + eq + 1, nullptr, 10));
           if (k == "sms") c.sms = v;
           else if (k == "threads") c.threads = v;
           else if (k == "blocks_per_sm") c.blocks_per_sm = v;
@@ -553,8 +680,8 @@ class Tuner {
         c.speedup_vs_nccl = row->number("speedup_vs_nccl");
         if (c.basis == Basis::measured) c.estimate_us = c.time_us;
         if (row->at("sms").kind != Value::null) {
-          c.sms = static_cast<int>(row->integer("sms"));
-          c.threads = static_cast<int>(row->integer("threads"));
+          c.sms = detail::to_int(row->integer("sms"));
+          c.threads = detail::to_int(row->integer("threads"));
         } else {
           detail::parse_grid(c.config, &c.sms, &c.threads);
         }
@@ -614,7 +741,7 @@ class Tuner {
     }
     c.overlap = near->text("overlap");
     c.impl = near->text("impl");
-    c.comm_sms = static_cast<int>(near->integer("comm_sms"));
+    c.comm_sms = detail::to_int(near->integer("comm_sms"));
     c.time_us = near->number("time_us");
     c.estimate_us = c.time_us * (q[0] * q[1] * q[2]) / (near->number("m") * near->number("n") * near->number("k"));
     return c;
@@ -646,7 +773,7 @@ class Tuner {
   // none). Fills basis, why, from, estimate_us of `a`; returns the row, nullptr if refused.
   const Row* pick_on_axis(std::vector<detail::Point> pts, double at, const std::string& tiebreak, Answer* a,
                           const std::string& what) const {
-    const std::string req = what + " at " + std::to_string(static_cast<unsigned long long>(at)) + " B";
+    const std::string req = what + " at " + std::to_string(detail::to_ull(at)) + " B";
     if (pts.empty()) {
       a->why = "refused: no rows for " + what + " (" + rows_machine() + ")";
       return nullptr;
@@ -667,11 +794,11 @@ class Tuner {
       const detail::Point* edge = lower ? lower : upper;
       a->from = {edge->row->text("source")};
       if (!opt_.extrapolate) {
-        a->why = req + ": refused: outside the measured range (nearest " + std::to_string(static_cast<long long>(edge->at)) + " B)";
+        a->why = req + ": refused: outside the measured range (nearest " + std::to_string(detail::to_ll(edge->at)) + " B)";
         return nullptr;
       }
       a->basis = Basis::predicted;
-      a->why = req + ": outside the measured range; the nearest edge (" + std::to_string(static_cast<long long>(edge->at)) + " B), extrapolated";
+      a->why = req + ": outside the measured range; the nearest edge (" + std::to_string(detail::to_ll(edge->at)) + " B), extrapolated";
       return edge->row;
     }
     a->basis = Basis::interpolated;
@@ -680,19 +807,23 @@ class Tuner {
     const Row* row = nullptr;
     if (lower->row == upper->row || same_config(*lower->row, *upper->row)) {
       row = lower->row;
-      a->why = req + ": between " + std::to_string(static_cast<long long>(lower->at)) + " and " +
-               std::to_string(static_cast<long long>(upper->at)) + " B, which choose the same configuration";
+      a->why = req + ": between " + std::to_string(detail::to_ll(lower->at)) + " and " +
+               std::to_string(detail::to_ll(upper->at)) + " B, which choose the same configuration";
     } else {
       // Equal distance: the row chosen among more candidates (a row with a single candidate
       // made no choice), then fewer SMs, then the lower size.
+      // (More candidates first: compared reversed, never negated, which would overflow on a
+      // table's LLONG_MIN.)
       auto rank = [&](const Row* r) {
-        return std::make_pair(-r->integer("candidates"), tiebreak.empty() ? 0LL : r->integer(tiebreak));
+        return std::make_pair(r->integer("candidates"), tiebreak.empty() ? 0LL : r->integer(tiebreak));
       };
-      const bool take_lower = dl < du || (dl == du && rank(lower->row) <= rank(upper->row));
+      const auto rl = rank(lower->row), ru = rank(upper->row);
+      const bool lower_first = rl.first > ru.first || (rl.first == ru.first && rl.second <= ru.second);
+      const bool take_lower = dl < du || (dl == du && lower_first);
       row = take_lower ? lower->row : upper->row;
-      a->why = req + ": between " + std::to_string(static_cast<long long>(lower->at)) + " and " +
-               std::to_string(static_cast<long long>(upper->at)) + " B, which differ: the nearer on a log2 scale (" +
-               std::to_string(static_cast<long long>(take_lower ? lower->at : upper->at)) + " B)";
+      a->why = req + ": between " + std::to_string(detail::to_ll(lower->at)) + " and " +
+               std::to_string(detail::to_ll(upper->at)) + " B, which differ: the nearer on a log2 scale (" +
+               std::to_string(detail::to_ll(take_lower ? lower->at : upper->at)) + " B)";
     }
     // Estimate: log-linear between the neighbours' measured times per op.
     auto time_of = [](const detail::Point& p) {
@@ -794,3 +925,5 @@ struct CompiledSink {
 };
 
 }  // namespace pkbench::tuning
+
+#endif  // C++17
