@@ -3,8 +3,9 @@
 # one log per tool and binary, and a summary table of the errors each reported. A binary with
 # virtual-rank tests runs those (N ranks on one GPU, so every multi-rank kernel is reached on one
 # GPU); one without (the GEMM's, the one-process primitives') runs its whole suite.
-#   scripts/sanitize.sh [--ranks=N] [--tools=memcheck,racecheck,...] [--binaries=NAME,...] [OUT_DIR]
+#   scripts/sanitize.sh [--ranks=N] [--tools=memcheck,...] [--binaries=NAME,...] [--jobs=N] [OUT_DIR]
 # --binaries names test binaries of the build (pkbench_ep_gpu_tests, ...; default: every one).
+# --jobs runs that many tool x binary runs at once on the GPU (default 1).
 # OUT_DIR defaults to results/<machine>/tests/sanitizer. Needs a GPU, a build (scripts/test.sh builds)
 # and compute-sanitizer on PATH (or in $CUDA_HOME/bin). Every kernel deadline is stretched by the
 # tool's slowdown ($PKBENCH_DEADLINE_SCALE) and each run is bounded by $PKBENCH_SANITIZE_TIMEOUT
@@ -12,12 +13,14 @@
 # otherwise, 2 for bad arguments, 3 without a GPU or compute-sanitizer.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
-ranks=2 tools=(memcheck racecheck synccheck initcheck) out="" binaries=()
+ranks=2 jobs=1 tools=(memcheck racecheck synccheck initcheck) out="" binaries=()
 for a in "$@"; do
   case "$a" in
-    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --ranks=*) ranks=${a#--ranks=}
       [[ "$ranks" =~ ^[2-8]$ ]] || { echo "sanitize.sh: error: --ranks=$ranks: 2 to 8" >&2; exit 2; } ;;
+    --jobs=*) jobs=${a#--jobs=}
+      [[ "$jobs" =~ ^[1-9][0-9]?$ ]] || { echo "sanitize.sh: error: --jobs=$jobs: 1 to 99" >&2; exit 2; } ;;
     --tools=*) IFS=, read -r -a tools <<< "${a#--tools=}"
       for t in "${tools[@]}"; do
         case "$t" in memcheck|racecheck|synccheck|initcheck) ;;
@@ -52,39 +55,63 @@ else
     bins+=("$(pk_bin_dir)/$b")
   done
 fi
-status=0
+# One run: its log, then its summary row in $rows/<index>.row (the rows are read back in order).
+run_one() {
+  local idx=$1 t=$2 b=$3 name filter log extra=() scale t0 rc errors
+  name=$(basename "$b")
+  log=$out/$t.$name.log
+  filter='*virtual*:*Virtual*'
+  if ! "$b" --gtest_list_tests --gtest_filter="$filter" 2>/dev/null | grep -q '^  '; then
+    filter='*'
+  fi
+  # racecheck: cuBLASLt's kernels (nvjet_*, the GEMM baseline and the references) are not ours
+  # to check, and racecheck reports 2048 WAR hazards inside them (their TMA and mbarrier
+  # pipelining, which it does not model; results/h100x1/tests/sanitizer).
+  [ "$t" = racecheck ] && extra=(--racecheck-report hazard --kernel-name-exclude kns=nvjet)
+  scale=$(deadline_scale "$t")
+  pk_log "$t: $name started (filter $filter, virtual ranks: $ranks, deadlines x$scale)"
+  t0=$(date +%s)
+  # Bounded: a sanitizer slows kernels many times over; $PKBENCH_SANITIZE_TIMEOUT s per run.
+  PKBENCH_DEADLINE_SCALE=$scale timeout "${PKBENCH_SANITIZE_TIMEOUT:-900}" "$san" --tool "$t" "${extra[@]}" \
+    --print-limit 50 "$b" --gtest_filter="$filter" > "$log" 2>&1
+  rc=$?
+  # memcheck/synccheck/initcheck: "ERROR SUMMARY: N errors"; racecheck: "RACECHECK SUMMARY: ... (N errors, ...)".
+  errors=$(sed -n -e 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p' -e 's/.*RACECHECK SUMMARY: .*(\([0-9]*\) errors.*/\1/p' "$log" | tail -n 1)
+  [ -n "$errors" ] || errors=-1  # no summary: the tool itself failed
+  pk_log "$t: $name finished: $errors errors, exit $rc, $(( $(date +%s) - t0 )) s"
+  echo "$t,$name,$filter,$ranks,$scale,$errors,$rc,$(( $(date +%s) - t0 ))" > "$rows/$idx.row.tmp" &&
+    mv "$rows/$idx.row.tmp" "$rows/$idx.row"
+}
+# Written after every run: a sweep stopped early still leaves what it finished, in plan order.
+write_summary() {
+  { echo "$summary"; for ((i = 0; i < n; i++)); do [ -f "$rows/$i.row" ] && cat "$rows/$i.row"; done; } \
+    > "$out/summary.csv.tmp" && mv "$out/summary.csv.tmp" "$out/summary.csv"
+}
+rows=$(mktemp -d "$out/.rows.XXXXXX")
+trap 'rm -rf "$rows"' EXIT
+plan=()
 for t in "${tools[@]}"; do
   for b in "${bins[@]}"; do
     [ -x "$b" ] || continue
     case "$b" in *_mpi_tests) continue ;; esac
-    name=$(basename "$b")
-    log=$out/$t.$name.log
-    filter='*virtual*:*Virtual*'
-    if ! "$b" --gtest_list_tests --gtest_filter="$filter" 2>/dev/null | grep -q '^  '; then
-      filter='*'
-    fi
-    extra=()
-    # racecheck: cuBLASLt's kernels (nvjet_*, the GEMM baseline and the references) are not ours
-    # to check, and racecheck reports 2048 WAR hazards inside them (their TMA and mbarrier
-    # pipelining, which it does not model; results/h100x1/tests/sanitizer).
-    [ "$t" = racecheck ] && extra=(--racecheck-report hazard --kernel-name-exclude kns=nvjet)
-    scale=$(deadline_scale "$t")
-    pk_log "$t: $name (filter $filter, virtual ranks: $ranks, deadlines x$scale)"
-    t0=$(date +%s)
-    # Bounded: a sanitizer slows kernels many times over; $PKBENCH_SANITIZE_TIMEOUT s per run.
-    PKBENCH_DEADLINE_SCALE=$scale timeout "${PKBENCH_SANITIZE_TIMEOUT:-900}" "$san" --tool "$t" "${extra[@]}" \
-      --print-limit 50 "$b" --gtest_filter="$filter" > "$log" 2>&1
-    rc=$?
-    # memcheck/synccheck/initcheck: "ERROR SUMMARY: N errors"; racecheck: "RACECHECK SUMMARY: ... (N errors, ...)".
-    errors=$(sed -n -e 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p' -e 's/.*RACECHECK SUMMARY: .*(\([0-9]*\) errors.*/\1/p' "$log" | tail -n 1)
-    [ -n "$errors" ] || { errors=-1; status=1; }  # no summary: the tool itself failed
-    [ "$errors" -gt 0 ] && status=1
-    [ "$rc" = 0 ] || status=1  # a failed or timed-out test run is not a clean run
-    summary="$summary
-$t,$name,$filter,$ranks,$scale,$errors,$rc,$(( $(date +%s) - t0 ))"
-    # Written after every run: a sweep stopped early still leaves what it finished.
-    printf '%s\n' "$summary" > "$out/summary.csv.tmp" && mv "$out/summary.csv.tmp" "$out/summary.csv"
+    plan+=("$t $b")
   done
+done
+n=${#plan[@]}
+for ((i = 0; i < n; i++)); do
+  # At most --jobs runs at once: each is its own process and CUDA context on the one GPU.
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; write_summary; done
+  read -r t b <<< "${plan[$i]}"
+  run_one "$i" "$t" "$b" &
+done
+wait
+write_summary
+# Clean: every run printed its summary with 0 errors and its tests passed (a failed or
+# timed-out run is not a clean run).
+status=0
+for ((i = 0; i < n; i++)); do
+  IFS=, read -r _ _ _ _ _ errors rc _ < "$rows/$i.row" || { status=1; continue; }
+  [ "$errors" = 0 ] && [ "$rc" = 0 ] || status=1
 done
 column -s, -t < "$out/summary.csv" 2>/dev/null || cat "$out/summary.csv"
 exit $status
