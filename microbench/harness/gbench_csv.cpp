@@ -109,6 +109,7 @@ TidyCsvReporter::TidyCsvReporter(TidyCsv& csv, PointResults& results, Row metada
       last_report_(std::chrono::steady_clock::now()) {
   const auto& c = csv_.columns();
   cost_columns_ = std::find(c.begin(), c.end(), point_cost_columns().front()) != c.end();
+  point_cost::take();  // what ran before the round (its set-up, the study's warm-up) is no point's cost
 }
 
 void TidyCsvReporter::ReportRuns(const std::vector<Run>& runs) {

@@ -29,7 +29,8 @@ class PointResults {
 };
 
 // Where the CSV has the point-cost columns (point_cost.h), each row gets them: its wall time
-// runs from the previous report (this reporter's construction for the first) to its own.
+// runs from the previous report (this reporter's construction for the first) to its own, and
+// what was accumulated before its construction is dropped.
 class TidyCsvReporter : public benchmark::ConsoleReporter {
  public:
   TidyCsvReporter(TidyCsv& csv, PointResults& results, Row metadata,

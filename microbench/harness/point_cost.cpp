@@ -32,6 +32,21 @@ void phase(const std::string& name, double ms) {
   else it->second += ms;
 }
 
+namespace {
+thread_local Phase* open_phase = nullptr;  // the innermost Phase of this thread
+}
+
+Phase::Phase(const char* name) : name_(name), t0_(std::chrono::steady_clock::now()), outer_(open_phase) {
+  open_phase = this;
+}
+
+Phase::~Phase() {
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0_).count();
+  open_phase = outer_;
+  if (outer_) outer_->inner_ms_ += ms;
+  phase(name_, ms - inner_ms_);
+}
+
 Totals take() {
   std::lock_guard<std::mutex> l(mu);
   Totals t = std::move(current());

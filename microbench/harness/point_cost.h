@@ -3,14 +3,33 @@
 //   wall_ms         the point's wall time: from the previous point's report (the round's start
 //                   for the first) to its own, so everything between two rows is in it (set-up,
 //                   warm-up, samples, verification, the idle gap, Google Benchmark, the CSV);
-//   timed_ms        the measured work inside it: the GPU time of its timed samples (FlowTimer:
-//                   the slowest flow's span of every sample) and what a study times itself (the
-//                   nccl-tests method's clock, in-kernel latency samples);
+//   timed_ms        the measured work inside it, the timed samples that give the row's figures
+//                   and nothing else (no warm-up, calibration or verified run):
+//                     FlowTimer::sample()  the slowest flow's span of each sample (transfer,
+//                                          gemm, fused, ep, seqpar, the collectives' device-time
+//                                          view, the primitives' bandwidth rows);
+//                     the collectives' nccl-tests method: its host clock's span of each run;
+//                     in-kernel samples: the sum of the recorded samples (sync, the primitives'
+//                                          latency rows; host-timed sync rows alike);
 //   harness_ms      wall_ms - timed_ms: what the harness spends to take the measurement;
-//   harness_phases  the host time of the parts that named themselves ("name:ms ..."), and
-//                   `other` for the rest of wall_ms; `samples` is the host time around the timed
-//                   samples (timed_ms is inside it).
-// scripts/harness-overhead.sh prints the median harness_ms per study from any such CSV.
+//   harness_phases  the host time of the parts that named themselves ("name:ms ..."), each
+//                   part's own time (a part inside another counts once, in the inner one), and
+//                   `other` for the rest of wall_ms. The parts:
+//                     setup         allocation, registration, an implementation made ready
+//                     communicator  NCCL communicators, NVSHMEM's initialisation
+//                     inputs        a shape's inputs and references (gemm, fused)
+//                     fill          inputs filled and outputs poisoned before timing
+//                     barrier       a barrier between those steps
+//                     first-run     the untimed operation before timing
+//                     capture       graph capture and instantiation (collectives)
+//                     warm-up       FlowTimer::calibrate(): warm-up and calibration
+//                     samples       the host time around the timed samples (timed_ms is in it)
+//                     nccl-tests    the collectives' nccl-tests method (its clocked part timed)
+//                     verify        the verified run on fresh inputs and its check
+//                     clock         SM clock reads (NVML) around the samples
+//                     link-counters NVLink counters around untimed passes (seqpar)
+//                     gap           the idle gap between points
+//                     report        the previous point's console line and CSV row
 #include <chrono>
 #include <string>
 #include <utility>
@@ -33,18 +52,29 @@ void timed(double ms);
 // Host time of a named part of the current point, in ms (added to the part's earlier time).
 void phase(const std::string& name, double ms);
 
-// Adds the time from its construction to its destruction to phase `name`.
+// Adds the time from its construction to its destruction to phase `name`, less the time of
+// the phases opened inside it (each part's own time: nested parts never count twice, so the
+// parts of a point sum to at most its wall time). Per thread; `name` must outlive it (a literal).
 class Phase {
  public:
-  explicit Phase(std::string name) : name_(std::move(name)), t0_(std::chrono::steady_clock::now()) {}
-  ~Phase() { phase(name_, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0_).count()); }
+  explicit Phase(const char* name);
+  ~Phase();
   Phase(const Phase&) = delete;
   Phase& operator=(const Phase&) = delete;
 
  private:
-  std::string name_;
+  const char* name_;
   std::chrono::steady_clock::time_point t0_;
+  double inner_ms_ = 0;  // the phases opened inside this one
+  Phase* outer_;
 };
+
+// fn() as phase `name` (a Phase around it); returns what fn returns.
+template <class Fn>
+decltype(auto) within(const char* name, Fn&& fn) {
+  Phase p(name);
+  return std::forward<Fn>(fn)();
+}
 
 struct Totals {
   double timed_ms = 0;

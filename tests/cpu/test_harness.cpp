@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include <unistd.h>
 
@@ -101,6 +103,39 @@ TEST(PointCost, HarnessTimeIsWallMinusTimedWithNamedParts) {
   // Every column it fills is a declared cost column.
   for (const auto& [k, v] : r2)
     EXPECT_NE(std::find(point_cost_columns().begin(), point_cost_columns().end(), k), point_cost_columns().end()) << k;
+}
+
+// A part opened inside another counts once, in the inner one: the parts sum to the outer
+// part's whole time, never more than the wall time around them.
+TEST(PointCost, NestedPartsCountOnce) {
+  using clock = std::chrono::steady_clock;
+  point_cost::take();
+  const auto t0 = clock::now();
+  {
+    point_cost::Phase outer("setup");
+    const int v = point_cost::within("communicator", [] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(3));
+      return 7;
+    });
+    EXPECT_EQ(v, 7);  // within() returns what its function returns
+  }
+  const double wall = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+  const point_cost::Totals t = point_cost::take();
+  ASSERT_EQ(t.phases.size(), 2u);
+  EXPECT_EQ(t.phases[0].first, "communicator");  // reported first: it ended first
+  EXPECT_EQ(t.phases[1].first, "setup");
+  EXPECT_GE(t.phases[0].second, 3.0);  // sleep_for sleeps at least that long
+  EXPECT_GE(t.phases[1].second, 0.0);
+  EXPECT_LE(t.phases[0].second + t.phases[1].second, wall);
+  EXPECT_LT(t.phases[1].second, wall - 3.0);  // the outer part's own time leaves the inner one out
+  EXPECT_EQ(t.timed_ms, 0.0);
+  // The same part twice adds up; a part after the nest has no outer part.
+  { point_cost::Phase a("verify"); }
+  { point_cost::Phase b("verify"); }
+  point_cost::phase("verify", 2);
+  const point_cost::Totals u = point_cost::take();
+  ASSERT_EQ(u.phases.size(), 1u);
+  EXPECT_GE(u.phases[0].second, 2.0);
 }
 
 TEST(TidyCsv, RejectsColumnsOutsideTheSchema) {

@@ -60,11 +60,12 @@ TEST(TidyCsvReporter, EachRowCarriesItsPointsCost) {
   for (const auto& c : point_cost_columns()) cols.push_back(c);
   TidyCsv csv(path, cols);
   PointResults results;
+  point_cost::timed(99);  // before the reporter's construction: no point's
+  point_cost::phase("study-setup", 50);
   TidyCsvReporter rep(csv, results, Row{});
   std::ostringstream quiet;
   rep.SetOutputStream(&quiet);
   rep.SetErrorStream(&quiet);
-  point_cost::take();
   results.put("p/a", Row{{"name", "a"}, {"status", kOk}});
   point_cost::timed(0.25);
   point_cost::phase("verify", 0.5);
@@ -78,6 +79,10 @@ TEST(TidyCsvReporter, EachRowCarriesItsPointsCost) {
   EXPECT_EQ(at(0, "timed_ms"), "0.25");
   EXPECT_GE(std::stod(at(0, "wall_ms")), 0.0);
   EXPECT_NE(at(0, "harness_phases").find("verify:0.5"), std::string::npos) << at(0, "harness_phases");
+  EXPECT_EQ(at(0, "harness_phases").find("study-setup"), std::string::npos) << at(0, "harness_phases");
+  // harness = wall - timed, as written (4 significant digits each).
+  const double wall = std::stod(at(0, "wall_ms"));
+  EXPECT_NEAR(std::stod(at(0, "harness_ms")), std::max(0.0, wall - 0.25), 1e-3 * (1 + wall));
   // The first row's console and CSV time is the second point's (`report`); nothing timed there.
   EXPECT_EQ(at(1, "timed_ms"), "0");
   EXPECT_NE(at(1, "harness_phases").find("report:"), std::string::npos) << at(1, "harness_phases");
