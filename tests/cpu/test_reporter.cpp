@@ -90,6 +90,16 @@ TEST(TidyCsvReporter, EachRowCarriesItsPointsCost) {
   fs::remove(path);
 }
 
+// A sync point's timed work: its recorded samples, each the mean of ops_per_sample operations.
+TEST(SyncTimed, SamplesTimesTheirOperations) {
+  sync::LatencyResult r;
+  EXPECT_EQ(sync::timed_ms(r), 0.0);
+  r.ns = {1000, 2000, 3000};
+  EXPECT_DOUBLE_EQ(sync::timed_ms(r), 0.006);
+  r.ops_per_sample = 10;
+  EXPECT_DOUBLE_EQ(sync::timed_ms(r), 0.06);
+}
+
 TEST(SyncSchema, HasTheIssuesColumnsAndMetadata) {
   const auto& c = sync::sync_columns();
   std::set<std::string> s(c.begin(), c.end());
