@@ -30,7 +30,9 @@
 //                     link-counters NVLink counters around untimed passes (seqpar)
 //                     gap           the idle gap between points
 //                     report        the previous point's console line and CSV row
+// pkbench_report --harness-cost DIR prints the median and p90 of harness_ms per CSV.
 #include <chrono>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -89,5 +91,25 @@ Totals take();
 // wall - timed (never below 0: a timed span may end after the last report's clock read), and
 // `other` in harness_phases the wall time no part named (omitted when under 0.01 ms).
 void put_point_cost(Row& row, double wall_ms, const point_cost::Totals& t);
+
+// What a CSV's points cost, over its rows of status ok (a skipped or failed point measured
+// nothing): medians and p90 of the cost columns, and each named part's median.
+struct PointCostSummary {
+  std::string csv, study, peer_mode;  // study and peer mode: the first row's ("" if none)
+  int gpus = 0;                       // the first row's gpu_count (virtual: the ranks)
+  size_t points = 0;                  // ok rows
+  double harness_median_ms = 0, harness_p90_ms = 0, wall_median_ms = 0, timed_median_ms = 0;
+  // Every part named in harness_phases with its median over the points (0 where a point has
+  // none of it), largest first.
+  std::vector<std::pair<std::string, double>> phases;
+};
+// nullopt where the CSV has no point-cost columns; CsvError (csv_table.h) where it cannot be
+// read.
+std::optional<PointCostSummary> summarize_point_cost(const std::string& csv);
+// "setup:1.5 samples:3" -> {{"setup", 1.5}, {"samples", 3}}; CsvError naming `where` for a
+// part that is not name:ms.
+std::vector<std::pair<std::string, double>> parse_phases(const std::string& phases, const std::string& where);
+// A markdown table, one line per summary (its CSV named as given), the largest `parts` parts each.
+std::string point_cost_table(const std::vector<PointCostSummary>& summaries, size_t parts = 4);
 
 }  // namespace pk

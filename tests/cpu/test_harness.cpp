@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "microbench/harness/args.h"
+#include "microbench/harness/csv_table.h"
 #include "microbench/harness/cuda_check.h"
 #include "microbench/harness/metadata.h"
 #include "microbench/harness/peer_group.h"
@@ -136,6 +137,55 @@ TEST(PointCost, NestedPartsCountOnce) {
   const point_cost::Totals u = point_cost::take();
   ASSERT_EQ(u.phases.size(), 1u);
   EXPECT_GE(u.phases[0].second, 2.0);
+}
+
+// The cost columns read back: medians and p90 over the ok points, each part's median with a
+// point that lacks it counted as 0, a CSV without the columns left out, a malformed part refused.
+TEST(PointCost, SummaryOfACsv) {
+  const std::string path = (fs::temp_directory_path() / "pkbench_point_cost_summary.csv").string();
+  {
+    std::ofstream f(path);
+    f << "study,status,peer_mode,gpu_count,wall_ms,timed_ms,harness_ms,harness_phases\n"
+      << "collectives,ok,virtual,4,12,2,10,setup:4 samples:3 other:5\n"
+      << "collectives,ok,virtual,4,23,3,20,setup:6 verify:10 other:7\n"
+      << "collectives,skipped,virtual,4,1,0,1,other:1\n"
+      << "collectives,ok,virtual,4,31,1,30,setup:8 verify:12 other:11\n"
+      << "collectives,ok,virtual,4,42,2,40,verify:30 other:12\n";
+  }
+  const auto s = summarize_point_cost(path);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->study, "collectives");
+  EXPECT_EQ(s->peer_mode, "virtual");
+  EXPECT_EQ(s->gpus, 4);
+  EXPECT_EQ(s->points, 4u);  // the skipped point measured nothing
+  EXPECT_DOUBLE_EQ(s->harness_median_ms, 25);
+  EXPECT_DOUBLE_EQ(s->harness_p90_ms, 37);
+  EXPECT_DOUBLE_EQ(s->wall_median_ms, 27);
+  EXPECT_DOUBLE_EQ(s->timed_median_ms, 2);
+  // verify: 0, 10, 12, 30 -> 11; other: 5, 7, 11, 12 -> 9; setup: 4, 6, 8, 0 -> 5; samples: 0, 0, 0, 3 -> 0.
+  ASSERT_EQ(s->phases.size(), 4u);
+  EXPECT_EQ(s->phases[0], (std::pair<std::string, double>{"verify", 11}));
+  EXPECT_EQ(s->phases[1], (std::pair<std::string, double>{"other", 9}));
+  EXPECT_EQ(s->phases[2], (std::pair<std::string, double>{"setup", 5}));
+  EXPECT_EQ(s->phases[3], (std::pair<std::string, double>{"samples", 0}));
+  const std::string table = point_cost_table({*s}, 2);
+  EXPECT_NE(table.find("| 4 | 25 | 37 | 27 | 2 | verify 11, other 9 |"), std::string::npos) << table;
+
+  { std::ofstream(path) << "study,status,time_us\ncollectives,ok,3\n"; }
+  EXPECT_FALSE(summarize_point_cost(path).has_value());
+  { std::ofstream(path) << "wall_ms,timed_ms,harness_ms,harness_phases\n3,1,2,setup=2\n"; }
+  try {
+    summarize_point_cost(path);
+    ADD_FAILURE() << "a part that is not name:ms was read";
+  } catch (const CsvError& e) {
+    EXPECT_NE(std::string(e.what()).find(":2:"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("'setup=2' is not name:ms"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(parse_phases("setup:1x", "here"), CsvError);
+  EXPECT_THROW(parse_phases(":1", "here"), CsvError);
+  EXPECT_EQ(parse_phases(" a:1  b-c:2.5 ", "here"),
+            (std::vector<std::pair<std::string, double>>{{"a", 1}, {"b-c", 2.5}}));
+  fs::remove(path);
 }
 
 TEST(TidyCsv, RejectsColumnsOutsideTheSchema) {
