@@ -30,7 +30,8 @@
 //                     link-counters NVLink counters around untimed passes (seqpar)
 //                     gap           the idle gap between points
 //                     report        the previous point's console line and CSV row
-// pkbench_report --harness-cost DIR prints the median and p90 of harness_ms per CSV.
+// pkbench_report --harness-cost DIR (scripts/harness-cost.sh runs the studies for it) prints
+// the median and p90 of harness_ms per CSV.
 #include <chrono>
 #include <optional>
 #include <string>
