@@ -84,6 +84,7 @@ run_one() {
 }
 # Written after every run: a sweep stopped early still leaves what it finished, in plan order.
 write_summary() {
+  local i
   { echo "$summary"; for ((i = 0; i < n; i++)); do [ -f "$rows/$i.row" ] && cat "$rows/$i.row"; done; } \
     > "$out/summary.csv.tmp" && mv "$out/summary.csv.tmp" "$out/summary.csv"
 }
