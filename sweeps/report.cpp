@@ -166,6 +166,7 @@ ResultsFolder load_results(const std::string& dir) {
     for (auto& v : files_in(study, ".png")) f.figures.push_back(std::move(v));
     for (auto& v : files_in(std::string(study) + "/virtual", ".csv")) f.virtual_csvs.push_back(std::move(v));
   }
+  f.point_costs = point_costs_in(dir);
   if (fs::exists(dir + "/environment.txt")) f.environment = slurp(dir + "/environment.txt");
   // The transfer study's wall time with the build: run.sh writes one row per invocation, named
   // after its CSV; the study's main run (step "transfer", or its parts "transfer.<part>") ended
@@ -183,6 +184,20 @@ ResultsFolder load_results(const std::string& dir) {
     }
   }
   return f;
+}
+
+std::vector<PointCostSummary> point_costs_in(const std::string& dir) {
+  std::vector<std::string> csvs;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file() && e.path().extension() == ".csv") csvs.push_back(e.path().string());
+  std::sort(csvs.begin(), csvs.end());  // directory order is the file system's
+  std::vector<PointCostSummary> out;
+  for (const auto& c : csvs)
+    if (auto s = summarize_point_cost(c)) {
+      s->csv = fs::relative(c, dir).string();
+      out.push_back(std::move(*s));
+    }
+  return out;
 }
 
 namespace {
@@ -799,6 +814,16 @@ void section_transfer_tuning(std::ostream& os, const ResultsFolder& here) {
 
 }
 
+// What each point cost the harness (wall time minus timed samples), where the CSVs say it.
+void section_point_costs(std::ostream& os, const ResultsFolder& here) {
+  if (here.point_costs.empty()) return;
+  os << "\n## Harness cost per point\n\nEach point's wall time (from the previous row to its own) minus the time its "
+        "timed samples measured, over the points of status ok, with the parts the harness named (medians; `samples` "
+        "is the host time around the timed samples, `other` what no part named). microbench/harness/point_cost.h says "
+        "what each study times.\n\n"
+     << point_cost_table(here.point_costs);
+}
+
 // Every target of every study: figure, baseline, its cross-check, verdict.
 void section_targets(std::ostream& os, const ResultsFolder& here) {
   const auto targets = all_targets(here);
@@ -834,6 +859,7 @@ std::string report_markdown(const ResultsFolder& here, const ResultsFolder* othe
   section_fused(os, here);
   section_gemm(os, here);
   section_transfer_tuning(os, here);
+  section_point_costs(os, here);
   section_targets(os, here);
   return os.str();
 }

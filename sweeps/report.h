@@ -10,10 +10,12 @@
 //   transfer/timing.csv                 the transfer study's wall time (its last row)
 //   transfer/peer-modes/<mode>/         transfer.csv and sync.csv per peer mode
 //   fused/fused_table3.csv, fused_fig5.csv   the fused study's K sweep and SM split
+//   **/*.csv with the point-cost columns    what each point cost the harness (point_cost.h)
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "microbench/harness/point_cost.h"
 #include "sweeps/targets.h"
 
 namespace pk::sweeps {
@@ -33,6 +35,7 @@ struct ResultsFolder {
   std::vector<KSweepRow> fused_k_sweep;    // Table 3 (empty if absent)
   std::string fused_dir;                   // dir/fused
   std::vector<std::string> virtual_csvs;   // <study>/virtual/*.csv, relative to dir
+  std::vector<PointCostSummary> point_costs;  // every CSV under dir with the point-cost columns
   std::string environment;                 // environment.txt
   double transfer_elapsed_s = -1;          // the transfer study's wall time with the build, if recorded
   std::string elapsed_source;
@@ -40,6 +43,9 @@ struct ResultsFolder {
   std::string describe() const;
 };
 ResultsFolder load_results(const std::string& dir);
+// What each point cost the harness, for every CSV under `dir` (any depth, in path order) that
+// has the point-cost columns; each named relative to `dir`.
+std::vector<PointCostSummary> point_costs_in(const std::string& dir);
 
 // One paper claim: how the paper puts it and how this suite measures it.
 struct ClaimRow {

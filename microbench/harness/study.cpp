@@ -229,7 +229,11 @@ int StudyMain::run_round(const std::vector<std::string>& columns, PointResults& 
     int errors = 0;
     if (is_root()) {
       if (!csv_) {
-        csv_ = std::make_unique<TidyCsv>(csv_path_, columns);
+        // Every study's rows say what each point cost beside what it measured (point_cost.h).
+        std::vector<std::string> with_cost = columns;
+        for (const auto& c : point_cost_columns())
+          if (std::find(with_cost.begin(), with_cost.end(), c) == with_cost.end()) with_cost.push_back(c);
+        csv_ = std::make_unique<TidyCsv>(csv_path_, with_cost);
         csv_->flush();  // header now: an interrupted run still leaves a valid file
         csv_meta_ = metadata_row(*group_);  // the run's GPUs, whichever subset a round ran on
       }
