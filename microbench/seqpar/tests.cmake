@@ -66,7 +66,7 @@ if(TARGET pkbench_seqpar)
   pk_cli_test(seqpar_cli_list_gpu_counts pkbench_seqpar 0 "plan: [0-9]+ points.*2 GPUs: .* 8 GPUs: "
     --list --arch=sm_90a --world=8 --gpu-counts=all --preset=smoke)
   set_tests_properties(seqpar_cli_list_or_no_gpu PROPERTIES SKIP_RETURN_CODE 3)
-  pk_env_refused_tests(seqpar_cli pkbench_seqpar)
+  pk_multicast_refused_tests(seqpar_cli pkbench_seqpar)
 endif()
 if(TARGET pkbench_seqpar_summary)
   pk_summary_cli_tests(seqpar "SEQPAR_CSV and OUT_DIR")
