@@ -75,8 +75,9 @@ run_one() {
   PKBENCH_DEADLINE_SCALE=$scale timeout "${PKBENCH_SANITIZE_TIMEOUT:-900}" "$san" --tool "$t" "${extra[@]}" \
     --print-limit 50 "$b" --gtest_filter="$filter" > "$log" 2>&1
   rc=$?
-  # memcheck/synccheck/initcheck: "ERROR SUMMARY: N errors"; racecheck: "RACECHECK SUMMARY: ... (N errors, ...)".
-  errors=$(sed -n -e 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p' -e 's/.*RACECHECK SUMMARY: .*(\([0-9]*\) errors.*/\1/p' "$log" | tail -n 1)
+  # memcheck/synccheck/initcheck: "ERROR SUMMARY: N errors"; racecheck: "RACECHECK SUMMARY: ... (N errors, ...)",
+  # singular for one ("(1 error, 0 warnings)").
+  errors=$(sed -n -e 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p' -e 's/.*RACECHECK SUMMARY: .*(\([0-9]*\) error.*/\1/p' "$log" | tail -n 1)
   [ -n "$errors" ] || errors=-1  # no summary: the tool itself failed
   pk_log "$t: $name finished: $errors errors, exit $rc, $(( $(date +%s) - t0 )) s"
   echo "$t,$name,$filter,$ranks,$scale,$errors,$rc,$(( $(date +%s) - t0 ))" > "$rows/$idx.row.tmp" &&

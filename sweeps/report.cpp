@@ -92,8 +92,23 @@ ResultsFolder load_results(const std::string& dir) {
     for (auto& v : files_in(p->study, ".png")) f.figures.push_back(std::move(v));
     for (auto& v : files_in(p->study + "/virtual", ".csv")) f.virtual_csvs.push_back(std::move(v));
   }
+  f.point_costs = point_costs_in(dir);
   if (fs::exists(dir + "/environment.txt")) f.environment = slurp(dir + "/environment.txt");
   return f;
+}
+
+std::vector<PointCostSummary> point_costs_in(const std::string& dir) {
+  std::vector<std::string> csvs;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file() && e.path().extension() == ".csv") csvs.push_back(e.path().string());
+  std::sort(csvs.begin(), csvs.end());  // directory order is the file system's
+  std::vector<PointCostSummary> out;
+  for (const auto& c : csvs)
+    if (auto s = summarize_point_cost(c)) {
+      s->csv = fs::relative(c, dir).string();
+      out.push_back(std::move(*s));
+    }
+  return out;
 }
 
 std::vector<ClaimRow> paper_claims(const ResultsFolder& here, const ResultsFolder* other) {
@@ -255,6 +270,16 @@ void section_other_machine(std::ostream& os, const ResultsFolder& here, const Re
   os << "\n";
 }
 
+// What each point cost the harness (wall time minus timed samples), where the CSVs say it.
+void section_point_costs(std::ostream& os, const ResultsFolder& here) {
+  if (here.point_costs.empty()) return;
+  os << "\n## Harness cost per point\n\nEach point's wall time (from the previous row to its own) minus the time its "
+        "timed samples measured, over the points of status ok, with the parts the harness named (medians; `samples` "
+        "is the host time around the timed samples, `other` what no part named). microbench/harness/point_cost.h says "
+        "what each study times.\n\n"
+     << point_cost_table(here.point_costs);
+}
+
 // Every target of every study: figure, baseline, its cross-check, verdict.
 void section_targets(std::ostream& os, const ResultsFolder& here) {
   const auto targets = all_targets(here);
@@ -286,6 +311,7 @@ std::string report_markdown(const ResultsFolder& here, const ResultsFolder* othe
   if (other) section_other_machine(os, here, *other);
   for (const FolderStudy* s : in_order(here, &ReportOrder::sections))
     if (s->results) s->results->section(os, here.dir);
+  section_point_costs(os, here);
   section_targets(os, here);
   return os.str();
 }

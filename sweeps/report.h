@@ -10,12 +10,14 @@
 //   <study>/virtual/*.csv               virtual-rank runs (listed, never judged)
 //   <runs>/<single|ipc|vmm>/            one run of the studies per peer mode, where a study
 //                                       keeps them (StudyParts::peer_mode_runs)
+//   **/*.csv with the point-cost columns    what each point cost the harness (point_cost.h)
 // What each study contributes, and in which order, is its StudyParts
 // (microbench/harness/study_parts.h), found through the registry (sweeps/study_schema.h).
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "microbench/harness/point_cost.h"
 #include "sweeps/targets.h"
 
 namespace pk::sweeps {
@@ -33,6 +35,7 @@ struct ResultsFolder {
   std::vector<ModeResults> peer_modes;     // the peer-mode runs (single, ipc, vmm) where present
   std::vector<std::string> figures;        // every study's PNG files, relative to dir, in the figures' order
   std::vector<std::string> virtual_csvs;   // <study>/virtual/*.csv, relative to dir
+  std::vector<PointCostSummary> point_costs;  // every CSV under dir with the point-cost columns
   std::string environment;                 // environment.txt
   const StudyResults* results(const std::string& study) const;  // nullptr: not in the folder
   const Machine* machine() const;          // the first study's (in the table's order) that names one
@@ -40,6 +43,9 @@ struct ResultsFolder {
   std::string describe() const;
 };
 ResultsFolder load_results(const std::string& dir);
+// What each point cost the harness, for every CSV under `dir` (any depth, in path order) that
+// has the point-cost columns; each named relative to `dir`.
+std::vector<PointCostSummary> point_costs_in(const std::string& dir);
 
 // One paper claim: how the paper puts it and how this suite measures it.
 struct ClaimRow {

@@ -188,6 +188,10 @@ if(TARGET pkbench_transfer AND TARGET pkbench_collectives)
   add_test(NAME refuse_run_sh_flags COMMAND ${_pk_cli}/run_sh_refuse.sh ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR})
   set_tests_properties(refuse_run_sh_flags PROPERTIES LABELS cpu SKIP_RETURN_CODE 77 TIMEOUT 120)
 endif()
+# scripts/harness-cost.sh: bad input refused first, --list without a GPU, and the table
+# pkbench_report --harness-cost prints.
+add_test(NAME refuse_harness_cost COMMAND ${_pk_cli}/harness_cost.sh ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR})
+set_tests_properties(refuse_harness_cost PROPERTIES LABELS cpu TIMEOUT 120)
 # A hostile --tuning-table: exit 2 naming the flag, never a crash.
 set(_pk_tuned_bins "")
 foreach(_t pkbench_collectives pkbench_fused)

@@ -20,6 +20,7 @@ endif()
 if(TARGET pkbench_transfer)
   pk_cli_test(transfer_cli_bad_preset pkbench_transfer 2 "--preset" --preset=bogus)
   pk_cli_test(transfer_cli_unknown_flag pkbench_transfer 2 "--bogus" --bogus=1)
+  pk_deadline_scale_refused_test(transfer_cli pkbench_transfer)
   pk_cli_test(transfer_cli_same_gpu_twice pkbench_transfer 2 "--gpus=0,0 names GPU 0 twice" --gpus=0,0)
   pk_cli_test(transfer_cli_unwritable_csv pkbench_transfer 2 "--csv=/nonexistent/dir/x.csv: cannot write"
     --csv=/nonexistent/dir/x.csv)

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "microbench/harness/cuda_check.h"
+#include "microbench/harness/point_cost.h"
 #include "microbench/harness/stats.h"
 #include "microbench/collectives/coll_order.h"
 #include "microbench/collectives/nccltests_method.h"
@@ -420,10 +421,14 @@ class PointRun {
       return sum / comm_.size();
     };
     double us = 0;
+    point_cost::Phase cost("nccl-tests");
     collectively(comm_, [&] {
       std::vector<double> runs;
-      for (int r = 0; r < repeats; ++r)
+      for (int r = 0; r < repeats; ++r) {
         runs.push_back(nccltests_time_us(steady_host_clock(), iters, graph_ ? launches : 0, steps));
+        // What the method's clock ran: `iters` collectives (graph: `launches` launches of them).
+        point_cost::timed(runs.back() * 1e-3 * iters * (graph_ ? launches : 1));
+      }
       us = summarize(runs).median;
       if (shift) impl_.set_iteration(0);  // the verified run uses the buffers' first window
       ctx_.status.check(gpus_);
@@ -438,6 +443,7 @@ class PointRun {
   // calls) once more on inputs of `seed` into poisoned outputs, every output element against
   // the reference; the row's check columns. A wrong element throws.
   void verify(Graphs& timed, uint64_t seed, Row& row) {
+    point_cost::Phase cost("verify");
     collectively(comm_, [&] { fill(seed, false); });
     comm_.barrier();  // no rank's verified run reads a peer's input before the peer refilled it
     collectively(comm_, [&] {
@@ -546,15 +552,17 @@ void Runner::measure(const PointSpec& ps, Row& row) {
     if (!why.empty()) throw SkipPoint(why);
   });
   collectively(ctx_.group.comm(), [&] {
-    impl.prepare(p, ctx_);
-    run.fill(seed, true);
+    point_cost::within("setup", [&] { impl.prepare(p, ctx_); });
+    point_cost::within("fill", [&] { run.fill(seed, true); });
   });
-  ctx_.group.comm().barrier();  // every GPU's signals are zero before any launch
+  // Every GPU's signals are zero before any launch.
+  point_cost::within("barrier", [&] { ctx_.group.comm().barrier(); });
   row["config"] = impl.config();
   impl.describe(row);
 
   // One untimed collective: a broken implementation fails here, before any timing.
   collectively(ctx_.group.comm(), [&] {
+    point_cost::Phase cost("first-run");
     run.enqueue_all();
     run.sync_all();
   });
@@ -563,7 +571,7 @@ void Runner::measure(const PointSpec& ps, Row& row) {
   // launch of a graph of C.
   const int C = ops_per_sample(p.bytes, ctx_.cfg.ops_per_sample);
   Graphs graphs{ctx_.group, {}, {}};
-  if (graph) run.capture_timed(graphs, C);
+  if (graph) point_cost::within("capture", [&] { run.capture_timed(graphs, C); });
   row["ops_per_graph"] = graph ? std::to_string(C) : "";
   const std::vector<double> us = run.time_samples(graphs, C);
 

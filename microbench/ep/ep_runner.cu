@@ -5,6 +5,7 @@
 
 #include "microbench/ep/ep_impl.h"
 #include "microbench/harness/cuda_check.h"
+#include "microbench/harness/point_cost.h"
 #include "microbench/harness/stats.h"
 #include "microbench/harness/study_context.h"
 
@@ -61,46 +62,53 @@ Row Runner::describe(const Point& p, const EpShape& shape, int processes) {
 
 void Runner::measure(const Point& p, Row& row) {
   Context& c = ctx_;
-  c.use_point(p.routing, p.tokens);
   const bool gemm = p.op == Op::dispatch_gemm;
-  if (gemm) c.ensure_weights();
   std::unique_ptr<Impl> impl;
-  collectively(c.group.comm(), [&] { impl = make_impl(c, p); });
+  point_cost::within("setup", [&] {
+    c.use_point(p.routing, p.tokens);
+    if (gemm) c.ensure_weights();
+    collectively(c.group.comm(), [&] { impl = make_impl(c, p); });
+  });
   impl->describe(row);
   const Traffic& tr = c.traffic();
   row["link_bytes"] = std::to_string(tr.link_bytes());
   row["recv_rows_max"] = std::to_string(p.impl == "ll" ? int64_t(c.local_experts()) * c.ll_cap() : tr.max_rows_packed());
 
   // One untimed operation of each kind: a broken implementation fails before any timing.
-  c.poison_outputs();
-  untimed(c, [&] {
-    impl->prepare_inputs();
-    impl->dispatch();
+  point_cost::within("first-run", [&] {
+    c.poison_outputs();
+    untimed(c, [&] {
+      impl->prepare_inputs();
+      impl->dispatch();
+    });
+    if (impl->has_combine()) {
+      c.fill_expert_outputs(0);
+      untimed(c, [&] { impl->combine(); });
+    }
   });
-  if (impl->has_combine()) {
-    c.fill_expert_outputs(0);
-    untimed(c, [&] { impl->combine(); });
-  }
 
   const TimedOp d = time_op(c, [&] { impl->dispatch(); }, impl->enqueues_per_op());
   TimedOp cb;
   if (impl->has_combine()) cb = time_op(c, [&] { impl->combine(); }, impl->enqueues_per_op());
 
   // The final run: fresh tokens and expert outputs into re-poisoned outputs, then the checks.
-  c.fill_tokens(1);
-  c.poison_outputs();
-  untimed(c, [&] {
-    impl->prepare_inputs();
-    impl->dispatch();
+  const Checked chk = point_cost::within("verify", [&] {
+    c.fill_tokens(1);
+    c.poison_outputs();
+    untimed(c, [&] {
+      impl->prepare_inputs();
+      impl->dispatch();
+    });
+    Checked k = check_dispatch(c, p.impl == "ll");
+    if (k.ok() && gemm) k = check_gemm(c);
+    if (k.ok() && impl->has_combine()) {
+      c.fill_expert_outputs(1);
+      untimed(c, [&] { impl->combine(); });
+      k = check_combine(c, 1);
+    }
+    c.fill_tokens(0);  // the timed inputs again, bitwise the same for every implementation compared
+    return k;
   });
-  Checked chk = check_dispatch(c, p.impl == "ll");
-  if (chk.ok() && gemm) chk = check_gemm(c);
-  if (chk.ok() && impl->has_combine()) {
-    c.fill_expert_outputs(1);
-    untimed(c, [&] { impl->combine(); });
-    chk = check_combine(c, 1);
-  }
-  c.fill_tokens(0);  // the timed inputs again, bitwise the same for every implementation compared
   put_check(row, chk);
   if (!chk.ok()) throw std::runtime_error("wrong result: " + chk.first);
   row["verified"] = "yes";

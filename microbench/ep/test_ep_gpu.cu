@@ -103,7 +103,7 @@ TEST(EpVirtual, AKernelWhosePeersNeverLaunchTimesOut) {
   if (launched_under_mpi()) GTEST_SKIP() << "one process with virtual ranks";
   const std::vector<Point> points = {Point{"ll", Op::dispatch_combine, RoutingKind::uniform, 64, 2},
                                      Point{"ht", Op::dispatch_combine, RoutingKind::uniform, 64, 2}};
-  Env env(PeerMode::virt, test_options(100), points);
+  Env env(PeerMode::virt, test_options(expected_timeout_ms(100)), points);
   Context& c = *env.ctx;
   c.use_point(RoutingKind::uniform, 64);
   const int lonely = c.local_gpus().front();

@@ -19,6 +19,7 @@
 #include "microbench/harness/metadata.h"
 #include "microbench/harness/cuda_check.h"
 #include "microbench/harness/nvml.h"
+#include "microbench/harness/point_cost.h"
 #include "microbench/harness/stats.h"
 #include "microbench/harness/study_point.h"
 #include "microbench/fused/fused_context.h"
@@ -113,6 +114,7 @@ class FusedStudy {
   static std::string key(const Point& p) { return op_name(p.op) + "/" + p.shape.str(); }
 
   double min_clock() {
+    point_cost::Phase cost("clock");
     double c = 1e9;
     for (int g : ctx_.local_gpus())
       if (auto mhz = nvml::sm_clock_mhz(ctx_.gpu(g).pci_bus_id)) c = std::min(c, double(*mhz));
@@ -123,17 +125,19 @@ class FusedStudy {
   // A tuned point runs what its table answered (point_run) under its own name and row.
   void measure(benchmark::State& state, const Point& tp, Row& row) {
     const Point p = point_run(tp);
-    ctx_.ensure_shape(p.op, p.shape);
-    std::unique_ptr<Impl> impl = make_impl(tp, ctx_);  // SkipPoint where the table refused
+    // The shape's inputs and references (made again after a verified run's fresh inputs).
+    point_cost::within("inputs", [&] { ctx_.ensure_shape(p.op, p.shape); });
+    // SkipPoint where the table refused.
+    std::unique_ptr<Impl> impl = point_cost::within("setup", [&] { return make_impl(tp, ctx_); });
     row["compute_sms"] = impl->compute_sms ? std::to_string(impl->compute_sms) : "";
     row["comm_blocks"] = std::to_string(impl->comm_blocks);
     row["group_m"] = impl->group_m ? std::to_string(impl->group_m) : "";
     row["tile_order"] = impl->tile_order;
     row["algo"] = impl->algo;
-    ctx_.prepare_point(p);
+    point_cost::within("fill", [&] { ctx_.prepare_point(p); });
     // One operation outside the gate first: cuBLASLt and NCCL load kernels lazily at their
     // first launch, and a load waits for an idle GPU, which never comes behind a spinning gate.
-    run_untimed(ctx_, *impl, 1);
+    point_cost::within("first-run", [&] { run_untimed(ctx_, *impl, 1); });
 
     std::vector<Flow> flows;
     const auto& gpus = ctx_.local_gpus();
@@ -154,7 +158,7 @@ class FusedStudy {
 
     // A wrong result is an error, never a number: one more run of the same operation on new
     // inputs into re-poisoned outputs is checked.
-    const gemm::Comparison cmp = verify_fresh_run(ctx_, *impl, p);
+    const gemm::Comparison cmp = point_cost::within("verify", [&] { return verify_fresh_run(ctx_, *impl, p); });
     row["rel_fro_err"] = fmt_num(cmp.rel_fro_err, 4);
     row["max_rel_err"] = fmt_num(cmp.max_rel_err, 4);
     row["wrong"] = std::to_string(cmp.wrong);

@@ -21,6 +21,7 @@
 #include "microbench/harness/gbench_csv.h"
 #include "microbench/harness/metadata.h"
 #include "microbench/harness/nvml.h"
+#include "microbench/harness/point_cost.h"
 #include "microbench/harness/stats.h"
 #include "microbench/harness/study_point.h"
 #include "microbench/harness/timing.h"
@@ -158,6 +159,7 @@ class GemmStudy : private GatedRig {
   }
 
   unsigned sm_clock() const {
+    point_cost::Phase cost("clock");
     auto mhz = nvml::sm_clock_mhz(topo_.gpus[0].pci_bus_id);
     return mhz ? *mhz : 0;
   }
@@ -313,9 +315,10 @@ class GemmStudy : private GatedRig {
 
   void measure(benchmark::State& state, const Point& p, Row& row) {
     if (auto why = missing_features(needs_of(p.impl), topo_.gpus[0]); !why.empty()) throw SkipPoint(why);
-    use_shape(p.shape, row);
-    const Impl impl = p.impl == kImplPk ? prepare_pk(p, row) : prepare_cublas(p, row);
-    poison_outputs(p.shape);
+    point_cost::within("inputs", [&] { use_shape(p.shape, row); });
+    const Impl impl =
+        point_cost::within("setup", [&] { return p.impl == kImplPk ? prepare_pk(p, row) : prepare_cublas(p, row); });
+    point_cost::within("fill", [&] { poison_outputs(p.shape); });
 
     const int groups = buf_.groups;
     const cudaStream_t s = stream_;
@@ -323,7 +326,7 @@ class GemmStudy : private GatedRig {
     flows.push_back(Flow{0, 0, s, 1, [this, &impl, s, groups](int op) { launch(impl, op % groups, s); }});
     FlowTimer timer(group_, std::move(flows), 1, gate_, status_, opt_.timing);
     const Times times = take_samples(state, timer, row);
-    verify(p, impl, std::min(groups, timer.ops_run()), row);
+    point_cost::within("verify", [&] { verify(p, impl, std::min(groups, timer.ops_run()), row); });
     put_throughput(state, p, times, row);
   }
 

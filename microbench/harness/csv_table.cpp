@@ -9,6 +9,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "microbench/harness/point_cost.h"
 #include "microbench/harness/tidy_csv.h"
 #include "pkbench/tuning.h"
 
@@ -196,6 +197,8 @@ bool StudySchema::declares(std::string_view column) const {
 StudySchema declared_study(std::string name, const std::vector<std::string>& columns, std::string declared_by) {
   StudySchema s{std::move(name), std::move(declared_by), columns, ""};
   for (const auto& m : metadata_columns())
+    if (!s.declares(m)) s.columns.push_back(m);
+  for (const auto& m : point_cost_columns())
     if (!s.declares(m)) s.columns.push_back(m);
   return s;
 }

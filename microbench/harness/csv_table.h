@@ -49,8 +49,9 @@ struct Field {
 struct StudySchema {
   std::string name;         // the value of its CSV's `study` column
   std::string declared_by;  // "pk::transfer::transfer_columns() (pkbench_transfer_core)"
-  // The declaration, with any metadata column (harness/metadata.h) it leaves out appended,
-  // as the binaries append them. Empty when not built in.
+  // The declaration, with any metadata column (harness/metadata.h) and point-cost column
+  // (harness/point_cost.h) it leaves out appended, as the binaries append them. Empty when not
+  // built in.
   std::vector<std::string> columns;
   std::string not_built;  // why the columns are not in this binary; "" when they are
   bool built() const { return not_built.empty(); }
@@ -58,8 +59,8 @@ struct StudySchema {
 };
 using StudySchemas = std::vector<StudySchema>;
 // A study's schema from its own declaration (the function its binary passes to
-// StudyMain::run), with the metadata columns it leaves out appended as the binaries append
-// them (tidy_csv.h's metadata_columns()).
+// StudyMain::run), with the metadata and point-cost columns it leaves out appended as the
+// binaries append them (tidy_csv.h's metadata_columns(), point_cost.h's point_cost_columns()).
 StudySchema declared_study(std::string name, const std::vector<std::string>& columns, std::string declared_by);
 const StudySchema* find_study(const StudySchemas& schemas, std::string_view name);  // nullptr: unknown
 // A study's own declaration as a schema list, for its analysis to check its CSV's header against

@@ -17,14 +17,14 @@ double deadline_scale() {
     char* end = nullptr;
     const double x = std::strtod(v, &end);
     if (*end != '\0' || !(x >= 1) || x > 1e6)
-      throw std::invalid_argument(std::string("PKBENCH_DEADLINE_SCALE=") + v + ": not a number from 1 to 1e6");
+      throw ArgError(std::string("PKBENCH_DEADLINE_SCALE=") + v + ": not a number from 1 to 1e6");
     return x;
   }();
   return scale;
 }
 
 StatusBoard::StatusBoard(const PeerGroup& g) : g_(g) {
-  deadline_scale();  // a bad $PKBENCH_DEADLINE_SCALE is refused here, before any point runs
+  deadline_scale();  // a bad $PKBENCH_DEADLINE_SCALE throws here too, for code that bypasses StudyMain
   for (int gpu : g_.local_gpus()) on(gpu);
 }
 

@@ -22,7 +22,8 @@ struct DeviceFailure : std::runtime_error {
 
 // $PKBENCH_DEADLINE_SCALE (a number >= 1; default 1): multiplies every kernel spin-wait deadline,
 // for tools that slow kernels many times over (compute-sanitizer, a debugger). Read once; a value
-// that is not a number >= 1 is refused (std::invalid_argument naming the variable).
+// that is not a number from 1 to 1e6 is refused (ArgError naming the variable; a study's main
+// exits 2 with it before anything runs).
 double deadline_scale();
 
 class StatusBoard {

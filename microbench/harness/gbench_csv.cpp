@@ -1,11 +1,13 @@
 #include "microbench/harness/gbench_csv.h"
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 
 #include "microbench/harness/cuda_check.h"
+#include "microbench/harness/point_cost.h"
 #include "microbench/harness/timing.h"
 
 namespace pk {
@@ -100,9 +102,22 @@ bool run_failed(const benchmark::BenchmarkReporter::Run& r) { return failed_of(r
 std::string run_message(const benchmark::BenchmarkReporter::Run& r) { return message_of(r); }
 
 TidyCsvReporter::TidyCsvReporter(TidyCsv& csv, PointResults& results, Row metadata, OutputOptions console)
-    : ConsoleReporter(console), csv_(csv), results_(results), metadata_(std::move(metadata)) {}
+    : ConsoleReporter(console),
+      csv_(csv),
+      results_(results),
+      metadata_(std::move(metadata)),
+      last_report_(std::chrono::steady_clock::now()) {
+  const auto& c = csv_.columns();
+  cost_columns_ = std::find(c.begin(), c.end(), point_cost_columns().front()) != c.end();
+  point_cost::take();  // what ran before the round (its set-up, the study's warm-up) is no point's cost
+}
 
 void TidyCsvReporter::ReportRuns(const std::vector<Run>& runs) {
+  using clock = std::chrono::steady_clock;
+  const auto now = clock::now();
+  const double wall_ms = std::chrono::duration<double, std::milli>(now - last_report_).count();
+  last_report_ = now;
+  const point_cost::Totals cost = point_cost::take();
   ConsoleReporter::ReportRuns(runs);
   for (const Run& r : runs) {
     if (r.run_type != Run::RT_Iteration) continue;
@@ -118,10 +133,13 @@ void TidyCsvReporter::ReportRuns(const std::vector<Run>& runs) {
     if (row["status"] == kError) ++errors_;
     if (row["status"] == kSkipped) ++skipped_;
     for (const auto& [k, v] : metadata_) row[k] = v;
+    if (cost_columns_) put_point_cost(row, wall_ms, cost);
     csv_.append(row);
     csv_.flush();
     ++rows_;
   }
+  // The console line and the CSV of this point are the next point's cost (its wall time holds them).
+  point_cost::phase("report", std::chrono::duration<double, std::milli>(clock::now() - now).count());
 }
 
 void put_times(Row& row, const SampleStats& ms, int iters_per_sample) {

@@ -4,6 +4,7 @@
 // tidy CSV row per point as soon as it finishes (the file is always whole).
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -27,6 +28,9 @@ class PointResults {
   std::map<std::string, Row> rows_;
 };
 
+// Where the CSV has the point-cost columns (point_cost.h), each row gets them: its wall time
+// runs from the previous report (this reporter's construction for the first) to its own, and
+// what was accumulated before its construction is dropped.
 class TidyCsvReporter : public benchmark::ConsoleReporter {
  public:
   TidyCsvReporter(TidyCsv& csv, PointResults& results, Row metadata,
@@ -41,6 +45,8 @@ class TidyCsvReporter : public benchmark::ConsoleReporter {
   PointResults& results_;
   Row metadata_;
   int errors_ = 0, skipped_ = 0, rows_ = 0;
+  bool cost_columns_ = false;
+  std::chrono::steady_clock::time_point last_report_;
 };
 
 // Run-level failure across Google Benchmark versions (1.7: error_occurred, 1.8: skipped).

@@ -60,4 +60,10 @@ inline TimingOptions quick_test_timing(double timeout_ms) {
 // Scaled with the deadlines themselves ($PKBENCH_DEADLINE_SCALE, device_runtime.h).
 inline double timeout_hang_catcher_ms() { return 10000 * deadline_scale(); }
 
+// The deadline of a wait a test makes time out on purpose (its peers never launch): divided by
+// $PKBENCH_DEADLINE_SCALE so that, after StatusBoard stretches it, it expires as soon as without
+// a tool. Stretching it would only lengthen the test (a collective per implementation, each a
+// 100x longer wait under racecheck). Only for a kernel whose every wait is meant to expire.
+inline double expected_timeout_ms(double ms) { return ms / deadline_scale(); }
+
 }  // namespace pk

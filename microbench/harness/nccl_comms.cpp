@@ -2,8 +2,10 @@
 
 #include <stdexcept>
 
-#include "microbench/harness/cuda_check.h"
 #include <string>
+
+#include "microbench/harness/cuda_check.h"
+#include "microbench/harness/point_cost.h"
 
 namespace pk {
 
@@ -15,6 +17,7 @@ void throw_nccl_error(ncclResult_t r, const char* expr) {
 
 std::map<int, ncclComm_t> make_nccl_comms(PeerGroup& g, ncclConfig_t* cfg) {
   if (const std::string why = g.library_skip_reason("NCCL"); !why.empty()) throw SkipPoint(why);
+  point_cost::Phase cost("communicator");
   Comm& comm = g.comm();
   ncclUniqueId id{};
   collectively(comm, [&] {

@@ -17,7 +17,7 @@ namespace pk {
 // rank = group GPU number): a unique id from rank 0 broadcast over pk::Comm, then
 // ncclCommInitRankConfig on each local GPU, grouped when one process drives several (which
 // is what ncclCommInitAll does). Collective; every rank agrees on a failure. cfg: nullptr
-// for NCCL's defaults.
+// for NCCL's defaults. Its time is the point's `communicator` part (point_cost.h).
 std::map<int, ncclComm_t> make_nccl_comms(PeerGroup& g, ncclConfig_t* cfg = nullptr);
 
 }  // namespace pk

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "microbench/harness/cuda_check.h"
+#include "microbench/harness/point_cost.h"
 
 namespace pk {
 namespace {
@@ -36,6 +37,7 @@ std::string nvshmem_host_library_dir() {
 }
 
 NvshmemRuntime::NvshmemRuntime(Comm& comm, bool single_node) : comm_(comm) {
+  point_cost::Phase cost("communicator");
   // Defaults only: whatever the user exported wins.
   if (single_node) {
     set_default_env("NVSHMEM_REMOTE_TRANSPORT", "none");

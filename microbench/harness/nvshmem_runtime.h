@@ -21,7 +21,7 @@ class NvshmemRuntime {
   // single_node: also set NVSHMEM_REMOTE_TRANSPORT=none (P2P only, no network transport
   // probing) and NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=lo, unless set. Defaults (unless set):
   // NVSHMEM_DISABLE_NVLS=1, NVSHMEM_SYMMETRIC_SIZE=3G. Throws std::runtime_error (every
-  // rank) if initialisation fails.
+  // rank) if initialisation fails. Its time is the point's `communicator` part (point_cost.h).
   NvshmemRuntime(Comm& comm, bool single_node);
   ~NvshmemRuntime();
   NvshmemRuntime(const NvshmemRuntime&) = delete;

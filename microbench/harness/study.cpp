@@ -106,6 +106,7 @@ int StudyMain::begin(int* argc, char** argv) {
     }
     check_benchmark_flags(*argc, argv, is_root() && !list_only_);
     profiler_range_requested();  // PKBENCH_PROFILER_RANGE (timing.h): bad input before anything runs
+    deadline_scale();            // PKBENCH_DEADLINE_SCALE (device_runtime.h): the same
     // Each virtual rank's streams need their own hardware queues, or a spin-waiting kernel of
     // one rank holds back another rank's kernel queued behind it: with the default 8 queues,
     // 8 virtual ranks' collectives stalled on one H100 (each point timing out); 32 passed.
@@ -228,7 +229,11 @@ int StudyMain::run_round(const std::vector<std::string>& columns, PointResults& 
     int errors = 0;
     if (is_root()) {
       if (!csv_) {
-        csv_ = std::make_unique<TidyCsv>(csv_path_, columns);
+        // Every study's rows say what each point cost beside what it measured (point_cost.h).
+        std::vector<std::string> with_cost = columns;
+        for (const auto& c : point_cost_columns())
+          if (std::find(with_cost.begin(), with_cost.end(), c) == with_cost.end()) with_cost.push_back(c);
+        csv_ = std::make_unique<TidyCsv>(csv_path_, with_cost);
         csv_->flush();  // header now: an interrupted run still leaves a valid file
         csv_meta_ = metadata_row(*group_);  // the run's GPUs, whichever subset a round ran on
       }

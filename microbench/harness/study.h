@@ -19,6 +19,7 @@
 #include "microbench/harness/comm.h"
 #include "microbench/harness/gbench_csv.h"
 #include "microbench/harness/peer_group.h"
+#include "microbench/harness/point_cost.h"
 #include "microbench/harness/topology.h"
 #include "microbench/harness/timing.h"
 
@@ -202,11 +203,12 @@ void add_timing_flags(CLI::App& app, TimingOptions& t);
 // The same and --study-warmup-ms (`what` runs before the first point, this long).
 void add_timing_flags(CLI::App& app, TimingOptions& t, double& study_warmup_ms, const std::string& what);
 
-// Console reporting off (ranks other than 0).
+// Console reporting off (ranks other than 0); the point's cost accumulator cleared as rank 0's
+// reporter clears it.
 class NullReporter : public benchmark::BenchmarkReporter {
  public:
   bool ReportContext(const Context&) override { return true; }
-  void ReportRuns(const std::vector<Run>&) override {}
+  void ReportRuns(const std::vector<Run>&) override { point_cost::take(); }
 };
 
 }  // namespace pk

@@ -1,6 +1,10 @@
 #include "microbench/harness/tidy_csv.h"
 
+#include <fcntl.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <cmath>
 #include <cstdio>
@@ -112,10 +116,33 @@ void write_files_atomically(const std::vector<std::pair<std::string, std::string
   for (size_t i = 0; i < files.size(); ++i) std::filesystem::rename(tmps[i], files[i].first);
 }
 
-void TidyCsv::flush() const {
-  std::string s = csv_line(columns_);
-  for (const auto& r : rows_) s += csv_line(r);
-  write_file_atomically(path_, s);
+void TidyCsv::flush() {
+  if (!on_disk_) {
+    std::string s = csv_line(columns_);
+    for (const auto& r : rows_) s += csv_line(r);
+    write_file_atomically(path_, s);
+    on_disk_ = true;
+    flushed_ = rows_.size();
+    return;
+  }
+  if (flushed_ == rows_.size()) return;
+  std::string s;
+  for (size_t i = flushed_; i < rows_.size(); ++i) s += csv_line(rows_[i]);
+  const int fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  if (fd < 0) throw std::runtime_error("cannot append to " + path_ + ": " + std::strerror(errno));
+  size_t done = 0;
+  while (done < s.size()) {
+    const ssize_t n = ::write(fd, s.data() + done, s.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const std::string why = std::strerror(errno);
+      ::close(fd);
+      throw std::runtime_error("short write to " + path_ + ": " + why);
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::close(fd) != 0) throw std::runtime_error("cannot append to " + path_ + ": " + std::strerror(errno));
+  flushed_ = rows_.size();
 }
 
 }  // namespace pk

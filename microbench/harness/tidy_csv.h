@@ -1,6 +1,8 @@
 #pragma once
 // Tidy CSV with a fixed schema: one row per point, every row has every column, and the file
-// on disk is always whole (each flush writes a temporary file and renames it over the old).
+// on disk is always whole: the first flush writes a temporary file and renames it over the
+// old; each later one appends the rows added since, all of them in one write() (a point's
+// flush costs its own rows, not the file's).
 #include <map>
 #include <utility>
 #include <string>
@@ -18,8 +20,9 @@ class TidyCsv {
   // Values are made plain (',' -> ';', '"' -> '\'', newlines -> ' '), so every tool can
   // split rows on commas (awk, gnuplot) without a CSV parser.
   void append(const Row& row);
-  // Writes all rows to path.tmp.<pid> and renames it to path.
-  void flush() const;
+  // The first call writes the header and all rows to path.tmp.<pid> and renames it to path;
+  // later calls append the rows added since the last.
+  void flush();
 
   const std::vector<std::string>& columns() const { return columns_; }
   const std::vector<std::vector<std::string>>& rows() const { return rows_; }
@@ -30,6 +33,8 @@ class TidyCsv {
   std::vector<std::string> columns_;
   std::map<std::string, size_t> index_;
   std::vector<std::vector<std::string>> rows_;
+  size_t flushed_ = 0;     // rows on disk
+  bool on_disk_ = false;   // the header (and flushed_ rows) written by this object
 };
 
 std::string plain_field(std::string v);

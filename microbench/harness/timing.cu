@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "microbench/harness/cuda_check.h"
+#include "microbench/harness/point_cost.h"
 #include "microbench/harness/stats.h"
 
 namespace pk {
@@ -118,6 +119,7 @@ Sample FlowTimer::run(int k, bool profiled) {
 
 int FlowTimer::calibrate() {
   using clock = std::chrono::steady_clock;
+  point_cost::Phase cost("warm-up");
   const auto t0 = clock::now();
   std::vector<double> est;
   for (;;) {
@@ -144,13 +146,18 @@ int FlowTimer::calibrate() {
 }
 
 Sample FlowTimer::sample() {
+  point_cost::Phase cost("samples");
   const bool profiled = profile_next_sample_;
   profile_next_sample_ = false;
-  return run(iters_, profiled);
+  Sample s = run(iters_, profiled);
+  point_cost::timed(s.step_ms_per_op * iters_);  // the slowest flow's span: what the sample measured
+  return s;
 }
 
 void idle_gap(double ms) {
-  if (ms > 0) std::this_thread::sleep_for(std::chrono::microseconds(static_cast<long>(ms * 1000)));
+  if (ms <= 0) return;
+  point_cost::Phase cost("gap");
+  std::this_thread::sleep_for(std::chrono::microseconds(static_cast<long>(ms * 1000)));
 }
 
 }  // namespace pk

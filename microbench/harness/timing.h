@@ -63,9 +63,11 @@ class FlowTimer {
   FlowTimer& operator=(const FlowTimer&) = delete;
 
   // Warm-up runs (single ops) for opt.warmup_ms; sets and returns the operations per sample
-  // (the same on every process).
+  // (the same on every process). Its host time is the point's `warm-up` part (point_cost.h).
   int calibrate();
   int iters_per_sample() const { return iters_; }
+  // One timed sample. Its span (the slowest flow's, every operation of it) is the point's timed
+  // work, its host time the point's `samples` part (point_cost.h).
   Sample sample();
   // The GPUs this process issues on.
   std::vector<int> gpus() const;
@@ -96,7 +98,7 @@ class FlowTimer {
 // a study begins, before anything runs.
 bool profiler_range_requested();
 
-// Per-point bookkeeping used by every study: host sleep between points.
+// Per-point bookkeeping used by every study: host sleep between points (the point's `gap`).
 void idle_gap(double ms);
 
 }  // namespace pk

@@ -6,6 +6,7 @@
 
 #include "kernels/sync_timing.cuh"
 #include "microbench/harness/cuda_check.h"
+#include "microbench/harness/point_cost.h"
 #include "microbench/harness/stats.h"
 #include "microbench/primitives/primitives.h"
 
@@ -58,6 +59,7 @@ const SymBuf& Context::buf(const std::string& name, uint64_t bytes) {
     if (it->second.bytes() < bytes) throw std::logic_error("buffer " + name + " is smaller than asked");
     return it->second;
   }
+  point_cost::Phase cost("setup");
   return bufs_[name] = group_.alloc(bytes, name);
 }
 
@@ -74,6 +76,7 @@ void Context::on(int gpu, const std::function<void()>& fn) {
 }
 
 void Context::zero(const SymBuf& b, uint64_t bytes) {
+  point_cost::Phase cost("fill");
   collectively(comm(), [&] {
     for (int gpu : group_.local_gpus()) {
       group_.set_device(gpu);
@@ -85,6 +88,7 @@ void Context::zero(const SymBuf& b, uint64_t bytes) {
 }
 
 void Context::fill(int gpu, void* p, uint64_t bytes, uint64_t seed) {
+  point_cost::Phase cost("fill");
   on(gpu, [&] {
     fill_pattern(p, bytes, seed, 0);
     PK_CUDA_CHECK(cudaDeviceSynchronize());
@@ -92,6 +96,7 @@ void Context::fill(int gpu, void* p, uint64_t bytes, uint64_t seed) {
 }
 
 void Context::poison(int gpu, void* p, uint64_t bytes) {
+  point_cost::Phase cost("fill");
   on(gpu, [&] {
     PK_CUDA_CHECK(cudaMemset(p, 0xC3, bytes));
     PK_CUDA_CHECK(cudaDeviceSynchronize());
@@ -99,6 +104,7 @@ void Context::poison(int gpu, void* p, uint64_t bytes) {
 }
 
 void Context::check(int gpu, const void* p, uint64_t bytes, uint64_t seed, const std::string& what) {
+  point_cost::Phase cost("verify");
   on(gpu, [&] {
     const PatternCheck c = check_pattern(p, bytes, seed, 0);
     if (c.mismatched_words)
@@ -108,6 +114,7 @@ void Context::check(int gpu, const void* p, uint64_t bytes, uint64_t seed, const
 }
 
 void Context::launch_together(const std::vector<int>& gpus, const std::function<void(int)>& launch) {
+  point_cost::Phase cost("samples");  // the latency kernels' warm-up and timed operations
   std::string err;
   std::vector<int> mine;
   try {
@@ -147,7 +154,11 @@ std::vector<double> Context::collect_ns(int gpu, int count, int skip) {
     const double cycles_per_ns = double(rec.clk_end - rec.clk_start) / double(rec.gt_end - rec.gt_start);
     for (int i = skip; i < count; ++i) ns.push_back(cyc[i] / cycles_per_ns);
   });
-  return comm().broadcast_doubles(ns, group_.owner_rank(gpu));
+  ns = comm().broadcast_doubles(ns, group_.owner_rank(gpu));
+  double sum = 0;
+  for (double x : ns) sum += x;
+  point_cost::timed(sum * 1e-6);  // the recorded samples: the point's timed work
+  return ns;
 }
 
 unsigned long long Context::collect_sink(int gpu) {

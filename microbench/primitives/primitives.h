@@ -92,7 +92,9 @@ class Context {
   // (all ranks), waits and checks the status words; every rank throws the first failure.
   void launch_together(const std::vector<int>& gpus, const std::function<void(int)>& launch);
   // clock64 cycles of `gpu`'s last timed kernel, converted to ns at the clock measured
-  // against %globaltimer over that kernel, warm-up dropped, shared with every rank.
+  // against %globaltimer over that kernel, warm-up dropped, shared with every rank; their sum
+  // is the point's timed work (point_cost.h). Allocation, fills and checks are its `setup`,
+  // `fill` and `verify` parts, launch_together its `samples`.
   std::vector<double> collect_ns(int gpu, int count, int skip);
   unsigned long long collect_sink(int gpu);
   unsigned collect_mismatches(int gpu);

@@ -10,6 +10,7 @@
 #include "kernels/primitives/nccl_style.cuh"
 #include "microbench/harness/cuda_check.h"
 #include "microbench/harness/nccl_comms.h"
+#include "microbench/harness/point_cost.h"
 #include "microbench/primitives/measure.h"
 
 namespace pk::prim {
@@ -68,6 +69,7 @@ class NcclRuntime {
   const Window& window(const std::string& name, uint64_t bytes) {
     auto it = windows_.find(name);
     if (it != windows_.end()) return it->second;
+    point_cost::Phase cost("setup");
     Window w;
     w.bytes = bytes;
     collectively(c_.comm(), [&] {

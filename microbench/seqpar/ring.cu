@@ -14,6 +14,7 @@
 #include "microbench/gemm/gemm_launch.cuh"
 #include "microbench/harness/cuda_check.h"
 #include "microbench/harness/nvml.h"
+#include "microbench/harness/point_cost.h"
 #include "microbench/harness/stats.h"
 #include "microbench/harness/tensor_map_gemm.h"
 #include "microbench/harness/tidy_csv.h"
@@ -570,23 +571,28 @@ Row Runner::describe(const Point& p, const RingShape& shape, int processes) {
 
 void Runner::measure(const Point& p, Row& row) {
   Context& c = ctx_;
-  c.use_point(p);
   std::unique_ptr<Impl> impl;
-  collectively(c.group.comm(), [&] { impl = make_impl(c, p); });
+  point_cost::within("setup", [&] {
+    c.use_point(p);
+    collectively(c.group.comm(), [&] { impl = make_impl(c, p); });
+  });
   impl->describe(row);
   const int n = c.ranks();
   row["steps"] = std::to_string(n);
   row["block_bytes"] = std::to_string(c.shape.block_bytes());
 
-  untimed(c, [&] { impl->pass(); });
+  point_cost::within("first-run", [&] { untimed(c, [&] { impl->pass(); }); });
   const TimedOp t = time_op(c, [&] { impl->pass(); }, impl->enqueues_per_op());
 
   // The final pass: fresh inputs, poisoned outputs and ring buffers, then the checks.
-  c.fill(1);
-  c.poison();
-  untimed(c, [&] { impl->pass(); });
-  const Checked chk = check_pass(c, p, 1);
-  c.fill(0);
+  const Checked chk = point_cost::within("verify", [&] {
+    c.fill(1);
+    c.poison();
+    untimed(c, [&] { impl->pass(); });
+    const Checked k = check_pass(c, p, 1);
+    c.fill(0);
+    return k;
+  });
   row["wrong_kv"] = fmt_num(chk.wrong_kv);
   row["wrong_out"] = fmt_num(chk.wrong_out);
   row["max_rel_err"] = fmt_num(chk.max_rel, 4);
@@ -598,6 +604,7 @@ void Runner::measure(const Point& p, Row& row) {
   // (N ranks x (N - 1) blocks each).
   constexpr int kCounted = 3;
   if (!c.group.is_virtual() && impl_info(p.impl).moves) {
+    point_cost::Phase cost("link-counters");
     c.sync_local();
     c.group.barrier();
     const double before = group_rx_kib(c);

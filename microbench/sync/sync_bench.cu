@@ -11,6 +11,7 @@
 #include "microbench/harness/capability.h"
 #include "microbench/harness/cuda_check.h"
 #include "microbench/harness/nvml.h"
+#include "microbench/harness/point_cost.h"
 #include "microbench/harness/stats.h"
 #include "microbench/harness/study.h"
 #include "microbench/sync/sync_common.h"
@@ -51,6 +52,7 @@ void run_variant(benchmark::State& state, SyncContext& ctx, const Variant& v, Po
       r = v.gpus_needed == 1 ? ctx.solo(a, [&] { return v.run(ctx); }) : v.run(ctx);
       if (r.ns.empty()) throw std::runtime_error("no samples");
       state.SetIterationTime(summarize(r.ns).median * 1e-9);
+      point_cost::timed(timed_ms(r));
     }
     for (auto& [k, val] : sync_row(v, r)) row[k] = val;
     double mhz = 0;

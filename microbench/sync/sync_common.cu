@@ -119,11 +119,13 @@ LatencyResult SyncContext::share(int gpu, const LatencyResult& mine) {
   LatencyResult r = mine;
   r.ns = comm.broadcast_doubles(mine.ns, root);
   r.clock_source = comm.broadcast_string(mine.clock_source, root);
-  auto nums = comm.broadcast_doubles({mine.clock_resolution_ns, double(mine.sm_a), double(mine.sm_b), mine.gbps}, root);
+  auto nums = comm.broadcast_doubles(
+      {mine.clock_resolution_ns, double(mine.sm_a), double(mine.sm_b), mine.gbps, double(mine.ops_per_sample)}, root);
   r.clock_resolution_ns = nums[0];
   r.sm_a = static_cast<int>(nums[1]);
   r.sm_b = static_cast<int>(nums[2]);
   r.gbps = nums[3];
+  r.ops_per_sample = static_cast<int>(nums[4]);
   return r;
 }
 
@@ -202,6 +204,12 @@ const std::vector<std::string>& sync_columns() {
     return v;
   }();
   return c;
+}
+
+double timed_ms(const LatencyResult& r) {
+  double ns = 0;
+  for (double x : r.ns) ns += x;
+  return ns * r.ops_per_sample * 1e-6;
 }
 
 Row sync_row(const Variant& v, const LatencyResult& r) {

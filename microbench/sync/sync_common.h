@@ -31,6 +31,7 @@ struct SyncOptions {
 // What a variant measured: nanoseconds per operation, and how they were clocked.
 struct LatencyResult {
   std::vector<double> ns;
+  int ops_per_sample = 1;  // operations each sample of `ns` is the mean of (their time: the point's timed work)
   std::string clock_source;
   double clock_resolution_ns = 0;
   int sm_a = -1, sm_b = -1;
@@ -148,5 +149,8 @@ void add_host_variants(std::vector<Variant>& v);
 const std::vector<std::string>& sync_columns();
 // Statistics of a result as CSV fields (one_way_ns, round_trip_ns, p10/p90, spread...).
 Row sync_row(const Variant& v, const LatencyResult& r);
+// What the recorded samples measured, in ms (each sample times ops_per_sample operations): the
+// point's timed work; warm-up operations are not samples.
+double timed_ms(const LatencyResult& r);
 
 }  // namespace pk::sync

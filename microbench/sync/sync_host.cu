@@ -66,6 +66,7 @@ LatencyResult launch_back_to_back(SyncContext& c) {
   EventPair ev;
   LatencyResult r;
   r.clock_source = "cuda events around 10 back-to-back launches (per-launch mean per sample)";
+  r.ops_per_sample = per_sample;
   for (int i = 0; i < samples + 2; ++i) {
     PK_CUDA_CHECK(cudaEventRecord(ev.start, s));
     for (int k = 0; k < per_sample; ++k) empty_kernel<<<1, 32, 0, s>>>();

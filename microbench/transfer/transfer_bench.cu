@@ -16,6 +16,7 @@
 #include "microbench/harness/cuda_check.h"
 #include "microbench/harness/device_runtime.h"
 #include "microbench/harness/nvml.h"
+#include "microbench/harness/point_cost.h"
 #include "microbench/harness/stats.h"
 #include "microbench/harness/study_point.h"
 #include "microbench/harness/timing.h"
@@ -116,6 +117,7 @@ class TransferStudy : private GatedRig {
 
   // Lowest SM clock over every GPU in `gpus` (each process reads its own).
   double min_clock(const std::set<int>& gpus) {
+    point_cost::Phase cost("clock");
     double c = 1e9;
     for (int g : gpus)
       if (group_.drives(g))
@@ -226,7 +228,7 @@ class TransferStudy : private GatedRig {
     for (auto _ : state) {
       // The last sample writes into freshly poisoned destinations and is the one verified:
       // operations that wrote nothing after the warm-up cannot pass.
-      if (++done == state.max_iterations) poison(flows, plan);
+      if (++done == state.max_iterations) point_cost::within("verify", [&] { poison(flows, plan); });
       Sample s = timer.sample();
       state.SetIterationTime(s.step_ms_per_op / 1e3);
       t.step_ms.push_back(s.step_ms_per_op);
@@ -305,9 +307,10 @@ class TransferStudy : private GatedRig {
     skip_unreachable(pairs);
     const std::vector<FlowPlan> flows = place_flows(pairs);
     std::vector<std::unique_ptr<FlowOp>> ops;
-    std::vector<Flow> local = prepare_flows(p, mech, pairs, flows, plan, &ops);
+    std::vector<Flow> local =
+        point_cost::within("setup", [&] { return prepare_flows(p, mech, pairs, flows, plan, &ops); });
     // A skipped message must not pass the check: poison what the flows will write.
-    poison(flows, plan);
+    point_cost::within("fill", [&] { poison(flows, plan); });
 
     FlowTimer timer(group_, std::move(local), static_cast<int>(flows.size()), gate_, status_, opt_.timing);
     row["sm_clock_mhz_start"] = fmt_num(min_clock(used));
@@ -315,7 +318,7 @@ class TransferStudy : private GatedRig {
     const int k = timer.calibrate();
     const Times times = take_samples(state, timer, flows, plan);
     row["sm_clock_mhz_end"] = fmt_num(min_clock(used));
-    verify(flows, plan, timer, k);
+    point_cost::within("verify", [&] { verify(flows, plan, timer, k); });
     row["verified"] = "yes";
     put_bandwidth(state, row, times, pairs, plan, lr, k);
   }

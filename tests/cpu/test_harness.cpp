@@ -2,17 +2,22 @@
 // line-rate maths, SM pinning arithmetic.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include <unistd.h>
 
 #include "microbench/harness/args.h"
+#include "microbench/harness/csv_table.h"
 #include "microbench/harness/cuda_check.h"
 #include "microbench/harness/metadata.h"
 #include "microbench/harness/peer_group.h"
+#include "microbench/harness/point_cost.h"
 #include "microbench/harness/sm_pinning.h"
 #include "microbench/harness/stats.h"
 #include "microbench/harness/tidy_csv.h"
@@ -38,6 +43,148 @@ TEST(TidyCsv, WritesHeaderAndRowsInSchemaOrder) {
   EXPECT_EQ(slurp(path), "a,b,c\n1,,3\n,x;y,\n");  // values never need quoting
   for (const auto& e : fs::directory_iterator(fs::temp_directory_path()))
     EXPECT_EQ(e.path().string().find("pkbench_test_schema.csv.tmp"), std::string::npos) << "temporary file left";
+  fs::remove(path);
+}
+
+// Later flushes append only the new rows: the file is whole after each and equals what one
+// full write of every row gives; a new writer of the same path starts the file afresh.
+TEST(TidyCsv, LaterFlushesAppendTheNewRowsOnly) {
+  const std::string path = (fs::temp_directory_path() / "pkbench_test_append.csv").string();
+  {
+    TidyCsv old(path, {"x"});
+    old.append({{"x", "stale"}});
+    old.flush();
+  }
+  TidyCsv csv(path, {"a", "b"});
+  csv.flush();
+  EXPECT_EQ(slurp(path), "a,b\n");
+  csv.append({{"a", "1"}});
+  csv.flush();
+  EXPECT_EQ(slurp(path), "a,b\n1,\n");
+  csv.flush();  // nothing new: nothing written
+  csv.append({{"b", "2"}});
+  csv.append({{"a", "3"}, {"b", "4"}});
+  csv.flush();
+  EXPECT_EQ(slurp(path), "a,b\n1,\n,2\n3,4\n");
+  TidyCsv whole(path + ".whole", {"a", "b"});
+  for (const auto& r : csv.rows()) whole.append({{"a", r[0]}, {"b", r[1]}});
+  whole.flush();
+  EXPECT_EQ(slurp(path), slurp(path + ".whole"));
+  fs::remove(path);
+  fs::remove(path + ".whole");
+}
+
+// A point's cost columns: wall minus what was timed, the named parts and the rest as `other`.
+TEST(PointCost, HarnessTimeIsWallMinusTimedWithNamedParts) {
+  point_cost::take();  // whatever an earlier test left
+  point_cost::timed(12.5);
+  point_cost::phase("warm-up", 3);
+  point_cost::phase("samples", 14);
+  point_cost::timed(0.5);
+  point_cost::phase("warm-up", 1);
+  const point_cost::Totals t = point_cost::take();
+  EXPECT_DOUBLE_EQ(t.timed_ms, 13.0);
+  ASSERT_EQ(t.phases.size(), 2u);
+  EXPECT_EQ(t.phases[0].first, "warm-up");
+  EXPECT_DOUBLE_EQ(t.phases[0].second, 4.0);
+  Row row;
+  put_point_cost(row, 20, t);
+  EXPECT_EQ(row["wall_ms"], "20");
+  EXPECT_EQ(row["timed_ms"], "13");
+  EXPECT_EQ(row["harness_ms"], "7");
+  EXPECT_EQ(row["harness_phases"], "warm-up:4 samples:14 other:2");
+  // Taken: the next point starts from nothing; a timed span past the wall clamps at 0.
+  const point_cost::Totals next = point_cost::take();
+  EXPECT_EQ(next.timed_ms, 0.0);
+  EXPECT_TRUE(next.phases.empty());
+  Row r2;
+  put_point_cost(r2, 1, point_cost::Totals{1.5, {{"samples", 1.0}}});
+  EXPECT_EQ(r2["harness_ms"], "0");
+  EXPECT_EQ(r2["harness_phases"], "samples:1");
+  // Every column it fills is a declared cost column.
+  for (const auto& [k, v] : r2)
+    EXPECT_NE(std::find(point_cost_columns().begin(), point_cost_columns().end(), k), point_cost_columns().end()) << k;
+}
+
+// A part opened inside another counts once, in the inner one: the parts sum to the outer
+// part's whole time, never more than the wall time around them.
+TEST(PointCost, NestedPartsCountOnce) {
+  using clock = std::chrono::steady_clock;
+  point_cost::take();
+  const auto t0 = clock::now();
+  {
+    point_cost::Phase outer("setup");
+    const int v = point_cost::within("communicator", [] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(3));
+      return 7;
+    });
+    EXPECT_EQ(v, 7);  // within() returns what its function returns
+  }
+  const double wall = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+  const point_cost::Totals t = point_cost::take();
+  ASSERT_EQ(t.phases.size(), 2u);
+  EXPECT_EQ(t.phases[0].first, "communicator");  // reported first: it ended first
+  EXPECT_EQ(t.phases[1].first, "setup");
+  EXPECT_GE(t.phases[0].second, 3.0);  // sleep_for sleeps at least that long
+  EXPECT_GE(t.phases[1].second, 0.0);
+  EXPECT_LE(t.phases[0].second + t.phases[1].second, wall);
+  EXPECT_LE(t.phases[1].second, wall - 3.0);  // the outer part's own time leaves the inner one out
+  EXPECT_EQ(t.timed_ms, 0.0);
+  // The same part twice adds up; a part after the nest has no outer part.
+  { point_cost::Phase a("verify"); }
+  { point_cost::Phase b("verify"); }
+  point_cost::phase("verify", 2);
+  const point_cost::Totals u = point_cost::take();
+  ASSERT_EQ(u.phases.size(), 1u);
+  EXPECT_GE(u.phases[0].second, 2.0);
+}
+
+// The cost columns read back: medians and p90 over the ok points, each part's median with a
+// point that lacks it counted as 0, a CSV without the columns left out, a malformed part refused.
+TEST(PointCost, SummaryOfACsv) {
+  const std::string path = (fs::temp_directory_path() / "pkbench_point_cost_summary.csv").string();
+  {
+    std::ofstream f(path);
+    f << "study,status,peer_mode,gpu_count,wall_ms,timed_ms,harness_ms,harness_phases\n"
+      << "collectives,ok,virtual,4,12,2,10,setup:4 samples:3 other:5\n"
+      << "collectives,ok,virtual,4,23,3,20,setup:6 verify:10 other:7\n"
+      << "collectives,skipped,virtual,4,1,0,1,other:1\n"
+      << "collectives,ok,virtual,4,31,1,30,setup:8 verify:12 other:11\n"
+      << "collectives,ok,virtual,4,42,2,40,verify:30 other:12\n";
+  }
+  const auto s = summarize_point_cost(path);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->study, "collectives");
+  EXPECT_EQ(s->peer_mode, "virtual");
+  EXPECT_EQ(s->gpus, 4);
+  EXPECT_EQ(s->points, 4u);  // the skipped point measured nothing
+  EXPECT_DOUBLE_EQ(s->harness_median_ms, 25);
+  EXPECT_DOUBLE_EQ(s->harness_p90_ms, 37);
+  EXPECT_DOUBLE_EQ(s->wall_median_ms, 27);
+  EXPECT_DOUBLE_EQ(s->timed_median_ms, 2);
+  // verify: 0, 10, 12, 30 -> 11; other: 5, 7, 11, 12 -> 9; setup: 4, 6, 8, 0 -> 5; samples: 0, 0, 0, 3 -> 0.
+  ASSERT_EQ(s->phases.size(), 4u);
+  EXPECT_EQ(s->phases[0], (std::pair<std::string, double>{"verify", 11}));
+  EXPECT_EQ(s->phases[1], (std::pair<std::string, double>{"other", 9}));
+  EXPECT_EQ(s->phases[2], (std::pair<std::string, double>{"setup", 5}));
+  EXPECT_EQ(s->phases[3], (std::pair<std::string, double>{"samples", 0}));
+  const std::string table = point_cost_table({*s}, 2);
+  EXPECT_NE(table.find("| 4 | 25 | 37 | 27 | 2 | verify 11, other 9 |"), std::string::npos) << table;
+
+  { std::ofstream(path) << "study,status,time_us\ncollectives,ok,3\n"; }
+  EXPECT_FALSE(summarize_point_cost(path).has_value());
+  { std::ofstream(path) << "wall_ms,timed_ms,harness_ms,harness_phases\n3,1,2,setup=2\n"; }
+  try {
+    summarize_point_cost(path);
+    ADD_FAILURE() << "a part that is not name:ms was read";
+  } catch (const CsvError& e) {
+    EXPECT_NE(std::string(e.what()).find(":2:"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("'setup=2' is not name:ms"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(parse_phases("setup:1x", "here"), CsvError);
+  EXPECT_THROW(parse_phases(":1", "here"), CsvError);
+  EXPECT_EQ(parse_phases(" a:1  b-c:2.5 ", "here"),
+            (std::vector<std::pair<std::string, double>>{{"a", 1}, {"b-c", 2.5}}));
   fs::remove(path);
 }
 

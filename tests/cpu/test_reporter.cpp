@@ -3,6 +3,7 @@
 // Also: the sync study's schema.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -10,6 +11,7 @@
 
 #include "microbench/harness/gbench_csv.h"
 #include "microbench/harness/metadata.h"
+#include "microbench/harness/point_cost.h"
 #include "microbench/sync/sync_common.h"
 
 namespace fs = std::filesystem;
@@ -48,6 +50,54 @@ TEST(TidyCsvReporter, WritesOneRowPerRunWithMetadata) {
   EXPECT_EQ(rep.rows(), 2);
   EXPECT_EQ(rep.errors(), 1);
   fs::remove(path);
+}
+
+// With the cost columns in its schema, each row says what its point cost: the wall time since
+// the previous report, what the point timed, the difference, and its named parts.
+TEST(TidyCsvReporter, EachRowCarriesItsPointsCost) {
+  const std::string path = (fs::temp_directory_path() / "pkbench_reporter_cost_test.csv").string();
+  std::vector<std::string> cols = {"name", "status", "error"};
+  for (const auto& c : point_cost_columns()) cols.push_back(c);
+  TidyCsv csv(path, cols);
+  PointResults results;
+  point_cost::timed(99);  // before the reporter's construction: no point's
+  point_cost::phase("study-setup", 50);
+  TidyCsvReporter rep(csv, results, Row{});
+  std::ostringstream quiet;
+  rep.SetOutputStream(&quiet);
+  rep.SetErrorStream(&quiet);
+  results.put("p/a", Row{{"name", "a"}, {"status", kOk}});
+  point_cost::timed(0.25);
+  point_cost::phase("verify", 0.5);
+  rep.ReportRuns({fake_run("p/a")});
+  results.put("p/b", Row{{"name", "b"}, {"status", kOk}});
+  rep.ReportRuns({fake_run("p/b")});
+  ASSERT_EQ(csv.rows().size(), 2u);
+  auto at = [&](size_t r, const std::string& c) {
+    return csv.rows()[r][std::find(cols.begin(), cols.end(), c) - cols.begin()];
+  };
+  EXPECT_EQ(at(0, "timed_ms"), "0.25");
+  EXPECT_GE(std::stod(at(0, "wall_ms")), 0.0);
+  EXPECT_NE(at(0, "harness_phases").find("verify:0.5"), std::string::npos) << at(0, "harness_phases");
+  EXPECT_EQ(at(0, "harness_phases").find("study-setup"), std::string::npos) << at(0, "harness_phases");
+  // harness = wall - timed, as written (4 significant digits each).
+  const double wall = std::stod(at(0, "wall_ms"));
+  EXPECT_NEAR(std::stod(at(0, "harness_ms")), std::max(0.0, wall - 0.25), 1e-3 * (1 + wall));
+  // The first row's console and CSV time is the second point's (`report`); nothing timed there.
+  EXPECT_EQ(at(1, "timed_ms"), "0");
+  EXPECT_NE(at(1, "harness_phases").find("report:"), std::string::npos) << at(1, "harness_phases");
+  EXPECT_EQ(at(1, "harness_ms"), at(1, "wall_ms"));
+  fs::remove(path);
+}
+
+// A sync point's timed work: its recorded samples, each the mean of ops_per_sample operations.
+TEST(SyncTimed, SamplesTimesTheirOperations) {
+  sync::LatencyResult r;
+  EXPECT_EQ(sync::timed_ms(r), 0.0);
+  r.ns = {1000, 2000, 3000};
+  EXPECT_DOUBLE_EQ(sync::timed_ms(r), 0.006);
+  r.ops_per_sample = 10;
+  EXPECT_DOUBLE_EQ(sync::timed_ms(r), 0.06);
 }
 
 TEST(SyncSchema, HasTheIssuesColumnsAndMetadata) {

@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "microbench/harness/point_cost.h"
 #include "microbench/collectives/coll_schema.h"
 #include "microbench/harness/csv_table.h"
 #include "microbench/fused/fused_analysis.h"
@@ -39,7 +40,10 @@ TEST(SweepsReader, StudiesRegisterTheirOwnColumns) {
   const StudySchema* t = find_study("transfer");
   ASSERT_NE(t, nullptr);
   ASSERT_TRUE(t->built());
-  EXPECT_EQ(t->columns, pk::transfer::transfer_columns());  // the declaration itself, metadata included
+  // The declaration itself (metadata included), the point-cost columns appended as the binary appends them.
+  std::vector<std::string> want = pk::transfer::transfer_columns();
+  for (const auto& c : pk::point_cost_columns()) want.push_back(c);
+  EXPECT_EQ(t->columns, want);
   for (const auto& k : pk::transfer::all_knobs()) EXPECT_TRUE(t->declares(k.name)) << k.name;
   const StudySchema* s = find_study("sync");
   ASSERT_NE(s, nullptr);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "sweeps/report.h"
 #include "tests/cpu/sweeps_test_util.h"
@@ -94,4 +95,29 @@ TEST(SweepsReport, PyTorchAsyncTpIsABaselineOfAnyKind) {
     EXPECT_NE(md.find(s), std::string::npos) << s << "\n" << md;
   // Without the merged columns (tests/fixtures/report/) there is no PyTorch table.
   EXPECT_EQ(report_markdown(load_results(fixture("report")), nullptr, "x").find("Against PyTorch"), std::string::npos);
+}
+
+// Where a CSV of the folder has the point-cost columns, the report says what each point cost
+// the harness, per CSV; where none has them (every committed results folder before them), the
+// report has no such section.
+TEST(SweepsReport, HarnessCostPerPointWhereTheCsvsSayIt) {
+  const std::string d = fixture_folder();
+  EXPECT_TRUE(load_results(d).point_costs.empty());
+  EXPECT_EQ(report_markdown(load_results(d), nullptr, "x").find("## Harness cost per point"), std::string::npos);
+  fs::create_directories(d + "/collectives/virtual");
+  {
+    std::ofstream f(d + "/collectives/virtual/collectives_virtual.csv");
+    f << "study,status,peer_mode,gpu_count,wall_ms,timed_ms,harness_ms,harness_phases\n"
+      << "collectives,ok,virtual,4,14,4,10,setup:2 warm-up:3 samples:5 other:4\n"
+      << "collectives,ok,virtual,4,26,4,22,setup:4 warm-up:3 samples:5 other:14\n";
+  }
+  const ResultsFolder f = load_results(d);
+  ASSERT_EQ(f.point_costs.size(), 1u);
+  EXPECT_EQ(f.point_costs[0].csv, "collectives/virtual/collectives_virtual.csv");
+  const std::string md = report_markdown(f, nullptr, "x");
+  for (const char* s : {"## Harness cost per point",
+                        "| `collectives/virtual/collectives_virtual.csv` | collectives | virtual | 4 | 2 | 16 | 20.8 | 20 | 4 | "
+                        "other 9, samples 5, setup 3, warm-up 3 |"})
+    EXPECT_NE(md.find(s), std::string::npos) << s << "\n" << md;
+  EXPECT_LT(md.find("## Harness cost per point"), md.find("## Targets"));
 }

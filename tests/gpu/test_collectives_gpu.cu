@@ -258,7 +258,7 @@ TEST_P(CollectivesRanks, GraphReplaysStayCorrectAcrossManyLaunches) {
 TEST_P(CollectivesRanks, RankThatNeverArrivesEndsWithTimeout) {
   const std::string why = need_ranks(GetParam());
   if (!why.empty()) GTEST_SKIP() << why;
-  Env env(100, GetParam());  // 100 ms bound on every spin-wait
+  Env env(expected_timeout_ms(100), GetParam());  // 100 ms bound on every spin-wait
   ImplList ours = our_impls();
   for (auto& impl : ours)
     for (const auto& coll : collective_names()) {
