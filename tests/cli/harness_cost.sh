@@ -12,16 +12,16 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 check help 0 "scripts/harness-cost.sh \[--ranks=N\]" "$hc" --help
-check ranks_9 2 "--ranks=9: virtual ranks are 2 to 8" "$hc" --ranks=9
+check ranks_9 2 "--ranks=9: virtual ranks are 2 to 8" "$hc" --ranks=9 --out="$work/out"
 check ranks_word 2 "--ranks=four: virtual ranks are 2 to 8" "$hc" --ranks=four
-check studies_unknown 2 "--studies: unknown study 'bogus'" "$hc" --studies=sync,bogus
+check studies_unknown 2 "--studies: unknown study 'bogus'" "$hc" --studies=sync,bogus --out="$work/out"
 check studies_twice 2 "--studies=sync,sync: a study named twice" "$hc" --studies=sync,sync
 check studies_empty 2 "--studies= names no study" "$hc" --studies=
-check seconds_negative 2 "--study-seconds=-1: a whole number" "$hc" --study-seconds=-1
+check seconds_negative 2 "--study-seconds=-1: a whole number" "$hc" --study-seconds=-1 --out="$work/out"
 check out_empty 2 "--out= names no folder" "$hc" --out=
-check unknown_option 2 "unknown option '--frobnicate'" "$hc" --frobnicate
+check unknown_option 2 "unknown option '--frobnicate'" "$hc" --out="$work/out" --frobnicate
 check positional 2 "unexpected argument 'collectives' \(studies go in --studies=LIST\)" "$hc" collectives
-# Nothing was built or written by a refusal.
+# Nothing was built or written by a refusal (four of them name $work/out).
 [ -e "$work/out" ] && { echo "FAIL a refusal wrote $work/out"; fails=$((fails + 1)); }
 
 bin=$PKBENCH_BUILD_DIR/bin
