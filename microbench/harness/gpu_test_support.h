@@ -66,4 +66,9 @@ inline double timeout_hang_catcher_ms() { return 10000 * deadline_scale(); }
 // 100x longer wait under racecheck). Only for a kernel whose every wait is meant to expire.
 inline double expected_timeout_ms(double ms) { return ms / deadline_scale(); }
 
+// Under a tool that slows kernels many times over (scripts/sanitize.sh sets
+// $PKBENCH_DEADLINE_SCALE above 1), a test's largest problem shrinks to the smallest that still
+// shows what it is there for: the tool checks the same code paths in minutes, not hours.
+inline bool slowed_by_a_tool() { return deadline_scale() > 1; }
+
 }  // namespace pk

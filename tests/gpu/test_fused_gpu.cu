@@ -91,8 +91,11 @@ TEST_P(FusedGpu, EveryOperatorAndScheduleIsRightOnTwoGpus) {
   grid.schedules = schedule_names();
   // Odd multiples of the tile (3 x 3 tiles per shard, K = 5 steps); then 512 tiles: more
   // tiles than blocks.
-  // 4096 rows, rounded down to whole 128-row tiles per shard (3 ranks: 3840).
-  grid.shapes = {Shape{w * 3 * 128, 3 * 256, 5 * 64}, Shape{4096 / (w * 128) * (w * 128), 4096, 256}};
+  // 4096 rows, rounded down to whole 128-row tiles per shard (3 ranks: 3840). Under a
+  // sanitizer, 12 x 12 tiles per shard (2 ranks: 144 against 256): still more than 132 SMs.
+  const Shape many_tiles = slowed_by_a_tool() ? Shape{w * 12 * 128, 12 * 256, 256}
+                                              : Shape{4096 / (w * 128) * (w * 128), 4096, 256};
+  grid.shapes = {Shape{w * 3 * 128, 3 * 256, 5 * 64}, many_tiles};
   grid.knob_values["comm_sms"] = {3, 16};
   grid.knob_values["chunks"] = {3};
   const std::vector<Point> points = build_points(grid, w);
