@@ -25,10 +25,34 @@ Pinned pin_kernel(Context& c, const void* kernel, int sms, int threads) {
   return p;
 }
 
+Context& planned(Context& c, uint64_t buffer_bytes, const char* missing) {
+  if (!buffer_bytes) throw std::logic_error(missing);
+  return c;
+}
+
+// The fields both combines fill alike: the point's, the slots the last dispatch filled, the
+// combine's epoch.
+template <class Params>
+Params combine_params(Context& c, int gpu, Instance instance) {
+  Params p{};
+  set_point_fields(c, gpu, p);
+  p.slots_in = c.layout(gpu).slots_in;
+  p.epoch = c.epoch(gpu, instance);
+  return p;
+}
+
+// One launch of a step's kernel on its pinned grid.
+template <class Params>
+void launch_pinned(void (*kernel)(Params), const Pinned& pin, const Params& p, cudaStream_t s) {
+  kernel<<<pin.sms, pin.threads, pin.smem, s>>>(p);
+  PK_CUDA_CHECK_LAUNCH();
+}
+
 // ---------------------------------------------------------------- high throughput
 
-HtDispatch::HtDispatch(Context& c, int sms, bool tile_flags) : ctx_(c), tile_flags_(tile_flags) {
-  if (!c.staging.bytes()) throw std::logic_error("no staging buffers: no high-throughput point was planned");
+HtDispatch::HtDispatch(Context& c, int sms, bool tile_flags)
+    : PinnedStep(planned(c, c.staging.bytes(), "no staging buffers: no high-throughput point was planned")),
+      tile_flags_(tile_flags) {
   if (sms > 0) pin_ = pin_kernel(c, reinterpret_cast<const void*>(ht_dispatch_kernel), sms, 512);
   for (int gpu : c.local_gpus()) {
     c.group.set_device(gpu);
@@ -74,32 +98,25 @@ HtDispatchParams HtDispatch::data_params(int gpu) {
 }
 
 void HtDispatch::data(int gpu, cudaStream_t s) {
-  ht_dispatch_kernel<<<pin_.sms, pin_.threads, pin_.smem, s>>>(data_params(gpu));
-  PK_CUDA_CHECK_LAUNCH();
+  launch_pinned(ht_dispatch_kernel, pin_, data_params(gpu), s);
 }
 
-HtCombine::HtCombine(Context& c, int sms) : ctx_(c) {
-  if (!c.comb_landing.bytes()) throw std::logic_error("no combine landing buffers: no high-throughput combine was planned");
-  pin_ = pin_kernel(c, reinterpret_cast<const void*>(ht_combine_kernel), sms, 512);
-}
+HtCombine::HtCombine(Context& c, int sms)
+    : PinnedStep(planned(c, c.comb_landing.bytes(), "no combine landing buffers: no high-throughput combine was planned"),
+                 reinterpret_cast<const void*>(ht_combine_kernel), sms) {}
 
 void HtCombine::run(int gpu, cudaStream_t s) {
-  HtCombineParams p{};
-  set_point_fields(ctx_, gpu, p);
-  p.slots_in = ctx_.layout(gpu).slots_in;
+  HtCombineParams p = combine_params<HtCombineParams>(ctx_, gpu, Instance::ht_combine);
   p.landing = ctx_.comb_landing.table<uint4>(gpu);
   p.flags = ctx_.comb_flags.table<int>(gpu);
-  p.epoch = ctx_.epoch(gpu, Instance::ht_combine);
-  ht_combine_kernel<<<pin_.sms, pin_.threads, pin_.smem, s>>>(p);
-  PK_CUDA_CHECK_LAUNCH();
+  launch_pinned(ht_combine_kernel, pin_, p, s);
 }
 
 // ---------------------------------------------------------------- low latency
 
-LlDispatch::LlDispatch(Context& c, int sms) : ctx_(c) {
-  if (!c.ll_landing.bytes()) throw std::logic_error("no LL landing buffers: no low-latency point was planned");
-  pin_ = pin_kernel(c, reinterpret_cast<const void*>(ll_dispatch_kernel), sms, 512);
-}
+LlDispatch::LlDispatch(Context& c, int sms)
+    : PinnedStep(planned(c, c.ll_landing.bytes(), "no LL landing buffers: no low-latency point was planned"),
+                 reinterpret_cast<const void*>(ll_dispatch_kernel), sms) {}
 
 void LlDispatch::run(int gpu, cudaStream_t s) {
   RankBuffers& b = ctx_.at(gpu);
@@ -113,23 +130,16 @@ void LlDispatch::run(int gpu, cudaStream_t s) {
   p.recv = reinterpret_cast<uint4*>(b.recv);
   p.row_src = b.row_src;
   p.epoch = ctx_.epoch(gpu, Instance::ll_dispatch);
-  ll_dispatch_kernel<<<pin_.sms, pin_.threads, pin_.smem, s>>>(p);
-  PK_CUDA_CHECK_LAUNCH();
+  launch_pinned(ll_dispatch_kernel, pin_, p, s);
 }
 
-LlCombine::LlCombine(Context& c, int sms) : ctx_(c) {
-  pin_ = pin_kernel(c, reinterpret_cast<const void*>(ll_combine_kernel), sms, 512);
-}
+LlCombine::LlCombine(Context& c, int sms) : PinnedStep(c, reinterpret_cast<const void*>(ll_combine_kernel), sms) {}
 
 void LlCombine::run(int gpu, cudaStream_t s) {
-  LlCombineParams p{};
-  set_point_fields(ctx_, gpu, p);
-  p.slots_in = ctx_.layout(gpu).slots_in;
+  LlCombineParams p = combine_params<LlCombineParams>(ctx_, gpu, Instance::ll_combine);
   p.landing = ctx_.ll_comb_landing.table<char>(gpu);
   p.hello = ctx_.hello.table<char>(gpu);
-  p.epoch = ctx_.epoch(gpu, Instance::ll_combine);
-  ll_combine_kernel<<<pin_.sms, pin_.threads, pin_.smem, s>>>(p);
-  PK_CUDA_CHECK_LAUNCH();
+  launch_pinned(ll_combine_kernel, pin_, p, s);
 }
 
 }  // namespace pk::ep

@@ -10,6 +10,7 @@
 #include "kernels/ep/expert_gemm.cuh"
 #include "kernels/ep/ht_dispatch.cuh"
 #include "microbench/ep/ep_context.h"
+#include "microbench/harness/tidy_csv.h"
 
 namespace pk::ep {
 
@@ -21,53 +22,62 @@ struct Pinned {
 };
 Pinned pin_kernel(Context& c, const void* kernel, int sms, int threads);
 
-// High-throughput dispatch: the count exchange (one block) and the data step (`sms` blocks,
-// or none: the overlapped GEMM's communicator blocks run it).
-class HtDispatch {
+// c, once the plan gave a step its buffers (`buffer_bytes` of them); else the logic error
+// `missing` (no point of the step was planned). Checked before the step pins its kernel.
+Context& planned(Context& c, uint64_t buffer_bytes, const char* missing);
+
+// What every step shares: the context it reads its buffers from and its kernel's pinned grid.
+class PinnedStep {
  public:
-  HtDispatch(Context& c, int sms, bool tile_flags);
-  void count(int gpu, cudaStream_t s);
-  void data(int gpu, cudaStream_t s);
-  HtDispatchParams data_params(int gpu);
   int sms() const { return pin_.sms; }
   int threads() const { return pin_.threads; }
+  // The row's grid columns: the step's blocks (one per SM) and their threads.
+  void describe(Row& row) const {
+    row["sms"] = std::to_string(pin_.sms);
+    row["threads"] = std::to_string(pin_.threads);
+  }
 
- private:
+ protected:
+  explicit PinnedStep(Context& c) : ctx_(c) {}  // the step pins its kernel itself
+  PinnedStep(Context& c, const void* kernel, int sms) : ctx_(c), pin_(pin_kernel(c, kernel, sms, 512)) {}
   Context& ctx_;
   Pinned pin_;
+};
+
+// High-throughput dispatch: the count exchange (one block) and the data step (`sms` blocks,
+// or none: the overlapped GEMM's communicator blocks run it; they need `tile_flags`).
+class HtDispatch : public PinnedStep {
+ public:
+  HtDispatch(Context& c, int sms, bool tile_flags = false);
+  void count(int gpu, cudaStream_t s);
+  void data(int gpu, cudaStream_t s);
+  // The whole dispatch on its own SMs: the count exchange, then the data step.
+  void run(int gpu, cudaStream_t s) {
+    count(gpu, s);
+    data(gpu, s);
+  }
+  HtDispatchParams data_params(int gpu);
+
+ private:
   bool tile_flags_;
 };
 
-class HtCombine {
+class HtCombine : public PinnedStep {
  public:
   HtCombine(Context& c, int sms);
   void run(int gpu, cudaStream_t s);
-
- private:
-  Context& ctx_;
-  Pinned pin_;
 };
 
-class LlDispatch {
+class LlDispatch : public PinnedStep {
  public:
   LlDispatch(Context& c, int sms);
   void run(int gpu, cudaStream_t s);
-  int sms() const { return pin_.sms; }
-  int threads() const { return pin_.threads; }
-
- private:
-  Context& ctx_;
-  Pinned pin_;
 };
 
-class LlCombine {
+class LlCombine : public PinnedStep {
  public:
   LlCombine(Context& c, int sms);
   void run(int gpu, cudaStream_t s);
-
- private:
-  Context& ctx_;
-  Pinned pin_;
 };
 
 // The grouped expert GEMM (ep_gemm.cu): `compute` blocks, plus `comm` communicator blocks that

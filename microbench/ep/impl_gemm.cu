@@ -11,12 +11,9 @@ namespace {
 
 class GemmOnly final : public Impl {
  public:
-  explicit GemmOnly(Context& c) : Impl(c), d_(c, auto_sms("ht", c.shape.tokens, c.sm_budget()), false), g_(c, c.sm_budget(), 0, nullptr) {}
+  explicit GemmOnly(Context& c) : Impl(c), d_(c, auto_sms("ht", c.shape.tokens, c.sm_budget())), g_(c, c.sm_budget(), 0, nullptr) {}
   void prepare_inputs() override {
-    for_each_gpu(ctx, [&](int g, cudaStream_t s) {
-      d_.count(g, s);
-      d_.data(g, s);
-    });
+    for_each_gpu(ctx, [&](int g, cudaStream_t s) { d_.run(g, s); });
     ctx.sync_local();
   }
   void dispatch() override { for_each_gpu(ctx, [&](int g, cudaStream_t s) { g_.run(g, s); }); }
@@ -33,18 +30,16 @@ class GemmOnly final : public Impl {
 
 class HtThenGemm final : public Impl {
  public:
-  HtThenGemm(Context& c, int sms) : Impl(c), d_(c, sms, false), g_(c, c.sm_budget(), 0, nullptr) {}
+  HtThenGemm(Context& c, int sms) : Impl(c), d_(c, sms), g_(c, c.sm_budget(), 0, nullptr) {}
   void dispatch() override {
     for_each_gpu(ctx, [&](int g, cudaStream_t s) {
-      d_.count(g, s);
-      d_.data(g, s);
+      d_.run(g, s);
       g_.run(g, s);
     });
   }
   int enqueues_per_op() const override { return 3; }
   void describe(Row& row) const override {
-    row["sms"] = std::to_string(d_.sms());
-    row["threads"] = std::to_string(d_.threads());
+    d_.describe(row);
     row["compute_sms"] = std::to_string(g_.compute());
     row["config"] = "ht dispatch, then the grouped GEMM on every SM";
   }
