@@ -89,6 +89,15 @@ class ExpertGemm {
   void run(int gpu, cudaStream_t s);
   int compute() const { return compute_; }
   int comm() const { return comm_; }
+  // The row's grid columns: the GEMM's blocks, and the communicator blocks (when it has any)
+  // as the data step's sms and threads.
+  void describe(Row& row) const {
+    if (comm_ > 0) {
+      row["sms"] = std::to_string(comm_);
+      row["threads"] = std::to_string(ExpertGemmCfg::THREADS);
+    }
+    row["compute_sms"] = std::to_string(compute_);
+  }
 
  private:
   Context& ctx_;

@@ -9,9 +9,26 @@ namespace pk::ep {
 
 namespace {
 
-class GemmOnly final : public Impl {
+// What the three share: a dispatch step (`Dispatch`), then the grouped GEMM on every SM of the
+// rank, in stream order; the row's GEMM columns.
+template <class Dispatch>
+class GemmAfter : public Impl {
+ protected:
+  template <class... DispatchArgs>
+  explicit GemmAfter(Context& c, DispatchArgs... dispatch_args)
+      : Impl(c), d_(c, dispatch_args...), g_(c, c.sm_budget(), 0, nullptr) {}
+  void describe_gemm(Row& row, const std::string& config) const {
+    g_.describe(row);
+    row["config"] = config;
+  }
+
+  Dispatch d_;
+  ExpertGemm g_;
+};
+
+class GemmOnly final : public GemmAfter<HtDispatch> {
  public:
-  explicit GemmOnly(Context& c) : Impl(c), d_(c, auto_sms("ht", c.shape.tokens, c.sm_budget())), g_(c, c.sm_budget(), 0, nullptr) {}
+  explicit GemmOnly(Context& c) : GemmAfter(c, auto_sms("ht", c.shape.tokens, c.sm_budget())) {}
   void prepare_inputs() override {
     for_each_gpu(ctx, [&](int g, cudaStream_t s) { d_.run(g, s); });
     ctx.sync_local();
@@ -19,18 +36,13 @@ class GemmOnly final : public Impl {
   void dispatch() override { for_each_gpu(ctx, [&](int g, cudaStream_t s) { g_.run(g, s); }); }
   int enqueues_per_op() const override { return 1; }
   void describe(Row& row) const override {
-    row["compute_sms"] = std::to_string(g_.compute());
-    row["config"] = "grouped GEMM 128x256x64, 4 stages, every SM; layout from an untimed ht dispatch";
+    describe_gemm(row, "grouped GEMM 128x256x64, 4 stages, every SM; layout from an untimed ht dispatch");
   }
-
- private:
-  HtDispatch d_;
-  ExpertGemm g_;
 };
 
-class HtThenGemm final : public Impl {
+class HtThenGemm final : public GemmAfter<HtDispatch> {
  public:
-  HtThenGemm(Context& c, int sms) : Impl(c), d_(c, sms), g_(c, c.sm_budget(), 0, nullptr) {}
+  HtThenGemm(Context& c, int sms) : GemmAfter(c, sms) {}
   void dispatch() override {
     for_each_gpu(ctx, [&](int g, cudaStream_t s) {
       d_.run(g, s);
@@ -40,31 +52,21 @@ class HtThenGemm final : public Impl {
   int enqueues_per_op() const override { return 3; }
   void describe(Row& row) const override {
     d_.describe(row);
-    row["compute_sms"] = std::to_string(g_.compute());
-    row["config"] = "ht dispatch, then the grouped GEMM on every SM";
+    describe_gemm(row, "ht dispatch, then the grouped GEMM on every SM");
   }
-
- private:
-  HtDispatch d_;
-  ExpertGemm g_;
 };
 
-class NcclThenGemm final : public Impl {
+class NcclThenGemm final : public GemmAfter<NcclBaseline> {
  public:
-  explicit NcclThenGemm(Context& c) : Impl(c), n_(c, c.sm_budget()), g_(c, c.sm_budget(), 0, nullptr) {}
+  explicit NcclThenGemm(Context& c) : GemmAfter(c, c.sm_budget()) {}
   void dispatch() override {
-    n_.dispatch();
+    d_.dispatch();
     for_each_gpu(ctx, [&](int g, cudaStream_t s) { g_.run(g, s); });
   }
-  int enqueues_per_op() const override { return n_.enqueues_per_op() + 1; }
+  int enqueues_per_op() const override { return d_.enqueues_per_op() + 1; }
   void describe(Row& row) const override {
-    row["compute_sms"] = std::to_string(g_.compute());
-    row["config"] = "NCCL " + NcclBaseline::version() + " dispatch, then the grouped GEMM on every SM";
+    describe_gemm(row, "NCCL " + NcclBaseline::version() + " dispatch, then the grouped GEMM on every SM");
   }
-
- private:
-  NcclBaseline n_;
-  ExpertGemm g_;
 };
 
 }  // namespace

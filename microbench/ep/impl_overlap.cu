@@ -19,9 +19,7 @@ class Overlap final : public Impl {
   }
   int enqueues_per_op() const override { return 2; }
   void describe(Row& row) const override {
-    row["sms"] = std::to_string(g_.comm());
-    row["threads"] = std::to_string(ExpertGemmCfg::THREADS);
-    row["compute_sms"] = std::to_string(g_.compute());
+    g_.describe(row);
     row["config"] = "inter-SM: " + std::to_string(g_.comm()) + " communicator + " + std::to_string(g_.compute()) +
                     " GEMM blocks, per-row-tile arrival flags";
   }
