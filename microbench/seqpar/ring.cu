@@ -224,23 +224,34 @@ void launch_pull(const PullParams& p, int blocks, cudaStream_t s) {
   PK_CUDA_CHECK_LAUNCH();
 }
 
-class ComputeOnly final : public Impl {
+// The schedules that move nothing between launches (the blocks are where the stand-in reads
+// them): the stand-in on every SM, one launch a step; the row's config column is `config`.
+class ComputeEveryStep : public Impl {
  public:
-  explicit ComputeOnly(Context& c) : Impl(c), g_(c, c.sm_budget(), 0) {}
+  int enqueues_per_op() const override { return ctx.ranks(); }
+  void describe(Row& row) const override {
+    row["compute_sms"] = std::to_string(g_.compute());
+    row["config"] = config_;
+  }
+
+ protected:
+  ComputeEveryStep(Context& c, const char* config) : Impl(c), g_(c, c.sm_budget(), 0), config_(config) {}
+  StandIn g_;
+
+ private:
+  const char* config_;
+};
+
+class ComputeOnly final : public ComputeEveryStep {
+ public:
+  explicit ComputeOnly(Context& c)
+      : ComputeEveryStep(c, "stand-in (Q K^T, Q V^T) 128x256x64, 4 stages, every SM, on the own block each step") {}
   void pass() override {
     for_each_gpu(ctx, [&](int gpu, cudaStream_t s) {
       const RingGemmParams p = g_.params(gpu, ctx.own_block(gpu, gpu), false);
       for (int i = 0; i < ctx.ranks(); ++i) g_.launch(p, false, s);
     });
   }
-  int enqueues_per_op() const override { return ctx.ranks(); }
-  void describe(Row& row) const override {
-    row["compute_sms"] = std::to_string(g_.compute());
-    row["config"] = "stand-in (Q K^T, Q V^T) 128x256x64, 4 stages, every SM, on the own block each step";
-  }
-
- private:
-  StandIn g_;
 };
 
 class CopyOnly final : public Impl {
@@ -315,9 +326,10 @@ class InterSm final : public Impl {
   StandIn g_, last_;
 };
 
-class IntraSm final : public Impl {
+class IntraSm final : public ComputeEveryStep {
  public:
-  explicit IntraSm(Context& c) : Impl(c), g_(c, c.sm_budget(), 0) {
+  explicit IntraSm(Context& c)
+      : ComputeEveryStep(c, "intra-SM: the stand-in's TMA loads of K/V read the owner's block directly (peer memory), every SM") {
     for (int gpu : c.local_gpus())
       for (int i = 0; i < c.ranks(); ++i)
         params_[gpu].push_back(g_.params(gpu, c.own_block(gpu, (gpu - i + c.ranks()) % c.ranks()), false));
@@ -327,14 +339,8 @@ class IntraSm final : public Impl {
       for (const RingGemmParams& p : params_.at(gpu)) g_.launch(p, false, s);
     });
   }
-  int enqueues_per_op() const override { return ctx.ranks(); }
-  void describe(Row& row) const override {
-    row["compute_sms"] = std::to_string(g_.compute());
-    row["config"] = "intra-SM: the stand-in's TMA loads of K/V read the owner's block directly (peer memory), every SM";
-  }
 
  private:
-  StandIn g_;
   std::map<int, std::vector<RingGemmParams>> params_;
 };
 
