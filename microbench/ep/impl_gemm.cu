@@ -1,39 +1,20 @@
 // The grouped expert GEMM and the dispatches it follows (ep_gemm.cu): gemm_only (the GEMM
 // alone on a layout an untimed ht dispatch left), ht_then_gemm and nccl_then_gemm (the
 // dispatch, then the GEMM on every SM of the rank, in stream order).
-#include "microbench/ep/ep_impl.h"
 #include "microbench/ep/ep_nccl.h"
-#include "microbench/ep/ep_steps.h"
+#include "microbench/ep/gemm_after.h"
 
 namespace pk::ep {
 
 namespace {
 
-// What the three share: a dispatch step (`Dispatch`), then the grouped GEMM on every SM of the
-// rank, in stream order; the row's GEMM columns.
-template <class Dispatch>
-class GemmAfter : public Impl {
- protected:
-  template <class... DispatchArgs>
-  explicit GemmAfter(Context& c, DispatchArgs... dispatch_args)
-      : Impl(c), d_(c, dispatch_args...), g_(c, c.sm_budget(), 0, nullptr) {}
-  void describe_gemm(Row& row, const std::string& config) const {
-    g_.describe(row);
-    row["config"] = config;
-  }
-
-  Dispatch d_;
-  ExpertGemm g_;
-};
-
 class GemmOnly final : public GemmAfter<HtDispatch> {
  public:
-  explicit GemmOnly(Context& c) : GemmAfter(c, auto_sms("ht", c.shape.tokens, c.sm_budget())) {}
+  explicit GemmOnly(Context& c) : GemmAfter(c, 0, auto_sms("ht", c.shape.tokens, c.sm_budget())) {}
   void prepare_inputs() override {
     for_each_gpu(ctx, [&](int g, cudaStream_t s) { d_.run(g, s); });
     ctx.sync_local();
   }
-  void dispatch() override { for_each_gpu(ctx, [&](int g, cudaStream_t s) { g_.run(g, s); }); }
   int enqueues_per_op() const override { return 1; }
   void describe(Row& row) const override {
     describe_gemm(row, "grouped GEMM 128x256x64, 4 stages, every SM; layout from an untimed ht dispatch");
@@ -42,26 +23,24 @@ class GemmOnly final : public GemmAfter<HtDispatch> {
 
 class HtThenGemm final : public GemmAfter<HtDispatch> {
  public:
-  HtThenGemm(Context& c, int sms) : GemmAfter(c, sms) {}
-  void dispatch() override {
-    for_each_gpu(ctx, [&](int g, cudaStream_t s) {
-      d_.run(g, s);
-      g_.run(g, s);
-    });
-  }
+  HtThenGemm(Context& c, int sms) : GemmAfter(c, 0, sms) {}
   int enqueues_per_op() const override { return 3; }
   void describe(Row& row) const override {
     d_.describe(row);
     describe_gemm(row, "ht dispatch, then the grouped GEMM on every SM");
   }
+
+ private:
+  void before_gemm(int gpu, cudaStream_t s) override { d_.run(gpu, s); }
 };
 
 class NcclThenGemm final : public GemmAfter<NcclBaseline> {
  public:
-  explicit NcclThenGemm(Context& c) : GemmAfter(c, c.sm_budget()) {}
+  explicit NcclThenGemm(Context& c) : GemmAfter(c, 0, c.sm_budget()) {}
+  // NCCL's dispatch is one group call over every local GPU: all of it before any GEMM.
   void dispatch() override {
     d_.dispatch();
-    for_each_gpu(ctx, [&](int g, cudaStream_t s) { g_.run(g, s); });
+    GemmAfter::dispatch();
   }
   int enqueues_per_op() const override { return d_.enqueues_per_op() + 1; }
   void describe(Row& row) const override {

@@ -1,32 +1,25 @@
 // overlap: the dispatch overlapped with the grouped GEMM, inter-SM (kernels/ep/expert_gemm.cuh):
 // the count exchange, then one kernel whose `sms` communicator blocks push and fan out the
 // tokens while the other SMs' GEMM producers wait for each row tile's arrival flag.
-#include "microbench/ep/ep_impl.h"
-#include "microbench/ep/ep_steps.h"
+#include "microbench/ep/gemm_after.h"
 #include "microbench/harness/cuda_check.h"
 
 namespace pk::ep {
 
 namespace {
-class Overlap final : public Impl {
+class Overlap final : public GemmAfter<HtDispatch> {
  public:
-  Overlap(Context& c, int comm) : Impl(c), d_(c, 0, true), g_(c, c.sm_budget() - comm, comm, &d_) {}
-  void dispatch() override {
-    for_each_gpu(ctx, [&](int g, cudaStream_t s) {
-      d_.count(g, s);
-      g_.run(g, s);
-    });
-  }
+  // The data step has no SMs of its own (0) and raises the arrival flags the GEMM waits on.
+  Overlap(Context& c, int comm) : GemmAfter(c, comm, 0, true) {}
   int enqueues_per_op() const override { return 2; }
   void describe(Row& row) const override {
-    g_.describe(row);
-    row["config"] = "inter-SM: " + std::to_string(g_.comm()) + " communicator + " + std::to_string(g_.compute()) +
-                    " GEMM blocks, per-row-tile arrival flags";
+    describe_gemm(row, "inter-SM: " + std::to_string(g_.comm()) + " communicator + " + std::to_string(g_.compute()) +
+                           " GEMM blocks, per-row-tile arrival flags");
   }
 
  private:
-  HtDispatch d_;
-  ExpertGemm g_;
+  // The count exchange only: the GEMM's communicator blocks run the data step.
+  void before_gemm(int gpu, cudaStream_t s) override { d_.count(gpu, s); }
 };
 }  // namespace
 
