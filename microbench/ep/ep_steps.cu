@@ -53,7 +53,7 @@ void launch_pinned(void (*kernel)(Params), const Pinned& pin, const Params& p, c
 HtDispatch::HtDispatch(Context& c, int sms, bool tile_flags)
     : PinnedStep(planned(c, c.staging.bytes(), "no staging buffers: no high-throughput point was planned")),
       tile_flags_(tile_flags) {
-  if (sms > 0) pin_ = pin_kernel(c, reinterpret_cast<const void*>(ht_dispatch_kernel), sms, 512);
+  if (sms > 0) pin_ = pin_kernel(c, reinterpret_cast<const void*>(ht_dispatch_kernel), sms, kThreads);
   for (int gpu : c.local_gpus()) {
     c.group.set_device(gpu);
     PK_CUDA_CHECK(cudaFuncSetAttribute(ht_count_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,

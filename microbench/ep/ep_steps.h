@@ -29,6 +29,7 @@ Context& planned(Context& c, uint64_t buffer_bytes, const char* missing);
 // What every step shares: the context it reads its buffers from and its kernel's pinned grid.
 class PinnedStep {
  public:
+  static constexpr int kThreads = 512;  // every step kernel's __launch_bounds__
   int sms() const { return pin_.sms; }
   int threads() const { return pin_.threads; }
   // The row's grid columns: the step's blocks (one per SM) and their threads.
@@ -39,7 +40,7 @@ class PinnedStep {
 
  protected:
   explicit PinnedStep(Context& c) : ctx_(c) {}  // the step pins its kernel itself
-  PinnedStep(Context& c, const void* kernel, int sms) : ctx_(c), pin_(pin_kernel(c, kernel, sms, 512)) {}
+  PinnedStep(Context& c, const void* kernel, int sms) : ctx_(c), pin_(pin_kernel(c, kernel, sms, kThreads)) {}
   Context& ctx_;
   Pinned pin_;
 };
