@@ -94,8 +94,8 @@ fi
 # fused/cost_model_inputs.txt, where present, pairs them: lines "FUSED_CSV COMM_ONLY_CSV
 # [FLAG...]", paths under fused/, the outputs beside FUSED_CSV (X_model.csv, X_splits.csv,
 # X_model.txt). Without it: fused.csv, fused_table3.csv and fused_fig5.csv with
-# fused/communicator_only_rs_ar.csv (lib.sh: PK_FUSED_COMM_ONLY_CSV, which scripts/run.sh's fused
-# study writes), or without --comm-only where a CSV has no inter-SM GEMM+RS / GEMM+AR rows; "-" as
+# fused/communicator_only_rs_ar.csv (microbench/fused/study.sh: PK_FUSED_COMM_ONLY_CSV, which
+# scripts/run.sh's fused study writes), or without --comm-only where a CSV has no inter-SM GEMM+RS / GEMM+AR rows; "-" as
 # COMM_ONLY_CSV: none.
 model=$(pk_bin cost_model)
 pairs=()

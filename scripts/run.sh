@@ -251,10 +251,10 @@ write_readme() {
   } > "$dir/README.md"
 }
 
-# The fused cost model's communicator-only rows (lib.sh: PK_FUSED_COMM_ONLY_CSV,
-# pk_fused_comm_only_flags), where the fused CSV has inter-SM GEMM+RS / GEMM+AR rows: measured
-# with that run's peer mode and ranks (FLAGS: its flags), into a temporary CSV renamed beside it
-# once the run exited 0, so scripts/regenerate.sh never passes half-written rows to the model.
+# The fused cost model's communicator-only rows (microbench/fused/study.sh:
+# PK_FUSED_COMM_ONLY_CSV, pk_fused_comm_only_flags), where the fused CSV has inter-SM GEMM+RS /
+# GEMM+AR rows: measured with that run's peer mode and ranks (FLAGS: its flags), into a
+# temporary CSV renamed beside it once the run exited 0, so scripts/regenerate.sh never passes half-written rows to the model.
 comm_only() {
   local csv=$1 dir final tmp peer=() flags=()
   shift
@@ -275,8 +275,8 @@ comm_only() {
   fi
 }
 
-# The sequence-parallel study's Ulysses collectives (lib.sh: pk_seqpar_ulysses_runs): the
-# collectives study's binary on its ulysses presets, each CSV beside seqpar.csv (ulysses*.csv,
+# The sequence-parallel study's Ulysses collectives (microbench/seqpar/study.sh:
+# pk_seqpar_ulysses_runs): the collectives study's binary on its ulysses presets, each CSV beside seqpar.csv (ulysses*.csv,
 # which scripts/regenerate.sh passes to pkbench_seqpar_summary).
 ulysses_runs() {
   local dir=$1 name flags

@@ -1,0 +1,4 @@
+# What the scripts know of the ep study (scripts/lib.sh sources it: declarations only).
+# shellcheck shell=bash
+pk_ep_runs_ranks=1
+pk_ep_derive_targets() { echo pkbench_ep_summary; }

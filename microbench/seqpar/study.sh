@@ -1,0 +1,19 @@
+# What the scripts know of the seqpar study (scripts/lib.sh sources it: declarations only).
+# shellcheck shell=bash
+pk_seqpar_runs_ranks=1
+pk_seqpar_derive_targets() { echo pkbench_seqpar_summary pkbench_collectives; }
+pk_seqpar_main_flags() { echo --preset=main; }
+# pk_seqpar_ulysses_runs NGPU: the sequence-parallel study's Ulysses runs on a machine of NGPU
+# GPUs (pkbench_collectives' ulysses presets, microbench/seqpar/README.md), one a line: the CSV's
+# name, then its flags. Every count 2..N; the 4-D all-to-all splits H = 128 over the ranks, so it
+# sits out the counts that do not divide 128 (pkbench_collectives says so) where the column
+# all-gather / reduce-scatter run; the layer shape (the all-to-all alone) runs at 2, 4, 8.
+pk_seqpar_ulysses_runs() {
+  local n=$1 k counts=""
+  for k in 2 4 8; do [ "$k" -le "$n" ] && counts+="${counts:+,}$k"; done
+  [ -n "$counts" ] || return 0
+  # The presets' own sizes (S per rank 1K..128K doubling): a size list given as a flag is taken
+  # exactly, and the column layouts' sizes must then split over every count (3 ranks too).
+  echo "ulysses --preset=ulysses --gpu-counts=all"
+  echo "ulysses_layer --preset=ulysses_layer --gpu-counts=$counts"
+}
