@@ -237,7 +237,7 @@ Google Benchmark|hdr:benchmark/benchmark.h|libbenchmark-dev|package|the study bi
 GoogleTest|hdr:gtest/gtest.h|libgtest-dev|package|the tests
 CLI11|hdr:CLI/CLI.hpp|libcli11-dev|header|the study binaries' command lines
 nlohmann-json|hdr:nlohmann/json.hpp|nlohmann-json3-dev|header|the tuning tables' JSON
-Open MPI|cmd:mpirun|libopenmpi-dev openmpi-bin|package|one process per GPU (--peer-mode=ipc|vmm), the collectives
+Open MPI|cmd:mpirun|libopenmpi-dev openmpi-bin|package|one process per GPU (--peer-mode=ipc|vmm): the multi-rank studies
 gnuplot|cmd:gnuplot|gnuplot-nox|package|the figures
 git|cmd:git|git|package|the commit recorded in every CSV
 bc|cmd:bc|bc|package|the scripts' arithmetic
