@@ -65,7 +65,9 @@ mapfile -t PK_STUDIES < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$PK
 #   pk_<study>_runs_ranks=1    one process per GPU where it can (PK_RANK_STUDIES);
 #   pk_<study>_uses_nvshmem=1  has NVSHMEM rows (PK_NVSHMEM_STUDIES);
 #   pk_<study>_derive_targets  prints the tools regenerate.sh runs on its CSVs, one a line;
-#   pk_<study>_main_flags NGPU prints its flags in the main job, one a line.
+#   pk_<study>_main_flags NGPU prints its flags in the main job, one a line;
+#   pk_<study>_harness_cost_flags VIRTUAL_FLAGS... prints its flags in scripts/harness-cost.sh,
+#                              one a line (without it: VIRTUAL_FLAGS and its main flags).
 # A study's study.sh may declare more for its own steps (named pk_<study>_*).
 for _pk_study in "${PK_STUDIES[@]}"; do
   if [ -f "$PKBENCH_ROOT/microbench/$_pk_study/study.sh" ]; then source "$PKBENCH_ROOT/microbench/$_pk_study/study.sh"; fi
@@ -80,11 +82,13 @@ pk_studies_with() {
   done
   true
 }
+# pk_study_has STUDY HOOK: whether the study declares pk_<study>_<HOOK>.
+pk_study_has() { declare -F "pk_$1_$2" >/dev/null; }
 # pk_study_call STUDY HOOK ARGS...: the study's pk_<study>_<HOOK> ARGS, where it declares one.
 pk_study_call() {
+  pk_study_has "$1" "$2" || return 0
   local fn=pk_$1_$2
   shift 2
-  declare -F "$fn" >/dev/null || return 0
   "$fn" "$@"
 }
 # The tools regenerate.sh runs on the studies' CSVs beyond the summaries every run builds

@@ -2,3 +2,5 @@
 # shellcheck shell=bash
 pk_ep_runs_ranks=1
 pk_ep_derive_targets() { echo pkbench_ep_summary; }
+# scripts/harness-cost.sh: the smoke preset (scripts/run.sh's one-GPU profile).
+pk_ep_harness_cost_flags() { printf '%s\n' "$@" --preset=smoke; }
