@@ -68,6 +68,9 @@ mapfile -t PK_STUDIES < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$PK
 #   pk_<study>_main_flags NGPU prints its flags in the main job, one a line;
 #   pk_<study>_harness_cost_flags VIRTUAL_FLAGS... prints its flags in scripts/harness-cost.sh,
 #                              one a line (without it: VIRTUAL_FLAGS and its main flags).
+#   pk_<study>_regenerate_tools prints the tools scripts/regenerate.sh builds for it, one a line;
+#   pk_<study>_regenerate DIR TOOLS rewrites what a results folder DIR derives from its CSVs
+#                              (TOOLS: the build's tools folder); non-zero when a step failed.
 # A study's study.sh may declare more for its own steps (named pk_<study>_*).
 for _pk_study in "${PK_STUDIES[@]}"; do
   if [ -f "$PKBENCH_ROOT/microbench/$_pk_study/study.sh" ]; then source "$PKBENCH_ROOT/microbench/$_pk_study/study.sh"; fi

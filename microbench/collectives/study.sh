@@ -10,3 +10,16 @@ pk_collectives_main_flags() {
   [ "$1" -ge 3 ] && echo --gpu-counts=all
   true
 }
+pk_collectives_regenerate_tools() { echo pkbench_collectives_summary; }
+# pk_collectives_regenerate DIR TOOLS (scripts/regenerate.sh): the verdicts
+# (pkbench_collectives_summary): the study's main CSV first (the headline), then its other runs
+# of the folder, in name order.
+pk_collectives_regenerate() {
+  local coll=$1/collectives others=() f
+  [ -f "$coll/collectives.csv" ] || return 0
+  # timing.csv is run.sh's record of the steps (run_study), not a collectives CSV.
+  for f in "$coll"/*.csv; do
+    case ${f##*/} in collectives.csv | timing.csv) ;; *) others+=("$f") ;; esac
+  done
+  "$2/pkbench_collectives_summary" --out "$coll/verdicts.md" "$coll/collectives.csv" ${others[@]+"${others[@]}"} > /dev/null
+}

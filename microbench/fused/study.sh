@@ -41,3 +41,64 @@ pk_fused_needs_comm_only() {
     $c["gpus"] + 0 >= 2 { found = 1; exit }
     END { exit !found }' "$1"
 }
+# pk_fused_regenerate DIR TOOLS (scripts/regenerate.sh): the cost model (Section 3.1.1) on every
+# fused CSV, with this machine's link, HBM and latency ceilings (transfer/transfer.csv,
+# sync/sync.csv), the GEMM's rate against its SMs (fused/gemm.csv, where measured) and the
+# inter-SM reduction communicators' own rates (the communicator-only rows, measured by the same
+# commit as the fused rows they predict). fused/cost_model_inputs.txt, where present, pairs
+# them: lines "FUSED_CSV COMM_ONLY_CSV [FLAG...]", paths under fused/, the outputs beside
+# FUSED_CSV (X_model.csv, X_splits.csv, X_model.txt). Without it: fused.csv, fused_table3.csv
+# and fused_fig5.csv with fused/$PK_FUSED_COMM_ONLY_CSV (which scripts/run.sh's fused study
+# writes), or without --comm-only where a CSV has no inter-SM GEMM+RS / GEMM+AR rows; "-" as
+# COMM_ONLY_CSV: none.
+pk_fused_regenerate() {
+  local dir=$1 rc=0 model pairs line w x f gemm comm
+  model=$(pk_bin cost_model)
+  pairs=()
+  if [ -f "$dir/fused/cost_model_inputs.txt" ]; then
+    while IFS= read -r line; do
+      case "$line" in ''|'#'*) continue ;; esac
+      pairs+=("$line")
+    done < "$dir/fused/cost_model_inputs.txt"
+  else
+    for f in fused fused_table3 fused_fig5; do
+      [ -f "$dir/fused/$f.csv" ] || continue
+      if [ -f "$dir/fused/$PK_FUSED_COMM_ONLY_CSV" ]; then
+        pairs+=("$f.csv $PK_FUSED_COMM_ONLY_CSV")
+      elif ! pk_fused_needs_comm_only "$dir/fused/$f.csv"; then
+        pairs+=("$f.csv -")
+      else
+        pk_log "cost model on fused/$f.csv: not run (needs fused/$PK_FUSED_COMM_ONLY_CSV: the inter-SM communicators' rates; scripts/run.sh fused measures it)"
+      fi
+    done
+  fi
+  for line in ${pairs[@]+"${pairs[@]}"}; do
+    read -ra w <<< "$line"
+    if [ ${#w[@]} -lt 2 ]; then
+      echo "regenerate.sh: $dir/fused/cost_model_inputs.txt: '$line': not 'FUSED_CSV COMM_ONLY_CSV [FLAG...]'" >&2; rc=1; continue
+    fi
+    for x in "${w[@]:2}"; do
+      case "$x" in --allow-mixed-commits|--allow-mixed-machines) ;;
+        *) echo "regenerate.sh: $dir/fused/cost_model_inputs.txt: '$x': not a flag it may give" >&2; rc=1; continue 2 ;;
+      esac
+    done
+    f=${w[0]%.csv}
+    if [ ! -f "$dir/transfer/transfer.csv" ] || [ ! -f "$dir/sync/sync.csv" ]; then
+      pk_log "cost model on fused/$f.csv: not run (needs transfer/transfer.csv and sync/sync.csv of this machine)"
+      continue
+    fi
+    [ -x "$model" ] || { pk_log "pkbench_cost_model is not built here: fused/${f}_model.* not rewritten"; rc=1; continue; }
+    gemm=() comm=()
+    [ -f "$dir/fused/gemm.csv" ] && gemm=(--gemm "$dir/fused/gemm.csv")
+    [ "${w[1]}" = - ] || comm=(--comm-only "$dir/fused/${w[1]}")
+    # The printed model goes to its file only once complete (the CSVs are written whole by the tool).
+    if "$model" --fused "$dir/fused/$f.csv" ${comm[@]+"${comm[@]}"} "${w[@]:2}" --transfer "$dir/transfer/transfer.csv" \
+        --sync "$dir/sync/sync.csv" "${gemm[@]}" --out "$dir/fused/${f}_model.csv" --splits "$dir/fused/${f}_splits.csv" \
+        > "$dir/fused/${f}_model.txt.tmp"; then
+      mv "$dir/fused/${f}_model.txt.tmp" "$dir/fused/${f}_model.txt"
+    else
+      rm -f "$dir/fused/${f}_model.txt.tmp"; rc=1
+    fi
+  done
+  return "$rc"
+}

@@ -17,3 +17,11 @@ pk_seqpar_ulysses_runs() {
   echo "ulysses --preset=ulysses --gpu-counts=all"
   echo "ulysses_layer --preset=ulysses_layer --gpu-counts=$counts"
 }
+# pk_seqpar_regenerate DIR TOOLS (scripts/regenerate.sh): the sequence-parallel summary: the
+# ring's CSV and the Ulysses runs beside it.
+pk_seqpar_regenerate() {
+  local uly=() f
+  [ -f "$1/seqpar/seqpar.csv" ] || return 0
+  for f in "$1"/seqpar/ulysses*.csv; do [ -f "$f" ] && uly+=(--ulysses "$f"); done
+  "$(pk_bin seqpar_summary)" "$1/seqpar/seqpar.csv" "$1/seqpar" ${uly[@]+"${uly[@]}"} > /dev/null
+}

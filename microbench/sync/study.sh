@@ -2,3 +2,9 @@
 # shellcheck shell=bash
 # scripts/harness-cost.sh: cross_gpu only, what the virtual ranks add (the other levels are one GPU's).
 pk_sync_harness_cost_flags() { printf '%s\n' "$@" --levels=cross_gpu; }
+pk_sync_regenerate_tools() { echo pkbench_sync_summary; }
+# pk_sync_regenerate DIR TOOLS (scripts/regenerate.sh): the sync summary.
+pk_sync_regenerate() {
+  [ -f "$1/sync/sync.csv" ] || return 0
+  "$2/pkbench_sync_summary" "$1/sync/sync.csv" "$1/sync" > /dev/null
+}
