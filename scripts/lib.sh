@@ -64,13 +64,22 @@ mapfile -t PK_STUDIES < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$PK
 # is added or changed in its folder and the scripts name none. The names read here:
 #   pk_<study>_runs_ranks=1    one process per GPU where it can (PK_RANK_STUDIES);
 #   pk_<study>_uses_nvshmem=1  has NVSHMEM rows (PK_NVSHMEM_STUDIES);
-#   pk_<study>_derive_targets  prints the tools regenerate.sh runs on its CSVs, one a line;
+#   pk_<study>_derive_targets  prints the tools run.sh builds for it (its reference tool, the
+#                              ones regenerate.sh runs on its CSVs), one a line;
+#   pk_<study>_tuned=1         its main CSV feeds the tuning tables (run.sh's tuning/command.txt);
 #   pk_<study>_main_flags NGPU prints its flags in the main job, one a line;
 #   pk_<study>_harness_cost_flags VIRTUAL_FLAGS... prints its flags in scripts/harness-cost.sh,
 #                              one a line (without it: VIRTUAL_FLAGS and its main flags).
 #   pk_<study>_regenerate_tools prints the tools scripts/regenerate.sh builds for it, one a line;
 #   pk_<study>_regenerate DIR TOOLS rewrites what a results folder DIR derives from its CSVs
 #                              (TOOLS: the build's tools folder); non-zero when a step failed.
+# and, for scripts/run.sh, given its run_study STUDY CSV FLAGS..., merge STUDY PARTS..., shown
+# PATH, $ngpu and $last_rc (the exit code of the last run_study):
+#   pk_<study>_one_gpu DIR VIRTUAL_FLAGS... its one-GPU profile (also --quick on one GPU);
+#   pk_<study>_quick DIR       its --quick profile on several GPUs (without it: not in --quick);
+#   pk_<study>_clean DIR       removes what an earlier run left beside its main CSV;
+#   pk_<study>_after_main DIR ALONE FLAGS... runs what follows its main run (ALONE: 1 when the
+#                              study runs alone, FLAGS: the main run's); non-zero when it failed.
 # A study's study.sh may declare more for its own steps (named pk_<study>_*).
 for _pk_study in "${PK_STUDIES[@]}"; do
   if [ -f "$PKBENCH_ROOT/microbench/$_pk_study/study.sh" ]; then source "$PKBENCH_ROOT/microbench/$_pk_study/study.sh"; fi
@@ -87,6 +96,19 @@ pk_studies_with() {
 }
 # pk_study_has STUDY HOOK: whether the study declares pk_<study>_<HOOK>.
 pk_study_has() { declare -F "pk_$1_$2" >/dev/null; }
+# pk_studies_with_hook HOOK: the studies that declare pk_<study>_<HOOK>, in run order.
+pk_studies_with_hook() {
+  local s
+  for s in "${PK_STUDIES[@]}"; do pk_study_has "$s" "$1" && echo "$s"; done
+  true
+}
+# pk_and_list WORDS...: "a", "a and b", "a, b and c".
+pk_and_list() {
+  local n=$#
+  [ "$n" -le 1 ] && { echo "${1:-}"; return; }
+  local all=("$@")
+  echo "$(IFS=,; echo "${all[*]:0:n-1}" | sed 's/,/, /g') and ${all[n-1]}"
+}
 # pk_study_call STUDY HOOK ARGS...: the study's pk_<study>_<HOOK> ARGS, where it declares one.
 pk_study_call() {
   pk_study_has "$1" "$2" || return 0
@@ -94,8 +116,9 @@ pk_study_call() {
   shift 2
   "$fn" "$@"
 }
-# The tools regenerate.sh runs on the studies' CSVs beyond the summaries every run builds
-# (pkbench_transfer_summary, pkbench_sync_summary, ...): the studies' pk_<study>_derive_targets.
+# The tools scripts/run.sh builds for the studies it runs beyond their binaries and the
+# summaries every run builds (pkbench_transfer_summary, pkbench_sync_summary, ...): the studies'
+# pk_<study>_derive_targets.
 pk_derive_targets() {
   local s
   for s in "$@"; do pk_study_call "$s" derive_targets; done

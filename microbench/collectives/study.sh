@@ -23,3 +23,10 @@ pk_collectives_regenerate() {
   done
   "$2/pkbench_collectives_summary" --out "$coll/verdicts.md" "$coll/collectives.csv" ${others[@]+"${others[@]}"} > /dev/null
 }
+pk_collectives_tuned=1
+# scripts/run.sh's one-GPU profile: two virtual ranks.
+pk_collectives_one_gpu() {
+  local dir=$1
+  shift
+  run_study collectives "$dir/virtual/collectives_virtual.csv" "$@" --sizes=4K:64M:x4 --samples=5
+}

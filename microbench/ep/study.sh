@@ -9,3 +9,9 @@ pk_ep_regenerate() {
   [ -f "$1/ep/ep.csv" ] || return 0
   "$(pk_bin ep_summary)" "$1/ep/ep.csv" "$1/ep" > /dev/null
 }
+# scripts/run.sh's one-GPU profile: two virtual ranks, the smoke preset.
+pk_ep_one_gpu() {
+  local dir=$1
+  shift
+  run_study ep "$dir/virtual/ep_virtual.csv" "$@" --preset=smoke
+}

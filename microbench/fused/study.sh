@@ -2,6 +2,15 @@
 # shellcheck shell=bash
 pk_fused_runs_ranks=1
 pk_fused_derive_targets() { echo pkbench_cost_model; }
+pk_fused_tuned=1
+# scripts/run.sh's one-GPU profile: two virtual ranks, one size.
+pk_fused_one_gpu() {
+  local dir=$1
+  shift
+  run_study fused "$dir/virtual/fused_virtual.csv" "$@" --sizes=4096
+}
+# Before scripts/run.sh's runs: an earlier run's communicator-only rows go (their commit is not this run's).
+pk_fused_clean() { rm -f "$1/$PK_FUSED_COMM_ONLY_CSV"; }
 # The main preset (the exhaustive grid stays the default preset); on three or more GPUs the
 # GPU-count sweep 2..N in the same run (the scaling figure).
 pk_fused_main_flags() {
@@ -101,4 +110,26 @@ pk_fused_regenerate() {
     fi
   done
   return "$rc"
+}
+# After scripts/run.sh's main run: the communicator-only rows, where the fused CSV has inter-SM
+# GEMM+RS / GEMM+AR rows: measured with that run's peer mode and ranks (FLAGS: its flags), into
+# a temporary CSV renamed beside it once the run exited 0, so scripts/regenerate.sh never passes
+# half-written rows to the model.
+pk_fused_after_main() {
+  local dir=$1 csv=$1/fused.csv final tmp peer=() flags=()
+  shift 2
+  final=$dir/$PK_FUSED_COMM_ONLY_CSV
+  tmp=$dir/${PK_FUSED_COMM_ONLY_CSV%.csv}.tmp.csv
+  pk_fused_needs_comm_only "$csv" || { pk_log "fused: no inter-SM GEMM+RS / GEMM+AR rows on 2 or more GPUs: no communicator-only rows"; return 0; }
+  rm -f "$tmp"
+  mapfile -t peer < <(pk_fused_peer_flags "$@")
+  mapfile -t flags < <(pk_fused_comm_only_flags)
+  run_study fused "$tmp" ${peer[@]+"${peer[@]}"} "${flags[@]}"
+  if [ "$last_rc" = 0 ] && [ -s "$tmp" ]; then
+    mv -f "$tmp" "$final"
+    echo "mv $(shown "$tmp") $(shown "$final")" >> "$dir/command.txt"
+  else
+    rm -f "$tmp"
+    pk_log "fused: the communicator-only rows failed: the cost model is not run on the inter-SM GEMM+RS / GEMM+AR rows"
+  fi
 }

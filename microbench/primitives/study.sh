@@ -15,3 +15,9 @@ pk_primitives_regenerate() {
     pk_log "pkbench_primitives_summary is not built here: primitives/primitives_summary.md not rewritten"; return 1
   fi
 }
+# scripts/run.sh's one-GPU profile: two virtual ranks.
+pk_primitives_one_gpu() {
+  local dir=$1
+  shift
+  run_study primitives "$dir/virtual/primitives_virtual.csv" "$@"
+}

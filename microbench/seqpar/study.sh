@@ -25,3 +25,23 @@ pk_seqpar_regenerate() {
   for f in "$1"/seqpar/ulysses*.csv; do [ -f "$f" ] && uly+=(--ulysses "$f"); done
   "$(pk_bin seqpar_summary)" "$1/seqpar/seqpar.csv" "$1/seqpar" ${uly[@]+"${uly[@]}"} > /dev/null
 }
+# scripts/run.sh's one-GPU profile: two virtual ranks, the ring's smoke preset and Ulysses' collectives.
+pk_seqpar_one_gpu() {
+  local dir=$1
+  shift
+  run_study seqpar "$dir/virtual/seqpar_virtual.csv" "$@" --preset=smoke
+  bin=collectives run_study seqpar "$dir/virtual/ulysses_virtual.csv" "$@" --preset=ulysses --tensor-sizes=32M:256M:x4 --samples=5
+}
+# After scripts/run.sh's main run, when the study runs alone (scripts/run.sh seqpar; the main
+# job has no time for these minutes): the Ulysses collectives (pk_seqpar_ulysses_runs), the
+# collectives study's binary on its ulysses presets, each CSV beside seqpar.csv (ulysses*.csv,
+# which scripts/regenerate.sh passes to pkbench_seqpar_summary).
+pk_seqpar_after_main() {
+  local dir=$1 name flags
+  [ "$2" = 1 ] || return 0
+  while read -r name flags; do
+    [ -n "$name" ] || continue
+    # shellcheck disable=SC2086  # the flags are words without spaces
+    bin=collectives run_study seqpar "$dir/$name.csv" $flags
+  done < <(pk_seqpar_ulysses_runs "$ngpu")
+}

@@ -1,6 +1,8 @@
 # What the scripts know of the transfer study (scripts/lib.sh sources it: declarations only).
 # shellcheck shell=bash
 pk_transfer_regenerate_tools() { echo pkbench_transfer_summary; }
+pk_transfer_derive_targets() { echo pkbench_transfer_ref; }
+pk_transfer_tuned=1
 # pk_transfer_elapsed_of DIR: the study's wall time with the build ("" if not recorded): in the
 # timing.csv beside the CSV, the last row of its main run (step "transfer", or a part
 # "transfer.<part>"; run.sh --as runs are named otherwise), as pkbench_report reads it.
@@ -28,4 +30,52 @@ pk_transfer_regenerate() {
     [ ${#modes[@]} -ge 2 ] && { "$tools/pkbench_peer_modes" "$p/peer_modes.md" "${modes[@]}" > /dev/null || rc=1; }
   done < <(find "$dir/transfer" -mindepth 2 -name transfer.csv -path '*/single/*' -printf '%h\n' | xargs -r -n1 dirname | sort -u)
   return "$rc"
+}
+# scripts/run.sh's one-GPU profile: the mechanisms against the GPU's own memory.
+pk_transfer_one_gpu() {
+  local dir=$1
+  run_study transfer "$dir/parts/transfer.local-fig2.csv" --preset=fig2 --patterns=local
+  run_study transfer "$dir/parts/transfer.local-fig3.csv" --preset=fig3 --patterns=local
+  run_study transfer "$dir/parts/transfer.local.csv" --preset=local
+  merge transfer "$dir"/parts/transfer.local*.csv
+}
+# scripts/run.sh --quick on several GPUs: Figure 2's sweep one way (every mechanism and size),
+# the Figure-3 preset, the local-copy ceiling.
+pk_transfer_quick() {
+  local dir=$1
+  run_study transfer "$dir/parts/transfer.quick-fig2.csv" --preset=fig2 --patterns=one_way
+  run_study transfer "$dir/parts/transfer.quick-fig3.csv" --preset=fig3
+  run_study transfer "$dir/parts/transfer.quick-local.csv" --preset=local
+  merge transfer "$dir"/parts/transfer.quick-*.csv
+}
+# After scripts/run.sh's main run, where it exited 0: nvbandwidth, the study's reference tool,
+# in the same run on the same bytes: the testcases matching the CSV's rows (pkbench_transfer_ref
+# --plan: microbench/transfer/transfer_ref.h), its --json output kept beside the CSV, its
+# figures merged into the rows (ref_tool, ref_gbps, ref_ratio) through a temporary file. Found
+# as $PKBENCH_NVBANDWIDTH or on PATH (scripts/build-ref-tools.sh builds it); without it the rows
+# carry no reference.
+pk_transfer_after_main() {
+  local dir=$1 csv=$1/transfer.csv nvb tcs json ref cmd=()
+  [ "$last_rc" = 0 ] || return 0
+  nvb=${PKBENCH_NVBANDWIDTH:-$(command -v nvbandwidth || true)}
+  if [ -z "$nvb" ] || [ ! -x "$nvb" ]; then
+    pk_log "transfer: nvbandwidth not found (PKBENCH_NVBANDWIDTH or PATH; scripts/build-ref-tools.sh builds it): no reference figures"
+    return 0
+  fi
+  ref=$(pk_bin transfer_ref)
+  tcs=$("$ref" --plan --csv="$csv") || { pk_log "transfer: no row has an nvbandwidth counterpart"; return 0; }
+  json=$dir/nvbandwidth.json
+  # shellcheck disable=SC2206  # the testcases are words
+  cmd=("$nvb" -j -b 512 -t $tcs)
+  printf '%q ' "${cmd[@]}" | sed "s|$PKBENCH_ROOT/||g" >> "$dir/command.txt"
+  echo "> $(shown "$json")" >> "$dir/command.txt"
+  pk_log "running: nvbandwidth -j -b 512 -t $tcs"
+  if "${cmd[@]}" > "$json.tmp" 2>> "$dir/transfer.log" && mv -f "$json.tmp" "$json" &&
+     "$ref" --csv="$csv" --buffer=512M --nvbandwidth="$json" | tee -a "$dir/transfer.log"; then
+    echo "build/bin/pkbench_transfer_ref --csv=$(shown "$csv") --buffer=512M --nvbandwidth=$(shown "$json")" >> "$dir/command.txt"
+  else
+    rm -f "$json.tmp"
+    pk_log "transfer: nvbandwidth or the merge failed (see $(shown "$dir/transfer.log")): the rows carry no reference"
+    return 1
+  fi
 }
