@@ -73,6 +73,8 @@ mapfile -t PK_STUDIES < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$PK
 #   pk_<study>_regenerate_tools prints the tools scripts/regenerate.sh builds for it, one a line;
 #   pk_<study>_regenerate DIR TOOLS rewrites what a results folder DIR derives from its CSVs
 #                              (TOOLS: the build's tools folder); non-zero when a step failed.
+#   pk_<study>_plot DIR        draws its figures of a results folder DIR (scripts/plot.sh, whose
+#                              helpers it may use); exit 0 where it drew some;
 # and, for scripts/run.sh, given its run_study STUDY CSV FLAGS..., merge STUDY PARTS..., shown
 # PATH, $ngpu and $last_rc (the exit code of the last run_study):
 #   pk_<study>_one_gpu DIR VIRTUAL_FLAGS... its one-GPU profile (also --quick on one GPU);

@@ -30,3 +30,9 @@ pk_collectives_one_gpu() {
   shift
   run_study collectives "$dir/virtual/collectives_virtual.csv" "$@" --sizes=4K:64M:x4 --samples=5
 }
+# scripts/plot.sh: the study's figures (its plot.sh); exit 0 where it drew them.
+pk_collectives_plot() {
+  [ -f "$1/collectives/collectives.csv" ] || return 1
+  "$PKBENCH_ROOT/microbench/collectives/plot.sh" "$1/collectives/collectives.csv" "$1/collectives" >&2 ||
+    { echo "plot.sh: microbench/collectives/plot.sh $1/collectives/collectives.csv failed" >&2; return 1; }
+}

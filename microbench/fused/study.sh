@@ -133,3 +133,9 @@ pk_fused_after_main() {
     pk_log "fused: the communicator-only rows failed: the cost model is not run on the inter-SM GEMM+RS / GEMM+AR rows"
   fi
 }
+# scripts/plot.sh: the study's figures (its plot.sh); exit 0 where it drew them.
+pk_fused_plot() {
+  [ -f "$1/fused/fused.csv" ] || return 1
+  "$PKBENCH_ROOT/microbench/fused/plot.sh" "$1/fused" >&2 ||
+    { echo "plot.sh: microbench/fused/plot.sh $1/fused failed" >&2; return 1; }
+}

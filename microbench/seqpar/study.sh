@@ -45,3 +45,9 @@ pk_seqpar_after_main() {
     bin=collectives run_study seqpar "$dir/$name.csv" $flags
   done < <(pk_seqpar_ulysses_runs "$ngpu")
 }
+# scripts/plot.sh: the study's figures (its plot.sh); exit 0 where it drew them.
+pk_seqpar_plot() {
+  [ -f "$1/seqpar/seqpar.csv" ] || compgen -G "$1/seqpar/ulysses*.csv" >/dev/null || return 1
+  "$PKBENCH_ROOT/microbench/seqpar/plot.sh" "$1/seqpar" >&2 ||
+    { echo "plot.sh: microbench/seqpar/plot.sh $1/seqpar failed" >&2; return 1; }
+}

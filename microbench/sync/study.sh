@@ -17,3 +17,33 @@ pk_sync_one_gpu() {
 }
 # scripts/run.sh --quick on several GPUs: 1000 iterations per variant.
 pk_sync_quick() { run_study sync "$1/sync.csv" --iters=1000; }
+# scripts/plot.sh: the latency of every primitive of one sync CSV, beside it (exit 0 where it
+# drew; plot.sh's helpers title_of and $work).
+pk_sync_draw() {
+  local csv=$1 tmp term
+  tmp=$(mktemp -d -p "$work")
+  awk -F, 'NR==1{for(i=1;i<=NF;i++)c[$i]=i;next}
+    $c["status"]=="ok" && $c["level"]!="clock" && $c["one_way_ns"]!="" && $c["gbps"]=="" {
+      label=$c["level"] "/" $c["primitive"] " " $c["scope"] " " $c["semantics"] " " $c["placement"] " x" $c["participants"]
+      gsub(/ +/, " ", label); gsub(/ /, "_", label)
+      lo = hi = $c["one_way_ns"]
+      # p10/p90 describe what was timed (round trips for ping-pongs): scale them like the median.
+      if ($c["p10_ns"] != "") { s = $c["round_trip_ns"] != "" ? 0.5 : 1; lo = $c["p10_ns"] * s; hi = $c["p90_ns"] * s }
+      print NR-1, $c["one_way_ns"], lo, hi, label }' "$csv" > "$tmp/sync.dat"
+  if [ -s "$tmp/sync.dat" ]; then
+    for term in png svg; do
+      gnuplot -e "data='$tmp/sync.dat'; out='$(dirname "$csv")/sync_latency.$term'; term='$term'; gpu='$(title_of "$csv")'" "$PKBENCH_ROOT/microbench/sync/sync.gp"
+    done
+    return 0
+  fi
+  return 1
+}
+# scripts/plot.sh: every sync CSV (the study's and each peer mode's, under transfer/peer-modes/).
+pk_sync_plot() {
+  local csv drew=1
+  [ -f "$1/sync/sync.csv" ] && pk_sync_draw "$1/sync/sync.csv" && drew=0
+  if [ -d "$1/transfer/peer-modes" ]; then
+    while IFS= read -r csv; do pk_sync_draw "$csv" && drew=0; done < <(find "$1/transfer/peer-modes" -name sync.csv | sort)
+  fi
+  return "$drew"
+}

@@ -79,3 +79,55 @@ pk_transfer_after_main() {
     return 1
   fi
 }
+# scripts/plot.sh: Figures 2 and 3 of one transfer CSV, beside it (exit 0 where it drew one;
+# plot.sh's helpers split_csv, distinct, first, styles, title_of and $work).
+pk_transfer_draw() {
+  local csv=$1 out tmp d p s term drew=1
+  out=$(dirname "$csv")
+  tmp=$(mktemp -d -p "$work")
+  # NVLink figures: the local pattern (a GPU's own memory: one-GPU machines) has no line rate
+  # to be a percentage of, and is left out.
+  split_csv "$csv" 'v("sweep")=="fig2" && v("pattern")!="local"' "sweep mechanism direction pattern" "message_bytes pct_of_line_rate gbps"
+  split_csv "$csv" 'v("sweep")=="fig3" && v("pattern")!="local"' "sweep mechanism direction message_bytes" "sms gbps pct_of_line_rate"
+  for f in "$tmp"/*.dat; do [ -f "$f" ] && sort -g -k1,1 -o "$f" "$f"; done
+  mechs=$(distinct "$csv" 'v("pattern")!="local"' mechanism)
+  style=$(styles "$mechs")
+  line_rate=$(first "$csv" line_rate_gbps)
+  ce_best() {  # direction -> the copy engine's best one-way GB/s (0 if not measured)
+    awk -F, -v d="$1" 'NR==1{for(i=1;i<=NF;i++)c[$i]=i;next} $c["status"]=="ok" && $c["mechanism"]=="ce" &&
+      $c["direction"]==d && $c["pattern"]=="one_way" && $c["gbps"]>m {m=$c["gbps"]} END{print m+0}' "$csv"
+  }
+  # Per panel, the mechanisms that have a curve there.
+  vars="data='$tmp'; gpu='$(title_of "$csv")'; line_rate=${line_rate:-0}; $style"
+  f2dirs=$(distinct "$csv" 'v("sweep")=="fig2" && v("pattern")!="local"' direction)
+  f2pats=$(distinct "$csv" 'v("sweep")=="fig2" && v("pattern")!="local"' pattern)
+  f3dirs=$(distinct "$csv" 'v("sweep")=="fig3" && v("pattern")!="local"' direction)
+  f3sizes=$(distinct "$csv" 'v("sweep")=="fig3" && v("pattern")!="local"' message_bytes | tr ' ' '\n' | sort -n | tr '\n' ' ' | sed 's/ $//')
+  for d in $(distinct "$csv" 'v("pattern")!="local"' direction); do
+    vars="$vars ce_$d=$(ce_best "$d");"
+    for p in $f2pats; do
+      vars="$vars m2_${d}_$p='$(distinct "$csv" "v(\"sweep\")==\"fig2\" && v(\"direction\")==\"$d\" && v(\"pattern\")==\"$p\"" mechanism)';"
+    done
+    for s in $f3sizes; do
+      vars="$vars m3_${d}_$s='$(distinct "$csv" "v(\"sweep\")==\"fig3\" && v(\"pattern\")!=\"local\" && v(\"direction\")==\"$d\" && v(\"message_bytes\")==\"$s\"" mechanism)';"
+    done
+  done
+  for term in png svg; do
+    if [ -n "$f2dirs" ]; then
+      gnuplot -e "$vars out='$out/fig2_bandwidth_vs_message.$term'; term='$term'; dirs='$f2dirs'; pats='$f2pats'" "$PKBENCH_ROOT/microbench/transfer/fig2.gp"
+      drew=0
+    fi
+    if [ -n "$f3dirs" ]; then
+      gnuplot -e "$vars out='$out/fig3_bandwidth_vs_sms.$term'; term='$term'; dirs='$f3dirs'; sizes='$f3sizes'" "$PKBENCH_ROOT/microbench/transfer/fig3.gp"
+      drew=0
+    fi
+  done
+  return "$drew"
+}
+# scripts/plot.sh: every transfer CSV of the study (its runs under scale/, peer-modes/<mode>/ too).
+pk_transfer_plot() {
+  local csv drew=1
+  [ -d "$1/transfer" ] || return 1
+  while IFS= read -r csv; do pk_transfer_draw "$csv" && drew=0; done < <(find "$1/transfer" -name transfer.csv | sort)
+  return "$drew"
+}
