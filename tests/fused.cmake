@@ -134,8 +134,8 @@ if(TARGET pkbench_cost_model)
     fused_cost_model_comm_only_other_commit fused_cost_model_comm_only_mixed_commits_allowed
     fused_cost_model_one_gpu_no_comm_only PROPERTIES LABELS cpu)
 endif()
-# scripts/comm-trace.py (the communicator's per-phase stamps): medians of a synthetic log, its refusals.
-add_test(NAME fused_comm_trace_script COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/comm_trace.sh ${CMAKE_SOURCE_DIR}/scripts/comm-trace.py)
+# microbench/fused/comm-trace.py (the communicator's per-phase stamps): medians of a synthetic log, its refusals.
+add_test(NAME fused_comm_trace_script COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/comm_trace.sh ${CMAKE_SOURCE_DIR}/microbench/fused/comm-trace.py)
 set_tests_properties(fused_comm_trace_script PROPERTIES LABELS cpu SKIP_RETURN_CODE 77 TIMEOUT 60)
 
 # PyTorch as a reference tool: the driver's control flow on a stand-in for PyTorch (no GPU).
