@@ -69,10 +69,12 @@ mapfile -t PK_STUDIES < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$PK
 #   pk_<study>_tuned=1         its main CSV feeds the tuning tables (run.sh's tuning/command.txt);
 #   pk_<study>_main_flags NGPU prints its flags in the main job, one a line;
 #   pk_<study>_harness_cost_flags VIRTUAL_FLAGS... prints its flags in scripts/harness-cost.sh,
-#                              one a line (without it: VIRTUAL_FLAGS and its main flags).
+#                              one a line (without it: VIRTUAL_FLAGS and its main flags);
 #   pk_<study>_regenerate_tools prints the tools scripts/regenerate.sh builds for it, one a line;
 #   pk_<study>_regenerate DIR TOOLS rewrites what a results folder DIR derives from its CSVs
 #                              (TOOLS: the build's tools folder); non-zero when a step failed.
+#   pk_<study>_reproduce_steps prints its steps of scripts/reproduce.sh's plan (each led by its
+#                              place in the plan), pk_<study>_reproduce_targets the tools they need;
 #   pk_<study>_plot DIR        draws its figures of a results folder DIR (scripts/plot.sh, whose
 #                              helpers it may use); exit 0 where it drew some;
 # and, for scripts/run.sh, given its run_study STUDY CSV FLAGS..., merge STUDY PARTS..., shown

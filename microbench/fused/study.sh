@@ -139,3 +139,17 @@ pk_fused_plot() {
   "$PKBENCH_ROOT/microbench/fused/plot.sh" "$1/fused" >&2 ||
     { echo "plot.sh: microbench/fused/plot.sh $1/fused failed" >&2; return 1; }
 }
+# scripts/reproduce.sh's steps of the study (its plan's format; each line led by its place in
+# the plan, the study's name left out).
+pk_fused_reproduce_steps() {
+  cat <<EOF
+120|fig4|Figure 4: GEMM+RS and GEMM+AR, intra-SM vs inter-SM overlap (drawn from the rows of fig8 and fig9)|2|0||steps:fig8 fig9|fused/fused.csv
+130|fig5|Figure 5: the SM split, inter-SM time against 2..32 communication SMs beside the baselines|2|55|--preset=fig5 --samples=5|mpi|fused/fused_fig5.csv
+140|fig7|Figure 7: AG+GEMM against cuBLAS+NCCL, ours then ours, copy engine; N = 4096, 8192, 16384|2|20|--ops=ag_gemm --samples=7|mpi|fused/fused.csv
+150|fig8|Figure 8: GEMM+RS against cuBLAS+NCCL and ours then ours; N = 4096, 8192, 16384|2|20|--ops=gemm_rs --samples=7|mpi|fused/fused.csv
+160|fig9|Figure 9: GEMM+AR against cuBLAS+NCCL and ours then ours; N = 4096, 8192, 16384|2|20|--ops=gemm_ar --samples=7|mpi|fused/fused.csv
+170|table3|Table 3: GEMM vs GEMM+RS over K (communication hidden from K >= sR/2B)|2|15|--preset=table3 --samples=5|mpi|fused/fused_table3.csv
+180|comm_only|Section 3.1.1 cost model: the inter-SM GEMM+RS / GEMM+AR communicators alone (K = 64), their T_comm|2|10|$(pk_fused_comm_only_flags | paste -sd' ' -)|mpi|fused/$PK_FUSED_COMM_ONLY_CSV
+EOF
+}
+pk_fused_reproduce_targets() { echo pkbench_cost_model; }

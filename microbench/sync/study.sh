@@ -47,3 +47,10 @@ pk_sync_plot() {
   fi
   return "$drew"
 }
+# scripts/reproduce.sh's steps of the study (its plan's format; each line led by its place in
+# the plan, the study's name left out).
+pk_sync_reproduce_steps() {
+  cat <<'EOF'
+40|sync|Sync numbers of Section 3.1.3 (64 ns mbarrier, 832 ns inter-SM) and cross-GPU signals|1|5|||sync/sync.csv
+EOF
+}

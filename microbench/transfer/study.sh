@@ -131,3 +131,14 @@ pk_transfer_plot() {
   while IFS= read -r csv; do pk_transfer_draw "$csv" && drew=0; done < <(find "$1/transfer" -name transfer.csv | sort)
   return "$drew"
 }
+# scripts/reproduce.sh's steps of the study (its plan's format; each line led by its place in
+# the plan, the study's name left out).
+pk_transfer_reproduce_steps() {
+  cat <<'EOF'
+10|fig2|Figure 2: bandwidth vs message size, every mechanism, push/pull, one-way/bidir|2|30|--preset=fig2||transfer/transfer.csv
+20|fig3|Figure 3: bandwidth vs SMs at 2/16/64 KiB|2|25|--preset=fig3||transfer/transfer.csv
+30|table1|Table 1: per-mechanism peak, smallest message and fewest SMs (knob grid, mixed, local ceiling)|2|25|--preset=tune;--preset=mixed;--preset=local||transfer/transfer.csv
+50|scale|Fan-out / fan-in / all-pairs over 2, 4 and 8 GPUs (points above the GPU count are skipped)|2|5|--preset=scale||transfer/transfer.csv
+200|paper8|The paper's 8-GPU numbers (every figure at 8 GPUs)|8|0|--preset=scale --gpu-counts=8||transfer/transfer.csv
+EOF
+}

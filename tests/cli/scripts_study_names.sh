@@ -6,10 +6,8 @@
 # folders of microbench/ with a CMakeLists.txt. A study's name is any of them standing alone
 # between characters that are not letters or digits, in any case ("fused", "pk_fused_x",
 # "$dir/transfer/x.csv", "PK_SEQPAR_Y"), on the code of a file: from a '#' that starts a line or
-# follows a blank, the rest of its line is a comment and not read.
-# tests/cli/scripts_study_names.pending lists the files not yet rid of their study names (one
-# path a line, '#' comments): they are skipped, and each must still name a study (a file that
-# names none leaves the list). Prints each offence and exits 1; 0 when scripts/ names none.
+# follows a blank, the rest of its line is a comment and not read. Prints each offence and exits
+# 1; 0 when scripts/ names none.
 set -uo pipefail
 src=${1:?usage: scripts_study_names.sh SOURCE_DIR}
 cd "$src" || exit 2
@@ -22,9 +20,6 @@ for d in microbench/*/; do
   [ -f "$d/CMakeLists.txt" ] && ! printf '%s\n' "${studies[@]}" | grep -qx -- "$s" && studies+=("$s")
 done
 names=$(IFS='|'; echo "${studies[*]}")
-pending=()
-[ -f tests/cli/scripts_study_names.pending ] &&
-  mapfile -t pending < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' tests/cli/scripts_study_names.pending)
 
 # hits FILE: the lines of FILE's code naming a study, as "LINE: NAME".
 hits() {
@@ -33,24 +28,13 @@ hits() {
     sed -E "s/^([0-9]+):[^[:alnum:]]*([[:alnum:]]+).*/\1: \2/"
 }
 
-fail=0 n=0 skipped=0
+fail=0 n=0
 while IFS= read -r f; do
   n=$((n + 1))
-  if printf '%s\n' "${pending[@]}" | grep -qx -- "$f"; then
-    skipped=$((skipped + 1))
-    [ -n "$(hits "$f")" ] ||
-      { echo "$f names no study: it leaves tests/cli/scripts_study_names.pending"; fail=1; }
-    continue
-  fi
   while IFS= read -r hit; do
     echo "$f:$hit: names a study (declare it in microbench/<study>/study.sh, named pk_<study>_*)"
     fail=1
   done < <(hits "$f")
 done < <(find scripts -type f | sort)
-for f in "${pending[@]}"; do
-  [ -f "$f" ] || { echo "$f (tests/cli/scripts_study_names.pending) is not a file of scripts/: it leaves the list"; fail=1; }
-done
-[ "$fail" = 0 ] &&
-  echo "scripts/: none of its $((n - skipped)) files checked names a study (${#studies[@]}: ${studies[*]});" \
-       "$skipped still pending (tests/cli/scripts_study_names.pending)"
+[ "$fail" = 0 ] && echo "scripts/: none of its $n files names a study (${#studies[@]}: ${studies[*]})"
 exit "$fail"
