@@ -57,15 +57,20 @@ for s in "${chosen[@]}"; do
 done
 [ "$(printf '%s\n' "${chosen[@]}" | sort | uniq -d)" = "" ] || refuse "--studies=$studies: a study named twice"
 
-# study_flags STUDY: the study's flags beyond --csv, one a line.
+# study_flags STUDY: the study's flags beyond --csv, one a line: its study.sh's
+# pk_<study>_harness_cost_flags given the virtual ranks' flags, else those and its main flags.
 study_flags() {
   local s=$1 virt=(--peer-mode=virtual "--ranks=$ranks")
-  case "$s" in
-    sync) printf '%s\n' "${virt[@]}" --levels=cross_gpu ;;
-    gemm) echo --shapes=4096x4096x4096,8192x8192x8192 ;;
-    ep) printf '%s\n' "${virt[@]}" --preset=smoke ;;
-    *) printf '%s\n' "${virt[@]}"; pk_main_flags "$s" 2 ;;
-  esac
+  if pk_study_has "$s" harness_cost_flags; then
+    pk_study_call "$s" harness_cost_flags "${virt[@]}"
+  else
+    printf '%s\n' "${virt[@]}"; pk_main_flags "$s" 2
+  fi
+}
+# The studies measured on one GPU (their flags take no virtual ranks), comma-separated.
+one_gpu_studies() {
+  local s
+  for s in "${PK_STUDIES[@]}"; do study_flags "$s" | grep -qx -- --peer-mode=virtual || echo "$s"; done | paste -sd, -
 }
 
 # study_cmd STUDY: the study's command (without --csv) into the array `cmd`.
@@ -127,7 +132,7 @@ table=$("$(pk_bin report)" --harness-cost "$out") || status=1
   echo
   echo "Wall time minus timed samples, over the points of status ok: commit $(pk_git_commit)," \
     "$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1), $ranks virtual ranks" \
-    "(gemm: one GPU); scripts/harness-cost.sh $args."
+    "($(one_gpu_studies): one GPU); scripts/harness-cost.sh $args."
   echo
   printf '%s\n' "$table"
   echo

@@ -31,52 +31,6 @@ pk_exit_on_failure() {
 
 # Configures the build folder once, then builds the named targets (a run of one study need not
 # compile every study), or everything without arguments.
-# The tools regenerate.sh runs on a study's CSVs beyond the summaries every run builds
-# (pkbench_transfer_summary, pkbench_sync_summary, ...): one per study that has one.
-pk_derive_targets() {
-  local s
-  for s in "$@"; do
-    case $s in
-      fused) echo pkbench_cost_model ;;
-      primitives) echo pkbench_primitives_summary ;;
-      collectives) echo pkbench_collectives_summary ;;
-      ep) echo pkbench_ep_summary ;;
-      seqpar) echo pkbench_seqpar_summary pkbench_collectives ;;
-    esac
-  done
-}
-# The fused cost model's communicator-only rows (pkbench_cost_model --comm-only): the inter-SM
-# GEMM+RS / GEMM+AR communicators alone, their GEMM reduced to nothing (K = 64), over the comm
-# SMs; T_comm of the inter-SM GEMM+RS / GEMM+AR points. Declared once: scripts/run.sh's fused
-# study measures them into fused/$PK_FUSED_COMM_ONLY_CSV beside fused.csv (with the fused run's
-# peer mode and ranks: --peer-mode=virtual --ranks=N too), scripts/regenerate.sh passes that file
-# to the model.
-PK_FUSED_COMM_ONLY_CSV=communicator_only_rs_ar.csv
-# pk_fused_comm_only_flags [COMM_SMS]: pkbench_fused's flags for them, one a line (default comm
-# SMs 4,8,16,32).
-pk_fused_comm_only_flags() {
-  printf '%s\n' --ops=gemm_rs,gemm_ar --schedules=inter_sm --shapes=4096x4096x64 "--comm-sms=${1:-4,8,16,32}" --samples=5
-}
-# pk_fused_peer_flags FLAGS...: the flags of a fused run that say where its ranks are (--peer-mode,
-# --ranks, --world, --gpu-counts; either spelling), one a line: the communicator-only run pairs
-# with it (the cost model needs its rates at every GPU count the fused rows have).
-pk_fused_peer_flags() {
-  local prev=""
-  for a in "$@"; do
-    case "$prev" in --peer-mode|--ranks|--world|--gpu-counts) printf '%s\n' "$prev" "$a" ;; esac
-    case "$a" in --peer-mode=*|--ranks=*|--world=*|--gpu-counts=*) printf '%s\n' "$a" ;; esac
-    prev=$a
-  done
-}
-# pk_fused_needs_comm_only CSV: whether a pkbench_fused CSV has rows the model predicts from the
-# communicator-only rows (impl inter_sm, op gemm_rs or gemm_ar, status ok, at least 2 GPUs or
-# ranks: one GPU alone communicates nothing, and its rows would say nothing of the communicator).
-pk_fused_needs_comm_only() {
-  [ -f "$1" ] && awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-    $c["impl"] == "inter_sm" && ($c["op"] == "gemm_rs" || $c["op"] == "gemm_ar") && $c["status"] == "ok" &&
-    $c["gpus"] + 0 >= 2 { found = 1; exit }
-    END { exit !found }' "$1"
-}
 # pk_build_stale: whether the build folder was configured when python3's NVSHMEM wheel was in
 # another state than now (installed after the folder was made, or removed since): the cache's
 # PKBENCH_NVSHMEM_WHEEL_SEEN (cmake/Nvshmem.cmake) against `import nvidia.nvshmem` now. A folder
@@ -103,13 +57,81 @@ pk_build() {
   cmake --build "$PKBENCH_BUILD_DIR" -j "${PKBENCH_JOBS:-$(nproc)}" "${targets[@]}"
 }
 
-# The studies, in the order run.sh runs them.
-PK_STUDIES=(transfer sync primitives collectives fused gemm ep seqpar)
+# The studies, in the order run.sh runs them: microbench/studies.list, one a line ('#' comments).
+mapfile -t PK_STUDIES < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$PKBENCH_ROOT/microbench/studies.list")
+# What the scripts know of each study is declared in its own folder, microbench/<study>/study.sh,
+# sourced here: declarations only (no command runs), every name carrying the study's, so a study
+# is added or changed in its folder and the scripts name none. The names read here:
+#   pk_<study>_runs_ranks=1    one process per GPU where it can (PK_RANK_STUDIES);
+#   pk_<study>_uses_nvshmem=1  has NVSHMEM rows (PK_NVSHMEM_STUDIES);
+#   pk_<study>_derive_targets  prints the tools run.sh builds for it (its reference tool, the
+#                              ones regenerate.sh runs on its CSVs), one a line;
+#   pk_<study>_tuned=1         its main CSV feeds the tuning tables (run.sh's tuning/command.txt);
+#   pk_<study>_main_flags NGPU prints its flags in the main job, one a line;
+#   pk_<study>_harness_cost_flags VIRTUAL_FLAGS... prints its flags in scripts/harness-cost.sh,
+#                              one a line (without it: VIRTUAL_FLAGS and its main flags);
+#   pk_<study>_regenerate_tools prints the tools scripts/regenerate.sh builds for it, one a line;
+#   pk_<study>_regenerate DIR TOOLS rewrites what a results folder DIR derives from its CSVs
+#                              (TOOLS: the build's tools folder); non-zero when a step failed.
+#   pk_<study>_reproduce_steps prints its steps of scripts/reproduce.sh's plan (each led by its
+#                              place in the plan), pk_<study>_reproduce_targets the tools they need;
+#   pk_<study>_plot DIR        draws its figures of a results folder DIR (scripts/plot.sh, whose
+#                              helpers it may use); exit 0 where it drew some;
+# and, for scripts/run.sh, given its run_study STUDY CSV FLAGS..., merge STUDY PARTS..., shown
+# PATH, $ngpu and $last_rc (the exit code of the last run_study):
+#   pk_<study>_one_gpu DIR VIRTUAL_FLAGS... its one-GPU profile (also --quick on one GPU);
+#   pk_<study>_quick DIR       its --quick profile on several GPUs (without it: not in --quick);
+#   pk_<study>_clean DIR       removes what an earlier run left beside its main CSV;
+#   pk_<study>_after_main DIR ALONE FLAGS... runs what follows its main run (ALONE: 1 when the
+#                              study runs alone, FLAGS: the main run's); non-zero when it failed.
+# A study's study.sh may declare more for its own steps (named pk_<study>_*).
+for _pk_study in "${PK_STUDIES[@]}"; do
+  if [ -f "$PKBENCH_ROOT/microbench/$_pk_study/study.sh" ]; then source "$PKBENCH_ROOT/microbench/$_pk_study/study.sh"; fi
+done
+unset _pk_study
+# pk_studies_with TRAIT: the studies whose study.sh sets pk_<study>_TRAIT, in run order.
+pk_studies_with() {
+  local s v
+  for s in "${PK_STUDIES[@]}"; do
+    v=pk_${s}_$1
+    [ -n "${!v:-}" ] && echo "$s"
+  done
+  true
+}
+# pk_study_has STUDY HOOK: whether the study declares pk_<study>_<HOOK>.
+pk_study_has() { declare -F "pk_$1_$2" >/dev/null; }
+# pk_studies_with_hook HOOK: the studies that declare pk_<study>_<HOOK>, in run order.
+pk_studies_with_hook() {
+  local s
+  for s in "${PK_STUDIES[@]}"; do pk_study_has "$s" "$1" && echo "$s"; done
+  true
+}
+# pk_and_list WORDS...: "a", "a and b", "a, b and c".
+pk_and_list() {
+  local n=$#
+  [ "$n" -le 1 ] && { echo "${1:-}"; return; }
+  local all=("$@")
+  echo "$(IFS=,; echo "${all[*]:0:n-1}" | sed 's/,/, /g') and ${all[n-1]}"
+}
+# pk_study_call STUDY HOOK ARGS...: the study's pk_<study>_<HOOK> ARGS, where it declares one.
+pk_study_call() {
+  pk_study_has "$1" "$2" || return 0
+  local fn=pk_$1_$2
+  shift 2
+  "$fn" "$@"
+}
+# The tools scripts/run.sh builds for the studies it runs beyond their binaries and the
+# summaries every run builds (pkbench_transfer_summary, pkbench_sync_summary, ...): the studies'
+# pk_<study>_derive_targets.
+pk_derive_targets() {
+  local s
+  for s in "$@"; do pk_study_call "$s" derive_targets; done
+}
 # The studies run one process per GPU (mpirun, --peer-mode ipc) wherever mpirun is found on a
 # machine of two or more GPUs, as nccl-tests and every framework run NCCL and NVSHMEM (NCCL in
 # one process driving every GPU read about 3x its small-message latency): the rows say
 # peer_mode=ipc. --peer-mode=single (or PKBENCH_PEER_MODE=single) keeps one process.
-PK_RANK_STUDIES=(primitives collectives fused ep seqpar)
+mapfile -t PK_RANK_STUDIES < <(pk_studies_with runs_ranks)
 # pk_study_peer_mode STUDY NGPU FLAGS...: the peer mode a run of STUDY gets: its --peer-mode,
 # else $PKBENCH_PEER_MODE, else ipc for PK_RANK_STUDIES on 2+ GPUs where mpirun is found, else single.
 pk_study_peer_mode() {
@@ -126,31 +148,12 @@ pk_study_peer_mode() {
   echo "$mode"
 }
 # pk_main_flags STUDY NGPU: what the main job (run.sh with no argument) passes a study on a
-# machine of NGPU GPUs beyond its binary's defaults, one a line. The grids themselves are the
-# binaries' (their presets, which follow the GPU count); this only names them: the collectives'
-# and fused studies' main presets (the exhaustive grids stay their full / default presets), and
-# on three or more GPUs the GPU-count sweep 2..N of the studies that have one (one run, the
-# scaling figure).
+# machine of NGPU GPUs beyond its binary's defaults, one a line: its pk_<study>_main_flags. The
+# grids themselves are the binaries' (their presets, which follow the GPU count); a study's
+# main flags only name them (its main preset; on three or more GPUs its GPU-count sweep 2..N,
+# one run, the scaling figure).
 pk_main_flags() {
-  case $1 in collectives|fused|seqpar) echo --preset=main ;; esac
-  if [ "$2" -ge 3 ]; then
-    case $1 in collectives|fused) echo --gpu-counts=all ;; esac
-  fi
-  true
-}
-# pk_seqpar_ulysses_runs NGPU: the sequence-parallel study's Ulysses runs on a machine of NGPU
-# GPUs (pkbench_collectives' ulysses presets, microbench/seqpar/README.md), one a line: the CSV's
-# name, then its flags. Every count 2..N; the 4-D all-to-all splits H = 128 over the ranks, so it
-# sits out the counts that do not divide 128 (pkbench_collectives says so) where the column
-# all-gather / reduce-scatter run; the layer shape (the all-to-all alone) runs at 2, 4, 8.
-pk_seqpar_ulysses_runs() {
-  local n=$1 k counts=""
-  for k in 2 4 8; do [ "$k" -le "$n" ] && counts+="${counts:+,}$k"; done
-  [ -n "$counts" ] || return 0
-  # The presets' own sizes (S per rank 1K..128K doubling): a size list given as a flag is taken
-  # exactly, and the column layouts' sizes must then split over every count (3 ranks too).
-  echo "ulysses --preset=ulysses --gpu-counts=all"
-  echo "ulysses_layer --preset=ulysses_layer --gpu-counts=$counts"
+  pk_study_call "$1" main_flags "$2"
 }
 pk_is_study() { local s; for s in "${PK_STUDIES[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
 # Where the build puts every executable (CMAKE_RUNTIME_OUTPUT_DIRECTORY in CMakeLists.txt), and
@@ -162,7 +165,7 @@ pk_bin() { echo "$(pk_bin_dir)/pkbench_$1"; }
 # install at PKBENCH_NVSHMEM_ROOT; cmake/Nvshmem.cmake finds either). Installed
 # with pip from .deps/wheels (scripts/stage-deps.sh puts it there) or from PyPI where pip reaches
 # it; otherwise the exact commands are named and its rows are skipped with the reason.
-PK_NVSHMEM_STUDIES=(primitives collectives)
+mapfile -t PK_NVSHMEM_STUDIES < <(pk_studies_with uses_nvshmem)
 PK_NVSHMEM_WHEEL=nvidia-nvshmem-cu13
 pk_nvshmem() {
   [ -n "${PKBENCH_NVSHMEM_ROOT:-}" ] && return 0
@@ -268,7 +271,7 @@ Google Benchmark|hdr:benchmark/benchmark.h|libbenchmark-dev|package|the study bi
 GoogleTest|hdr:gtest/gtest.h|libgtest-dev|package|the tests
 CLI11|hdr:CLI/CLI.hpp|libcli11-dev|header|the study binaries' command lines
 nlohmann-json|hdr:nlohmann/json.hpp|nlohmann-json3-dev|header|the tuning tables' JSON
-Open MPI|cmd:mpirun|libopenmpi-dev openmpi-bin|package|one process per GPU (--peer-mode=ipc|vmm), the collectives
+Open MPI|cmd:mpirun|libopenmpi-dev openmpi-bin|package|one process per GPU (--peer-mode=ipc|vmm): the multi-rank studies
 gnuplot|cmd:gnuplot|gnuplot-nox|package|the figures
 git|cmd:git|git|package|the commit recorded in every CSV
 bc|cmd:bc|bc|package|the scripts' arithmetic

@@ -18,41 +18,21 @@
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 
-# ---- The plan, declared once: one line per step -------------------------------------------
+# ---- The plan: one line per step, each declared by its study -----------------------------
 #   name | paper item | study | GPUs needed | est. seconds on H200x2 | study flags | needs | CSV
 # flags: one study invocation, or several separated by ';' (one part each). needs: mpi (one
 # process per GPU under mpirun, --peer-mode=ipc), multicast (never run here), steps:A B (no
 # run of its own: the figure is drawn from steps A and B, which it stands for). CSV: where
 # the step's finished parts are merged, relative to the results folder.
+# Each study's study.sh prints its steps (pk_<study>_reproduce_steps), each line led by its
+# place in the plan (the steps of the studies interleave: the two-GPU figures first, the 8-GPU
+# numbers last), the study's name left out; the plan is their lines in that order.
 # Estimates (H200x2, wall time of the step including the process start): the step times of
 # the measured `reproduce.sh all` (347 s in all, build included; its README is in git history:
 # git show 4fd1c76:results/h200x2/reproduce-58339564/README.md), rounded up to 5 s.
-PLAN=$(cat <<'EOF'
-fig2|Figure 2: bandwidth vs message size, every mechanism, push/pull, one-way/bidir|transfer|2|30|--preset=fig2||transfer/transfer.csv
-fig3|Figure 3: bandwidth vs SMs at 2/16/64 KiB|transfer|2|25|--preset=fig3||transfer/transfer.csv
-table1|Table 1: per-mechanism peak, smallest message and fewest SMs (knob grid, mixed, local ceiling)|transfer|2|25|--preset=tune;--preset=mixed;--preset=local||transfer/transfer.csv
-sync|Sync numbers of Section 3.1.3 (64 ns mbarrier, 832 ns inter-SM) and cross-GPU signals|sync|1|5|||sync/sync.csv
-scale|Fan-out / fan-in / all-pairs over 2, 4 and 8 GPUs (points above the GPU count are skipped)|transfer|2|5|--preset=scale||transfer/transfer.csv
-fig6|Figure 6: BF16 all-reduce against NCCL, eager and graph, 4 KiB-1 GiB (and the design-overhead ablation)|collectives|2|90|--collectives=all_reduce --dtypes=bf16 --sizes=4K,16K,64K,256K,1M,4M,16M,64M,256M,1G --samples=7|mpi|collectives/collectives.csv
-fig6all|Figure 6's view of the other collectives: all-gather, reduce-scatter, all-to-all against NCCL|collectives|2|50|--collectives=all_gather,reduce_scatter,all_to_all --dtypes=bf16 --sizes=4K,16K,64K,256K,1M,4M,16M,64M,256M,1G --samples=7|mpi|collectives/collectives.csv
-fig15|Figure 15: tensor-dimension all-gather against NCCL + reshape|collectives|2|5|--collectives=all_gather_cols --dtypes=bf16 --tensor-sizes=64M --samples=7|mpi|collectives/collectives.csv
-fig16|Figure 16: tensor-dimension reduce-scatter against NCCL + reshape|collectives|2|5|--collectives=reduce_scatter_cols --dtypes=bf16 --tensor-sizes=64M --samples=7|mpi|collectives/collectives.csv
-fig17|Figure 17: 4-D (B, S, H, D) all-to-all against NCCL + reshape|collectives|2|5|--collectives=all_to_all_4d --dtypes=bf16 --tensor-sizes=64M --samples=7|mpi|collectives/collectives.csv
-fig6nvls|Figure 6's NVSwitch in-network (multicast) all-reduce|collectives|2|0||multicast|collectives/collectives.csv
-fig4|Figure 4: GEMM+RS and GEMM+AR, intra-SM vs inter-SM overlap (drawn from the rows of fig8 and fig9)|fused|2|0||steps:fig8 fig9|fused/fused.csv
-fig5|Figure 5: the SM split, inter-SM time against 2..32 communication SMs beside the baselines|fused|2|55|--preset=fig5 --samples=5|mpi|fused/fused_fig5.csv
-fig7|Figure 7: AG+GEMM against cuBLAS+NCCL, ours then ours, copy engine; N = 4096, 8192, 16384|fused|2|20|--ops=ag_gemm --samples=7|mpi|fused/fused.csv
-fig8|Figure 8: GEMM+RS against cuBLAS+NCCL and ours then ours; N = 4096, 8192, 16384|fused|2|20|--ops=gemm_rs --samples=7|mpi|fused/fused.csv
-fig9|Figure 9: GEMM+AR against cuBLAS+NCCL and ours then ours; N = 4096, 8192, 16384|fused|2|20|--ops=gemm_ar --samples=7|mpi|fused/fused.csv
-table3|Table 3: GEMM vs GEMM+RS over K (communication hidden from K >= sR/2B)|fused|2|15|--preset=table3 --samples=5|mpi|fused/fused_table3.csv
-comm_only|Section 3.1.1 cost model: the inter-SM GEMM+RS / GEMM+AR communicators alone (K = 64), their T_comm|fused|2|10|@COMM_ONLY_FLAGS@|mpi|fused/@COMM_ONLY_CSV@
-model|Section 3.1.1 cost model: the GEMM's rate against its SM count (the model runs on the fused CSVs afterwards)|gemm|2|10|--impls=pkbench --shapes=8192x8192x4096 --sms=66,100,108,116,124,132 --samples=5 --study-warmup-ms=200||fused/gemm.csv
-paper8|The paper's 8-GPU numbers (every figure at 8 GPUs)|transfer|8|0|--preset=scale --gpu-counts=8||transfer/transfer.csv
-EOF
-)
-# The communicator-only rows' flags and file, declared once in lib.sh (run.sh measures the same).
-PLAN=${PLAN//@COMM_ONLY_FLAGS@/$(pk_fused_comm_only_flags | paste -sd' ')}
-PLAN=${PLAN//@COMM_ONLY_CSV@/$PK_FUSED_COMM_ONLY_CSV}
+PLAN=$(for s in "${PK_STUDIES[@]}"; do
+  pk_study_call "$s" reproduce_steps | awk -F'|' -v OFS='|' -v s="$s" 'NF { $3 = $3 OFS s; print }'
+done | sort -t'|' -k1,1n | cut -d'|' -f2-)
 BUILD_S=60          # configure + build of the study binaries on a GPU machine (README: 12-19 s on 32 cores)
 
 usage() {
@@ -120,7 +100,7 @@ refusal() {  # step line
     return
   fi
   if [ "$needs" = pending ]; then
-    echo "the $study study has no reproduce command yet (declare its flags on this step's line in scripts/reproduce.sh)"
+    echo "the $study study has no reproduce command yet (declare its flags on this step's line in microbench/$study/study.sh)"
     return
   fi
   if [ "$needs" = mpi ] && [ "$dry" = 0 ] && [ "$list" = 0 ] && ! command -v mpirun >/dev/null 2>&1; then
@@ -212,8 +192,10 @@ fi
 studies=$(for n in "${todo[@]}"; do field "$(line_of "$n")" 3; done | sort -u)
 targets=()
 for s in $studies; do targets+=("pkbench_$s"); done
-printf '%s\n' $studies | grep -qx fused && targets+=(pkbench_cost_model)
-targets+=(pkbench_merge pkbench_transfer_summary pkbench_sync_summary pkbench_tune pkbench_report)
+for s in $studies; do targets+=($(pk_study_call "$s" reproduce_targets)); done
+targets+=(pkbench_merge)
+for s in "${PK_STUDIES[@]}"; do targets+=($(pk_study_call "$s" regenerate_tools)); done
+targets+=(pkbench_tune pkbench_report)
 pk_log "machine $machine ($ngpus GPUs), commit $PKBENCH_GIT_COMMIT, results in $out"
 if [ "$dry" = 0 ]; then
   pk_ensure_deps build || exit 1
@@ -307,7 +289,7 @@ done
 # tuning/command.txt, which scripts/regenerate.sh runs with the summaries, the cost model on
 # each fused CSV, the figures and the report.
 tune_src=()
-for c in transfer/transfer.csv collectives/collectives.csv fused/fused.csv; do have "$out/$c" && tune_src+=("$out/$c"); done
+for s in $(pk_studies_with tuned); do have "$out/$s/$s.csv" && tune_src+=("$out/$s/$s.csv"); done
 if [ ${#tune_src[@]} -gt 0 ]; then
   line="build/bin/pkbench_tune --out $out/tuning ${tune_src[*]}"
   echo "  tuning/command.txt: $line"

@@ -183,9 +183,12 @@ pk_ensure_deps || { echo "run.sh: a required dependency is missing (see above)" 
 for s in "${studies[@]}"; do
   [[ " ${PK_NVSHMEM_STUDIES[*]} " == *" $s "* ]] && { pk_nvshmem || true; break; }
 done
-targets=(pkbench_transfer_summary pkbench_sync_summary pkbench_tune pkbench_report pkbench_merge)
+# The studies' binaries and their tools (pk_derive_targets), the sweeps' and the summaries
+# scripts/regenerate.sh runs on every folder (pk_<study>_regenerate_tools).
+targets=()
+for s in "${PK_STUDIES[@]}"; do targets+=($(pk_study_call "$s" regenerate_tools)); done
+targets+=(pkbench_tune pkbench_report pkbench_merge)
 for s in "${studies[@]}"; do targets+=("pkbench_$s"); done
-[[ " ${studies[*]} " == *" transfer "* ]] && targets+=(pkbench_transfer_ref)
 targets+=($(pk_derive_targets "${studies[@]}"))
 pk_build "${targets[@]}" || { echo "run.sh: build failed" >&2; exit 1; }
 
@@ -251,96 +254,6 @@ write_readme() {
   } > "$dir/README.md"
 }
 
-# The fused cost model's communicator-only rows (lib.sh: PK_FUSED_COMM_ONLY_CSV,
-# pk_fused_comm_only_flags), where the fused CSV has inter-SM GEMM+RS / GEMM+AR rows: measured
-# with that run's peer mode and ranks (FLAGS: its flags), into a temporary CSV renamed beside it
-# once the run exited 0, so scripts/regenerate.sh never passes half-written rows to the model.
-comm_only() {
-  local csv=$1 dir final tmp peer=() flags=()
-  shift
-  dir=$(dirname "$csv")
-  final=$dir/$PK_FUSED_COMM_ONLY_CSV
-  tmp=$dir/${PK_FUSED_COMM_ONLY_CSV%.csv}.tmp.csv
-  pk_fused_needs_comm_only "$csv" || { pk_log "fused: no inter-SM GEMM+RS / GEMM+AR rows on 2 or more GPUs: no communicator-only rows"; return 0; }
-  rm -f "$tmp"
-  mapfile -t peer < <(pk_fused_peer_flags "$@")
-  mapfile -t flags < <(pk_fused_comm_only_flags)
-  run_study fused "$tmp" ${peer[@]+"${peer[@]}"} "${flags[@]}"
-  if [ "$last_rc" = 0 ] && [ -s "$tmp" ]; then
-    mv -f "$tmp" "$final"
-    echo "mv $(shown "$tmp") $(shown "$final")" >> "$dir/command.txt"
-  else
-    rm -f "$tmp"
-    pk_log "fused: the communicator-only rows failed: the cost model is not run on the inter-SM GEMM+RS / GEMM+AR rows"
-  fi
-}
-
-# The sequence-parallel study's Ulysses collectives (lib.sh: pk_seqpar_ulysses_runs): the
-# collectives study's binary on its ulysses presets, each CSV beside seqpar.csv (ulysses*.csv,
-# which scripts/regenerate.sh passes to pkbench_seqpar_summary).
-ulysses_runs() {
-  local dir=$1 name flags
-  while read -r name flags; do
-    [ -n "$name" ] || continue
-    # shellcheck disable=SC2086  # the flags are words without spaces (lib.sh)
-    bin=collectives run_study seqpar "$dir/$name.csv" $flags
-  done < <(pk_seqpar_ulysses_runs "$ngpu")
-}
-
-# nvbandwidth, the transfer study's reference tool, in the same run on the same bytes: the
-# testcases matching the CSV's rows (pkbench_transfer_ref --plan: microbench/transfer/
-# transfer_ref.h), its --json output kept beside the CSV, its figures merged into the rows
-# (ref_tool, ref_gbps, ref_ratio) through a temporary file. Found as $PKBENCH_NVBANDWIDTH or on
-# PATH (scripts/build-ref-tools.sh builds it); without it the rows carry no reference.
-transfer_ref() {
-  local csv=$1 dir nvb tcs json ref cmd=()
-  dir=$(dirname "$csv")
-  nvb=${PKBENCH_NVBANDWIDTH:-$(command -v nvbandwidth || true)}
-  if [ -z "$nvb" ] || [ ! -x "$nvb" ]; then
-    pk_log "transfer: nvbandwidth not found (PKBENCH_NVBANDWIDTH or PATH; scripts/build-ref-tools.sh builds it): no reference figures"
-    return 0
-  fi
-  ref=$(pk_bin transfer_ref)
-  tcs=$("$ref" --plan --csv="$csv") || { pk_log "transfer: no row has an nvbandwidth counterpart"; return 0; }
-  json=$dir/nvbandwidth.json
-  cmd=("$nvb" -j -b 512 -t $tcs)
-  printf '%q ' "${cmd[@]}" | sed "s|$PKBENCH_ROOT/||g" >> "$dir/command.txt"
-  echo "> $(shown "$json")" >> "$dir/command.txt"
-  pk_log "running: nvbandwidth -j -b 512 -t $tcs"
-  if "${cmd[@]}" > "$json.tmp" 2>> "$dir/transfer.log" && mv -f "$json.tmp" "$json" &&
-     "$ref" --csv="$csv" --buffer=512M --nvbandwidth="$json" | tee -a "$dir/transfer.log"; then
-    echo "build/bin/pkbench_transfer_ref --csv=$(shown "$csv") --buffer=512M --nvbandwidth=$(shown "$json")" >> "$dir/command.txt"
-  else
-    rm -f "$json.tmp"
-    pk_log "transfer: nvbandwidth or the merge failed (see $(shown "$dir/transfer.log")): the rows carry no reference"
-    status=1
-  fi
-}
-
-# The one-GPU profile of STUDY (also run.sh --quick on one GPU).
-one_gpu_study() {
-  local s=$1 dir=$out/$1 virt=(--peer-mode=virtual --ranks=2)
-  case "$s" in
-    transfer)
-      run_study transfer "$dir/parts/transfer.local-fig2.csv" --preset=fig2 --patterns=local
-      run_study transfer "$dir/parts/transfer.local-fig3.csv" --preset=fig3 --patterns=local
-      run_study transfer "$dir/parts/transfer.local.csv" --preset=local
-      merge transfer "$dir"/parts/transfer.local*.csv ;;
-    sync)
-      run_study sync "$dir/sync.csv" --iters=1000
-      run_study sync "$dir/virtual/sync_virtual.csv" "${virt[@]}" --levels=cross_gpu --iters=1000 ;;
-    gemm) run_study gemm "$dir/gemm.csv" --shapes=4096x4096x4096,8192x8192x8192 ;;
-    primitives) run_study primitives "$dir/virtual/primitives_virtual.csv" "${virt[@]}" ;;
-    collectives)
-      run_study collectives "$dir/virtual/collectives_virtual.csv" "${virt[@]}" --sizes=4K:64M:x4 --samples=5 ;;
-    fused) run_study fused "$dir/virtual/fused_virtual.csv" "${virt[@]}" --sizes=4096 ;;
-    ep) run_study ep "$dir/virtual/ep_virtual.csv" "${virt[@]}" --preset=smoke ;;
-    seqpar)
-      run_study seqpar "$dir/virtual/seqpar_virtual.csv" "${virt[@]}" --preset=smoke
-      bin=collectives run_study seqpar "$dir/virtual/ulysses_virtual.csv" "${virt[@]}" --preset=ulysses --tensor-sizes=32M:256M:x4 --samples=5 ;;
-  esac
-}
-
 for s in "${studies[@]}"; do
   dir=$out/$s
   if [ -n "$as" ]; then
@@ -350,27 +263,25 @@ for s in "${studies[@]}"; do
   # The study's main run replaces what an earlier one left.
   mkdir -p "$dir"
   rm -f "$dir/command.txt" "$dir/timing.csv" "$dir/$s.log"
-  [ "$s" = fused ] && rm -f "$dir/$PK_FUSED_COMM_ONLY_CSV"
+  pk_study_call "$s" clean "$dir"
   if [ "$ngpu" -eq 1 ] && { [ "$quick" = 1 ] || [ ${#studies[@]} -gt 1 ]; }; then
-    one_gpu_study "$s"
+    # The one-GPU profile (also run.sh --quick on one GPU): two virtual ranks for the studies
+    # with ranks.
+    pk_study_call "$s" one_gpu "$dir" --peer-mode=virtual --ranks=2
   elif [ "$quick" = 1 ]; then
-    case "$s" in
-      transfer)
-        run_study transfer "$dir/parts/transfer.quick-fig2.csv" --preset=fig2 --patterns=one_way
-        run_study transfer "$dir/parts/transfer.quick-fig3.csv" --preset=fig3
-        run_study transfer "$dir/parts/transfer.quick-local.csv" --preset=local
-        merge transfer "$dir"/parts/transfer.quick-*.csv ;;
-      sync) run_study sync "$dir/sync.csv" --iters=1000 ;;
-      *) pk_log "$s: not in --quick on several GPUs (transfer and sync only)"; continue ;;
-    esac
+    if ! pk_study_has "$s" quick; then
+      pk_log "$s: not in --quick on several GPUs ($(pk_and_list $(pk_studies_with_hook quick)) only)"
+      continue
+    fi
+    pk_study_call "$s" quick "$dir"
   else
     main=()
     [ ${#studies[@]} -gt 1 ] && mapfile -t main < <(pk_main_flags "$s" "$ngpu")
     run_study "$s" "$dir/$s.csv" ${main[@]+"${main[@]}"} "$@"
-    [ "$s" = fused ] && comm_only "$dir/$s.csv" ${main[@]+"${main[@]}"} "$@"
-    # The Ulysses sweeps (minutes) when the study runs alone (scripts/run.sh seqpar), not in the main job.
-    [ "$s" = seqpar ] && [ ${#studies[@]} -eq 1 ] && ulysses_runs "$dir"
-    [ "$s" = transfer ] && [ "$last_rc" = 0 ] && transfer_ref "$dir/$s.csv"
+    # What the study runs after its main run (its reference tool, its extra rows), given
+    # whether it runs alone (not in the main job) and the main run's flags.
+    pk_study_call "$s" after_main "$dir" "$([ ${#studies[@]} -eq 1 ] && echo 1 || echo 0)" \
+      ${main[@]+"${main[@]}"} "$@" || status=1
   fi
   write_readme "$s"
 done
@@ -380,7 +291,7 @@ pk_log "studies done in $(( $(date +%s) - start ))s (build included)"
 # so scripts/regenerate.sh reruns exactly it.
 if [ "$ngpu" -ge 2 ]; then
   tune_src=()
-  for s in transfer collectives fused; do [ -f "$out/$s/$s.csv" ] && tune_src+=("$(shown "$out/$s/$s.csv")"); done
+  for s in $(pk_studies_with tuned); do [ -f "$out/$s/$s.csv" ] && tune_src+=("$(shown "$out/$s/$s.csv")"); done
   if [ ${#tune_src[@]} -gt 0 ]; then
     mkdir -p "$out/tuning"
     { echo "# Run from the repository root on the CPU (scripts/regenerate.sh runs these lines)."

@@ -1,7 +1,7 @@
 #pragma once
 // Which columns each study's CSV has, taken from the study's own declaration (the function
 // its binary passes to StudyMain::run), so the sweeps never keep a second copy. A study
-// registers with one line in sweeps/CMakeLists.txt:
+// registers with one call in its folder's study.cmake (microbench/<study>/study.cmake):
 //   pk_sweeps_study(<study> <library defining the function> <qualified columns function>)
 // e.g. pk_sweeps_study(transfer pkbench_transfer_core pk::transfer::transfer_columns).
 // A study whose library is not part of this build (PKBENCH_STUDIES, or not written yet) is

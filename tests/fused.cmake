@@ -115,7 +115,7 @@ if(TARGET pkbench_cost_model)
     "communicator-only rows' abc1234 \\(different stamps: used with --allow-mixed-commits\\)"
     ${_cm} --comm-only ${_fx}/fused_comm_only_other_commit.csv --allow-mixed-commits)
   # One GPU, one rank (nothing communicated): inter-SM GEMM+RS / GEMM+AR need no --comm-only, as
-  # scripts/lib.sh's pk_fused_needs_comm_only says (regenerate.sh runs the model without it).
+  # microbench/fused/study.sh's pk_fused_needs_comm_only says (regenerate.sh runs the model without it).
   add_test(NAME fused_cost_model_one_gpu_no_comm_only COMMAND ${_fused_expect} 0 "gemm_ar 4096x4096x2048 w1 +measured best"
     $<TARGET_FILE:pkbench_cost_model> --fused ${_fx}/fused_points_one_gpu.csv --transfer ${_fx}/fused_transfer.csv
     --sync ${_fx}/fused_sync.csv)
@@ -134,8 +134,8 @@ if(TARGET pkbench_cost_model)
     fused_cost_model_comm_only_other_commit fused_cost_model_comm_only_mixed_commits_allowed
     fused_cost_model_one_gpu_no_comm_only PROPERTIES LABELS cpu)
 endif()
-# scripts/comm-trace.py (the communicator's per-phase stamps): medians of a synthetic log, its refusals.
-add_test(NAME fused_comm_trace_script COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/comm_trace.sh ${CMAKE_SOURCE_DIR}/scripts/comm-trace.py)
+# microbench/fused/comm-trace.py (the communicator's per-phase stamps): medians of a synthetic log, its refusals.
+add_test(NAME fused_comm_trace_script COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/comm_trace.sh ${CMAKE_SOURCE_DIR}/microbench/fused/comm-trace.py)
 set_tests_properties(fused_comm_trace_script PROPERTIES LABELS cpu SKIP_RETURN_CODE 77 TIMEOUT 60)
 
 # PyTorch as a reference tool: the driver's control flow on a stand-in for PyTorch (no GPU).

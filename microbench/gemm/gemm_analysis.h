@@ -2,7 +2,7 @@
 // The GEMM study's analysis (plain C++, no CUDA): its CSVs (pkbench_gemm: this suite's GEMM
 // beside cuBLASLt, same run) read by column name, the lookups the sweeps' report uses, the
 // study's target, and how pkbench_compare measures its points. The sweeps find it through the study's
-// line of sweeps/CMakeLists.txt (pk_sweeps_study); microbench/gemm/analysis.cmake builds it
+// registration (pk_sweeps_study, microbench/gemm/study.cmake); microbench/gemm/analysis.cmake builds it
 // even where the study itself is left out.
 #include <cstdint>
 #include <string>

@@ -72,7 +72,7 @@ if(TARGET pkbench_seqpar_summary)
   pk_summary_cli_tests(seqpar "SEQPAR_CSV and OUT_DIR")
   pk_cli_test(seqpar_summary_unknown_option pkbench_seqpar_summary 2 "unknown option '--bogus'" --bogus)
 endif()
-# The Ulysses runs scripts/run.sh makes for the study (lib.sh): none on one GPU, the layer shape
+# The Ulysses runs scripts/run.sh makes for the study (study.sh): none on one GPU, the layer shape
 # at the counts dividing H = 128, and every flag one pkbench_collectives takes (--list planned).
 add_test(NAME seqpar_cli_ulysses_runs COMMAND bash -c [=[
     source "$0/scripts/lib.sh" || exit 1

@@ -1,6 +1,6 @@
 // pkbench_transfer_reader_bench: how fast the transfer study's analysis (the reader the sweep
 // drivers use, Table 1, the tuning table) digests a large results CSV (a benchmark, not a test;
-// scripts/bench-sweeps.sh runs it).
+// microbench/transfer/bench-sweeps.sh runs it).
 //   pkbench_transfer_reader_bench --generate ROWS TEMPLATE.csv OUT.csv   # ROWS rows cycled from a real transfer CSV
 //   pkbench_transfer_reader_bench CSV                                     # read + summary + tuning table, timed
 // Generated rows keep the template's columns and values except `sweep` (one per pass over

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# scripts/comm-trace.py on synthetic logs (no GPU): the per-phase medians of one rank's CTP/CTU
-# stamps, computed by hand below; a log without stamps exits 1 naming it; a missing log exits 2
-# with one line (no traceback, no table header); no argument exits 2.
-#   comm_trace.sh SCRIPT   (scripts/comm-trace.py)
+# microbench/fused/comm-trace.py on synthetic logs (no GPU): the per-phase medians of one rank's
+# CTP/CTU stamps, computed by hand below; a log without stamps exits 1 naming it; a missing log
+# exits 2 with one line (no traceback, no table header); no argument exits 2.
+#   comm_trace.sh SCRIPT   (microbench/fused/comm-trace.py)
 set -uo pipefail
-script=${1:?path of scripts/comm-trace.py}
+script=${1:?path of microbench/fused/comm-trace.py}
 command -v python3 >/dev/null || { echo "SKIPPED: no python3"; exit 77; }
 source "$(dirname "$0")/check_lib.sh"
 T=$(mktemp -d)
@@ -43,5 +43,5 @@ CHECK_MAX_CHARS=200 check missing_after_good 2 "^comm-trace.py: $T/absent.log: "
 printf 'CTP 0 0 1 2 x 4\n' > "$T/malformed.log"
 CHECK_MAX_CHARS=200 check malformed 2 "^comm-trace.py: $T/malformed.log: a stamp line that is not CTP/CTU integers" \
   python3 "$script" "$T/malformed.log"
-check no_argument 2 "Usage: scripts/comm-trace.py LOG" python3 "$script"
+check no_argument 2 "Usage: microbench/fused/comm-trace.py LOG" python3 "$script"
 exit $((fails > 0))

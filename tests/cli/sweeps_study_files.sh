@@ -3,10 +3,11 @@
 # compare, merge, the registry, the tuning tables' writers, ...); a study's analysis (reader,
 # summary, targets, tuning table, its parts of the report) and its tools live in
 # microbench/<study>/ (e.g. microbench/transfer/transfer_analysis.*, transfer_parts.cpp,
-# transfer_summary_main.cpp), and the drivers reach it only through the registry (the
-# pk_sweeps_study(...) lines of sweeps/CMakeLists.txt, their PARTS: microbench/harness/study_parts.h).
-# The studies: those registered on those lines and the folders of microbench/ with a
-# CMakeLists.txt. Checked in every file of sweeps/ but its CMakeLists.txt (the list itself):
+# transfer_summary_main.cpp), and the drivers reach it only through the registry (the studies'
+# pk_sweeps_study(...) calls, microbench/<study>/study.cmake, their PARTS:
+# microbench/harness/study_parts.h). The studies: those registered by those calls and the
+# folders of microbench/ with a CMakeLists.txt. Checked in every file of sweeps/ but its
+# CMakeLists.txt (which reads the registry):
 #   - no file is named after a study (<study>_*, <study>.*);
 #   - no code branches on a study's name: no string literal that is a study's name or starts
 #     with it as a path or file ("fused", "transfer/...", "sync.csv", "ep_..."), comments aside;
@@ -22,9 +23,9 @@ studies=() namespaces=()
 while read -r s ns; do
   studies+=("$s")
   [ -n "$ns" ] && namespaces+=("$ns")
-done < <(sed -nE 's/^[[:space:]]*pk_sweeps_study\([[:space:]]*([A-Za-z0-9_]+)[[:space:]]+[A-Za-z0-9_]+[[:space:]]+(pk::([A-Za-z0-9_]+)::)?.*/\1 \3/p' \
-  sweeps/CMakeLists.txt)
-[ ${#studies[@]} -gt 0 ] || { echo "no pk_sweeps_study(...) line in sweeps/CMakeLists.txt (is the scan broken?)"; exit 2; }
+done < <(cat microbench/*/study.cmake 2>/dev/null |
+  sed -nE 's/^[[:space:]]*pk_sweeps_study\([[:space:]]*([A-Za-z0-9_]+)[[:space:]]+[A-Za-z0-9_]+[[:space:]]+(pk::([A-Za-z0-9_]+)::)?.*/\1 \3/p')
+[ ${#studies[@]} -gt 0 ] || { echo "no pk_sweeps_study(...) call in microbench/*/study.cmake (is the scan broken?)"; exit 2; }
 [ ${#namespaces[@]} -gt 0 ] || { echo "no study namespace read from the pk_sweeps_study(...) lines (is the scan broken?)"; exit 2; }
 registered=${#studies[@]}
 for d in microbench/*/; do

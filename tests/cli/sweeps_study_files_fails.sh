@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # sweeps_study_files_fails.sh SOURCE_DIR: sweeps_study_files.sh catches each kind of offence.
-# On a copy of the tree's registry (sweeps/CMakeLists.txt) and study folders, sweeps/ holding one
-# offending file at a time (named after a study, a branch on a study's name, an include of a
-# study's folder, a study's namespace) must fail naming it; a study's name in a comment passes.
+# On a copy of the tree's registry (microbench/<study>/study.cmake) and study folders, sweeps/
+# holding one offending file at a time (named after a study, a branch on a study's name, an
+# include of a study's folder, a study's namespace) must fail naming it; a study's name in a
+# comment passes.
 set -uo pipefail
 src=${1:?usage: sweeps_study_files_fails.sh SOURCE_DIR}
 check=$src/tests/cli/sweeps_study_files.sh
@@ -12,6 +13,7 @@ mkdir -p "$work/sweeps"
 cp "$src/sweeps/CMakeLists.txt" "$work/sweeps/"
 for d in "$src"/microbench/*/; do
   [ -f "$d/CMakeLists.txt" ] && mkdir -p "$work/microbench/$(basename "$d")" && touch "$work/microbench/$(basename "$d")/CMakeLists.txt"
+  [ -f "$d/study.cmake" ] && cp "$d/study.cmake" "$work/microbench/$(basename "$d")/"
 done
 fail=0
 # expect RC FILE CONTENT WANT: sweeps/ holding FILE alone, the check exits RC and says WANT.

@@ -3,8 +3,8 @@
 
 A build configured with -DCMAKE_CUDA_FLAGS=-DPKBENCH_COMM_TRACE=E makes pipeline 0 of communicator
 block 0 print its stamps for launch epoch E (kernels/fused/gemm_reduce_inter.cuh: CTH/CTU/CTP lines)
-into pkbench_fused's output. Usage: scripts/comm-trace.py LOG [LOG ...]; prints, per log and rank, the
-median cycles per piece and of each phase:
+into pkbench_fused's output. Usage: microbench/fused/comm-trace.py LOG [LOG ...]; prints, per log
+and rank, the median cycles per piece and of each phase:
   wait   summer 0 between freeing the previous piece and the full barrier of this one (data late)
   sum    full barrier passed -> the sum's named barrier passed (the pipeline's summing warps)
   store  the sum stored and the stage freed (TMA store issue and its read-wait)

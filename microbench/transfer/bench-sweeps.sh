@@ -4,10 +4,10 @@
 # from a committed run (rows cycled, message sizes shifted, timings jittered; see
 # microbench/transfer/transfer_reader_bench_main.cpp), then times the reader + Table-1 summary +
 # tuning table in one process, and the two command-line tools end to end.
-#   scripts/bench-sweeps.sh [ROWS] [TEMPLATE_CSV]
+#   microbench/transfer/bench-sweeps.sh [ROWS] [TEMPLATE_CSV]
 case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac  # --help first: the comment above
 set -euo pipefail
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../../scripts/lib.sh"
 rows=${1:-1000000}
 [[ "$rows" =~ ^[1-9][0-9]*$ ]] || { echo "bench-sweeps.sh: error: ROWS '$rows' is not a positive integer" >&2; exit 2; }
 template=${2:-$PKBENCH_ROOT/results/h200x2/transfer/peer-modes/single/transfer.csv}

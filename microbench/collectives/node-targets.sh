@@ -6,7 +6,7 @@
 # cuBLAS+NCCL, the copy-engine overlap, and the GEMM and collective alone: the overlap bound),
 # and PyTorch's async TP and symmetric-memory all-reduces (microbench/fused/ref_torch.sh, merged
 # into both CSVs by pkbench_torch_ref); then the summaries.
-#   scripts/node-targets.sh OUT_DIR
+#   microbench/collectives/node-targets.sh OUT_DIR
 # Environment (defaults in brackets):
 #   NP          processes, one per GPU [every GPU nvidia-smi lists]
 #   BUILD       pkbench's build folder [build]
@@ -18,8 +18,8 @@
 # Multicast stays off (NCCL_NVLS_ENABLE=0, NVSHMEM_DISABLE_NVLS=1, TORCH_SYMM_MEM_DISABLE_MULTICAST=1).
 # Exit: the first failing step's status (every step still runs); 2 for bad arguments.
 set -uo pipefail
-cd "$(dirname "$0")/.."
-case ${1:-} in -h|--help) sed -n '2,19p' "$0"; exit 0 ;; ""|-*) echo "usage: scripts/node-targets.sh OUT_DIR" >&2; exit 2 ;; esac
+cd "$(dirname "$0")/../.."
+case ${1:-} in -h|--help) sed -n '2,19p' "$0"; exit 0 ;; ""|-*) echo "usage: microbench/collectives/node-targets.sh OUT_DIR" >&2; exit 2 ;; esac
 O=$1
 BUILD=${BUILD:-build}
 NP=${NP:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')}

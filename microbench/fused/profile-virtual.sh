@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Nsight Compute over virtual ranks (issue 20), on one GPU:
-#   bash scripts/profile-virtual.sh [OUT_DIR]  # from the repository root (default OUT_DIR: /tmp/pk-profile-out)
+#   bash microbench/fused/profile-virtual.sh [OUT_DIR]  # from the repository root (default OUT_DIR: /tmp/pk-profile-out)
 # Kernel replay (ncu's default) runs one kernel at a time, and a virtual rank's kernel spins on
 # its peer's signals, so it never ends; range replay (and app-range, which reruns the whole
 # program once per pass instead of capturing and replaying the range) profiles everything
