@@ -77,7 +77,7 @@ run_one() {
   rc=$?
   # memcheck/synccheck/initcheck: "ERROR SUMMARY: N errors"; racecheck: "RACECHECK SUMMARY: ... (N errors, ...)",
   # singular for one ("(1 error, 0 warnings)").
-  errors=$(sed -n -e 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p' -e 's/.*RACECHECK SUMMARY: .*(\([0-9]*\) error.*/\1/p' "$log" | tail -n 1)
+  errors=$(sed -n -e '/were not printed/d' -e 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p' -e 's/.*RACECHECK SUMMARY: .*(\([0-9]*\) error.*/\1/p' "$log" | tail -n 1)
   [ -n "$errors" ] || errors=-1  # no summary: the tool itself failed
   pk_log "$t: $name finished: $errors errors, exit $rc, $(( $(date +%s) - t0 )) s"
   echo "$t,$name,$filter,$ranks,$scale,$errors,$rc,$(( $(date +%s) - t0 ))" > "$rows/$idx.row.tmp" &&

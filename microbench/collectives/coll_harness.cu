@@ -35,6 +35,10 @@ Context::Context(PeerGroup& g, const StudyConfig& c, uint64_t in_bytes, uint64_t
       mine = std::min(mine, g.sm_budget(gpu));
       status.on(gpu);  // allocated now, never during a graph capture
       PK_CUDA_CHECK(cudaMemset(sync.local(gpu), 0, kSyncBytes));
+      // Every byte written once: the LL kernel reads its input's slack past the count, and a
+      // protocol polls its landing slots before a peer writes them (initcheck's reads of memory
+      // never written; a stale flag from an earlier allocation must not pass as this launch's).
+      for (const SymBuf* b : {&in, &out, &scratch}) PK_CUDA_CHECK(cudaMemset(b->local(gpu), 0, b->bytes()));
       PK_CUDA_CHECK(cudaDeviceSynchronize());
     }
   });

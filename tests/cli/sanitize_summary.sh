@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# sanitize_summary.sh SOURCE_DIR: scripts/sanitize.sh's summary, with a stand-in compute-sanitizer,
+# nvidia-smi and GPU test binaries (no GPU needed): each row's errors are the tool's total (not
+# the count it left unprinted past --print-limit; racecheck's singular "(1 error"), a run without
+# a summary line counts -1, the exit is 0 only when every run is clean, and bad flags exit 2.
+src=$1
+# shellcheck source=/dev/null
+source "$(dirname "$0")/check_lib.sh"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/path" "$work/build/bin"
+cat > "$work/path/nvidia-smi" <<'SH'
+#!/usr/bin/env bash
+case "$*" in *--query-gpu=name*) echo "NVIDIA H100 80GB HBM3" ;; *) echo "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-0)" ;; esac
+SH
+# What each tool prints is chosen per binary by $FAKE_SAN_<tool>_<binary>: clean, many, race1 or none.
+cat > "$work/path/compute-sanitizer" <<'SH'
+#!/usr/bin/env bash
+tool= bin=
+while [ $# -gt 0 ]; do
+  case "$1" in --tool) tool=$2; shift ;; */pkbench_*) bin=${1##*/} ;; esac
+  shift
+done
+var=FAKE_SAN_${tool}_${bin}
+case "${!var:-clean}" in
+  clean) echo "========= ERROR SUMMARY: 0 errors" ;;
+  many) printf '%s\n' "========= ERROR SUMMARY: 1048576 errors" \
+    "========= ERROR SUMMARY: 1048526 errors were not printed. Use --print-limit option to adjust the number of printed errors" ;;
+  race1) echo "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)"; exit 1 ;;
+  none) echo "========= Internal Sanitizer Error"; exit 1 ;;
+esac
+SH
+for b in pkbench_a_gpu_tests pkbench_b_gpu_tests; do
+  printf '#!/usr/bin/env bash\nprintf "Suite.\\n  Virtual\\n"\n' > "$work/build/bin/$b"
+done
+chmod +x "$work/path/"* "$work/build/bin/"*
+run() { env PATH="$work/path:$PATH" PKBENCH_BUILD_DIR="$work/build" "$@"; }
+san=$src/scripts/sanitize.sh
+
+check clean 0 "memcheck +pkbench_a_gpu_tests .* 0 +0" run bash "$san" --tools=memcheck,initcheck "$work/o1"
+check many_counts_the_total 1 "initcheck +pkbench_b_gpu_tests .* 1048576 +0" \
+  run env FAKE_SAN_initcheck_pkbench_b_gpu_tests=many bash "$san" --tools=initcheck "$work/o2"
+check race_one_error 1 "racecheck +pkbench_a_gpu_tests .* 1 +1" \
+  run env FAKE_SAN_racecheck_pkbench_a_gpu_tests=race1 bash "$san" --tools=racecheck --binaries=pkbench_a_gpu_tests "$work/o3"
+check no_summary 1 "synccheck +pkbench_a_gpu_tests .* -1 +1" \
+  run env FAKE_SAN_synccheck_pkbench_a_gpu_tests=none bash "$san" --tools=synccheck "$work/o4"
+[ "$(wc -l < "$work/o2/summary.csv")" = 3 ] || { echo "FAIL summary.csv: header and one row a binary expected"; fails=$((fails + 1)); }
+check bad_tool 2 "--tools: unknown tool 'rc'" run bash "$san" --tools=rc "$work/o5"
+check bad_binary 2 "--binaries: 'gemm' is not a GPU test binary" run bash "$san" --binaries=gemm "$work/o5"
+check bad_jobs 2 "--jobs=0: 1 to 99" run bash "$san" --jobs=0 "$work/o5"
+[ -e "$work/o5" ] && { echo "FAIL a refusal wrote $work/o5"; fails=$((fails + 1)); }
+exit $((fails > 0))
