@@ -120,6 +120,12 @@ pk_study_call() {
   shift 2
   "$fn" "$@"
 }
+# pk_summarize STUDY DIR TOOLS: a study's regenerate step where its summary reads its one CSV,
+# DIR/STUDY/STUDY.csv, and writes beside it (nothing where DIR has no such CSV).
+pk_summarize() {
+  [ -f "$2/$1/$1.csv" ] || return 0
+  "$3/pkbench_$1_summary" "$2/$1/$1.csv" "$2/$1" > /dev/null
+}
 # The tools scripts/run.sh builds for the studies it runs beyond their binaries and the
 # summaries every run builds (pkbench_transfer_summary, pkbench_sync_summary, ...): the studies'
 # pk_<study>_derive_targets.

@@ -5,10 +5,7 @@ pk_ep_derive_targets() { echo pkbench_ep_summary; }
 # scripts/harness-cost.sh: the smoke preset (scripts/run.sh's one-GPU profile).
 pk_ep_harness_cost_flags() { printf '%s\n' "$@" --preset=smoke; }
 # pk_ep_regenerate DIR TOOLS (scripts/regenerate.sh): the ep summary.
-pk_ep_regenerate() {
-  [ -f "$1/ep/ep.csv" ] || return 0
-  "$(pk_bin ep_summary)" "$1/ep/ep.csv" "$1/ep" > /dev/null
-}
+pk_ep_regenerate() { pk_summarize ep "$@"; }
 # scripts/run.sh's one-GPU profile: two virtual ranks, the smoke preset.
 pk_ep_one_gpu() {
   local dir=$1

@@ -4,10 +4,7 @@
 pk_sync_harness_cost_flags() { printf '%s\n' "$@" --levels=cross_gpu; }
 pk_sync_regenerate_tools() { echo pkbench_sync_summary; }
 # pk_sync_regenerate DIR TOOLS (scripts/regenerate.sh): the sync summary.
-pk_sync_regenerate() {
-  [ -f "$1/sync/sync.csv" ] || return 0
-  "$2/pkbench_sync_summary" "$1/sync/sync.csv" "$1/sync" > /dev/null
-}
+pk_sync_regenerate() { pk_summarize sync "$@"; }
 # scripts/run.sh's one-GPU profile: intra- and inter-SM sync, and across two virtual ranks.
 pk_sync_one_gpu() {
   local dir=$1

@@ -14,21 +14,10 @@ cp "$src/microbench/studies.list" "$work/microbench/"
 for d in "$src"/microbench/*/; do
   [ -f "$d/CMakeLists.txt" ] && mkdir -p "$work/microbench/$(basename "$d")" && touch "$work/microbench/$(basename "$d")/CMakeLists.txt"
 done
-fail=0
-# expect RC FILE CONTENT WANT: scripts/ holding FILE alone, the check exits RC and says WANT.
-expect() {
-  local rc=$1 file=$2 content=$3 want=$4 out got
-  rm -rf "$work/scripts"
-  mkdir -p "$(dirname "$work/scripts/$file")"
-  printf '%s\n' "$content" > "$work/scripts/$file"
-  out=$(bash "$check" "$work" 2>&1)
-  got=$?
-  if [ "$got" != "$rc" ] || ! grep -q -- "$want" <<< "$out"; then
-    echo "FAIL: scripts/$file ($content): exit $got, expected $rc with '$want':"
-    echo "$out" | sed 's/^/    /'
-    fail=1
-  fi
-}
+folder=scripts
+clear_folder() { rm -rf "${work:?}/scripts"; }
+# shellcheck source=/dev/null
+source "$(dirname "$0")/expect_lib.sh"
 expect 1 run.sh 'x=1
   fused) run_study fused "$dir/fused.csv" ;;' "scripts/run.sh:2: fused: names a study"
 expect 1 regenerate.sh '"$tools/pkbench_sync_summary" "$dir/sync/sync.csv"' "scripts/regenerate.sh:1: sync: names a study"

@@ -15,20 +15,10 @@ for d in "$src"/microbench/*/; do
   [ -f "$d/CMakeLists.txt" ] && mkdir -p "$work/microbench/$(basename "$d")" && touch "$work/microbench/$(basename "$d")/CMakeLists.txt"
   [ -f "$d/study.cmake" ] && cp "$d/study.cmake" "$work/microbench/$(basename "$d")/"
 done
-fail=0
-# expect RC FILE CONTENT WANT: sweeps/ holding FILE alone, the check exits RC and says WANT.
-expect() {
-  local rc=$1 file=$2 content=$3 want=$4 out got
-  find "$work/sweeps" -mindepth 1 ! -name CMakeLists.txt -delete
-  printf '%s\n' "$content" > "$work/sweeps/$file"
-  out=$(bash "$check" "$work" 2>&1)
-  got=$?
-  if [ "$got" != "$rc" ] || ! grep -q -- "$want" <<< "$out"; then
-    echo "FAIL: sweeps/$file ($content): exit $got, expected $rc with '$want':"
-    echo "$out" | sed 's/^/    /'
-    fail=1
-  fi
-}
+folder=sweeps
+clear_folder() { find "$work/sweeps" -mindepth 1 ! -name CMakeLists.txt -delete; }
+# shellcheck source=/dev/null
+source "$(dirname "$0")/expect_lib.sh"
 expect 1 fused_table.cpp 'int x;' "is named after the fused study"
 expect 1 tune.cpp 'bool f(const std::string& s) { return s == "fused"; }' "tune.cpp:1: branches on a study's name"
 expect 1 tune.cpp 'const char* p = "transfer/transfer.csv";' "tune.cpp:1: branches on a study's name"
