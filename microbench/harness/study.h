@@ -183,6 +183,11 @@ int study_main(int argc, char** argv, std::string program, std::string descripti
   return study.main(argc, argv, plan);
 }
 
+// Every study binary's main() (one line at the end of its <study>_bench.cu): its plan (a
+// StudyPlan built from the StudyMain), its name, the description --help prints, its default CSV.
+#define PK_STUDY_MAIN(Plan, program, description, default_csv) \
+  int main(int argc, char** argv) { return pk::study_main<Plan>(argc, argv, program, description, default_csv); }
+
 // What a gated study's measurements share: its peer group and topology, where its rows go,
 // the start gate, the status board kernels report through, and the streams.
 struct GatedRig {

@@ -42,8 +42,3 @@ class StudyRunner {
 };
 
 }  // namespace pk
-
-// A study binary's main(): its plan (a StudyPlan built from the StudyMain), its name, the
-// description --help prints and its default CSV.
-#define PK_STUDY_MAIN(Plan, program, description, default_csv) \
-  int main(int argc, char** argv) { return pk::study_main<Plan>(argc, argv, program, description, default_csv); }

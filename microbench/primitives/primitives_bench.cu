@@ -106,10 +106,8 @@ class PrimitivesPlan : public StudyPlan {
 }  // namespace
 }  // namespace pk::prim
 
-int main(int argc, char** argv) {
-  return pk::study_main<pk::prim::PrimitivesPlan>(argc, argv, "pkbench_primitives",
+PK_STUDY_MAIN(pk::prim::PrimitivesPlan, "pkbench_primitives",
       "Element-wise put, get, signals, quiet/fence, barriers and bulk puts in four styles: PK "
       "(PeerTable in registers), NVSHMEM (one process per GPU), NCCL's device API, and the "
       "NVSHMEM-shaped emulation",
-      "primitives.csv");
-}
+      "primitives.csv")

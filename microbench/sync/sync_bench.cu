@@ -143,6 +143,4 @@ class SyncPlan : public StudyPlan {
 }  // namespace
 }  // namespace pk::sync
 
-int main(int argc, char** argv) {
-  return pk::study_main<pk::sync::SyncPlan>(argc, argv, "pkbench_sync", "synchronisation latency: intra-SM, inter-SM, cross-GPU, host costs", "sync.csv");
-}
+PK_STUDY_MAIN(pk::sync::SyncPlan, "pkbench_sync", "synchronisation latency: intra-SM, inter-SM, cross-GPU, host costs", "sync.csv")

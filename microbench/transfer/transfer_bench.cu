@@ -435,8 +435,6 @@ class TransferPlan : public PointStudyPlan<TransferPoint, TransferStudy> {
 }  // namespace
 }  // namespace pk::transfer
 
-int main(int argc, char** argv) {
-  return pk::study_main<pk::transfer::TransferPlan>(argc, argv, "pkbench_transfer",
+PK_STUDY_MAIN(pk::transfer::TransferPlan, "pkbench_transfer",
       "GPU-to-GPU transfer bandwidth: copy engine, TMA and register mechanisms",
-      "transfer.csv");
-}
+      "transfer.csv")
