@@ -28,7 +28,7 @@ struct TimingOptions {
   // and refuses a count the launch queue cannot hold behind the gate.
   int fixed_iters_per_sample = 0;
   int max_enqueued = 512;        // calls queued behind one gate (the launch queue is finite)
-  double gap_ms = 0;             // idle between points (none by default, as in nccl-tests and nvbandwidth)
+  double gap_ms = 0;             // idle between points (none by default: nccl-tests does not idle between sizes)
   double timeout_ms = 2000;      // any spin-wait, the start gate included
 
   // The GEMM-bound studies' defaults (gemm, fused): 10 samples of about 20 ms after 100 ms
