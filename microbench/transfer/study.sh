@@ -82,8 +82,8 @@ pk_transfer_after_main() {
 # scripts/plot.sh: Figures 2 and 3 of one transfer CSV, beside it (exit 0 where it drew one;
 # plot.sh's helpers split_csv, distinct, first, styles, title_of and $work).
 pk_transfer_draw() {
-  local csv=$1 out tmp d p s term drew=1
-  out=$(dirname "$csv")
+  local csv=$1 fig_dir tmp d p s term drew=1
+  fig_dir=$(dirname "$csv")
   tmp=$(mktemp -d -p "$work")
   # NVLink figures: the local pattern (a GPU's own memory: one-GPU machines) has no line rate
   # to be a percentage of, and is left out.
@@ -114,11 +114,11 @@ pk_transfer_draw() {
   done
   for term in png svg; do
     if [ -n "$f2dirs" ]; then
-      gnuplot -e "$vars out='$out/fig2_bandwidth_vs_message.$term'; term='$term'; dirs='$f2dirs'; pats='$f2pats'" "$PKBENCH_ROOT/microbench/transfer/fig2.gp"
+      gnuplot -e "$vars out='$fig_dir/fig2_bandwidth_vs_message.$term'; term='$term'; dirs='$f2dirs'; pats='$f2pats'" "$PKBENCH_ROOT/microbench/transfer/fig2.gp"
       drew=0
     fi
     if [ -n "$f3dirs" ]; then
-      gnuplot -e "$vars out='$out/fig3_bandwidth_vs_sms.$term'; term='$term'; dirs='$f3dirs'; sizes='$f3sizes'" "$PKBENCH_ROOT/microbench/transfer/fig3.gp"
+      gnuplot -e "$vars out='$fig_dir/fig3_bandwidth_vs_sms.$term'; term='$term'; dirs='$f3dirs'; sizes='$f3sizes'" "$PKBENCH_ROOT/microbench/transfer/fig3.gp"
       drew=0
     fi
   done

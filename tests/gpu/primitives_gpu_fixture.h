@@ -8,7 +8,6 @@
 
 #include "microbench/harness/comm.h"
 #include "microbench/harness/cuda_check.h"
-#include "microbench/harness/gpu_test_support.h"
 #include "microbench/primitives/primitives.h"
 #include "tests/gpu/gpu_test_util.h"
 
