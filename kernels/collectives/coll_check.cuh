@@ -49,6 +49,33 @@ static __global__ void check_output_kernel(const T* out, RefSpec spec, CheckResu
       max_abs = max_rel = 1e300;  // NaN output: as large as can be shown
     }
   }
+  // One atomic of each kind per block, not per thread: same-address atomics serialise, and
+  // two per thread of a full grid cost milliseconds where the check itself takes microseconds.
+  // The warp, then the block, combine first (blockDim a multiple of 32, at most 1024).
+  for (int o = 16; o > 0; o >>= 1) {
+    wrong += __shfl_xor_sync(~0u, wrong, o);
+    const unsigned long long f = __shfl_xor_sync(~0u, first, o);
+    first = f < first ? f : first;
+    max_abs = fmax(max_abs, __shfl_xor_sync(~0u, max_abs, o));
+    max_rel = fmax(max_rel, __shfl_xor_sync(~0u, max_rel, o));
+  }
+  __shared__ unsigned long long s_wrong[32], s_first[32];
+  __shared__ double s_abs[32], s_rel[32];
+  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
+  if (lane == 0) {
+    s_wrong[warp] = wrong;
+    s_first[warp] = first;
+    s_abs[warp] = max_abs;
+    s_rel[warp] = max_rel;
+  }
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  for (unsigned w = 1; w < warps; ++w) {
+    wrong += s_wrong[w];
+    first = s_first[w] < first ? s_first[w] : first;
+    max_abs = fmax(max_abs, s_abs[w]);
+    max_rel = fmax(max_rel, s_rel[w]);
+  }
   if (wrong) {
     atomicAdd(&res->wrong, wrong);
     atomicMin(&res->first_bad, first);

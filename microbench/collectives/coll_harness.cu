@@ -39,13 +39,19 @@ Context::Context(PeerGroup& g, const StudyConfig& c, uint64_t in_bytes, uint64_t
       // protocol polls its landing slots before a peer writes them (initcheck's reads of memory
       // never written; a stale flag from an earlier allocation must not pass as this launch's).
       for (const SymBuf* b : {&in, &out, &scratch}) PK_CUDA_CHECK(cudaMemset(b->local(gpu), 0, b->bytes()));
+      PK_CUDA_CHECK(cudaMalloc(&check_results[gpu], sizeof(CheckResult)));
       PK_CUDA_CHECK(cudaDeviceSynchronize());
     }
   });
   sms = static_cast<int>(g.comm().min(mine));
 }
 
-Context::~Context() = default;
+Context::~Context() {
+  for (auto& [gpu, r] : check_results) {
+    group.set_device(gpu);
+    cudaFree(r);
+  }
+}
 
 SyncTable Context::sync_table(int gpu) {
   SyncTable t{};
@@ -167,24 +173,15 @@ void poison(void* dst, uint64_t bytes, cudaStream_t s) {
   PK_CUDA_CHECK(cudaMemsetAsync(dst, 0xFF, bytes, s));  // all-ones: NaN in bf16 and fp32
 }
 
-CheckResult check_output(const void* out, const RefSpec& spec, DType t) {
-  CheckResult* d = nullptr;
-  PK_CUDA_CHECK(cudaMalloc(&d, sizeof(CheckResult)));
-  CheckResult h{0, 0, 0, ~0ull};
-  PK_CUDA_CHECK(cudaMemcpy(d, &h, sizeof h, cudaMemcpyHostToDevice));
+void launch_check(const void* out, const RefSpec& spec, DType t, CheckResult* res, cudaStream_t s) {
+  PK_CUDA_CHECK(cudaMemsetAsync(res, 0, sizeof(CheckResult), s));
+  PK_CUDA_CHECK(cudaMemsetAsync(&res->first_bad, 0xFF, sizeof res->first_bad, s));  // ~0: none yet
   const int blocks = static_cast<int>(std::clamp<uint64_t>((spec.out_elems + 255) / 256, 1, 2048));
   if (t == DType::bf16)
-    check_output_kernel<__nv_bfloat16><<<blocks, 256>>>(static_cast<const __nv_bfloat16*>(out), spec, d);
+    check_output_kernel<__nv_bfloat16><<<blocks, 256, 0, s>>>(static_cast<const __nv_bfloat16*>(out), spec, res);
   else
-    check_output_kernel<float><<<blocks, 256>>>(static_cast<const float*>(out), spec, d);
-  cudaError_t launch = cudaGetLastError();
-  cudaError_t sync = cudaDeviceSynchronize();
-  cudaError_t copy = cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost);
-  cudaFree(d);
-  PK_CUDA_CHECK(launch);
-  PK_CUDA_CHECK(sync);
-  PK_CUDA_CHECK(copy);
-  return h;
+    check_output_kernel<float><<<blocks, 256, 0, s>>>(static_cast<const float*>(out), spec, res);
+  PK_CUDA_CHECK_LAUNCH();
 }
 
 // ---------------------------------------------------------------- points and rows
@@ -274,6 +271,8 @@ class PointRun {
 
   // Inputs of `seed` and poisoned outputs on every local GPU (and, fresh_signals, zeroed
   // epochs and flags), finished before it returns.
+  // Queued on every GPU before any is waited for: the GPUs (virtual ranks: their own SMs) fill
+  // at once.
   void fill(uint64_t seed, bool fresh_signals) {
     for (int gpu : gpus_) {
       ctx_.group.set_device(gpu);
@@ -281,7 +280,10 @@ class PointRun {
       if (fresh_signals) PK_CUDA_CHECK(cudaMemsetAsync(ctx_.sync.local(gpu), 0, kSyncBytes, s));
       fill_input(impl_.input(gpu), p_.in_elems, p_.dtype, seed, gpu, s);
       poison(impl_.output(gpu), p_.out_elems * p_.elem_bytes(), s);
-      PK_CUDA_CHECK(cudaStreamSynchronize(s));
+    }
+    for (int gpu : gpus_) {
+      ctx_.group.set_device(gpu);
+      PK_CUDA_CHECK(cudaStreamSynchronize(ctx_.stream(gpu)));
     }
   }
   void enqueue_all() {
@@ -501,7 +503,13 @@ class PointRun {
     collectively(comm_, [&] {
       for (int gpu : gpus_) {
         ctx_.group.set_device(gpu);
-        const CheckResult r = check_output(impl_.output(gpu), p_.ref(gpu, seed), p_.dtype);
+        launch_check(impl_.output(gpu), p_.ref(gpu, seed), p_.dtype, ctx_.check_results.at(gpu), ctx_.stream(gpu));
+      }
+      for (int gpu : gpus_) {
+        ctx_.group.set_device(gpu);
+        CheckResult r{};
+        PK_CUDA_CHECK(cudaMemcpyAsync(&r, ctx_.check_results.at(gpu), sizeof r, cudaMemcpyDeviceToHost, ctx_.stream(gpu)));
+        PK_CUDA_CHECK(cudaStreamSynchronize(ctx_.stream(gpu)));
         if (r.wrong && c.first_gpu < 0) {
           c.first_gpu = gpu;
           c.first_idx = static_cast<double>(r.first_bad);

@@ -84,6 +84,8 @@ class Context {
   // GPU per process); those points run last (coll_order.h: no other row is timed with NVSHMEM
   // in the process). Destroyed first (nvshmem_finalize before NCCL, the buffers and MPI).
   NvshmemStatePtr nvshmem;
+  // Every local GPU's result of the after-timing check (device memory, allocated once).
+  std::map<int, CheckResult*> check_results;
 
   cudaStream_t stream(int gpu) { return streams.get(gpu, 0); }
   // The signal table of `gpu` (flags symmetric, epochs local) with the run's timeout.
@@ -255,8 +257,10 @@ int grid_for(uint64_t bytes, uint64_t bytes_per_block, int max_blocks);
 // Fills `dst` (elems of t) with rank `rank`'s input pattern; poisons with NaN.
 void fill_input(void* dst, uint64_t elems, DType t, uint64_t seed, int rank, cudaStream_t s);
 void poison(void* dst, uint64_t bytes, cudaStream_t s);
-// Synchronous check of one rank's output against the reference.
-CheckResult check_output(const void* out, const RefSpec& spec, DType t);
+// Queues the check of one rank's output against the reference on `s` into `res` (device
+// memory, reset first on `s`): every rank's check is queued before any is waited for, so
+// the GPUs (a virtual rank: its own SMs) check at once.
+void launch_check(const void* out, const RefSpec& spec, DType t, CheckResult* res, cudaStream_t s);
 
 struct PointSpec {
   Problem problem;
