@@ -213,12 +213,15 @@ std::string nccl_env() {
   return env;
 }
 
-// Destroys captured graphs when the point ends, however it ends.
+// Destroys captured graphs when the point ends, however it ends; the time it takes is the
+// point's `capture` part.
 struct Graphs {
   PeerGroup& g;
   std::map<int, cudaGraphExec_t> exec;
   std::map<int, cudaGraph_t> graph;
   ~Graphs() {
+    if (exec.empty() && graph.empty()) return;
+    point_cost::Phase cost("capture");
     for (auto& [gpu, e] : exec) {
       g.set_device(gpu);
       cudaGraphExecDestroy(e);
@@ -399,6 +402,7 @@ class PointRun {
   // nccl-tests' method (nccltests_method.h), its own graph of `iters` collectives in graph
   // mode; the median of `repeats` runs, microseconds per collective.
   double nccltests_us(int iters, int repeats, int launches, bool shift) {
+    point_cost::Phase cost("nccl-tests");  // its graph's destruction (capture) is nested in it
     Graphs nt_graphs{ctx_.group, {}, {}};
     std::string err;
     bool skip = false;
@@ -427,7 +431,6 @@ class PointRun {
       return sum / comm_.size();
     };
     double us = 0;
-    point_cost::Phase cost("nccl-tests");
     collectively(comm_, [&] {
       std::vector<double> runs;
       for (int r = 0; r < repeats; ++r) {

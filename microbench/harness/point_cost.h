@@ -21,7 +21,7 @@
 //                     fill          inputs filled and outputs poisoned before timing
 //                     barrier       a barrier between those steps
 //                     first-run     the untimed operation before timing
-//                     capture       graph capture and instantiation (collectives)
+//                     capture       graph capture, instantiation and destruction (collectives)
 //                     warm-up       FlowTimer::calibrate(): warm-up and calibration
 //                     samples       the host time around the timed samples (timed_ms is in it)
 //                     nccl-tests    the collectives' nccl-tests method (its clocked part timed)
