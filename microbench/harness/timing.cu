@@ -13,6 +13,7 @@
 
 #include "microbench/harness/cuda_check.h"
 #include "microbench/harness/point_cost.h"
+#include "microbench/harness/sample_schedule.h"
 #include "microbench/harness/stats.h"
 
 namespace pk {
@@ -44,6 +45,11 @@ FlowTimer::~FlowTimer() {
     cudaEventDestroy(start_[i]);
     cudaEventDestroy(stop_[i]);
   }
+  for (size_t i = 0; i < next_start_.size(); ++i) {
+    group_.set_device(flows_[i].gpu);
+    cudaEventDestroy(next_start_[i]);
+    cudaEventDestroy(next_stop_[i]);
+  }
 }
 
 std::vector<int> FlowTimer::gpus() const {
@@ -60,18 +66,15 @@ bool profiler_range_requested() {
   throw ArgError("PKBENCH_PROFILER_RANGE='" + s + "': 0 or 1");
 }
 
-Sample FlowTimer::run(int k, bool profiled) {
+std::string FlowTimer::enqueue_batch(int k, int slot) {
+  const std::vector<cudaEvent_t>& start = slot ? next_start_ : start_;
+  const std::vector<cudaEvent_t>& stop = slot ? next_stop_ : stop_;
   std::string err;
-  if (profiled) {
-    static int ranges = 0;
-    std::fprintf(stderr, "pkbench: profiler range %d: %d ops on each of %zu flows\n", ++ranges, k, flows_.size());
-    PK_CUDA_CHECK(cudaProfilerStart());
-  }
   try {
     for (size_t i = 0; i < flows_.size(); ++i) {
       const Flow& f = flows_[i];
       gate_.arm(f.gpu, f.stream, status_.deadline(f.gpu, opt_.timeout_ms));
-      PK_CUDA_CHECK(cudaEventRecord(start_[i], f.stream));
+      PK_CUDA_CHECK(cudaEventRecord(start[i], f.stream));
     }
     for (int op = 0; op < k; ++op)
       for (const Flow& f : flows_) {
@@ -80,41 +83,84 @@ Sample FlowTimer::run(int k, bool profiled) {
       }
     for (size_t i = 0; i < flows_.size(); ++i) {
       group_.set_device(flows_[i].gpu);
-      PK_CUDA_CHECK(cudaEventRecord(stop_[i], flows_[i].stream));
+      PK_CUDA_CHECK(cudaEventRecord(stop[i], flows_[i].stream));
     }
   } catch (const std::exception& e) {
-    err = e.what();  // the gate still opens below: the other processes are waiting on it
+    err = e.what();  // the gate still opens: the other processes are waiting on it
   }
-  gate_.open();
-  // Before any wait on the host: the profiler ends the range by waiting for its work.
-  if (profiled) PK_CUDA_CHECK(cudaProfilerStop());
   next_op_ += k;
+  return err;
+}
+
+namespace {
+// Waits for everything queued on `gpus` (what a failed batch left behind).
+void drain(PeerGroup& group, const std::vector<int>& gpus) {
+  for (int g : gpus) {
+    group.set_device(g);
+    cudaDeviceSynchronize();
+  }
+}
+}  // namespace
+
+Sample FlowTimer::finish_batch(int k, int slot, std::string err, bool pending) {
+  const std::vector<cudaEvent_t>& start = slot ? next_start_ : start_;
+  const std::vector<cudaEvent_t>& stop = slot ? next_stop_ : stop_;
   std::vector<double> flow_ms(total_flows_, 0.0);
   if (err.empty()) {
     try {
-      for (size_t i = 0; i < flows_.size(); ++i) PK_CUDA_CHECK(cudaEventSynchronize(stop_[i]));
+      for (size_t i = 0; i < flows_.size(); ++i) PK_CUDA_CHECK(cudaEventSynchronize(stop[i]));
       status_.check(gpus());
       for (size_t i = 0; i < flows_.size(); ++i) {
         float ms = 0;
-        PK_CUDA_CHECK(cudaEventElapsedTime(&ms, start_[i], stop_[i]));
+        PK_CUDA_CHECK(cudaEventElapsedTime(&ms, start[i], stop[i]));
         flow_ms[flows_[i].index] = double(ms) / k;
       }
     } catch (const std::exception& e) {
       err = e.what();
     }
-  } else {
-    for (int g : gpus()) {  // let what was queued drain before reporting
-      group_.set_device(g);
-      cudaDeviceSynchronize();
-    }
+  } else if (!pending) {
+    drain(group_, gpus());  // let what was queued drain before reporting
   }
   err = group_.comm().first_error(err);
-  if (!err.empty()) throw DeviceFailure(err);
+  if (!err.empty()) {
+    if (pending) {
+      // The batch behind the closed gate: every status word marked failed first, so its gate
+      // and its operations' waits give up at once instead of each waiting out its deadline;
+      // then released (every process opens it alike), drained, and the words cleared for
+      // the next point.
+      const DeviceStatus abandoned{kStatusTimeout, 0, 0, 0, 0};
+      for (int g : gpus()) {
+        group_.set_device(g);
+        cudaMemcpy(status_.on(g), &abandoned, sizeof abandoned, cudaMemcpyHostToDevice);
+      }
+      gate_.open();
+      drain(group_, gpus());
+      try {
+        status_.check(gpus());
+      } catch (const std::exception&) {
+        // the marks set above (and any failure of the abandoned batch): cleared by the read
+      }
+    }
+    throw DeviceFailure(err);
+  }
   group_.comm().allreduce_max(flow_ms.data(), total_flows_);
   Sample s;
   s.flow_ms_per_op = flow_ms;
   s.step_ms_per_op = *std::max_element(flow_ms.begin(), flow_ms.end());
   return s;
+}
+
+Sample FlowTimer::run(int k, bool profiled) {
+  if (profiled) {
+    static int ranges = 0;
+    std::fprintf(stderr, "pkbench: profiler range %d: %d ops on each of %zu flows\n", ++ranges, k, flows_.size());
+    PK_CUDA_CHECK(cudaProfilerStart());
+  }
+  const std::string err = enqueue_batch(k, 0);
+  gate_.open();
+  // Before any wait on the host: the profiler ends the range by waiting for its work.
+  if (profiled) PK_CUDA_CHECK(cudaProfilerStop());
+  return finish_batch(k, 0, err, false);
 }
 
 int FlowTimer::calibrate() {
@@ -152,6 +198,34 @@ Sample FlowTimer::sample() {
   Sample s = run(iters_, profiled);
   point_cost::timed(s.step_ms_per_op * iters_);  // the slowest flow's span: what the sample measured
   return s;
+}
+
+std::vector<Sample> FlowTimer::samples(int n, bool overlap_enqueue) {
+  std::vector<Sample> out;
+  // A profiled sample is a range of its own, with nothing else queued in it.
+  if (!overlap_enqueue || profile_next_sample_ || n < 2) {
+    for (int i = 0; i < n; ++i) out.push_back(sample());
+    return out;
+  }
+  point_cost::Phase cost("samples");
+  if (next_start_.empty())
+    for (const Flow& f : flows_) {
+      group_.set_device(f.gpu);
+      cudaEvent_t a, b;
+      PK_CUDA_CHECK(cudaEventCreate(&a));
+      PK_CUDA_CHECK(cudaEventCreate(&b));
+      next_start_.push_back(a);
+      next_stop_.push_back(b);
+    }
+  OverlapSteps steps;
+  steps.enqueue = [&](int slot) { return enqueue_batch(iters_, slot); };
+  steps.open = [&] { gate_.open(); };
+  steps.finish = [&](int slot, const std::string& err, bool pending) {
+    out.push_back(finish_batch(iters_, slot, err, pending));
+    point_cost::timed(out.back().step_ms_per_op * iters_);
+  };
+  overlapped_samples(n, steps);
+  return out;
 }
 
 void idle_gap(double ms) {

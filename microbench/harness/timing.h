@@ -73,6 +73,14 @@ class FlowTimer {
   // One timed sample. Its span (the slowest flow's, every operation of it) is the point's timed
   // work, its host time the point's `samples` part (point_cost.h).
   Sample sample();
+  // n timed samples, as n calls of sample() take them (the same spans, each behind its own
+  // gate). With overlap_enqueue, sample i+1's operations are queued behind its closed gate
+  // while sample i runs, and that gate opens only once sample i has ended on every flow of
+  // every process: the host's enqueue time leaves the point's wall time, not its spans. Only
+  // for flows whose enqueue is a plain launch (no host-side progress of queued work, as a
+  // library's proxy thread may make). Collective, with the same n and overlap everywhere; the
+  // order of its steps: sample_schedule.h.
+  std::vector<Sample> samples(int n, bool overlap_enqueue);
   // The GPUs this process issues on.
   std::vector<int> gpus() const;
   // Operations each flow has run so far (warm-up included): op k used input group k % groups.
@@ -80,6 +88,13 @@ class FlowTimer {
 
  private:
   Sample run(int k, bool profiled = false);
+  // run()'s halves: the batch of k operations per flow behind an armed gate, its events of
+  // `slot` (0, or 1 for the batch queued while slot 0's runs); "" or what failed.
+  std::string enqueue_batch(int k, int slot);
+  // After the batch's gate opened: waits for it, reads its spans, gathers the slowest over
+  // every process. `pending`: a batch armed behind a closed gate (opened, then drained,
+  // before an error is thrown).
+  Sample finish_batch(int k, int slot, std::string err, bool pending);
   PeerGroup& group_;
   std::vector<Flow> flows_;
   int total_flows_;
@@ -87,6 +102,7 @@ class FlowTimer {
   StatusBoard& status_;
   TimingOptions opt_;
   std::vector<cudaEvent_t> start_, stop_;
+  std::vector<cudaEvent_t> next_start_, next_stop_;  // slot 1: made by the first overlapped samples()
   int iters_ = 1;
   int next_op_ = 0;
   bool profile_next_sample_ = false;  // PKBENCH_PROFILER_RANGE: this timer's first sample

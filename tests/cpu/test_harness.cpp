@@ -18,6 +18,7 @@
 #include "microbench/harness/metadata.h"
 #include "microbench/harness/peer_group.h"
 #include "microbench/harness/point_cost.h"
+#include "microbench/harness/sample_schedule.h"
 #include "microbench/harness/sm_pinning.h"
 #include "microbench/harness/stats.h"
 #include "microbench/harness/tidy_csv.h"
@@ -137,6 +138,80 @@ TEST(PointCost, NestedPartsCountOnce) {
   const point_cost::Totals u = point_cost::take();
   ASSERT_EQ(u.phases.size(), 1u);
   EXPECT_GE(u.phases[0].second, 2.0);
+}
+
+// FlowTimer::samples' overlapped order (sample_schedule.h) with the GPU steps recorded: E<slot>
+// enqueues a batch, O opens a gate, F<slot> waits for a batch and takes its sample.
+namespace {
+struct OverlapRun {
+  std::string order;
+  int opens = 0;
+  bool threw = false;
+};
+// One process of several: its enqueue of batch `fails_at` fails (-1: none); finish() throws,
+// as first_error makes it on every process, at the first batch any process failed
+// (`first_failed`), after the extra open() of a pending batch.
+OverlapRun overlapped_run(int n, int fails_at, int first_failed) {
+  OverlapRun r;
+  int enqueued = 0, finished = 0;
+  OverlapSteps s;
+  s.enqueue = [&](int slot) {
+    r.order += "E" + std::to_string(slot) + " ";
+    return enqueued++ == fails_at ? std::string("refused") : std::string();
+  };
+  s.open = [&] {
+    r.order += "O ";
+    ++r.opens;
+  };
+  s.finish = [&](int slot, const std::string& err, bool pending) {
+    r.order += "F" + std::to_string(slot) + " ";
+    if (!err.empty()) {
+      EXPECT_EQ(finished, fails_at);  // a failed batch is reported at its own finish
+    }
+    if (finished++ == first_failed) {
+      if (pending) s.open();
+      throw std::runtime_error("failed");
+    }
+  };
+  try {
+    overlapped_samples(n, s);
+  } catch (const std::runtime_error&) {
+    r.threw = true;
+  }
+  return r;
+}
+}  // namespace
+
+TEST(SampleSchedule, NextBatchIsQueuedBetweenAGateOpeningAndItsWait) {
+  EXPECT_EQ(overlapped_run(3, -1, -1).order, "E0 O E1 F0 O E0 F1 O F0 ");
+  EXPECT_EQ(overlapped_run(1, -1, -1).order, "E0 O F0 ");
+  EXPECT_EQ(overlapped_run(0, -1, -1).order, "");
+  // A failed enqueue is followed by no other and is reported at its batch's finish.
+  const OverlapRun r = overlapped_run(4, 1, 1);
+  EXPECT_TRUE(r.threw);
+  EXPECT_EQ(r.order, "E0 O E1 F0 O F1 O ");
+}
+
+TEST(SampleSchedule, EveryProcessOpensAsManyGatesWhateverFailedWhere) {
+  // Two processes, each with its own failure (or none): as many opens on both, every armed batch
+  // opened, and both throw where either failed.
+  for (int n = 1; n <= 5; ++n)
+    for (int a = -1; a < n; ++a)
+      for (int b = -1; b < n; ++b) {
+        const int first = a < 0 ? b : b < 0 ? a : std::min(a, b);
+        const OverlapRun ra = overlapped_run(n, a, first), rb = overlapped_run(n, b, first);
+        const std::string what = "n=" + std::to_string(n) + " a=" + std::to_string(a) + " b=" + std::to_string(b);
+        EXPECT_EQ(ra.opens, rb.opens) << what << ": " << ra.order << "| " << rb.order;
+        EXPECT_EQ(ra.threw, first >= 0) << what;
+        EXPECT_EQ(rb.threw, first >= 0) << what;
+        for (const OverlapRun* r : {&ra, &rb}) {
+          // Every batch queued is released by an open() after it.
+          const size_t last_e = r->order.rfind('E'), last_o = r->order.rfind('O');
+          if (last_e != std::string::npos) {
+            EXPECT_GT(last_o, last_e) << what << ": " << r->order;
+          }
+        }
+      }
 }
 
 // The cost columns read back: medians and p90 over the ok points, each part's median with a

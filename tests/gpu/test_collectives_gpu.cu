@@ -8,10 +8,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
+#include <memory>
 #include <set>
 
 #include "tests/gpu/gpu_test_util.h"
+#include "kernels/spin_wait.cuh"
 #include "microbench/collectives/ar_algorithm.h"
 #include "microbench/collectives/coll_harness.h"
 #include "microbench/harness/cuda_check.h"
@@ -427,6 +430,87 @@ TEST(CollectivesRegistry, EveryListedCollectiveIsServedByOursAndByNccl) {
     for (auto& i : baselines)
       if (i->family().rfind("nccl", 0) == 0 && i->supports(layout)) ++nccl;
     EXPECT_GT(nccl, 0);
+  }
+}
+
+// Busy for `ns` of the global timer; with `fail`, reports a timeout on `st` instead (a kernel
+// that gave up waiting).
+__global__ void busy_or_fail_kernel(uint64_t ns, DeviceStatus* st, int fail) {
+  if (fail) {
+    if (threadIdx.x == 0) report_status(st, kStatusTimeout, kWaitFlag);
+    return;
+  }
+  const uint64_t t0 = ptx::globaltimer_ns();
+  while (ptx::globaltimer_ns() - t0 < ns) {
+  }
+}
+
+// FlowTimer::samples with the next sample queued while one runs (our collectives' points):
+// the spans of samples taken one at a time, the same operations run; and a failure while a
+// sample waits behind its closed gate (an enqueue that throws, a kernel that reports a
+// timeout) is thrown at once, not after the gate's deadline, and leaves the gate and the
+// status words fit for the next timer.
+TEST_P(CollectivesRanks, OverlappedSamplesTimeWhatSamplesOneAtATimeTime) {
+  const std::string why = need_ranks(GetParam());
+  if (!why.empty()) GTEST_SKIP() << why;
+  Env env(2000, GetParam());
+  Context& ctx = *env.ctx;
+  constexpr int kOps = 8;
+  constexpr uint64_t kBusyNs = 20000;
+  // The operation number whose enqueue throws / whose kernel fails (-1: none), set once the
+  // warm-up's count is known.
+  auto throw_at = std::make_shared<int>(-1), fail_at = std::make_shared<int>(-1);
+  auto make_timer = [&] {
+    std::vector<Flow> flows;
+    for (int gpu : env.group->local_gpus()) {
+      Flow f;
+      f.index = gpu;
+      f.gpu = gpu;
+      f.stream = ctx.stream(gpu);
+      DeviceStatus* st = ctx.status.on(gpu);
+      cudaStream_t s = f.stream;
+      f.enqueue = [=](int op) {
+        if (op == *throw_at) throw std::runtime_error("enqueue refused");
+        busy_or_fail_kernel<<<1, 32, 0, s>>>(kBusyNs, st, op == *fail_at);
+        PK_CUDA_CHECK_LAUNCH();
+      };
+      flows.push_back(std::move(f));
+    }
+    TimingOptions opt = env.cfg.timing;
+    opt.fixed_iters_per_sample = kOps;
+    auto t = std::make_unique<FlowTimer>(*env.group, flows, env.group->size(), ctx.gate, ctx.status, opt);
+    t->calibrate();
+    return t;
+  };
+  auto median = [](const std::vector<Sample>& v) {
+    std::vector<double> ms;
+    for (const Sample& s : v) ms.push_back(s.step_ms_per_op);
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2];
+  };
+  {
+    auto t = make_timer();
+    const int warm = t->ops_run();
+    const std::vector<Sample> one = t->samples(5, false), overlapped = t->samples(5, true);
+    ASSERT_EQ(one.size(), 5u);
+    ASSERT_EQ(overlapped.size(), 5u);
+    EXPECT_EQ(t->ops_run(), warm + 10 * kOps);
+    for (const Sample& s : overlapped) EXPECT_GE(s.step_ms_per_op, kBusyNs * 1e-6);
+    EXPECT_NEAR(median(overlapped), median(one), 0.1 * median(one));
+  }
+  for (const char* failure : {"enqueue", "kernel"}) {
+    auto t = make_timer();
+    // The enqueue of sample 2 throws while sample 1 runs; or a kernel of sample 1 fails while
+    // sample 2 waits behind its gate.
+    if (std::string(failure) == "enqueue") *throw_at = t->ops_run() + 2 * kOps + 1;
+    else *fail_at = t->ops_run() + kOps + 3;
+    const auto t0 = std::chrono::steady_clock::now();
+    EXPECT_THROW(t->samples(5, true), DeviceFailure) << failure;
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_LT(ms, 1000) << failure << ": waited out a deadline";
+    *throw_at = *fail_at = -1;
+    auto next = make_timer();
+    EXPECT_NO_THROW(next->samples(3, true)) << "after the " << failure << " failure";
   }
 }
 
