@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <limits>
 
 #include "microbench/gemm/cublaslt_gemm.h"
 #include "microbench/harness/cuda_check.h"
@@ -61,6 +62,11 @@ void Context::sync_local() {
     group.set_device(g);
     PK_CUDA_CHECK(cudaDeviceSynchronize());
   }
+}
+
+double Context::ms_since_operation() const {
+  if (!last_operation_) return std::numeric_limits<double>::infinity();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - *last_operation_).count();
 }
 
 void Context::release_shape() {

@@ -9,6 +9,7 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -30,9 +31,19 @@ namespace pk::fused {
 using bf16 = __nv_bfloat16;
 
 struct FusedOptions {
-  TimingOptions timing;
+  TimingOptions timing;  // timing.warmup_ms: the full per-point warm-up (WarmupPolicy)
   double study_warmup_ms = 300;
+  double short_warmup_ms = 2;
+  bool warmup_every_point = false;
   int group_m = 0;  // 0: each kernel's default (fused_kernel_group_m)
+  WarmupPolicy warmup_policy() const {
+    WarmupPolicy w;
+    w.full_ms = timing.warmup_ms;
+    w.short_ms = short_warmup_ms;
+    w.every_point = warmup_every_point;
+    w.gap_ms = timing.gap_ms;
+    return w;
+  }
 };
 
 // The band height of the grouped order inside a shard: the GEMM's default, divided by the GPU
@@ -112,6 +123,11 @@ class Context : public StudyContext {
   // which it hides, it leaves the status words to the caller.
   void sync_local();
 
+  // When an operation of a point last ran to completion (run_untimed, the timed samples): the
+  // warm-up policy's idle time (WarmupPolicy). Infinite before the first.
+  void note_operation() { last_operation_ = std::chrono::steady_clock::now(); }
+  double ms_since_operation() const;
+
  private:
   void release_shape();
   void use_inputs(Op op, const Shape& s, uint64_t generation);
@@ -125,6 +141,7 @@ class Context : public StudyContext {
   uint64_t generation_ = 0;          // the inputs' seed generation (0: the timed inputs)
   uint64_t fresh_generations_ = 0;   // generations handed out by fresh_inputs()
   std::map<int, LocalData> data_;
+  std::optional<std::chrono::steady_clock::time_point> last_operation_;
 };
 
 // One schedule of one operator at one point.

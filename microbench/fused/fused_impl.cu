@@ -311,6 +311,7 @@ void run_untimed(Context& c, Impl& impl, int ops) {
     c.sync_local();
     c.status.check(c.local_gpus());
   });
+  c.note_operation();
 }
 
 gemm::Comparison verify_fresh_run(Context& c, Impl& impl, const Point& p) {
