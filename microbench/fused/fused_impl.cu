@@ -322,6 +322,7 @@ gemm::Comparison verify_fresh_run(Context& c, Impl& impl, const Point& p) {
 }
 
 gemm::Comparison verify_point(Context& c, const Point& p) {
+  c.ensure_reference(p);
   gemm::Comparison worst;
   collectively(c.group.comm(), [&] {
     for (int g : c.local_gpus()) {
