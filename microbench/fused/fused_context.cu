@@ -187,6 +187,7 @@ void Context::ensure_reference(const Point& p) {
   });
   ref_made_[set_] = true;
   ref_reported_ = true;
+  note_operation();  // GEMMs of the shape: the GPU did not idle (the next point's warm-up)
 }
 
 void Context::make_reference(int g) {

@@ -143,8 +143,9 @@ class Context : public StudyContext {
   // which it hides, it leaves the status words to the caller.
   void sync_local();
 
-  // When an operation of a point last ran to completion (run_untimed, the timed samples): the
-  // warm-up policy's idle time (WarmupPolicy). Infinite before the first.
+  // When an operation of a point, or GEMM work of its shape, last ran to completion
+  // (run_untimed, the timed samples, a reference, cuBLASLt's autotuning): the warm-up policy's
+  // idle time (WarmupPolicy). Infinite before the first.
   void note_operation() { last_operation_ = std::chrono::steady_clock::now(); }
   double ms_since_operation() const;
 
