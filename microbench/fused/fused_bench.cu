@@ -135,6 +135,9 @@ class FusedStudy {
     row["tile_order"] = impl->tile_order;
     row["algo"] = impl->algo;
     point_cost::within("fill", [&] { ctx_.prepare_point(p); });
+    // How long the GPU may have idled since the previous point's last operation (its verified
+    // run): what decides this point's warm-up, with the shape and whether it is the first.
+    const double idle_ms = ctx_.ms_since_operation();
     // One operation outside the gate first: cuBLASLt and NCCL load kernels lazily at their
     // first launch, and a load waits for an idle GPU, which never comes behind a spinning gate.
     point_cost::within("first-run", [&] { run_untimed(ctx_, *impl, 1); });
@@ -149,11 +152,20 @@ class FusedStudy {
              i == 0 ? std::function<void(int)>([ip](int) { ip->enqueue(); }) : std::function<void(int)>([](int) {})};
       flows.push_back(std::move(f));
     }
-    FlowTimer timer(ctx_.group, std::move(flows), ctx_.world(), ctx_.gate, ctx_.status, opt_.timing);
+    // Every rank warms up alike (calibrate() decides on the longest elapsed time against it).
+    WarmupState ws;
+    ws.first_point = last_timed_.empty();
+    ws.shape_changed = !ws.first_point && last_timed_ != key(p);
+    ws.idle_ms = idle_ms;
+    TimingOptions timing = opt_.timing;
+    timing.warmup_ms = ctx_.group.comm().max(point_warmup(opt_.warmup_policy(), ws).ms);
+    last_timed_ = key(p);
+    FlowTimer timer(ctx_.group, std::move(flows), ctx_.world(), ctx_.gate, ctx_.status, timing);
     row["sm_clock_mhz_start"] = fmt_num(min_clock());
     row["sm_clock_mhz_max"] = std::to_string(ctx_.gpu(gpus.front()).sm_clock_max_mhz);
     const int k = timer.calibrate();
     const std::vector<double> ms = sample_ms_per_op(state, timer);
+    ctx_.note_operation();
     row["sm_clock_mhz_end"] = fmt_num(min_clock());
 
     // A wrong result is an error, never a number: one more run of the same operation on new
@@ -195,6 +207,7 @@ class FusedStudy {
   PointResults& results_;
   FusedOptions opt_;
   std::map<std::string, std::map<std::string, double>> times_;  // (op, shape) -> schedule -> best median us
+  std::string last_timed_;  // key() of the last point that reached its warm-up ("" before the first)
 };
 
 // Every schedule runs this suite's GEMM (TMA, clusters, wgmma): what a GPU without them skips.
@@ -210,7 +223,9 @@ std::vector<ListedPoint> listed(const std::vector<Point>& points, const GpuInfo&
 class FusedPlan : public PointStudyPlan<Point, FusedStudy> {
  public:
   explicit FusedPlan(StudyMain& study) : study_(study) {
-    opt_.timing = TimingOptions::gemm_bound(20);
+    // No gap: back to back, the GPU stays at the steady state a GEMM-bound point needs, and
+    // the short warm-up (WarmupPolicy) suffices; a gap asks for the full one after it.
+    opt_.timing = TimingOptions::gemm_bound(0);
     CLI::App& app = study.cli().app();
     std::string pdesc, sdesc, odesc;
     for (const auto& p : presets()) pdesc += "\n    " + p.name + ": " + p.help;
@@ -234,6 +249,16 @@ class FusedPlan : public PointStudyPlan<Point, FusedStudy> {
                    "user's program would be (column tuning says what it answered). The table must be of this machine; a "
                    "table of virtual ranks only for a run on the same virtual ranks (pkbench_tune --allow-virtual)");
     add_timing_flags(app, opt_.timing, opt_.study_warmup_ms, "GEMMs run");
+    app.get_option("--warmup-ms")
+        ->description("the full per-point warm-up, wherever the GPUs may have idled or run other work (below)");
+    app.add_option("--short-warmup-ms", opt_.short_warmup_ms,
+                   "warm-up of a point whose GPUs ran the previous point of the same operator and shape until at most " +
+                       fmt_num(WarmupPolicy{}.max_idle_ms) +
+                       " ms before; the full one (--warmup-ms) runs before a round's first point, on a new operator or "
+                       "shape, after longer idle and after any --gap-ms")
+        ->check(CLI::Range(0.0, 1e6))
+        ->capture_default_str();
+    app.add_flag("--warmup-every-point", opt_.warmup_every_point, "the full warm-up (--warmup-ms) before every point");
   }
 
   void check_flags() override {
@@ -278,7 +303,7 @@ class FusedPlan : public PointStudyPlan<Point, FusedStudy> {
     const int w = study_.planned_world();
     study_.note("note: points planned for " + std::to_string(w) + " GPUs (--world)");
     if (!tuning_table_.empty()) study_.note("note: the tuned points are answered for this machine's GPUs: not listed here");
-    return listed(build_points(w < study_.run_gpus() ? partial_grid(w) : grid_, w), g, opt_.timing);
+    return listed(build_points(w < study_.run_gpus() ? partial_grid(w) : grid_, w), g, planned_timing());
   }
   std::vector<ListedPoint> points(PeerGroup& group) override {
     const int world = study_.world_hint();
@@ -296,7 +321,7 @@ class FusedPlan : public PointStudyPlan<Point, FusedStudy> {
           tuning_table_, tuning_machine(meta.at("gpu_name"), std::stoi(meta.at("gpu_count")), group.is_virtual(), group.size()));
       points_ = with_tuned_points(points_, tuner, tuning_table_, group.size());
     }
-    return listed(points_, group.topology().gpus[0], opt_.timing);
+    return listed(points_, group.topology().gpus[0], planned_timing());
   }
   void setup(PeerGroup& group, PointResults& results) override {
     if (!NcclComms::built()) study_.note("note: this build has no NCCL: the NCCL schedules are skipped");
@@ -313,7 +338,16 @@ class FusedPlan : public PointStudyPlan<Point, FusedStudy> {
   std::string preset_name_ = "default", ops_arg_, schedules_arg_, sizes_arg_, shapes_arg_, tuning_table_;
   std::map<std::string, std::string> knob_args_;
   GridSpec grid_, partial_grid_;
-  bool partial_sizes_ = false;  // partial_grid_'s sizes are the preset's (not --sizes): fitted per count
+  bool partial_sizes_ = false;
+
+  // What --list estimates a point with: the warm-up most points run (WarmupPolicy).
+  TimingOptions planned_timing() const {
+    TimingOptions t = opt_.timing;
+    WarmupState typical;
+    typical.first_point = false;
+    t.warmup_ms = point_warmup(opt_.warmup_policy(), typical).ms;
+    return t;
+  }  // partial_grid_'s sizes are the preset's (not --sizes): fitted per count
 
   // A partial round's grid on `world` GPUs, fitted so that every count 2..N runs: the preset's
   // N rounded down to the nearest that splits into whole tiles on that many GPUs (a multiple of

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <limits>
+#include <vector>
 
 #include "microbench/gemm/cublaslt_gemm.h"
 #include "microbench/harness/cuda_check.h"
@@ -63,116 +65,184 @@ void Context::sync_local() {
   }
 }
 
+double Context::ms_since_operation() const {
+  if (!last_operation_) return std::numeric_limits<double>::infinity();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - *last_operation_).count();
+}
+
 void Context::release_shape() {
   for (auto& [g, d] : data_) {
     group.set_device(g);
-    for (void* p : {static_cast<void*>(d.b), static_cast<void*>(d.ref), static_cast<void*>(d.partial_ref),
-                    static_cast<void*>(d.a_ref)})
+    std::vector<void*> bufs = {d.b};
+    for (const InputSet& in : d.sets) bufs.insert(bufs.end(), {in.a_ref, in.partial_ref, in.ref});
+    for (void* p : bufs)
       if (p) cudaFree(p);
   }
   data_.clear();
   have_shape_ = false;
+  set_ = -1;
+  for (int i = 0; i < 2; ++i) set_made_[i] = ref_made_[i] = false;
+  ref_reported_ = false;
 }
 
-void Context::ensure_shape(Op op, const Shape& s) { use_inputs(op, s, 0); }
-
-void Context::fresh_inputs() {
-  if (!have_shape_) throw std::logic_error("fresh_inputs before ensure_shape");
-  use_inputs(op_, shape_, ++fresh_generations_);
-}
-
-void Context::use_inputs(Op op, const Shape& s, uint64_t generation) {
-  const bool same_shape = have_shape_ && op == op_ && s == shape_;
-  if (same_shape && generation == generation_) return;
-  collectively(group.comm(), [&] {
-    if (!same_shape) {
+void Context::ensure_shape(Op op, const Shape& s) {
+  if (!(have_shape_ && op == op_ && s == shape_)) {
+    collectively(group.comm(), [&] {
       release_shape();
       const uint64_t ea = uint64_t(s.m) * s.k, eb = uint64_t(s.n) * s.k, ec = uint64_t(s.m) * s.n;
       for (int g : local_gpus()) {
         group.set_device(g);
         LocalData& d = data_[g];
         PK_CUDA_CHECK(cudaMalloc(&d.b, eb * 2));
-        PK_CUDA_CHECK(cudaMalloc(&d.ref, ec * 2));
-        if (op == Op::ag_gemm) PK_CUDA_CHECK(cudaMalloc(&d.a_ref, ea * 2));
-        else PK_CUDA_CHECK(cudaMalloc(&d.partial_ref, ec * 2));
+        for (InputSet& in : d.sets) {
+          if (op == Op::ag_gemm) PK_CUDA_CHECK(cudaMalloc(&in.a_ref, ea * 2));
+          else PK_CUDA_CHECK(cudaMalloc(&in.partial_ref, ec * 2));
+        }
       }
-    }
-    generate(op, s, generation);
-  });
-  op_ = op;
-  shape_ = s;
-  have_shape_ = true;
-  generation_ = generation;
+    });
+    op_ = op;
+    shape_ = s;
+    have_shape_ = true;
+    check_generation_ = ++generations_;  // every rank hands them out in the same order
+  }
+  use_set(kTimedInputs);
+  if (!warmed_up_) collectively(group.comm(), [&] { study_warm_up(); });
 }
 
-// In place: the kernels' parameters and tensor maps hold these buffers' addresses.
-void Context::generate(Op op, const Shape& s, uint64_t gen) {
-  const int w = world();
-  const uint64_t ea = uint64_t(s.m) * s.k, eb = uint64_t(s.n) * s.k, ec = uint64_t(s.m) * s.n;
-  const uint64_t shard_a = ea / w;
+void Context::fresh_inputs() {
+  if (!have_shape_) throw std::logic_error("fresh_inputs before ensure_shape");
+  use_set(kCheckInputs);
+}
+
+// A and B refilled in place (cheap: a hash per element); what derives from them made once.
+void Context::use_set(InputSetId set) {
+  if (set == set_) return;
+  const Shape& s = shape_;
+  const uint64_t gen = generation(set);
+  const uint64_t ea = uint64_t(s.m) * s.k, eb = uint64_t(s.n) * s.k, shard_a = ea / world();
+  collectively(group.comm(), [&] {
+    set_ = -1;  // until every fill is done
+    for (int g : local_gpus()) {
+      group.set_device(g);
+      gemm::fill_bf16_uniform(data_.at(g).b, eb, seed_b(g, gen));
+      // AG: this GPU's shard of A (a gather brings the peers'; prepare_point poisons or fills them).
+      if (op_ == Op::ag_gemm) gemm::fill_bf16_uniform(a(g) + g * shard_a, shard_a, seed_a(g, gen));
+      else gemm::fill_bf16_uniform(a(g), ea, seed_a(g, gen));
+      if (!set_made_[set]) make_set(g, set);
+    }
+    sync_local();
+  });
+  set_made_[set] = true;
+  set_ = set;
+}
+
+void Context::make_set(int g, InputSetId set) {
+  const Shape& s = shape_;
+  const uint64_t gen = generation(set);
+  const uint64_t ea = uint64_t(s.m) * s.k, ec = uint64_t(s.m) * s.n, shard_a = ea / world();
+  InputSet& in = data_.at(g).sets[set];
+  if (op_ == Op::ag_gemm) {
+    for (int q = 0; q < world(); ++q) gemm::fill_bf16_uniform(in.a_ref + q * shard_a, shard_a, seed_a(q, gen));
+  } else {
+    // Poisoned first: a reference cuBLASLt failed to write is caught, not read as stale data
+    // (initcheck read an unpoisoned partial reference as never written: results/h100x1/README.md,
+    // sanitizer).
+    PK_CUDA_CHECK(cudaMemset(in.partial_ref, gemm::kPoisonByte, ec * 2));
+    gemm::CublasLtGemm(s.m, s.n, s.k, 0).run(a(g), data_.at(g).b, in.partial_ref, nullptr);
+  }
+}
+
+// Clocks and power settle on real work before the first point: the operator's GEMM into a
+// buffer every point poisons or fills before it runs (prepare_point).
+void Context::study_warm_up() {
+  const Shape& s = shape_;
+  warmed_up_ = true;  // once, whatever happens below
+  if (opt.study_warmup_ms <= 0) return;
   for (int g : local_gpus()) {
     group.set_device(g);
-    LocalData& d = data_.at(g);
-    // Both references poisoned before cuBLASLt writes them, so a reference it failed to write
-    // is caught, not read as stale data (initcheck read the unpoisoned partial reference as
-    // never written: results/h100x1/README.md, sanitizer).
-    PK_CUDA_CHECK(cudaMemset(d.ref, gemm::kPoisonByte, ec * 2));
-    if (d.partial_ref) PK_CUDA_CHECK(cudaMemset(d.partial_ref, gemm::kPoisonByte, ec * 2));
-    gemm::fill_bf16_uniform(d.b, eb, seed_b(g, gen));
-    // The references: cuBLASLt with fp32 accumulation over everything the operator sums,
-    // from inputs regenerated here from every GPU's seed (no communication involved).
-    const bf16 *ra, *rb;
-    int rk;
-    bf16 *cat_a = nullptr, *cat_b = nullptr, *tmp = nullptr;
-    if (op == Op::ag_gemm) {
-      for (int q = 0; q < w; ++q) gemm::fill_bf16_uniform(d.a_ref + q * shard_a, shard_a, seed_a(q, gen));
-      gemm::fill_bf16_uniform(a(g) + g * shard_a, shard_a, seed_a(g, gen));
-      ra = d.a_ref;
-      rb = d.b;
-      rk = s.k;
-    } else {
-      gemm::fill_bf16_uniform(a(g), ea, seed_a(g, gen));
-      gemm::CublasLtGemm(s.m, s.n, s.k, 0).run(a(g), d.b, d.partial_ref, nullptr);
-      // sum_q A_q B_q^T = [A_0 .. A_w-1] [B_0 .. B_w-1]^T: one GEMM with K' = w K.
-      PK_CUDA_CHECK(cudaMalloc(&cat_a, ea * w * 2));
-      PK_CUDA_CHECK(cudaMalloc(&cat_b, eb * w * 2));
-      PK_CUDA_CHECK(cudaMalloc(&tmp, std::max(ea, eb) * 2));
-      for (int q = 0; q < w; ++q) {
-        gemm::fill_bf16_uniform(tmp, ea, seed_a(q, gen));
-        PK_CUDA_CHECK(cudaMemcpy2D(cat_a + q * s.k, size_t(w) * s.k * 2, tmp, size_t(s.k) * 2, size_t(s.k) * 2, s.m,
-                                   cudaMemcpyDeviceToDevice));
-        gemm::fill_bf16_uniform(tmp, eb, seed_b(q, gen));
-        PK_CUDA_CHECK(cudaMemcpy2D(cat_b + q * s.k, size_t(w) * s.k * 2, tmp, size_t(s.k) * 2, size_t(s.k) * 2, s.n,
-                                   cudaMemcpyDeviceToDevice));
-      }
-      ra = cat_a;
-      rb = cat_b;
-      rk = w * s.k;
+    const bool ag = op_ == Op::ag_gemm;
+    const bf16* wa = ag ? data_.at(g).sets[kTimedInputs].a_ref : a(g);
+    gemm::CublasLtGemm gm(s.m, s.n, s.k, 0);
+    using clock = std::chrono::steady_clock;
+    const auto t0 = clock::now();
+    while (std::chrono::duration<double, std::milli>(clock::now() - t0).count() < opt.study_warmup_ms) {
+      for (int i = 0; i < 4; ++i) gm.run(wa, data_.at(g).b, ag ? out(g) : partial(g), nullptr);
+      PK_CUDA_CHECK(cudaDeviceSynchronize());
     }
-    gemm::CublasLtGemm ref_gemm(s.m, s.n, rk, 0);
-    ref_gemm.run(ra, rb, d.ref, nullptr);
-    PK_CUDA_CHECK(cudaDeviceSynchronize());
-    if (!warmed_up_) {  // clocks and power settle on real work before the first point
-      using clock = std::chrono::steady_clock;
-      const auto t0 = clock::now();
-      while (std::chrono::duration<double, std::milli>(clock::now() - t0).count() < opt.study_warmup_ms) {
-        for (int i = 0; i < 4; ++i) ref_gemm.run(ra, rb, d.ref, nullptr);
-        PK_CUDA_CHECK(cudaDeviceSynchronize());
-      }
-    }
-    d.ref_rms = gemm::compare_bf16(d.ref, d.ref, ec).ref_rms;
-    const gemm::Comparison spot =
-        gemm::spot_check_host(ra, rb, d.ref, s.m, s.n, rk, d.ref_rms, kSpotSamples, 0x5eed + uint64_t(g) + gen);
-    for (void* p : {static_cast<void*>(cat_a), static_cast<void*>(cat_b), static_cast<void*>(tmp)})
-      if (p) cudaFree(p);
-    if (!spot.ok())
-      throw std::runtime_error("GPU" + std::to_string(g) + ": the cuBLASLt reference of " + op_name(op) + " " + s.str() +
-                               " failed the fp64 host check: " + spot.describe());
-    if (gen == 0 && group.comm().rank() == 0 && g == local_gpus().front())
-      std::fprintf(stderr, "fused: %s %s, reference rms %.3g, fp64 spot check max rel err %.3g\n", op_name(op).c_str(),
-                   s.str().c_str(), d.ref_rms, spot.max_rel_err);
   }
-  warmed_up_ = true;
+}
+
+bool Context::reads_reference(const Point& p) const {
+  return op_ == Op::ag_gemm ? !computes(p, Computes::collective) : !computes(p, Computes::gemm);
+}
+
+void Context::ensure_reference(const Point& p) {
+  if (set_ < 0) throw std::logic_error("ensure_reference before ensure_shape");
+  if (!reads_reference(p) || ref_made_[set_]) return;
+  collectively(group.comm(), [&] {
+    for (int g : local_gpus()) {
+      group.set_device(g);
+      make_reference(g);
+    }
+  });
+  ref_made_[set_] = true;
+  ref_reported_ = true;
+  note_operation();  // GEMMs of the shape: the GPU did not idle (the next point's warm-up)
+}
+
+void Context::make_reference(int g) {
+  const Shape& s = shape_;
+  const int w = world();
+  const InputSetId set = static_cast<InputSetId>(set_);
+  const uint64_t gen = generation(set);
+  LocalData& d = data_.at(g);
+  InputSet& in = d.sets[set];
+  // RS: only this GPU's rows of C (its output holds no others): w times less work than all of C.
+  const int rows = op_ == Op::gemm_rs ? s.m / w : s.m;
+  const uint64_t ea = uint64_t(s.m) * s.k, eb = uint64_t(s.n) * s.k, er = uint64_t(rows) * s.n;
+  if (!in.ref) PK_CUDA_CHECK(cudaMalloc(&in.ref, er * 2));
+  PK_CUDA_CHECK(cudaMemset(in.ref, gemm::kPoisonByte, er * 2));  // as the partial reference (make_set)
+  // cuBLASLt with fp32 accumulation over everything the operator sums, from inputs regenerated
+  // here from every GPU's seed (no communication involved).
+  const bf16 *ra, *rb;
+  int rk;
+  bf16 *cat_a = nullptr, *cat_b = nullptr, *tmp = nullptr;
+  if (op_ == Op::ag_gemm) {
+    ra = in.a_ref;
+    rb = d.b;  // the current set's (use_set)
+    rk = s.k;
+  } else {
+    // sum_q A_q B_q^T = [A_0 .. A_w-1] [B_0 .. B_w-1]^T: one GEMM with K' = w K, over C's rows
+    // [row0, row0 + rows).
+    const int row0 = op_ == Op::gemm_rs ? g * rows : 0;
+    PK_CUDA_CHECK(cudaMalloc(&cat_a, uint64_t(rows) * s.k * w * 2));
+    PK_CUDA_CHECK(cudaMalloc(&cat_b, eb * w * 2));
+    PK_CUDA_CHECK(cudaMalloc(&tmp, std::max(ea, eb) * 2));
+    for (int q = 0; q < w; ++q) {
+      gemm::fill_bf16_uniform(tmp, ea, seed_a(q, gen));
+      PK_CUDA_CHECK(cudaMemcpy2D(cat_a + q * s.k, size_t(w) * s.k * 2, tmp + uint64_t(row0) * s.k, size_t(s.k) * 2,
+                                 size_t(s.k) * 2, rows, cudaMemcpyDeviceToDevice));
+      gemm::fill_bf16_uniform(tmp, eb, seed_b(q, gen));
+      PK_CUDA_CHECK(cudaMemcpy2D(cat_b + q * s.k, size_t(w) * s.k * 2, tmp, size_t(s.k) * 2, size_t(s.k) * 2, s.n,
+                                 cudaMemcpyDeviceToDevice));
+    }
+    ra = cat_a;
+    rb = cat_b;
+    rk = w * s.k;
+  }
+  gemm::CublasLtGemm(rows, s.n, rk, 0).run(ra, rb, in.ref, nullptr);
+  PK_CUDA_CHECK(cudaDeviceSynchronize());
+  in.ref_rms = gemm::compare_bf16(in.ref, in.ref, er).ref_rms;
+  const gemm::Comparison spot =
+      gemm::spot_check_host(ra, rb, in.ref, rows, s.n, rk, in.ref_rms, kSpotSamples, 0x5eed + uint64_t(g) + gen);
+  for (void* p : {static_cast<void*>(cat_a), static_cast<void*>(cat_b), static_cast<void*>(tmp)})
+    if (p) cudaFree(p);
+  if (!spot.ok())
+    throw std::runtime_error("GPU" + std::to_string(g) + ": the cuBLASLt reference of " + op_name(op_) + " " + s.str() +
+                             " failed the fp64 host check: " + spot.describe());
+  if (!ref_reported_ && group.comm().rank() == 0 && g == local_gpus().front())
+    std::fprintf(stderr, "fused: %s %s, reference rms %.3g, fp64 spot check max rel err %.3g\n", op_name(op_).c_str(),
+                 s.str().c_str(), in.ref_rms, spot.max_rel_err);
 }
 
 SyncRegion Context::new_sync(int64_t flags) {
@@ -202,13 +272,14 @@ FusedSync Context::sync_table(const SyncRegion& r, int g) const {
 }
 
 void Context::prepare_point(const Point& p) {
+  if (set_ < 0) throw std::logic_error("prepare_point before ensure_shape");
   const Shape& s = shape_;
   const int w = world();
   const uint64_t ea = uint64_t(s.m) * s.k, ec = uint64_t(s.m) * s.n, shard_a = ea / w;
   collectively(group.comm(), [&] {
     for (int g : local_gpus()) {
       group.set_device(g);
-      const LocalData& d = data_.at(g);
+      const InputSet& d = data_.at(g).sets[set_];
       PK_CUDA_CHECK(cudaMemset(out(g), gemm::kPoisonByte, out_elems(op_, s, w) * 2));
       if (op_ == Op::ag_gemm) {
         if (computes(p, Computes::gemm)) {
@@ -229,9 +300,11 @@ void Context::prepare_point(const Point& p) {
 }
 
 Expectation Context::expectation(const Point& p, int g) const {
+  if (set_ < 0) throw std::logic_error("expectation before ensure_shape");
   const Shape& s = shape_;
   const int w = world();
-  const LocalData& d = data_.at(g);
+  const InputSet& d = data_.at(g).sets[set_];
+  if (reads_reference(p) && !ref_made_[set_]) throw std::logic_error("expectation before ensure_reference");
   const uint64_t ec = uint64_t(s.m) * s.n;
   if (op_ == Op::ag_gemm) {
     if (computes(p, Computes::collective))
@@ -242,7 +315,7 @@ Expectation Context::expectation(const Point& p, int g) const {
     return {partial(g), d.partial_ref, ec, gemm::kElemTol, "partial C against cuBLASLt"};
   const double tol = reduction_tolerance(w);
   if (op_ == Op::gemm_rs)
-    return {out(g), d.ref + uint64_t(g) * (s.m / w) * s.n, ec / w, tol,
+    return {out(g), d.ref, ec / w, tol,
             "C's row shard against cuBLASLt over the concatenated K of every GPU"};
   return {out(g), d.ref, ec, tol, "C against cuBLASLt over the concatenated K of every GPU"};
 }

@@ -9,6 +9,7 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -30,9 +31,19 @@ namespace pk::fused {
 using bf16 = __nv_bfloat16;
 
 struct FusedOptions {
-  TimingOptions timing;
+  TimingOptions timing;  // timing.warmup_ms: the full per-point warm-up (WarmupPolicy)
   double study_warmup_ms = 300;
+  double short_warmup_ms = 2;
+  bool warmup_every_point = false;
   int group_m = 0;  // 0: each kernel's default (fused_kernel_group_m)
+  WarmupPolicy warmup_policy() const {
+    WarmupPolicy w;
+    w.full_ms = timing.warmup_ms;
+    w.short_ms = short_warmup_ms;
+    w.every_point = warmup_every_point;
+    w.gap_ms = timing.gap_ms;
+    return w;
+  }
 };
 
 // The band height of the grouped order inside a shard: the GEMM's default, divided by the GPU
@@ -45,13 +56,26 @@ struct SyncRegion {
   int64_t ints = 0;
 };
 
-// Per local GPU, the current shape's inputs and references (cudaMalloc; replaced per shape).
-struct LocalData {
-  bf16* b = nullptr;            // N x K, this GPU's
-  bf16* ref = nullptr;          // M x N reference of the whole operator (RS: compare the shard's rows)
-  bf16* partial_ref = nullptr;  // RS/AR: M x N, cuBLASLt's A_r * B_r^T (the GEMM components' reference)
+// One GPU's set of inputs of the current (operator, shape) and what derives from it (cudaMalloc;
+// replaced per shape). A and B themselves are refilled in place from the set's seeds whenever
+// the set changes (the kernels' parameters hold their addresses); what derives from them is
+// made once per shape and set, and reused by every point of the shape.
+struct InputSet {
   bf16* a_ref = nullptr;        // AG: M x K, the gathered A (generated here from every GPU's seed)
+  bf16* partial_ref = nullptr;  // RS/AR: M x N, cuBLASLt's A_r * B_r^T (the GEMM components' reference)
+  // The whole operator's reference, made when a check first reads it (Context::ensure_reference):
+  // AG and AR M x N; RS the M/w x N rows of this GPU's shard (all its output holds).
+  bf16* ref = nullptr;
   double ref_rms = 0;
+};
+// The timed inputs (generation 0: bitwise the same for every schedule compared) and the final
+// checks' (a generation no timed run of the shape used).
+enum InputSetId { kTimedInputs = 0, kCheckInputs = 1 };
+
+// Per local GPU: B of the current set, and both sets.
+struct LocalData {
+  bf16* b = nullptr;  // N x K, this GPU's
+  InputSet sets[2];
 };
 
 // Where a point's result is and what it must equal (on one GPU).
@@ -77,14 +101,21 @@ class Context : public StudyContext {
   const GpuInfo& gpu(int g) const { return topo.gpus.at(g); }
   Deadline deadline(int g) { return status.deadline(g, opt.timing.timeout_ms); }
 
-  // Collective: inputs, references (checked against fp64 host dot products) for a new
-  // (operator, shape); nothing when it is the current one with the timed inputs. Throws when
-  // the reference fails.
+  // Collective: the timed inputs of (operator, shape) in A and B, and what the points read from
+  // them (the gathered A, the partial references); made for a new (operator, shape), refilled
+  // after the final checks' inputs, nothing when they are in place.
   void ensure_shape(Op op, const Shape& s);
-  // Collective: the current shape's inputs and references regenerated in place from a seed
-  // never used before (the final check: an operation that wrote nothing after its warm-up,
-  // or wrote a stale result, cannot match). The next ensure_shape restores the timed inputs.
+  // Collective: the final checks' inputs in place of the timed ones (an operation that wrote
+  // nothing after its warm-up, or wrote a stale result of the timed inputs, cannot match). One
+  // generation per (operator, shape), never used before, its references made once and reused
+  // by every point of the shape: each point's outputs are re-poisoned before its final run
+  // (prepare_point), so no point can pass on what an earlier one left. The next ensure_shape
+  // restores the timed inputs.
   void fresh_inputs();
+  // Collective: the current set's reference of the whole operator (cuBLASLt, checked against
+  // fp64 host dot products), made once per (operator, shape) and set; nothing when point `p`'s
+  // expectation does not read it (the components'). Throws when the reference fails.
+  void ensure_reference(const Point& p);
   Op op() const { return op_; }
   const Shape& shape() const { return shape_; }
   LocalData& data(int g) { return data_.at(g); }
@@ -112,19 +143,33 @@ class Context : public StudyContext {
   // which it hides, it leaves the status words to the caller.
   void sync_local();
 
+  // When an operation of a point, or GEMM work of its shape, last ran to completion
+  // (run_untimed, the timed samples, a reference, cuBLASLt's autotuning): the warm-up policy's
+  // idle time (WarmupPolicy). Infinite before the first.
+  void note_operation() { last_operation_ = std::chrono::steady_clock::now(); }
+  double ms_since_operation() const;
+
  private:
   void release_shape();
-  void use_inputs(Op op, const Shape& s, uint64_t generation);
-  void generate(Op op, const Shape& s, uint64_t generation);  // per local GPU, no collective
+  void use_set(InputSetId set);  // collective
+  void make_set(int g, InputSetId set);  // GPU g's a_ref / partial_ref (A and B hold the set's values)
+  void make_reference(int g);  // GPU g's reference of the current set
+  void study_warm_up();
+  bool reads_reference(const Point& p) const;
+  uint64_t generation(InputSetId set) const { return set == kTimedInputs ? 0 : check_generation_; }
   SymBuf a_, partial_, out_, sync_;
   int64_t sync_next_ = 0;
   Op op_ = Op::gemm_rs;
   Shape shape_;
   bool have_shape_ = false;
   bool warmed_up_ = false;
-  uint64_t generation_ = 0;          // the inputs' seed generation (0: the timed inputs)
-  uint64_t fresh_generations_ = 0;   // generations handed out by fresh_inputs()
+  int set_ = -1;                              // the InputSetId whose values A and B hold (-1: none)
+  bool set_made_[2] = {}, ref_made_[2] = {};  // per InputSetId, for the current shape
+  bool ref_reported_ = false;                 // the shape's reference line printed
+  uint64_t check_generation_ = 0;             // the current shape's final-check generation
+  uint64_t generations_ = 0;                  // check generations handed out
   std::map<int, LocalData> data_;
+  std::optional<std::chrono::steady_clock::time_point> last_operation_;
 };
 
 // One schedule of one operator at one point.

@@ -91,6 +91,7 @@ void GemmRunners::tune(const std::function<Operands(int g)>& operands) {
     PK_CUDA_CHECK(cudaStreamSynchronize(c.stream(g)));
   }
   algo_ = impl_->lt.at(c.local_gpus().front())->algo_description();
+  c.note_operation();  // the timed candidates ran this point's GEMM: the GPU did not idle (its warm-up)
 }
 
 void GemmRunners::run(int g, const bf16* a, const bf16* b, bf16* c, cudaStream_t s) {
@@ -311,6 +312,7 @@ void run_untimed(Context& c, Impl& impl, int ops) {
     c.sync_local();
     c.status.check(c.local_gpus());
   });
+  c.note_operation();
 }
 
 gemm::Comparison verify_fresh_run(Context& c, Impl& impl, const Point& p) {
@@ -321,6 +323,7 @@ gemm::Comparison verify_fresh_run(Context& c, Impl& impl, const Point& p) {
 }
 
 gemm::Comparison verify_point(Context& c, const Point& p) {
+  c.ensure_reference(p);
   gemm::Comparison worst;
   collectively(c.group.comm(), [&] {
     for (int g : c.local_gpus()) {

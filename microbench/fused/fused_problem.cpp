@@ -6,6 +6,7 @@
 #include "microbench/harness/args.h"
 #include "microbench/harness/cuda_check.h"
 #include "microbench/harness/metadata.h"
+#include "microbench/harness/tidy_csv.h"
 #include "microbench/gemm/gemm_data.h"
 #include "microbench/fused/schedule.h"
 
@@ -271,5 +272,16 @@ const std::vector<std::string>& fused_read_columns() {
 // GEMM's own 1/64. So twice the GEMM's tolerance per pair of terms: 2 GPUs 1/32, 4 1/16,
 // 8 1/8. A lost or doubled contribution is off by about |partial| ~ rms / sqrt(w): still caught.
 double reduction_tolerance(int world) { return gemm::kElemTol * std::max(2.0, double(world)); }
+
+WarmupChoice point_warmup(const WarmupPolicy& w, const WarmupState& s) {
+  auto full = [&](const std::string& why) { return WarmupChoice{w.full_ms, "full: " + why}; };
+  if (w.every_point) return full("every point");
+  if (s.first_point) return full("first point");
+  if (w.gap_ms > 0) return full("after the gap");
+  if (s.shape_changed) return full("new operator or shape");
+  if (s.idle_ms > w.max_idle_ms) return full("idle " + fmt_num(s.idle_ms, 3) + " ms");
+  // Never longer than the full one: --warmup-ms=0 asks for none.
+  return {std::min(w.short_ms, w.full_ms), "short"};
+}
 
 }  // namespace pk::fused

@@ -158,4 +158,33 @@ const std::vector<std::string>& fused_read_columns();
 // rounding of each GPU's partial plus one rounding per add at the destination.
 double reduction_tolerance(int world);
 
+// ---- per-point warm-up ----
+// A GEMM-bound point draws the GPU's full power: its clocks settle (power-capped, below the
+// idle boost clock) only after some time of such work, and its samples must see that steady
+// state. The full warm-up (--warmup-ms) brings the GPU there when it may have idled or run
+// other work: before a round's first point, after a gap, when the operator or shape changes
+// (another GEMM, another power draw), or when the previous point's last operation ended more
+// than max_idle_ms before this point's first. Otherwise the previous point's timed samples and
+// verified run kept the GPU at work until moments ago, and a short warm-up (enough for the
+// calibration of operations per sample) suffices. --warmup-every-point keeps the full one on
+// every point.
+struct WarmupPolicy {
+  double full_ms = 100;      // --warmup-ms
+  double short_ms = 2;       // --short-warmup-ms
+  bool every_point = false;  // --warmup-every-point
+  double gap_ms = 0;         // --gap-ms: the GPU idles that long before every point
+  double max_idle_ms = 10;
+};
+struct WarmupState {
+  bool first_point = true;     // no point of this round has been timed yet
+  bool shape_changed = false;  // the previous timed point was of another operator or shape
+  double idle_ms = 0;          // from the last operation of any point to this point's first
+};
+// The warm-up a point runs (ms), and why: "full: <reason>" or "short".
+struct WarmupChoice {
+  double ms = 0;
+  std::string why;
+};
+WarmupChoice point_warmup(const WarmupPolicy& policy, const WarmupState& state);
+
 }  // namespace pk::fused

@@ -293,6 +293,43 @@ TEST(FusedProblem, ReductionToleranceGrowsWithTheGpuCount) {
   EXPECT_DOUBLE_EQ(reduction_tolerance(8), 1.0 / 8);
 }
 
+// The full warm-up wherever the GPU may have idled or run other work; the short one only right
+// after another point of the same operator and shape; every point's full one when asked.
+TEST(FusedProblem, FullWarmUpAfterIdleOrANewShapeShortOtherwise) {
+  const WarmupPolicy policy;  // 100 ms full, 2 ms short, no gap, 10 ms of idle at most
+  WarmupState next;
+  next.first_point = false;
+  next.idle_ms = 3;
+  EXPECT_EQ(point_warmup(policy, next).ms, 2);
+  EXPECT_EQ(point_warmup(policy, next).why, "short");
+
+  WarmupState first = next;
+  first.first_point = true;
+  EXPECT_EQ(point_warmup(policy, first).ms, 100);
+  EXPECT_EQ(point_warmup(policy, first).why, "full: first point");
+  WarmupState shape = next;
+  shape.shape_changed = true;
+  EXPECT_EQ(point_warmup(policy, shape).ms, 100);
+  WarmupState idle = next;
+  idle.idle_ms = 10.5;
+  EXPECT_EQ(point_warmup(policy, idle).ms, 100);
+  EXPECT_EQ(point_warmup(policy, idle).why, "full: idle 10.5 ms");
+  idle.idle_ms = 10;  // the bound itself is not idle
+  EXPECT_EQ(point_warmup(policy, idle).ms, 2);
+
+  WarmupPolicy gap = policy;
+  gap.gap_ms = 1;  // a gap is idle on purpose, before every point
+  EXPECT_EQ(point_warmup(gap, next).ms, 100);
+  WarmupPolicy every = policy;
+  every.every_point = true;
+  EXPECT_EQ(point_warmup(every, next).ms, 100);
+  EXPECT_EQ(point_warmup(every, next).why, "full: every point");
+  WarmupPolicy none = policy;
+  none.full_ms = 0;  // --warmup-ms=0: no warm-up at all, the short one included
+  EXPECT_EQ(point_warmup(none, next).ms, 0);
+  EXPECT_EQ(point_warmup(none, first).ms, 0);
+}
+
 // ---- the cost model ----
 #ifdef PKBENCH_FUSED_MODEL
 namespace {

@@ -56,7 +56,13 @@ class OverlapImpl : public Impl {
       e.chunk.resize(plan_.chunks);
       for (cudaEvent_t* ev : {&e.fork, &e.join}) PK_CUDA_CHECK(cudaEventCreateWithFlags(ev, cudaEventDisableTiming));
       for (auto& ev : e.chunk) PK_CUDA_CHECK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
-      if (plan_.gather_elems > 0) PK_CUDA_CHECK(cudaMalloc(&e.gathered, size_t(plan_.gather_elems) * sizeof(bf16)));
+      if (plan_.gather_elems > 0) {
+        PK_CUDA_CHECK(cudaMalloc(&e.gathered, size_t(plan_.gather_elems) * sizeof(bf16)));
+        // NaN, not what an earlier point's run left at this address: the final check's inputs are
+        // shared by every point of a shape (Context::fresh_inputs), so a gather that brought
+        // nothing must not find them here.
+        PK_CUDA_CHECK(cudaMemset(e.gathered, gemm::kPoisonByte, size_t(plan_.gather_elems) * sizeof(bf16)));
+      }
     }
   }
   ~OverlapImpl() override {
