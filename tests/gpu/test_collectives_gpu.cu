@@ -453,7 +453,10 @@ __global__ void busy_or_fail_kernel(uint64_t ns, DeviceStatus* st, int fail) {
 TEST_P(CollectivesRanks, OverlappedSamplesTimeWhatSamplesOneAtATimeTime) {
   const std::string why = need_ranks(GetParam());
   if (!why.empty()) GTEST_SKIP() << why;
-  Env env(2000, GetParam());
+  // Deadlines long enough that a failure noticed only when one expires is told apart from one
+  // noticed at once, on a busy machine too.
+  constexpr double kDeadlineMs = 20000;
+  Env env(kDeadlineMs, GetParam());
   Context& ctx = *env.ctx;
   constexpr int kOps = 8;
   constexpr uint64_t kBusyNs = 20000;
@@ -496,7 +499,9 @@ TEST_P(CollectivesRanks, OverlappedSamplesTimeWhatSamplesOneAtATimeTime) {
     ASSERT_EQ(overlapped.size(), 5u);
     EXPECT_EQ(t->ops_run(), warm + 10 * kOps);
     for (const Sample& s : overlapped) EXPECT_GE(s.step_ms_per_op, kBusyNs * 1e-6);
-    EXPECT_NEAR(median(overlapped), median(one), 0.1 * median(one));
+    // Under a sanitizer the spans time the tool's instrumentation, not the kernels (initcheck
+    // measured 0.60 against 2.69 ms): the comparison means something only without one.
+    if (!slowed_by_a_tool()) EXPECT_NEAR(median(overlapped), median(one), 0.1 * median(one));
   }
   for (const char* failure : {"enqueue", "kernel"}) {
     auto t = make_timer();
@@ -507,7 +512,7 @@ TEST_P(CollectivesRanks, OverlappedSamplesTimeWhatSamplesOneAtATimeTime) {
     const auto t0 = std::chrono::steady_clock::now();
     EXPECT_THROW(t->samples(5, true), DeviceFailure) << failure;
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    EXPECT_LT(ms, 1000) << failure << ": waited out a deadline";
+    EXPECT_LT(ms, 0.5 * kDeadlineMs * deadline_scale()) << failure << ": waited out a deadline";
     *throw_at = *fail_at = -1;
     auto next = make_timer();
     EXPECT_NO_THROW(next->samples(3, true)) << "after the " << failure << " failure";
