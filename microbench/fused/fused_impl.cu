@@ -87,7 +87,9 @@ void GemmRunners::tune(const std::function<Operands(int g)>& operands) {
   for (int g : c.local_gpus()) {
     c.group.set_device(g);
     const Operands o = operands(g);
-    impl_->lt.at(g)->autotune(o.a, o.b, o.c, c.stream(g));
+    // Keyed by the physical GPU and the rank's SMs: virtual ranks (one GPU, equal shares) tune
+    // once for all of them, as does every later point of the problem.
+    impl_->lt.at(g)->autotune(o.a, o.b, o.c, c.stream(g), c.gpu(g).pci_bus_id, c.gpu(g).sm_count);
     PK_CUDA_CHECK(cudaStreamSynchronize(c.stream(g)));
   }
   algo_ = impl_->lt.at(c.local_gpus().front())->algo_description();
