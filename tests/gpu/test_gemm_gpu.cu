@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <memory>
 #include <set>
@@ -204,6 +205,46 @@ TEST_F(GemmGpu, AutotuningIsReusedForTheSameProblemAndGpu) {
   }
   PK_CUDA_CHECK(cudaDeviceSynchronize());
   for (void* p : {a, b, out, ref}) cudaFree(p);
+}
+
+// The queued comparison (reused room, rms read on the device) gives what compare_bf16 gives:
+// a pass, a wrong element, a NaN, the same object reused across them.
+TEST_F(GemmGpu, PendingComparisonMatchesTheSynchronousOne) {
+  const uint64_t n = 3 * 4096 + 17;
+  void *ref, *out;
+  PK_CUDA_CHECK(cudaMalloc(&ref, n * 2));
+  PK_CUDA_CHECK(cudaMalloc(&out, n * 2));
+  fill_bf16_uniform(ref, n, 31);
+  cudaStream_t s;
+  PK_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  PendingComparison pending;
+  auto both = [&](const char* what, bool expect_ok) {
+    SCOPED_TRACE(what);
+    PK_CUDA_CHECK(cudaDeviceSynchronize());
+    const Comparison sync = compare_bf16(out, ref, n, kElemTol);
+    pending.start(out, ref, n, kElemTol, s);
+    PK_CUDA_CHECK(cudaStreamSynchronize(s));
+    const Comparison q = pending.result();
+    EXPECT_EQ(q.ok(), expect_ok) << q.describe();
+    EXPECT_EQ(q.wrong, sync.wrong);
+    EXPECT_EQ(q.elems, n);
+    // Sums of atomics: equal up to the order of the additions.
+    EXPECT_NEAR(q.ref_rms, sync.ref_rms, 1e-9 * sync.ref_rms);
+    if (std::isfinite(sync.rel_fro_err)) EXPECT_NEAR(q.rel_fro_err, sync.rel_fro_err, 1e-9 * sync.rel_fro_err + 1e-300);
+    else EXPECT_FALSE(std::isfinite(q.rel_fro_err));
+  };
+  PK_CUDA_CHECK(cudaMemcpy(out, ref, n * 2, cudaMemcpyDeviceToDevice));
+  both("equal", true);
+  const uint16_t big = 0x4480;  // bf16 1024: far off any element in [-1, 1)
+  PK_CUDA_CHECK(cudaMemcpy(static_cast<uint16_t*>(out) + 5, &big, 2, cudaMemcpyHostToDevice));
+  both("one element off", false);
+  PK_CUDA_CHECK(cudaMemset(static_cast<uint16_t*>(out) + n - 1, kPoisonByte, 2));
+  both("a NaN too", false);
+  PK_CUDA_CHECK(cudaMemcpy(out, ref, n * 2, cudaMemcpyDeviceToDevice));
+  both("equal again", true);
+  PK_CUDA_CHECK(cudaStreamDestroy(s));
+  cudaFree(ref);
+  cudaFree(out);
 }
 
 }  // namespace
