@@ -58,7 +58,10 @@ Context::Context(PeerGroup& g, const FusedOptions& o, const std::vector<Point>& 
 
 Context::~Context() {
   release_shape();
-  compares_.clear();
+  for (auto& [g, c] : compares_) {
+    group.set_device(g);
+    c.reset();
+  }
 }
 
 gemm::CublasLtGemm& Context::ref_gemm(int g, int rows, int n, int k) {
@@ -94,7 +97,12 @@ void Context::release_shape() {
       if (p) cudaFree(p);
   }
   data_.clear();
-  ref_gemms_.clear();  // their workspaces freed: the new shape's problems make their own
+  // Their workspaces freed (each with its GPU current): the new shape's problems make their own.
+  for (auto& [key, gm] : ref_gemms_) {
+    group.set_device(std::get<0>(key));
+    gm.reset();
+  }
+  ref_gemms_.clear();
   have_shape_ = false;
   set_ = -1;
   for (int i = 0; i < 2; ++i) set_made_[i] = ref_made_[i] = false;
