@@ -215,6 +215,9 @@ struct Context::RefWork {
   int rows = 0, rk = 0;
   uint64_t er = 0;
   bf16 *cat_a = nullptr, *cat_b = nullptr, *tmp = nullptr;
+  RefWork() = default;
+  RefWork(const RefWork&) = delete;  // owns its scratch
+  RefWork& operator=(const RefWork&) = delete;
   ~RefWork() {
     for (void* p : {static_cast<void*>(cat_a), static_cast<void*>(cat_b), static_cast<void*>(tmp)})
       if (p) cudaFree(p);
