@@ -57,22 +57,24 @@ else
 fi
 # One run: its log, then its summary row in $rows/<index>.row (the rows are read back in order).
 run_one() {
-  local idx=$1 t=$2 b=$3 name filter log extra=() scale t0 rc errors
+  local idx=$1 t=$2 b=$3 name filter log extra=() scale t0 rc errors s v k
   name=$(basename "$b")
   log=$out/$t.$name.log
   filter='*virtual*:*Virtual*'
   if ! "$b" --gtest_list_tests --gtest_filter="$filter" 2>/dev/null | grep -q '^  '; then
     filter='*'
   fi
-  # racecheck skips two kernels (results/h100x1/tests/sanitizer/README.md):
-  # - cuBLASLt's (nvjet_*, the GEMM baseline and the references): not ours to check, and
-  #   racecheck reports 2048 WAR hazards inside them (their TMA and mbarrier pipelining, which it
-  #   does not model);
-  # - our warp-specialized GEMM (gemm_kernel, also every fused kernel): with it instrumented
-  #   racecheck stops at its first launch ("failed to handle a hardware exception") and every
-  #   later CUDA call fails. Of our kernels only it gives registers back (setmaxnreg); memcheck,
-  #   synccheck and initcheck check it.
-  [ "$t" = racecheck ] && extra=(--racecheck-report hazard --kernel-name-exclude kns=nvjet --kernel-name-exclude kns=gemm_kernel)
+  # racecheck leaves out cuBLASLt's kernels (nvjet_*, the GEMM baseline and the references): not
+  # ours to check, and racecheck reports 2048 WAR hazards inside them (their TMA and mbarrier
+  # pipelining, which it does not model); and the kernels a study names in its study.sh
+  # (pk_<study>_racecheck_skips: kernel-name substrings racecheck cannot run, and why).
+  if [ "$t" = racecheck ]; then
+    extra=(--racecheck-report hazard --kernel-name-exclude kns=nvjet)
+    for s in $(pk_studies_with racecheck_skips); do
+      v=pk_${s}_racecheck_skips
+      for k in ${!v}; do extra+=(--kernel-name-exclude "kns=$k"); done
+    done
+  fi
   scale=$(deadline_scale "$t")
   pk_log "$t: $name started (filter $filter, virtual ranks: $ranks, deadlines x$scale)"
   t0=$(date +%s)

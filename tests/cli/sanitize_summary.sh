@@ -17,6 +17,7 @@ SH
 cat > "$work/path/compute-sanitizer" <<'SH'
 #!/usr/bin/env bash
 tool= bin=
+[ -z "${FAKE_SAN_ARGS:-}" ] || echo "$*" >> "$FAKE_SAN_ARGS"
 while [ $# -gt 0 ]; do
   case "$1" in --tool) tool=$2; shift ;; */pkbench_*) bin=${1##*/} ;; esac
   shift
@@ -42,6 +43,13 @@ check many_counts_the_total 1 "initcheck +pkbench_b_gpu_tests .* 1048576 +0" \
   run env FAKE_SAN_initcheck_pkbench_b_gpu_tests=many bash "$san" --tools=initcheck "$work/o2"
 check race_one_error 1 "racecheck +pkbench_a_gpu_tests .* 1 +1" \
   run env FAKE_SAN_racecheck_pkbench_a_gpu_tests=race1 bash "$san" --tools=racecheck --binaries=pkbench_a_gpu_tests "$work/o3"
+# racecheck leaves out cuBLASLt's kernels and those a study's study.sh names (pk_<study>_racecheck_skips).
+check racecheck_skips 0 "racecheck +pkbench_a_gpu_tests .* 0 +0" \
+  run env FAKE_SAN_ARGS="$work/args" bash "$san" --tools=racecheck --binaries=pkbench_a_gpu_tests "$work/o6"
+for k in nvjet gemm_kernel; do
+  grep -q -- "--tool racecheck .*--kernel-name-exclude kns=$k " "$work/args" ||
+    { echo "FAIL racecheck_skips: no --kernel-name-exclude kns=$k in: $(cat "$work/args")"; fails=$((fails + 1)); }
+done
 check no_summary 1 "synccheck +pkbench_a_gpu_tests .* -1 +1" \
   run env FAKE_SAN_synccheck_pkbench_a_gpu_tests=none bash "$san" --tools=synccheck "$work/o4"
 [ "$(wc -l < "$work/o2/summary.csv")" = 3 ] || { echo "FAIL summary.csv: header and one row a binary expected"; fails=$((fails + 1)); }
