@@ -28,28 +28,29 @@ FlowTimer::FlowTimer(PeerGroup& group, std::vector<Flow> flows, int total_flows,
       opt_(opt),
       profile_next_sample_(profiler_range_requested()) {
   if (total_flows_ < 1) throw std::invalid_argument("FlowTimer: no flows");
-  for (const Flow& f : flows_) {
+  for (const Flow& f : flows_)
     if (f.index < 0 || f.index >= total_flows_) throw std::invalid_argument("FlowTimer: flow index out of range");
+  make_events(start_, stop_);
+}
+
+// One start and one stop event per flow, each on its flow's GPU.
+void FlowTimer::make_events(std::vector<cudaEvent_t>& start, std::vector<cudaEvent_t>& stop) {
+  for (const Flow& f : flows_) {
     group_.set_device(f.gpu);
     cudaEvent_t a, b;
     PK_CUDA_CHECK(cudaEventCreate(&a));
     PK_CUDA_CHECK(cudaEventCreate(&b));
-    start_.push_back(a);
-    stop_.push_back(b);
+    start.push_back(a);
+    stop.push_back(b);
   }
 }
 
 FlowTimer::~FlowTimer() {
-  for (size_t i = 0; i < start_.size(); ++i) {
-    group_.set_device(flows_[i].gpu);
-    cudaEventDestroy(start_[i]);
-    cudaEventDestroy(stop_[i]);
-  }
-  for (size_t i = 0; i < next_start_.size(); ++i) {
-    group_.set_device(flows_[i].gpu);
-    cudaEventDestroy(next_start_[i]);
-    cudaEventDestroy(next_stop_[i]);
-  }
+  for (auto* events : {&start_, &stop_, &next_start_, &next_stop_})
+    for (size_t i = 0; i < events->size(); ++i) {
+      group_.set_device(flows_[i].gpu);
+      cudaEventDestroy((*events)[i]);
+    }
 }
 
 std::vector<int> FlowTimer::gpus() const {
@@ -208,15 +209,7 @@ std::vector<Sample> FlowTimer::samples(int n, bool overlap_enqueue) {
     return out;
   }
   point_cost::Phase cost("samples");
-  if (next_start_.empty())
-    for (const Flow& f : flows_) {
-      group_.set_device(f.gpu);
-      cudaEvent_t a, b;
-      PK_CUDA_CHECK(cudaEventCreate(&a));
-      PK_CUDA_CHECK(cudaEventCreate(&b));
-      next_start_.push_back(a);
-      next_stop_.push_back(b);
-    }
+  if (next_start_.empty()) make_events(next_start_, next_stop_);
   OverlapSteps steps;
   steps.enqueue = [&](int slot) { return enqueue_batch(iters_, slot); };
   steps.open = [&] { gate_.open(); };

@@ -95,6 +95,7 @@ class FlowTimer {
   // every process. `pending`: a batch armed behind a closed gate (opened, then drained,
   // before an error is thrown).
   Sample finish_batch(int k, int slot, std::string err, bool pending);
+  void make_events(std::vector<cudaEvent_t>& start, std::vector<cudaEvent_t>& stop);
   PeerGroup& group_;
   std::vector<Flow> flows_;
   int total_flows_;
