@@ -338,7 +338,7 @@ class FusedPlan : public PointStudyPlan<Point, FusedStudy> {
   std::string preset_name_ = "default", ops_arg_, schedules_arg_, sizes_arg_, shapes_arg_, tuning_table_;
   std::map<std::string, std::string> knob_args_;
   GridSpec grid_, partial_grid_;
-  bool partial_sizes_ = false;
+  bool partial_sizes_ = false;  // partial_grid_'s sizes are the preset's (not --sizes): fitted per count
 
   // What --list estimates a point with: the warm-up most points run (WarmupPolicy).
   TimingOptions planned_timing() const {
@@ -347,7 +347,7 @@ class FusedPlan : public PointStudyPlan<Point, FusedStudy> {
     typical.first_point = false;
     t.warmup_ms = point_warmup(opt_.warmup_policy(), typical).ms;
     return t;
-  }  // partial_grid_'s sizes are the preset's (not --sizes): fitted per count
+  }
 
   // A partial round's grid on `world` GPUs, fitted so that every count 2..N runs: the preset's
   // N rounded down to the nearest that splits into whole tiles on that many GPUs (a multiple of

@@ -18,6 +18,7 @@
 #include "microbench/collectives/ar_algorithm.h"
 #include "microbench/collectives/coll_harness.h"
 #include "microbench/harness/cuda_check.h"
+#include "microbench/harness/stats.h"
 #include "pkbench/tuning.h"
 
 using namespace pk;
@@ -488,8 +489,7 @@ TEST_P(CollectivesRanks, OverlappedSamplesTimeWhatSamplesOneAtATimeTime) {
   auto median = [](const std::vector<Sample>& v) {
     std::vector<double> ms;
     for (const Sample& s : v) ms.push_back(s.step_ms_per_op);
-    std::sort(ms.begin(), ms.end());
-    return ms[ms.size() / 2];
+    return summarize(ms).median;
   };
   {
     auto t = make_timer();
