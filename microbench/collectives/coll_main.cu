@@ -8,8 +8,12 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <set>
+#include <stdexcept>
+#include <string>
 #include <tuple>
+#include <vector>
 
 #include "microbench/harness/args.h"
 #include "microbench/harness/capability.h"
@@ -314,7 +318,7 @@ ImplList point_order(const ImplList& all, const std::vector<LaunchKnobs>& knobs,
 }
 
 // Every point on n ranks: (collective, dtype, size or count, mode, implementation).
-std::vector<PointSpec> plan(const StudyConfig& cfg, const ImplList& ordered, int n) {
+std::vector<PointSpec> plan_points(const StudyConfig& cfg, const ImplList& ordered, int n) {
   std::vector<PointSpec> points;
   auto add = [&](const Problem& p) {
     for (LaunchMode m : cfg.modes)
@@ -427,26 +431,6 @@ std::vector<pk::ListedPoint> listed(const std::vector<PointSpec>& points, const 
   return out;
 }
 
-// --list without this machine's GPUs (no GPU here, or --arch): the points of a run of
-// --world GPUs (default 2), every round of --gpu-counts.
-int list_planned(pk::StudyMain& study, CLI::App& app, const StudyConfig& base, const Flags& f,
-                 const ImplList& registered) {
-  try {
-    const pk::GpuInfo g = study.planned_gpu();
-    const int n = study.planned_world();
-    study.note("note: planned for " + std::to_string(n) + " GPUs (--world)");
-    std::vector<std::vector<pk::ListedPoint>> listed_rounds;
-    std::vector<int> counts;
-    for (const Round& r : make_rounds(app, base, f, registered, study, n)) {
-      listed_rounds.push_back(listed(nvshmem_points_last(plan(r.cfg, r.ordered, r.gpus)), r.cfg, &g));
-      counts.push_back(r.gpus);
-    }
-    return study.list_points(listed_rounds, counts);
-  } catch (const pk::ArgError& e) {
-    return study.bad_input(e.what());
-  }
-}
-
 // `tuned` after the other rows of each point (collective, dtype, size, mode), from the table
 // of this machine (or of these virtual ranks on it); ArgError for another.
 std::vector<PointSpec> with_tuned(const std::vector<PointSpec>& points, pk::PeerGroup& group, const std::string& table,
@@ -544,99 +528,129 @@ class NvshmemLate {
   bool started_ = false;
 };
 
+// The rounds of a GPU-count sweep are all made at once (the full round first: the partial
+// ones take its knobs, and its notes come first), before the first point is listed or run.
+// On the GPUs every round's points are planned on every rank before any round runs
+// (plan_run), so that a refusal (a tuning table of another machine, a count the preset cannot
+// split) ends every rank alike before anything is measured.
+class CollectivesPlan : public pk::StudyPlan {
+ public:
+  explicit CollectivesPlan(pk::StudyMain& study) : study_(study) {
+    base_.timing.samples = 10;
+    // The implementation names come from the registered lists (one name may serve several
+    // collectives, e.g. ll).
+    for (auto& v : {our_impls(), baseline_impls()})
+      for (auto& i : v) registry_.push_back(i);
+    std::string impl_names;
+    for (auto& i : registry_)
+      if (impl_names.find(" " + i->name() + ",") == std::string::npos) impl_names += " " + i->name() + ",";
+    CLI::App& app = study.cli().app();
+    add_problem_options(app, base_, flags_, impl_names);
+    add_timing_options(app, base_);
+    add_variant_options(app, base_, flags_);
+    study.enable_gpu_counts();  // the scaling figure: every GPU count 2..N of one run (--gpu-counts=all)
+  }
+
+  void check_flags() override {
+    // Every implementation, multicast where allowed: also the names a tuning table answers.
+    if (base_.allow_multicast)
+      for (auto& i : multicast_impls()) registry_.push_back(i);
+    try {
+      // Every list checked now, before any GPU is looked for (a partial round's too).
+      study_.gpu_counts(pk::kMaxGpus);
+      const Round full = make_round(app(), base_, flags_, registry_, nullptr, study_, 2, 2);
+      make_round(app(), base_, flags_, registry_, &full.knobs, study_, 2, 3);
+      if (!flags_.tuning_table.empty()) check_tuning_table(flags_.tuning_table);
+      if (base_.allow_multicast) {  // the environment rules need no GPU: refuse before anything runs
+        const std::string why = multicast_refusal(true, 1, [](const char* v) { return std::getenv(v); });
+        if (!why.empty()) throw pk::ArgError("--allow-multicast: " + why);
+      }
+    } catch (const pk::ArgError&) {
+      throw;
+    } catch (const std::exception& e) {  // whatever a list's parse throws is bad input too
+      throw pk::ArgError(e.what());
+    }
+  }
+
+  // --list without this machine's GPUs (no GPU here, or --arch): the points of a run of
+  // --world GPUs (default 2), asked round by round (ascending) for --gpu-counts.
+  std::vector<pk::ListedPoint> plan(const pk::GpuInfo& g) override {
+    if (rounds_.empty()) {
+      const int n = study_.run_gpus();
+      study_.note("note: planned for " + std::to_string(n) + " GPUs (--world)");
+      rounds_ = make_rounds(app(), base_, flags_, registry_, study_, n);
+    }
+    const Round& r = rounds_.at(round_index(study_.planned_world()));
+    return listed(nvshmem_points_last(plan_points(r.cfg, r.ordered, r.gpus)), r.cfg, &g);
+  }
+
+  // The rounds and their points on the run's GPUs (the tuned points in the full round only: a
+  // table answers for the run's GPUs).
+  void plan_run(pk::PeerGroup& group) override {
+    rounds_ = make_rounds(app(), base_, flags_, registry_, study_, group.size());
+    for (const Round& r : rounds_) {
+      std::vector<PointSpec> points = plan_points(r.cfg, r.ordered, r.gpus);
+      if (!flags_.tuning_table.empty() && !r.partial) points = with_tuned(points, group, flags_.tuning_table, registry_);
+      round_points_.push_back(nvshmem_points_last(points));  // a tuned point may answer NVSHMEM
+    }
+  }
+
+  std::vector<pk::ListedPoint> points(pk::PeerGroup& group) override {
+    const size_t i = round_index(group.size());
+    return listed(round_points_.at(i), rounds_[i].cfg, nullptr);
+  }
+
+  void setup(pk::PeerGroup& group, pk::PointResults& results) override {
+    const size_t i = round_index(group.size());
+    const std::vector<PointSpec>& points = round_points_.at(i);
+    bool want_nccl = false;
+    for (const auto& ps : points) want_nccl |= is_nccl(ps.impl->underlying());
+    ctx_ = make_context(study_, group, rounds_[i].cfg, points, want_nccl);
+    runner_ = std::make_unique<Runner>(*ctx_, results);
+    nvshmem_ = std::make_unique<NvshmemLate>(study_, *ctx_, points);
+    for (const auto& ps : points)
+      pk::register_point(ps.name(), 1, [this, ps](benchmark::State& s) {
+        nvshmem_->before(ps);
+        runner_->run(s, ps);
+      });
+  }
+
+  std::vector<std::string> columns() const override {
+    std::vector<std::string> columns = coll_columns();
+    for (const auto& c : pk::metadata_columns()) columns.push_back(c);
+    return columns;
+  }
+
+  void finish() override {
+    nvshmem_.reset();
+    runner_.reset();
+    ctx_.reset();  // NVSHMEM (nvshmem_finalize), NCCL communicators and symmetric memory go before MPI_Finalize
+  }
+
+ private:
+  pk::StudyMain& study_;
+  StudyConfig base_;
+  Flags flags_;
+  ImplList registry_;  // every implementation of this build (and multicast where allowed)
+  std::vector<Round> rounds_;                      // one per GPU count, ascending
+  std::vector<std::vector<PointSpec>> round_points_;  // on the GPUs: each round's points in run order
+  std::unique_ptr<Context> ctx_;  // the running round's (a Round's cfg outlives it)
+  std::unique_ptr<Runner> runner_;
+  std::unique_ptr<NvshmemLate> nvshmem_;
+
+  CLI::App& app() { return study_.cli().app(); }
+  // The round of a count of k GPUs (the counts of a sweep are distinct).
+  size_t round_index(int k) const {
+    for (size_t i = 0; i < rounds_.size(); ++i)
+      if (rounds_[i].gpus == k) return i;
+    throw std::logic_error("pkbench_collectives: no round of " + std::to_string(k) + " GPUs");
+  }
+};
+
 }  // namespace
 }  // namespace pk::coll
 
-int main(int argc, char** argv) {
-  using namespace pk::coll;
-  pk::StudyMain study("pkbench_collectives",
-                      "Device-initiated collectives against NCCL (plain and symmetric windows) and NVSHMEM's "
-                      "on-stream collectives, every size, back-to-back and CUDA-graph launches",
-                      "collectives.csv");
-  auto& app = study.cli().app();
-  StudyConfig base;
-  base.timing.samples = 10;
-  Flags flags;
-  // The implementation names come from the registered lists (one name may serve several
-  // collectives, e.g. ll).
-  ImplList all;
-  for (auto& v : {our_impls(), baseline_impls()})
-    for (auto& i : v) all.push_back(i);
-  std::string impl_names;
-  for (auto& i : all)
-    if (impl_names.find(" " + i->name() + ",") == std::string::npos) impl_names += " " + i->name() + ",";
-  add_problem_options(app, base, flags, impl_names);
-  add_timing_options(app, base);
-  add_variant_options(app, base, flags);
-  study.enable_gpu_counts();  // the scaling figure: every GPU count 2..N of one run (--gpu-counts=all)
-  if (int rc = study.begin(&argc, argv); rc >= 0) return rc;
-
-  if (base.allow_multicast)
-    for (auto& i : multicast_impls()) all.push_back(i);
-  const ImplList registry = all;  // every implementation, for the names a tuning table answers
-  try {
-    // Every list checked now, before any GPU is looked for (a partial round's too).
-    study.gpu_counts(pk::kMaxGpus);
-    const Round full = make_round(app, base, flags, registry, nullptr, study, 2, 2);
-    make_round(app, base, flags, registry, &full.knobs, study, 2, 3);
-    if (!flags.tuning_table.empty()) check_tuning_table(flags.tuning_table);
-    if (base.allow_multicast) {  // the environment rules need no GPU: refuse before anything runs
-      const std::string why = multicast_refusal(true, 1, [](const char* v) { return std::getenv(v); });
-      if (!why.empty()) throw pk::ArgError("--allow-multicast: " + why);
-    }
-  } catch (const std::exception& e) {
-    return study.bad_input(e.what());
-  }
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return pk::kExitBadInput;
-  if (study.list_planned()) return list_planned(study, app, base, flags, registry);
-  if (int rc = study.start(); rc >= 0) return rc;
-
-  // The rounds and their points (the tuned points in the full round only: a table answers for
-  // the run's GPUs).
-  const int n = study.group().size();
-  std::vector<Round> rounds;
-  std::vector<std::vector<PointSpec>> round_points;
-  try {
-    rounds = make_rounds(app, base, flags, registry, study, n);
-    for (const Round& r : rounds) {
-      std::vector<PointSpec> points = plan(r.cfg, r.ordered, r.gpus);
-      if (!flags.tuning_table.empty() && !r.partial) points = with_tuned(points, study.group(), flags.tuning_table, registry);
-      round_points.push_back(nvshmem_points_last(points));  // a tuned point may answer NVSHMEM
-    }
-  } catch (const pk::ArgError& e) {
-    return study.bad_input(e.what());
-  }
-  if (study.list_only()) {
-    std::vector<std::vector<pk::ListedPoint>> listed_rounds;
-    std::vector<int> counts;
-    for (size_t i = 0; i < rounds.size(); ++i) {
-      listed_rounds.push_back(listed(round_points[i], rounds[i].cfg, nullptr));
-      counts.push_back(rounds[i].gpus);
-    }
-    return study.list_points(listed_rounds, counts);
-  }
-  std::vector<std::string> columns = coll_columns();
-  for (const auto& c : pk::metadata_columns()) columns.push_back(c);
-  for (size_t i = 0; i < rounds.size(); ++i) {
-    if (pk::PeerGroup* g = study.group_of_first(rounds[i].gpus)) {
-      const std::vector<PointSpec>& points = round_points[i];
-      bool want_nccl = false;
-      for (const auto& ps : points) want_nccl |= is_nccl(ps.impl->underlying());
-      pk::PointResults results;
-      std::unique_ptr<Context> ctx = make_context(study, *g, rounds[i].cfg, points, want_nccl);
-      Runner runner(*ctx, results);
-      NvshmemLate nvshmem(study, *ctx, points);
-      for (const auto& ps : points)
-        pk::register_point(ps.name(), 1, [&runner, &nvshmem, ps](benchmark::State& s) {
-          nvshmem.before(ps);
-          runner.run(s, ps);
-        });
-      study.run_round(columns, results, *g);
-      ctx.reset();  // NVSHMEM (nvshmem_finalize), NCCL communicators and symmetric memory go before MPI_Finalize
-    }
-    study.round_done();
-  }
-  study.group_of_first(n);  // the last subset goes before the run's group
-  return study.end_rounds();
-}
+PK_STUDY_MAIN(pk::coll::CollectivesPlan, "pkbench_collectives",
+              "Device-initiated collectives against NCCL (plain and symmetric windows) and NVSHMEM's "
+              "on-stream collectives, every size, back-to-back and CUDA-graph launches",
+              "collectives.csv")

@@ -56,7 +56,25 @@ Context::Context(PeerGroup& g, const FusedOptions& o, const std::vector<Point>& 
   sync_ = group.alloc(uint64_t(std::max<int64_t>(4 * fused_sync_ints(flags), 1 << 20)) * 4, "fused signals");
 }
 
-Context::~Context() { release_shape(); }
+Context::~Context() {
+  release_shape();
+  for (auto& [g, c] : compares_) {
+    group.set_device(g);
+    c.reset();
+  }
+}
+
+gemm::CublasLtGemm& Context::ref_gemm(int g, int rows, int n, int k) {
+  auto& slot = ref_gemms_[std::make_tuple(g, rows, n, k)];
+  if (!slot) slot = std::make_unique<gemm::CublasLtGemm>(rows, n, k, 0);
+  return *slot;
+}
+
+gemm::PendingComparison& Context::comparison(int g) {
+  auto& slot = compares_[g];
+  if (!slot) slot = std::make_unique<gemm::PendingComparison>();
+  return *slot;
+}
 
 void Context::sync_local() {
   for (int g : local_gpus()) {
@@ -79,6 +97,12 @@ void Context::release_shape() {
       if (p) cudaFree(p);
   }
   data_.clear();
+  // Their workspaces freed (each with its GPU current): the new shape's problems make their own.
+  for (auto& [key, gm] : ref_gemms_) {
+    group.set_device(std::get<0>(key));
+    gm.reset();
+  }
+  ref_gemms_.clear();
   have_shape_ = false;
   set_ = -1;
   for (int i = 0; i < 2; ++i) set_made_[i] = ref_made_[i] = false;
@@ -120,20 +144,24 @@ void Context::use_set(InputSetId set) {
   const Shape& s = shape_;
   const uint64_t gen = generation(set);
   const uint64_t ea = uint64_t(s.m) * s.k, eb = uint64_t(s.n) * s.k, shard_a = ea / world();
+  const bool make = !set_made_[set];
   collectively(group.comm(), [&] {
     set_ = -1;  // until every fill is done
+    // Every GPU's work queued before any is waited for: virtual ranks fill and run their
+    // partial references on their own SMs at once.
     for (int g : local_gpus()) {
       group.set_device(g);
       gemm::fill_bf16_uniform(data_.at(g).b, eb, seed_b(g, gen));
       // AG: this GPU's shard of A (a gather brings the peers'; prepare_point poisons or fills them).
       if (op_ == Op::ag_gemm) gemm::fill_bf16_uniform(a(g) + g * shard_a, shard_a, seed_a(g, gen));
       else gemm::fill_bf16_uniform(a(g), ea, seed_a(g, gen));
-      if (!set_made_[set]) make_set(g, set);
+      if (make) make_set(g, set);
     }
     sync_local();
   });
   set_made_[set] = true;
   set_ = set;
+  if (make && op_ != Op::ag_gemm) note_operation();  // the partial references' GEMMs: the GPU did not idle
 }
 
 void Context::make_set(int g, InputSetId set) {
@@ -147,8 +175,8 @@ void Context::make_set(int g, InputSetId set) {
     // Poisoned first: a reference cuBLASLt failed to write is caught, not read as stale data
     // (initcheck read an unpoisoned partial reference as never written: results/h100x1/README.md,
     // sanitizer).
-    PK_CUDA_CHECK(cudaMemset(in.partial_ref, gemm::kPoisonByte, ec * 2));
-    gemm::CublasLtGemm(s.m, s.n, s.k, 0).run(a(g), data_.at(g).b, in.partial_ref, nullptr);
+    PK_CUDA_CHECK(cudaMemsetAsync(in.partial_ref, gemm::kPoisonByte, ec * 2, nullptr));
+    ref_gemm(g, s.m, s.n, s.k).run(a(g), data_.at(g).b, in.partial_ref, nullptr);
   }
 }
 
@@ -158,85 +186,120 @@ void Context::study_warm_up() {
   const Shape& s = shape_;
   warmed_up_ = true;  // once, whatever happens below
   if (opt.study_warmup_ms <= 0) return;
-  for (int g : local_gpus()) {
-    group.set_device(g);
-    const bool ag = op_ == Op::ag_gemm;
-    const bf16* wa = ag ? data_.at(g).sets[kTimedInputs].a_ref : a(g);
-    gemm::CublasLtGemm gm(s.m, s.n, s.k, 0);
-    using clock = std::chrono::steady_clock;
-    const auto t0 = clock::now();
-    while (std::chrono::duration<double, std::milli>(clock::now() - t0).count() < opt.study_warmup_ms) {
-      for (int i = 0; i < 4; ++i) gm.run(wa, data_.at(g).b, ag ? out(g) : partial(g), nullptr);
-      PK_CUDA_CHECK(cudaDeviceSynchronize());
+  // Every local GPU at once, as the timed points run them: one after the other, the first
+  // would idle while the others warm up (and virtual ranks would each warm a share alone).
+  const bool ag = op_ == Op::ag_gemm;
+  using clock = std::chrono::steady_clock;
+  const auto t0 = clock::now();
+  while (std::chrono::duration<double, std::milli>(clock::now() - t0).count() < opt.study_warmup_ms) {
+    for (int g : local_gpus()) {
+      group.set_device(g);
+      const bf16* wa = ag ? data_.at(g).sets[kTimedInputs].a_ref : a(g);
+      for (int i = 0; i < 4; ++i) ref_gemm(g, s.m, s.n, s.k).run(wa, data_.at(g).b, ag ? out(g) : partial(g), stream(g));
+    }
+    for (int g : local_gpus()) {
+      group.set_device(g);
+      PK_CUDA_CHECK(cudaStreamSynchronize(stream(g)));
     }
   }
+  note_operation();
 }
 
 bool Context::reads_reference(const Point& p) const {
   return op_ == Op::ag_gemm ? !computes(p, Computes::collective) : !computes(p, Computes::gemm);
 }
 
+// What one GPU's reference needs between its queued GEMM and its host check.
+struct Context::RefWork {
+  const bf16 *ra = nullptr, *rb = nullptr;
+  int rows = 0, rk = 0;
+  uint64_t er = 0;
+  bf16 *cat_a = nullptr, *cat_b = nullptr, *tmp = nullptr;
+  RefWork() = default;
+  RefWork(const RefWork&) = delete;  // owns its scratch
+  RefWork& operator=(const RefWork&) = delete;
+  ~RefWork() {
+    for (void* p : {static_cast<void*>(cat_a), static_cast<void*>(cat_b), static_cast<void*>(tmp)})
+      if (p) cudaFree(p);
+  }
+};
+
 void Context::ensure_reference(const Point& p) {
   if (set_ < 0) throw std::logic_error("ensure_reference before ensure_shape");
   if (!reads_reference(p) || ref_made_[set_]) return;
   collectively(group.comm(), [&] {
+    // Every GPU's GEMM and rms pass queued before any is waited for (virtual ranks make theirs
+    // on their own SMs at once); the fp64 host checks after, each GPU's as strict as before.
+    std::map<int, RefWork> work;
     for (int g : local_gpus()) {
       group.set_device(g);
-      make_reference(g);
+      queue_reference(g, work[g]);
+    }
+    sync_local();
+    note_operation();  // GEMMs of the shape: the GPU did not idle (the next point's warm-up); the host checks below idle it
+    for (int g : local_gpus()) {
+      group.set_device(g);
+      check_reference(g, work.at(g));
+      work.erase(g);  // its scratch freed with its GPU current
     }
   });
   ref_made_[set_] = true;
   ref_reported_ = true;
-  note_operation();  // GEMMs of the shape: the GPU did not idle (the next point's warm-up)
 }
 
-void Context::make_reference(int g) {
+void Context::queue_reference(int g, RefWork& w) {
   const Shape& s = shape_;
-  const int w = world();
+  const int world_size = world();
   const InputSetId set = static_cast<InputSetId>(set_);
   const uint64_t gen = generation(set);
   LocalData& d = data_.at(g);
   InputSet& in = d.sets[set];
   // RS: only this GPU's rows of C (its output holds no others): w times less work than all of C.
-  const int rows = op_ == Op::gemm_rs ? s.m / w : s.m;
+  const int rows = op_ == Op::gemm_rs ? s.m / world_size : s.m;
   const uint64_t ea = uint64_t(s.m) * s.k, eb = uint64_t(s.n) * s.k, er = uint64_t(rows) * s.n;
+  w.rows = rows;
+  w.er = er;
   if (!in.ref) PK_CUDA_CHECK(cudaMalloc(&in.ref, er * 2));
-  PK_CUDA_CHECK(cudaMemset(in.ref, gemm::kPoisonByte, er * 2));  // as the partial reference (make_set)
+  PK_CUDA_CHECK(cudaMemsetAsync(in.ref, gemm::kPoisonByte, er * 2, nullptr));  // as the partial reference (make_set)
   // cuBLASLt with fp32 accumulation over everything the operator sums, from inputs regenerated
   // here from every GPU's seed (no communication involved).
-  const bf16 *ra, *rb;
-  int rk;
-  bf16 *cat_a = nullptr, *cat_b = nullptr, *tmp = nullptr;
   if (op_ == Op::ag_gemm) {
-    ra = in.a_ref;
-    rb = d.b;  // the current set's (use_set)
-    rk = s.k;
+    w.ra = in.a_ref;
+    w.rb = d.b;  // the current set's (use_set)
+    w.rk = s.k;
   } else {
     // sum_q A_q B_q^T = [A_0 .. A_w-1] [B_0 .. B_w-1]^T: one GEMM with K' = w K, over C's rows
     // [row0, row0 + rows).
     const int row0 = op_ == Op::gemm_rs ? g * rows : 0;
-    PK_CUDA_CHECK(cudaMalloc(&cat_a, uint64_t(rows) * s.k * w * 2));
-    PK_CUDA_CHECK(cudaMalloc(&cat_b, eb * w * 2));
-    PK_CUDA_CHECK(cudaMalloc(&tmp, std::max(ea, eb) * 2));
-    for (int q = 0; q < w; ++q) {
-      gemm::fill_bf16_uniform(tmp, ea, seed_a(q, gen));
-      PK_CUDA_CHECK(cudaMemcpy2D(cat_a + q * s.k, size_t(w) * s.k * 2, tmp + uint64_t(row0) * s.k, size_t(s.k) * 2,
-                                 size_t(s.k) * 2, rows, cudaMemcpyDeviceToDevice));
-      gemm::fill_bf16_uniform(tmp, eb, seed_b(q, gen));
-      PK_CUDA_CHECK(cudaMemcpy2D(cat_b + q * s.k, size_t(w) * s.k * 2, tmp, size_t(s.k) * 2, size_t(s.k) * 2, s.n,
-                                 cudaMemcpyDeviceToDevice));
+    PK_CUDA_CHECK(cudaMalloc(&w.cat_a, uint64_t(rows) * s.k * world_size * 2));
+    PK_CUDA_CHECK(cudaMalloc(&w.cat_b, eb * world_size * 2));
+    PK_CUDA_CHECK(cudaMalloc(&w.tmp, std::max(ea, eb) * 2));
+    for (int q = 0; q < world_size; ++q) {
+      gemm::fill_bf16_uniform(w.tmp, ea, seed_a(q, gen));
+      PK_CUDA_CHECK(cudaMemcpy2DAsync(w.cat_a + q * s.k, size_t(world_size) * s.k * 2, w.tmp + uint64_t(row0) * s.k,
+                                      size_t(s.k) * 2, size_t(s.k) * 2, rows, cudaMemcpyDeviceToDevice, nullptr));
+      gemm::fill_bf16_uniform(w.tmp, eb, seed_b(q, gen));
+      PK_CUDA_CHECK(cudaMemcpy2DAsync(w.cat_b + q * s.k, size_t(world_size) * s.k * 2, w.tmp, size_t(s.k) * 2,
+                                      size_t(s.k) * 2, s.n, cudaMemcpyDeviceToDevice, nullptr));
     }
-    ra = cat_a;
-    rb = cat_b;
-    rk = w * s.k;
+    w.ra = w.cat_a;
+    w.rb = w.cat_b;
+    w.rk = world_size * s.k;
   }
-  gemm::CublasLtGemm(rows, s.n, rk, 0).run(ra, rb, in.ref, nullptr);
-  PK_CUDA_CHECK(cudaDeviceSynchronize());
-  in.ref_rms = gemm::compare_bf16(in.ref, in.ref, er).ref_rms;
+  ref_gemm(g, rows, s.n, w.rk).run(w.ra, w.rb, in.ref, nullptr);
+  // rms(ref): the scale of the per-element bound (a comparison of the reference with itself).
+  // The same (legacy default) stream: it follows the GEMM.
+  comparison(g).start(in.ref, in.ref, er, gemm::kElemTol, nullptr);
+}
+
+void Context::check_reference(int g, RefWork& w) {
+  const Shape& s = shape_;
+  const InputSetId set = static_cast<InputSetId>(set_);
+  const uint64_t gen = generation(set);
+  InputSet& in = data_.at(g).sets[set];
+  in.ref_rms = comparison(g).result().ref_rms;
   const gemm::Comparison spot =
-      gemm::spot_check_host(ra, rb, in.ref, rows, s.n, rk, in.ref_rms, kSpotSamples, 0x5eed + uint64_t(g) + gen);
-  for (void* p : {static_cast<void*>(cat_a), static_cast<void*>(cat_b), static_cast<void*>(tmp)})
-    if (p) cudaFree(p);
+      gemm::spot_check_host(w.ra, w.rb, in.ref, w.rows, s.n, w.rk, in.ref_rms, kSpotSamples, 0x5eed + uint64_t(g) + gen);
   if (!spot.ok())
     throw std::runtime_error("GPU" + std::to_string(g) + ": the cuBLASLt reference of " + op_name(op_) + " " + s.str() +
                              " failed the fp64 host check: " + spot.describe());

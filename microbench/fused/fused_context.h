@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "microbench/gemm/gemm_data.h"
@@ -25,6 +26,10 @@
 #include "microbench/fused/fused_kernels.h"
 #include "microbench/fused/fused_nccl.h"
 #include "microbench/fused/fused_problem.h"
+
+namespace pk::gemm {
+class CublasLtGemm;
+}
 
 namespace pk::fused {
 
@@ -139,21 +144,34 @@ class Context : public StudyContext {
   void prepare_point(const Point& p);
   Expectation expectation(const Point& p, int g) const;
 
+  // GPU g's comparison room (g current at the first call), reused by every check.
+  gemm::PendingComparison& comparison(int g);
+
   // Synchronises every local GPU (throws the first CUDA error); unlike StudyContext::sync_local,
   // which it hides, it leaves the status words to the caller.
   void sync_local();
 
   // When an operation of a point, or GEMM work of its shape, last ran to completion
-  // (run_untimed, the timed samples, a reference, cuBLASLt's autotuning): the warm-up policy's
-  // idle time (WarmupPolicy). Infinite before the first.
+  // (run_untimed, the timed samples, a reference, cuBLASLt's autotuning, a final check's
+  // comparison): the warm-up policy's idle time (WarmupPolicy). Infinite before the first.
+  // Noted when the GPU work is seen complete, before any host work that follows it (the
+  // references' fp64 host check): the GPU idles during that.
   void note_operation() { last_operation_ = std::chrono::steady_clock::now(); }
   double ms_since_operation() const;
 
  private:
   void release_shape();
   void use_set(InputSetId set);  // collective
-  void make_set(int g, InputSetId set);  // GPU g's a_ref / partial_ref (A and B hold the set's values)
-  void make_reference(int g);  // GPU g's reference of the current set
+  void make_set(int g, InputSetId set);  // GPU g's a_ref / partial_ref (A and B hold the set's values), queued
+  struct RefWork;
+  void queue_reference(int g, RefWork& w);  // GPU g's reference of the current set, queued
+  void check_reference(int g, RefWork& w);  // ... once done: its fp64 host check
+  // The cuBLASLt GEMM of the references and the study warm-up on GPU g (current): the
+  // heuristic's first algorithm, never autotuned (a reference needs a correct result, not the
+  // fastest). Made once per problem and GPU of the shape: creating one allocates a workspace,
+  // and destroying one frees it, which waits for the whole device (it would serialise the
+  // GPUs' reference GEMMs).
+  gemm::CublasLtGemm& ref_gemm(int g, int rows, int n, int k);
   void study_warm_up();
   bool reads_reference(const Point& p) const;
   uint64_t generation(InputSetId set) const { return set == kTimedInputs ? 0 : check_generation_; }
@@ -169,6 +187,8 @@ class Context : public StudyContext {
   uint64_t check_generation_ = 0;             // the current shape's final-check generation
   uint64_t generations_ = 0;                  // check generations handed out
   std::map<int, LocalData> data_;
+  std::map<std::tuple<int, int, int, int>, std::unique_ptr<gemm::CublasLtGemm>> ref_gemms_;  // (gpu, rows, n, k)
+  std::map<int, std::unique_ptr<gemm::PendingComparison>> compares_;  // per local GPU, made at its first check
   std::optional<std::chrono::steady_clock::time_point> last_operation_;
 };
 
@@ -216,7 +236,9 @@ class GemmRunners {
   void run(int g, const bf16* a, const bf16* b, bf16* c, cudaStream_t s);
   // cuBLASLt at its best, as the GEMM study runs it: on every local GPU the fastest of its
   // heuristic's top candidates on that GPU's operands (a, b, c) = operands(g), timed here at
-  // preparation, outside any gate (this also loads the kernels). Nothing for this suite's GEMM.
+  // preparation, outside any gate (this also loads the kernels). Timed once per problem, GPU
+  // and SM share in the process (gemm::autotune_cache): later points, and virtual ranks after
+  // the first, take that choice and run it once. Nothing for this suite's GEMM.
   struct Operands {
     const bf16* a;
     const bf16* b;

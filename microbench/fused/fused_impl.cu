@@ -87,7 +87,9 @@ void GemmRunners::tune(const std::function<Operands(int g)>& operands) {
   for (int g : c.local_gpus()) {
     c.group.set_device(g);
     const Operands o = operands(g);
-    impl_->lt.at(g)->autotune(o.a, o.b, o.c, c.stream(g));
+    // Keyed by the physical GPU and the rank's SMs: virtual ranks (one GPU, equal shares) tune
+    // once for all of them, as does every later point of the problem.
+    impl_->lt.at(g)->autotune(o.a, o.b, o.c, c.stream(g), c.gpu(g).pci_bus_id, c.gpu(g).sm_count);
     PK_CUDA_CHECK(cudaStreamSynchronize(c.stream(g)));
   }
   algo_ = impl_->lt.at(c.local_gpus().front())->algo_description();
@@ -326,15 +328,22 @@ gemm::Comparison verify_point(Context& c, const Point& p) {
   c.ensure_reference(p);
   gemm::Comparison worst;
   collectively(c.group.comm(), [&] {
+    // Every GPU's comparison queued before any is read (virtual ranks compare on their own SMs
+    // at once), into room allocated once per GPU: nothing allocated or freed per check.
     for (int g : c.local_gpus()) {
       c.group.set_device(g);
       const Expectation x = c.expectation(p, g);
-      const gemm::Comparison r = gemm::compare_bf16(x.out, x.ref, x.elems, x.elem_tol);
+      c.comparison(g).start(x.out, x.ref, x.elems, x.elem_tol, c.stream(g));
+    }
+    c.sync_local();
+    for (int g : c.local_gpus()) {
+      const gemm::Comparison r = c.comparison(g).result();
       worst.merge(r);
       worst.elem_tol = r.elem_tol;
       worst.ref_rms = r.ref_rms;
     }
   });
+  c.note_operation();  // the comparisons read every output and reference: GPU work up to here
   Comm& comm = c.group.comm();
   worst.rel_fro_err = comm.max(worst.rel_fro_err);
   worst.max_rel_err = comm.max(worst.max_rel_err);

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "microbench/gemm/autotune_cache.h"
+
 namespace pk::gemm {
 
 class CublasLtGemm {
@@ -28,8 +30,15 @@ class CublasLtGemm {
   void run(const void* a, const void* b, void* c, cudaStream_t stream) const;
   // Times each of the heuristic's first `candidates` algorithms on these operands (events,
   // after a warm-up) and keeps the fastest, as an autotuning user of cuBLASLt would; the
-  // description then names how many were tried and the rank of the one kept.
-  void autotune(const void* a, const void* b, void* c, cudaStream_t stream, int candidates = 8);
+  // description then names how many were tried and the rank of the one kept. Once per problem
+  // and GPU in a process (autotune_cache()): `gpu` (the physical GPU's PCI bus id) and
+  // `context_sms` (the SMs the current context holds: a virtual rank's share) complete the
+  // key. A problem tuned before takes the same choice and runs it once here on these operands:
+  // that launch loads the kernel in this context, outside any start gate, as tuning did.
+  void autotune(const void* a, const void* b, void* c, cudaStream_t stream, const std::string& gpu, int context_sms,
+                int candidates = 8);
+  // Whether the last autotune() reused an earlier choice.
+  bool reused_tuning() const { return reused_; }
   // "tile=<id> stages=<id> cluster=<id> sms=<target>" as cuBLASLt numbers them.
   const std::string& algo_description() const { return algo_desc_; }
 
@@ -37,8 +46,14 @@ class CublasLtGemm {
   std::vector<cublasLtMatmulAlgo_t> heuristic(int n) const;
   std::string describe(const cublasLtMatmulAlgo_t& algo, const std::string& how) const;
   struct Impl;
+  AutotuneKey tune_key(const std::string& gpu, int context_sms, int candidates) const;
+  void tuned(const AutotuneChoice& c);
   std::unique_ptr<Impl> impl_;
   std::string algo_desc_;
+  bool reused_ = false;
 };
+
+// The process's autotuning choices (CublasLtGemm::autotune).
+AutotuneCache& autotune_cache();
 
 }  // namespace pk::gemm

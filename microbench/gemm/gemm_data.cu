@@ -41,8 +41,11 @@ __global__ void sum_sq_kernel(const __nv_bfloat16* ref, uint64_t elems, double* 
   if ((threadIdx.x & 31) == 0) atomicAdd(ref2, s);
 }
 
-__global__ void compare_kernel(const __nv_bfloat16* out, const __nv_bfloat16* ref, uint64_t elems, float floor_abs,
-                               float tol, Sums* sums) {
+// The scale floor is rms(ref), from the sums the previous kernel left (no round trip to the
+// host between the two passes).
+__global__ void compare_kernel(const __nv_bfloat16* out, const __nv_bfloat16* ref, uint64_t elems, float tol,
+                               Sums* sums) {
+  const float floor_abs = static_cast<float>(sqrt(sums->ref2 / double(elems)));
   double d2 = 0;
   unsigned long long wrong = 0;
   float worst = 0;
@@ -89,25 +92,18 @@ void fill_bf16_uniform(void* dst, uint64_t elems, uint64_t seed, cudaStream_t s)
   PK_CUDA_CHECK_LAUNCH();
 }
 
-Comparison compare_bf16(const void* out, const void* ref, uint64_t elems, double elem_tol) {
-  Sums* d = nullptr;
-  PK_CUDA_CHECK(cudaMalloc(&d, sizeof(Sums)));
-  Sums h{};
-  try {
-    PK_CUDA_CHECK(cudaMemset(d, 0, sizeof(Sums)));
-    sum_sq_kernel<<<1024, 256>>>(static_cast<const __nv_bfloat16*>(ref), elems, &d->ref2);
-    PK_CUDA_CHECK_LAUNCH();
-    PK_CUDA_CHECK(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost));
-    const double rms = std::sqrt(h.ref2 / double(elems));
-    compare_kernel<<<1024, 256>>>(static_cast<const __nv_bfloat16*>(out), static_cast<const __nv_bfloat16*>(ref), elems,
-                                  static_cast<float>(rms), static_cast<float>(elem_tol), d);
-    PK_CUDA_CHECK_LAUNCH();
-    PK_CUDA_CHECK(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost));
-  } catch (...) {
-    cudaFree(d);
-    throw;
-  }
-  PK_CUDA_CHECK(cudaFree(d));
+namespace {
+
+void queue_compare(const void* out, const void* ref, uint64_t elems, double elem_tol, Sums* d, cudaStream_t s) {
+  PK_CUDA_CHECK(cudaMemsetAsync(d, 0, sizeof(Sums), s));
+  sum_sq_kernel<<<1024, 256, 0, s>>>(static_cast<const __nv_bfloat16*>(ref), elems, &d->ref2);
+  PK_CUDA_CHECK_LAUNCH();
+  compare_kernel<<<1024, 256, 0, s>>>(static_cast<const __nv_bfloat16*>(out), static_cast<const __nv_bfloat16*>(ref),
+                                      elems, static_cast<float>(elem_tol), d);
+  PK_CUDA_CHECK_LAUNCH();
+}
+
+Comparison comparison_of(const Sums& h, uint64_t elems, double elem_tol) {
   Comparison c;
   c.elems = elems;
   c.elem_tol = elem_tol;
@@ -119,6 +115,50 @@ Comparison compare_bf16(const void* out, const void* ref, uint64_t elems, double
   c.rel_fro_err = h.ref2 > 0 ? std::sqrt(h.diff2 / h.ref2) : std::numeric_limits<double>::infinity();
   if (!(h.diff2 == h.diff2)) c.rel_fro_err = std::numeric_limits<double>::infinity();
   return c;
+}
+
+}  // namespace
+
+Comparison compare_bf16(const void* out, const void* ref, uint64_t elems, double elem_tol) {
+  Sums* d = nullptr;
+  PK_CUDA_CHECK(cudaMalloc(&d, sizeof(Sums)));
+  Sums h{};
+  try {
+    queue_compare(out, ref, elems, elem_tol, d, nullptr);
+    PK_CUDA_CHECK(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost));
+  } catch (...) {
+    cudaFree(d);
+    throw;
+  }
+  PK_CUDA_CHECK(cudaFree(d));
+  return comparison_of(h, elems, elem_tol);
+}
+
+PendingComparison::PendingComparison() {
+  PK_CUDA_CHECK(cudaMalloc(&dev_, sizeof(Sums)));
+  if (cudaMallocHost(&host_, sizeof(Sums)) != cudaSuccess) {
+    cudaFree(dev_);
+    throw CudaError("cudaMallocHost of a comparison's sums failed");
+  }
+}
+
+PendingComparison::~PendingComparison() {
+  cudaFreeHost(host_);
+  cudaFree(dev_);
+}
+
+void PendingComparison::start(const void* out, const void* ref, uint64_t elems, double elem_tol, cudaStream_t s) {
+  elems_ = elems;
+  elem_tol_ = elem_tol;
+  std::memset(host_, 0xFF, sizeof(Sums));  // a copy that never came reads as NaN sums, not as a pass
+  queue_compare(out, ref, elems, elem_tol, static_cast<Sums*>(dev_), s);
+  PK_CUDA_CHECK(cudaMemcpyAsync(host_, dev_, sizeof(Sums), cudaMemcpyDeviceToHost, s));
+}
+
+Comparison PendingComparison::result() const {
+  Sums h;
+  std::memcpy(&h, host_, sizeof h);
+  return comparison_of(h, elems_, elem_tol_);
 }
 
 Comparison spot_check_host(const void* a, const void* b, const void* c, int m, int n, int k, double c_rms,

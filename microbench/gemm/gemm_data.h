@@ -46,6 +46,27 @@ struct Comparison {
 // kElemTol in the per-element bound (0: bitwise equal values).
 Comparison compare_bf16(const void* out, const void* ref, uint64_t elems, double elem_tol = kElemTol);
 
+// The same comparison queued on a stream, for checks of several GPUs at once (virtual ranks
+// each on their own SMs): start() queues it, result() reads it once the stream's work is done
+// (the caller synchronises). The device and pinned host room is allocated once per object and
+// reused, so a check neither allocates nor frees (a cudaFree waits for the whole device).
+// Allocated on the device current at construction; one comparison in flight at a time.
+class PendingComparison {
+ public:
+  PendingComparison();
+  ~PendingComparison();
+  PendingComparison(const PendingComparison&) = delete;
+  PendingComparison& operator=(const PendingComparison&) = delete;
+  void start(const void* out, const void* ref, uint64_t elems, double elem_tol, cudaStream_t s);
+  Comparison result() const;
+
+ private:
+  void* dev_ = nullptr;   // the kernels' sums
+  void* host_ = nullptr;  // their copy (pinned)
+  uint64_t elems_ = 0;
+  double elem_tol_ = kElemTol;
+};
+
 // Recomputes `samples` elements of C = A * B^T (row-major bf16, C[m,n]) in fp64 on the host
 // from the device inputs and compares C with them (same bound as compare_bf16, against
 // rms(C) given). Deterministic sample positions (seeded). Synchronous.

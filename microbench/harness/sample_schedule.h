@@ -2,9 +2,13 @@
 // The order of FlowTimer::samples(n, overlap_enqueue = true), apart from the GPU so that a CPU
 // test checks it (timing.h): sample i+1 is queued behind its closed gate after sample i's gate
 // opened and before sample i is waited for; a batch whose enqueue failed is followed by no
-// other; every process opens as many gates as every other, whatever failed where.
+// other; every process opens as many gates as every other, whatever failed where. Also
+// FlowTimer::calibrate's decisions (iters_for, warmup_done), for the same reason.
+#include <algorithm>
+#include <cmath>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace pk {
 
@@ -32,6 +36,34 @@ inline void overlapped_samples(int n, const OverlapSteps& s) {
     s.finish(i % 2, err, pending);
     err = next_err;
   }
+}
+
+// FlowTimer::calibrate's operations per sample from its warm-up runs' per-operation times
+// (their median; an odd count's middle, an even count's mean of the middle two), between 1 and
+// `max_k` (the launch queue's budget over every process).
+inline int iters_for(std::vector<double> per_op, double target_sample_ms, int max_k) {
+  max_k = std::max(1, max_k);
+  if (per_op.empty()) return max_k;
+  std::sort(per_op.begin(), per_op.end());
+  const size_t n = per_op.size();
+  const double median = n % 2 ? per_op[n / 2] : 0.5 * (per_op[n / 2 - 1] + per_op[n / 2]);
+  const int k = median > 0 ? static_cast<int>(std::ceil(target_sample_ms / median)) : max_k;
+  return std::clamp(k, 1, max_k);
+}
+
+// Whether FlowTimer::calibrate's warm-up may stop after its runs so far (`per_op`, each run's
+// time per operation; `elapsed_ms`, the longest host time since the first began, over every
+// process): once it lasted the warm-up time, after two runs, or after one when no second run
+// could change the count iters_for picks (`fixed_k`: a fixed count; or max_k of 1; or a run of
+// at least twice the target, as the median of it and any other time is at least the target).
+// The one-run stop is what saves time: an operation longer than the warm-up (a 1 GiB copy at
+// 1/4 of a GPU's SMs, a message per copy-engine call) ran twice before; it runs once now, and the
+// samples use the count two runs would have given.
+inline bool warmup_done(const std::vector<double>& per_op, double elapsed_ms, double warmup_ms,
+                        double target_sample_ms, int max_k, bool fixed_k) {
+  if (per_op.empty() || elapsed_ms < warmup_ms) return false;
+  if (per_op.size() >= 2) return true;
+  return fixed_k || max_k <= 1 || per_op[0] >= 2 * target_sample_ms;
 }
 
 }  // namespace pk

@@ -310,9 +310,12 @@ int StudyMain::list_points(const std::vector<std::vector<ListedPoint>>& rounds, 
 int StudyMain::run_rounds(StudyPlan& plan) {
   std::vector<int> counts;
   try {
+    plan.plan_run(*group_);
     counts = gpu_counts(group_->size());
   } catch (const ArgError& e) {
     return bad_input(e.what());
+  } catch (const std::exception& e) {
+    fatal(std::string("planning the run: ") + e.what());
   }
   std::vector<std::vector<ListedPoint>> listed;
   for (int k : counts) {

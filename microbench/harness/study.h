@@ -52,6 +52,12 @@ class StudyPlan {
   virtual void check_flags() {}
   // --list without this machine's GPU (--arch, or none here): the points for g.
   virtual std::vector<ListedPoint> plan(const GpuInfo& g) = 0;
+  // After the GPUs are up, on every rank and before the first round (points() and setup()
+  // come per round, on that round's ranks only), with the run's own group: for a study that
+  // plans every round of a GPU-count sweep at once, so that a refusal (ArgError) comes before
+  // any round runs and on every rank alike (the collectives: a tuning table answers for the
+  // run's GPUs). Other exceptions are fatal.
+  virtual void plan_run(PeerGroup& /*group*/) {}
   // After the GPUs are up: this run's points (for --list, or to set up and run).
   virtual std::vector<ListedPoint> points(PeerGroup& group) = 0;
   // The study's state built and its points registered (register_point), results into `results`.

@@ -14,7 +14,6 @@
 #include "microbench/harness/cuda_check.h"
 #include "microbench/harness/point_cost.h"
 #include "microbench/harness/sample_schedule.h"
-#include "microbench/harness/stats.h"
 
 namespace pk {
 
@@ -167,19 +166,20 @@ Sample FlowTimer::run(int k, bool profiled) {
 int FlowTimer::calibrate() {
   using clock = std::chrono::steady_clock;
   point_cost::Phase cost("warm-up");
+  int max_k = opt_.max_iters_per_sample;
+  for (const Flow& f : flows_) max_k = std::min(max_k, std::max(1, opt_.max_enqueued / std::max(1, f.enqueues_per_op)));
+  max_k = static_cast<int>(group_.comm().min(max_k));
+  const bool fixed = opt_.fixed_iters_per_sample > 0;
   const auto t0 = clock::now();
   std::vector<double> est;
   for (;;) {
     est.push_back(run(1).step_ms_per_op);
-    // Every process decides alike: the longest elapsed time decides.
+    // Every process decides alike: the runs' times are every process's slowest, and the
+    // longest elapsed time decides.
     const double elapsed = group_.comm().max(std::chrono::duration<double, std::milli>(clock::now() - t0).count());
-    if (est.size() >= 2 && elapsed >= opt_.warmup_ms) break;
+    if (warmup_done(est, elapsed, opt_.warmup_ms, opt_.target_sample_ms, max_k, fixed)) break;
   }
-  const double per_op = summarize(est).median;
-  int max_k = opt_.max_iters_per_sample;
-  for (const Flow& f : flows_) max_k = std::min(max_k, std::max(1, opt_.max_enqueued / std::max(1, f.enqueues_per_op)));
-  max_k = static_cast<int>(group_.comm().min(max_k));
-  if (opt_.fixed_iters_per_sample > 0) {
+  if (fixed) {
     if (opt_.fixed_iters_per_sample > max_k)  // max_k is every process's minimum: all refuse alike
       throw std::runtime_error("a sample of " + std::to_string(opt_.fixed_iters_per_sample) +
                                " operations would queue more than " + std::to_string(opt_.max_enqueued) +
@@ -187,8 +187,7 @@ int FlowTimer::calibrate() {
     iters_ = opt_.fixed_iters_per_sample;
     return iters_;
   }
-  int k = per_op > 0 ? static_cast<int>(std::ceil(opt_.target_sample_ms / per_op)) : max_k;
-  iters_ = std::clamp(k, 1, std::max(1, max_k));
+  iters_ = iters_for(est, opt_.target_sample_ms, max_k);
   return iters_;
 }
 

@@ -3,10 +3,12 @@
 // shape parsing and the checks that refuse what a kernel variant cannot run.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <set>
 #include <vector>
 
 #include "kernels/gemm/schedule.cuh"
+#include "microbench/gemm/autotune_cache.h"
 #include "microbench/gemm/gemm_problem.h"
 #include "microbench/harness/cuda_check.h"
 #include "microbench/harness/metadata.h"
@@ -172,4 +174,45 @@ TEST(GemmProblem, PointsPutCublasFirstAndNameEverything) {
   for (const char* need : {"impl", "m", "n", "k", "sms", "tile", "time_us_median", "tflops", "ratio_to_cublas",
                            "max_rel_err", "wrong", "status", "error", "gpu_name", "git_commit"})
     EXPECT_TRUE(s.count(need)) << need;
+}
+
+// cuBLASLt's autotuning is remembered per problem and GPU: what differs in any part of the key
+// (another GPU, another SM share, shape, SM target, candidate count or workspace) tunes anew.
+TEST(GemmAutotuneCache, AChoiceIsReusedOnlyForTheSameProblemAndGpu) {
+  AutotuneCache cache;
+  AutotuneKey k;
+  k.gpu = "0000:00:06.0";
+  k.context_sms = 32;
+  k.m = 8192;
+  k.n = 8192;
+  k.k = 2048;
+  k.candidates = 8;
+  k.workspace_bytes = 32ull << 20;
+  EXPECT_FALSE(cache.find(k));
+  AutotuneChoice c;
+  c.algo[0] = 66;
+  c.algo[7] = 0xabc;
+  c.rank = 7;
+  c.tried = 8;
+  cache.put(k, c);
+  const auto hit = cache.find(k);
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->algo, c.algo);
+  EXPECT_EQ(hit->rank, 7);
+  EXPECT_EQ(hit->tried, 8);
+  AutotuneKey same = k;  // a copy: another point of the same problem, or a virtual rank of the same share
+  EXPECT_TRUE(cache.find(same));
+  const std::vector<std::function<void(AutotuneKey&)>> others = {
+      [](AutotuneKey& x) { x.gpu = "0000:00:07.0"; },  [](AutotuneKey& x) { x.context_sms = 132; },
+      [](AutotuneKey& x) { x.m = 16384; },            [](AutotuneKey& x) { x.n = 4096; },
+      [](AutotuneKey& x) { x.k = 4096; },             [](AutotuneKey& x) { x.sm_target = 100; },
+      [](AutotuneKey& x) { x.candidates = 4; },       [](AutotuneKey& x) { x.workspace_bytes = 0; }};
+  for (size_t i = 0; i < others.size(); ++i) {
+    AutotuneKey o = k;
+    others[i](o);
+    EXPECT_FALSE(cache.find(o)) << "key change " << i;
+  }
+  EXPECT_EQ(cache.size(), 1u);
+  cache.clear();
+  EXPECT_FALSE(cache.find(k));
 }

@@ -455,3 +455,35 @@ TEST(VirtualRanks, EveryRankReachesEveryCopy) {
     for (int owner = 0; owner < 3; ++owner) EXPECT_EQ(b.at(from, owner), fake[owner]);
   }
 }
+
+// FlowTimer::calibrate's count and its warm-up's stop (sample_schedule.h).
+TEST(Calibration, CountIsTheMedianRunOverTheTargetWithinTheQueueBudget) {
+  EXPECT_EQ(iters_for({0.5}, 2, 1000), 4);
+  EXPECT_EQ(iters_for({0.3, 0.7}, 2, 1000), 4);       // two runs: their mean
+  EXPECT_EQ(iters_for({0.1, 0.5, 9.0}, 2, 1000), 4);  // odd count: the middle one
+  EXPECT_EQ(iters_for({0.001}, 2, 512), 512);         // the queue's budget caps it
+  EXPECT_EQ(iters_for({3.0}, 2, 1000), 1);
+  EXPECT_EQ(iters_for({0.0}, 2, 8), 8);
+  EXPECT_EQ(iters_for({0.5}, 2, 0), 1);
+}
+
+TEST(Calibration, WarmupStopsByTimeAfterTwoRunsOrOneASecondCouldNotOverrule) {
+  // Before the warm-up time, never.
+  EXPECT_FALSE(warmup_done({}, 5, 2, 2, 1000, false));
+  EXPECT_FALSE(warmup_done({9.0}, 1.5, 2, 2, 1000, false));
+  EXPECT_FALSE(warmup_done({9.0, 9.0}, 1.9, 2, 2, 1000, true));
+  // After it: two runs always; one where the count cannot depend on a second.
+  EXPECT_TRUE(warmup_done({1.0, 1.1}, 2.2, 2, 2, 1000, false));
+  EXPECT_FALSE(warmup_done({2.5}, 2.6, 2, 2, 1000, false));  // a fast second run gives 2
+  EXPECT_TRUE(warmup_done({4.0}, 4.1, 2, 2, 1000, false));   // twice the target
+  EXPECT_TRUE(warmup_done({2.5}, 2.6, 2, 2, 1, false));      // the queue allows one operation
+  EXPECT_TRUE(warmup_done({0.3}, 2.6, 2, 2, 1000, true));    // a fixed count
+  // Where it stops after one run, every second run would have given the same count.
+  for (double r1 : {0.05, 0.5, 1.0, 1.9, 2.0, 2.5, 3.9, 4.0, 7.0})
+    for (int max_k : {1, 2, 8, 1000})
+      if (warmup_done({r1}, 100, 2, 2, max_k, false)) {
+        for (double r2 = 0; r2 < 50; r2 += 0.01) {
+          EXPECT_EQ(iters_for({r1, r2}, 2, max_k), iters_for({r1}, 2, max_k)) << r1 << " " << r2 << " " << max_k;
+        }
+      }
+}

@@ -5,6 +5,8 @@
 // check on fresh inputs catches an operation that writes only on its first launch.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <functional>
 #include <memory>
 #include <set>
@@ -157,6 +159,92 @@ TEST_F(GemmGpu, AnOperationWritingOnlyOnItsFirstLaunchIsCaught) {
   }
   EXPECT_NO_THROW(status_->check({0}));
   for (void* p : {a, b, out, ref}) cudaFree(p);
+}
+
+// cuBLASLt's autotuning runs once per problem and GPU in a process: a second CublasLtGemm of
+// the same problem takes the first one's choice (same description), and it computes the
+// right result; another SM target tunes for itself.
+TEST_F(GemmGpu, AutotuningIsReusedForTheSameProblemAndGpu) {
+  const GpuInfo& g = group_->topology().gpus[0];
+  const Shape s{3 * 128, 5 * 256, 7 * 64};
+  const uint64_t ec = uint64_t(s.m) * s.n;
+  void *a, *b, *out, *ref;
+  PK_CUDA_CHECK(cudaMalloc(&a, uint64_t(s.m) * s.k * 2));
+  PK_CUDA_CHECK(cudaMalloc(&b, uint64_t(s.n) * s.k * 2));
+  PK_CUDA_CHECK(cudaMalloc(&out, ec * 2));
+  PK_CUDA_CHECK(cudaMalloc(&ref, ec * 2));
+  fill_bf16_uniform(a, uint64_t(s.m) * s.k, 21);
+  fill_bf16_uniform(b, uint64_t(s.n) * s.k, 22);
+  PK_CUDA_CHECK(cudaMemset(ref, kPoisonByte, ec * 2));
+  CublasLtGemm(s.m, s.n, s.k, 0).run(a, b, ref, nullptr);  // the heuristic's first: no tuning
+
+  CublasLtGemm first(s.m, s.n, s.k, 0);
+  first.autotune(a, b, out, nullptr, g.pci_bus_id, g.sm_count);
+  const bool tuned_before = first.reused_tuning();  // another test of this process may have tuned it
+  CublasLtGemm second(s.m, s.n, s.k, 0);
+  PK_CUDA_CHECK(cudaMemset(out, kPoisonByte, ec * 2));
+  second.autotune(a, b, out, nullptr, g.pci_bus_id, g.sm_count);
+  PK_CUDA_CHECK(cudaDeviceSynchronize());
+  EXPECT_TRUE(second.reused_tuning());
+  EXPECT_EQ(second.algo_description(), first.algo_description());
+  const Comparison once = compare_bf16(out, ref, ec);  // the reused choice's own launch wrote it
+  EXPECT_TRUE(once.ok()) << "the reused choice's launch: " << once.describe();
+  PK_CUDA_CHECK(cudaMemset(out, kPoisonByte, ec * 2));
+  second.run(a, b, out, nullptr);
+  PK_CUDA_CHECK(cudaDeviceSynchronize());
+  const Comparison r = compare_bf16(out, ref, ec);
+  EXPECT_TRUE(r.ok()) << "the reused choice: " << r.describe();
+
+  const int target = std::max(1, g.sm_count / 2);
+  CublasLtGemm other(s.m, s.n, s.k, target);
+  const size_t before = autotune_cache().size();
+  other.autotune(a, b, out, nullptr, g.pci_bus_id, g.sm_count);
+  if (!tuned_before) {
+    EXPECT_FALSE(other.reused_tuning()) << "an SM target of " << target << " reused the untargeted choice";
+    EXPECT_EQ(autotune_cache().size(), before + 1);
+  }
+  PK_CUDA_CHECK(cudaDeviceSynchronize());
+  for (void* p : {a, b, out, ref}) cudaFree(p);
+}
+
+// The queued comparison (reused room, rms read on the device) gives what compare_bf16 gives:
+// a pass, a wrong element, a NaN, the same object reused across them.
+TEST_F(GemmGpu, PendingComparisonMatchesTheSynchronousOne) {
+  const uint64_t n = 3 * 4096 + 17;
+  void *ref, *out;
+  PK_CUDA_CHECK(cudaMalloc(&ref, n * 2));
+  PK_CUDA_CHECK(cudaMalloc(&out, n * 2));
+  fill_bf16_uniform(ref, n, 31);
+  cudaStream_t s;
+  PK_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  PendingComparison pending;
+  auto both = [&](const char* what, bool expect_ok) {
+    SCOPED_TRACE(what);
+    PK_CUDA_CHECK(cudaDeviceSynchronize());
+    const Comparison sync = compare_bf16(out, ref, n, kElemTol);
+    pending.start(out, ref, n, kElemTol, s);
+    PK_CUDA_CHECK(cudaStreamSynchronize(s));
+    const Comparison q = pending.result();
+    EXPECT_EQ(q.ok(), expect_ok) << q.describe();
+    EXPECT_EQ(q.wrong, sync.wrong);
+    EXPECT_EQ(q.elems, n);
+    // Sums of atomics: equal up to the order of the additions.
+    EXPECT_NEAR(q.ref_rms, sync.ref_rms, 1e-9 * sync.ref_rms);
+    if (std::isfinite(sync.rel_fro_err)) EXPECT_NEAR(q.rel_fro_err, sync.rel_fro_err, 1e-9 * sync.rel_fro_err + 1e-300);
+    else EXPECT_FALSE(std::isfinite(q.rel_fro_err));
+  };
+  PK_CUDA_CHECK(cudaMemcpy(out, ref, n * 2, cudaMemcpyDeviceToDevice));
+  both("equal", true);
+  const uint16_t big = 0x4480;  // bf16 1024: far off any element in [-1, 1)
+  PK_CUDA_CHECK(cudaMemcpy(static_cast<uint16_t*>(out) + 5, &big, 2, cudaMemcpyHostToDevice));
+  both("one element off", false);
+  PK_CUDA_CHECK(cudaMemset(static_cast<uint16_t*>(out) + n - 1, kPoisonByte, 2));
+  both("a NaN too", false);
+  PK_CUDA_CHECK(cudaMemcpy(out, ref, n * 2, cudaMemcpyDeviceToDevice));
+  both("equal again", true);
+  PK_CUDA_CHECK(cudaStreamDestroy(s));
+  cudaFree(ref);
+  cudaFree(out);
 }
 
 }  // namespace

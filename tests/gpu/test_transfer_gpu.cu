@@ -12,6 +12,7 @@
 #include "microbench/harness/cuda_check.h"
 #include "microbench/harness/device_runtime.h"
 #include "microbench/harness/peer_group.h"
+#include "microbench/harness/timing.h"
 #include "microbench/harness/topology.h"
 #include "microbench/transfer/mechanism.h"
 
@@ -189,6 +190,66 @@ TEST_P(TransferGpu, RegisterEveryWidthAndUnroll) {
   for (const char* dir : {"push", "pull"})
     for (int unroll : {1, 2, 4, 8})
       run({"reg_l2hint", 48 * 7, 129, 16 * 3, 16 * 5, {{"vec_bytes", 16}, {"unroll", unroll}, {"threads", 96}}}, dir);
+}
+
+// The transfer study's copy-engine samples (one cudaMemcpyAsync per message, each GPU copying
+// within its own memory): taken with the next queued behind its closed gate while one runs
+// (FlowTimer::samples), they time what samples one at a time time and copy the right bytes;
+// and the warm-up stops after one run exactly where a second could not change the count
+// (here: a queue budget of one operation).
+TEST_P(TransferGpu, CopyEngineSamplesQueuedBehindTheirGateTimeWhatOneAtATimeTimes) {
+  constexpr uint64_t kMsg = 4096, kMsgs = 256;
+  Gate gate(*group_);
+  for (int g : group_->local_gpus()) {
+    group_->set_device(g);
+    fill_pattern(src_.local(g), kMsg * kMsgs, 77, 0);
+    PK_CUDA_CHECK(cudaMemset(dst_.local(g), kPoison, kMsg * kMsgs));
+    PK_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  auto make_timer = [&](int enqueues_per_op) {
+    std::vector<Flow> flows;
+    for (int g : group_->local_gpus()) {
+      cudaStream_t s = streams_->get(g, 1);
+      const char* src = src_.local(g);
+      char* dst = dst_.local(g);
+      flows.push_back(Flow{g, g, s, enqueues_per_op, [=](int) {
+                             for (uint64_t i = 0; i < kMsgs; ++i)
+                               PK_CUDA_CHECK(cudaMemcpyAsync(dst + i * kMsg, src + i * kMsg, kMsg,
+                                                             cudaMemcpyDeviceToDevice, s));
+                           }});
+    }
+    TimingOptions opt;
+    opt.warmup_ms = 0;  // the time is no reason to go on: only the run count decides
+    return std::make_unique<FlowTimer>(*group_, flows, group_->size(), gate, *status_, opt);
+  };
+  {
+    auto t = make_timer(512);  // a budget of one operation: one warm-up run
+    EXPECT_EQ(t->calibrate(), 1);
+    EXPECT_EQ(t->ops_run(), 1);
+  }
+  auto t = make_timer(static_cast<int>(kMsgs));
+  const int k = t->calibrate();
+  EXPECT_EQ(t->ops_run(), 2);  // two runs where a second could change the count
+  EXPECT_GE(k, 1);
+  EXPECT_LE(k, 2);             // the queue's budget: 512 calls
+  const std::vector<Sample> one = t->samples(6, false), overlapped = t->samples(6, true);
+  ASSERT_EQ(one.size(), 6u);
+  ASSERT_EQ(overlapped.size(), 6u);
+  EXPECT_EQ(t->ops_run(), 2 + 12 * k);
+  auto median = [](const std::vector<Sample>& v) {
+    std::vector<double> ms;
+    for (const Sample& s : v) ms.push_back(s.step_ms_per_op);
+    std::sort(ms.begin(), ms.end());
+    return 0.5 * (ms[2] + ms[3]);
+  };
+  EXPECT_NEAR(median(overlapped), median(one), 0.1 * median(one));
+  std::string err;
+  for (int g : group_->local_gpus()) {
+    group_->set_device(g);
+    const PatternCheck c = check_pattern(dst_.local(g), kMsg * kMsgs, 77, 0);
+    if (c.mismatched_words) err = "GPU" + std::to_string(g) + ": " + std::to_string(c.mismatched_words) + " words differ";
+  }
+  EXPECT_EQ(agreed(err), "");
 }
 
 INSTANTIATE_TEST_SUITE_P(PeerModes, TransferGpu, ::testing::ValuesIn(test_modes()), mode_param_name);
