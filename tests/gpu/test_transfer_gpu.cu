@@ -229,20 +229,24 @@ TEST_P(TransferGpu, CopyEngineSamplesQueuedBehindTheirGateTimeWhatOneAtATimeTime
   }
   auto t = make_timer(static_cast<int>(kMsgs));
   const int k = t->calibrate();
-  EXPECT_EQ(t->ops_run(), 2);  // two runs where a second could change the count
+  // Two runs where a second could change the count: one operation under 4 ms (twice the 2 ms
+  // target), which a tool's slowdown may break.
+  if (!slowed_by_a_tool()) EXPECT_EQ(t->ops_run(), 2);
   EXPECT_GE(k, 1);
   EXPECT_LE(k, 2);             // the queue's budget: 512 calls
+  const int warm = t->ops_run();
   const std::vector<Sample> one = t->samples(6, false), overlapped = t->samples(6, true);
   ASSERT_EQ(one.size(), 6u);
   ASSERT_EQ(overlapped.size(), 6u);
-  EXPECT_EQ(t->ops_run(), 2 + 12 * k);
+  EXPECT_EQ(t->ops_run(), warm + 12 * k);
   auto median = [](const std::vector<Sample>& v) {
     std::vector<double> ms;
     for (const Sample& s : v) ms.push_back(s.step_ms_per_op);
     std::sort(ms.begin(), ms.end());
     return 0.5 * (ms[2] + ms[3]);
   };
-  EXPECT_NEAR(median(overlapped), median(one), 0.1 * median(one));
+  // Under a sanitizer the spans time the tool's instrumentation, not the copies.
+  if (!slowed_by_a_tool()) EXPECT_NEAR(median(overlapped), median(one), 0.1 * median(one));
   std::string err;
   for (int g : group_->local_gpus()) {
     group_->set_device(g);
