@@ -67,9 +67,19 @@ if(TARGET pkbench_collectives)
         r == 3 && /^broadcast\// { b3++ }
         END { if (!n2 || !b3) { print "rounds missing"; bad = 1 }; exit bad }' && echo "rounds as the preset says"
       ]=] ${_coll_bin})
+  # Sizes given for the run's GPUs are rounded down on fewer where they do not split (64 KiB of
+  # all-gather on 3 GPUs: 65532 B), as nccl-tests does; the full round keeps them exactly.
+  add_test(NAME collectives_cli_partial_round_rounds_sizes_down COMMAND bash -c [=[
+      plan=$("$0" --list --arch=sm_90a --world=4 --gpu-counts=3,4 --collectives=all_gather --impls=ll --dtypes=bf16 --modes=eager --sizes=64K 2>&1) ||
+        { echo "$plan"; exit 1; }
+      echo "$plan" | tr '\n' ' ' | grep -q "# 3 GPUs all_gather/ll/bf16/65532/eager # 4 GPUs all_gather/ll/bf16/65536/eager" ||
+        { echo "$plan"; exit 1; }
+      echo "3 GPUs: 65532 B, 4 GPUs: 65536 B"
+      ]=] ${_coll_bin})
   add_test(NAME collectives_cli_gpu_counts_bad COMMAND ${_coll_expect} 2 "--gpu-counts=9: 9 GPUs" ${_coll_bin} --gpu-counts=9)
   add_test(NAME collectives_cli_unknown_preset COMMAND ${_coll_expect} 2 "--preset: unknown preset 'bogus'" ${_coll_bin} --preset=bogus)
-  set_tests_properties(collectives_cli_list_gpu_counts collectives_cli_list_partial_round collectives_cli_gpu_counts_bad
+  set_tests_properties(collectives_cli_list_gpu_counts collectives_cli_list_partial_round collectives_cli_partial_round_rounds_sizes_down
+    collectives_cli_gpu_counts_bad
     collectives_cli_unknown_preset PROPERTIES LABELS cpu)
   # The GPU-count sweep run and verified on one GPU with 4 and 8 virtual ranks (every count
   # 2..N in one process; the main preset's partial rounds below N).

@@ -337,7 +337,7 @@ std::vector<PointSpec> plan_points(const StudyConfig& cfg, const ImplList& order
       }
       std::set<uint64_t> seen;
       for (uint64_t bytes : list) {
-        if (!given) {  // default lists: round down to a valid size, as nccl-tests does
+        if (!given) {  // default lists and partial rounds: round down to a valid size, as nccl-tests does
           const uint64_t unit = size_unit(c, t, n, cfg.dims);
           bytes = bytes / unit * unit;
           if (bytes == 0 || !seen.insert(bytes).second) continue;
@@ -383,6 +383,10 @@ Round make_round(CLI::App& app, const StudyConfig& base, const Flags& f, const I
   r.cfg.nccl_configs = parse_nccl_configs(l.nccl_configs);
   ImplList all = keep_nccl_configs(registered, r.cfg, f, l.nccl_configs, !r.partial);
   parse_problem_flags(app, r.cfg, l, f);
+  // The sizes given are the run's: on fewer GPUs a size that does not split over them (64 KiB
+  // of all-gather on 3) is rounded down to one that does, as nccl-tests does; each row
+  // records the bytes it moved.
+  if (r.partial) r.cfg.sizes_given = r.cfg.tensor_sizes_given = false;
   // A tensor collective whose heads do not split over this round's GPUs (32 heads on 3) sits
   // the round out, said once; a run left with no collective is refused.
   auto& colls = r.cfg.collectives;
