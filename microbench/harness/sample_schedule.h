@@ -53,17 +53,19 @@ inline int iters_for(std::vector<double> per_op, double target_sample_ms, int ma
 
 // Whether FlowTimer::calibrate's warm-up may stop after its runs so far (`per_op`, each run's
 // time per operation; `elapsed_ms`, the longest host time since the first began, over every
-// process): once it lasted the warm-up time, after two runs, or after one when no second run
-// could change the count iters_for picks (`fixed_k`: a fixed count; or max_k of 1; or a run of
-// at least twice the target, as the median of it and any other time is at least the target).
+// process): once it lasted the warm-up time, after `min_runs` runs (TimingOptions::warmup_runs,
+// 2 by default: the count comes from their median), or, unless more than 2 were asked for,
+// after one when no second run could change
+// the count iters_for picks (`fixed_k`: a fixed count; or max_k of 1; or a run of at least twice
+// the target, as the median of it and any other time is at least the target).
 // The one-run stop is what saves time: an operation longer than the warm-up (a 1 GiB copy at
 // 1/4 of a GPU's SMs, a message per copy-engine call) ran twice before; it runs once now, and the
 // samples use the count two runs would have given.
 inline bool warmup_done(const std::vector<double>& per_op, double elapsed_ms, double warmup_ms,
-                        double target_sample_ms, int max_k, bool fixed_k) {
+                        double target_sample_ms, int max_k, bool fixed_k, int min_runs = 2) {
   if (per_op.empty() || elapsed_ms < warmup_ms) return false;
-  if (per_op.size() >= 2) return true;
-  return fixed_k || max_k <= 1 || per_op[0] >= 2 * target_sample_ms;
+  if (per_op.size() >= static_cast<size_t>(std::max(1, min_runs))) return true;
+  return per_op.size() == 1 && min_runs <= 2 && (fixed_k || max_k <= 1 || per_op[0] >= 2 * target_sample_ms);
 }
 
 }  // namespace pk

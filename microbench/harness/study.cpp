@@ -397,6 +397,9 @@ void register_point(const std::string& name, int iterations, std::function<void(
 void add_timing_flags(CLI::App& app, TimingOptions& t) {
   app.add_option("--samples", t.samples, "timed samples per point")->check(CLI::Range(1, 100000))->capture_default_str();
   app.add_option("--warmup-ms", t.warmup_ms, "warm-up per point")->check(CLI::Range(0.0, 1e6))->capture_default_str();
+  app.add_option("--warmup-runs", t.warmup_runs, "warm-up runs of one operation per point at least (the samples' count from their median)")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
   app.add_option("--target-sample-ms", t.target_sample_ms, "operations per sample are batched to last about this long")
       ->check(CLI::Range(1e-3, 1e5))
       ->capture_default_str();

@@ -177,7 +177,7 @@ int FlowTimer::calibrate() {
     // Every process decides alike: the runs' times are every process's slowest, and the
     // longest elapsed time decides.
     const double elapsed = group_.comm().max(std::chrono::duration<double, std::milli>(clock::now() - t0).count());
-    if (warmup_done(est, elapsed, opt_.warmup_ms, opt_.target_sample_ms, max_k, fixed)) break;
+    if (warmup_done(est, elapsed, opt_.warmup_ms, opt_.target_sample_ms, max_k, fixed, opt_.warmup_runs)) break;
   }
   if (fixed) {
     if (opt_.fixed_iters_per_sample > max_k)  // max_k is every process's minimum: all refuse alike

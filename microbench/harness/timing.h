@@ -21,6 +21,9 @@ struct TimingOptions {
   // no result: 279 points measured both ways agreed to a median ratio of 1.000 (p10 0.996, p90
   // 1.006; results/h100x1/harness-cost/).
   double warmup_ms = 2;
+  // Warm-up runs of one operation at least (sample_schedule.h: warmup_done); the samples'
+  // operation count comes from their median. 2: one slow first run cannot set it alone.
+  int warmup_runs = 2;
   double target_sample_ms = 2;   // a sample batches enough operations to last this long
   int max_iters_per_sample = 1000;
   // > 0: every sample runs exactly this many operations, whatever they cost (so that

@@ -478,6 +478,13 @@ TEST(Calibration, WarmupStopsByTimeAfterTwoRunsOrOneASecondCouldNotOverrule) {
   EXPECT_TRUE(warmup_done({4.0}, 4.1, 2, 2, 1000, false));   // twice the target
   EXPECT_TRUE(warmup_done({2.5}, 2.6, 2, 2, 1, false));      // the queue allows one operation
   EXPECT_TRUE(warmup_done({0.3}, 2.6, 2, 2, 1000, true));    // a fixed count
+  // --warmup-runs: one run is enough once the time is up; three need three.
+  EXPECT_TRUE(warmup_done({2.5}, 2.6, 2, 2, 1000, false, 1));
+  EXPECT_FALSE(warmup_done({2.5}, 1.0, 2, 2, 1000, false, 1));
+  EXPECT_FALSE(warmup_done({1.0, 1.1}, 2.2, 2, 2, 1000, false, 3));
+  EXPECT_TRUE(warmup_done({1.0, 1.1, 0.9}, 3.1, 2, 2, 1000, false, 3));
+  EXPECT_FALSE(warmup_done({4.0, 4.0}, 8.1, 2, 2, 1000, false, 3));
+  EXPECT_FALSE(warmup_done({4.0}, 4.1, 2, 2, 1000, false, 3));  // asked for three: no one-run stop
   // Where it stops after one run, every second run would have given the same count.
   for (double r1 : {0.05, 0.5, 1.0, 1.9, 2.0, 2.5, 3.9, 4.0, 7.0})
     for (int max_k : {1, 2, 8, 1000})
