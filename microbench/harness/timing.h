@@ -19,7 +19,7 @@ struct TimingOptions {
   // Per point, after the study-wide warm-up: enough for a few operations and the calibration.
   // 20 ms here and a 10 ms gap cost 30 of a collective point's 43 ms of harness time and moved
   // no result: 279 points measured both ways agreed to a median ratio of 1.000 (p10 0.996, p90
-  // 1.006; results/h100x1/harness-cost/).
+  // 1.006; results/h100x1/harness-cost/ at commit 10fd089).
   double warmup_ms = 2;
   // Warm-up runs of one operation at least (sample_schedule.h: warmup_done); the samples'
   // operation count comes from their median. 2: one slow first run cannot set it alone.
