@@ -13,7 +13,8 @@ EOF
 }
 # scripts/sanitize.sh: kernels racecheck leaves out. With our warp-specialized GEMM instrumented
 # (gemm_kernel; every fused kernel is one) racecheck stops at its first launch ("failed to handle
-# a hardware exception") and every later CUDA call fails; of our kernels only it changes its
-# register count (setmaxnreg). memcheck, synccheck and initcheck check it
-# (results/h100x1/tests/sanitizer/README.md).
+# a hardware exception") and every later CUDA call fails. Leaving it out lets one GEMM test pass,
+# not yet the whole binary (the tool still fails when cuBLASLt's kernels are left out as well; cause
+# unknown, not setmaxnreg alone). memcheck, synccheck and initcheck check it
+# (results/h100x1/README.md, tests/sanitizer/).
 pk_gemm_racecheck_skips=gemm_kernel
