@@ -1,17 +1,56 @@
 #pragma once
-// Command lines of the plain tools (the sweeps' summaries and tuning, the fused cost model):
-// a usage error exits 2 before anything is done, naming the argument. (The study binaries
-// parse theirs with CLI11: harness/cli.h.)
+// Command lines of the plain tools (the studies' summaries and tools, the sweeps' tools), on
+// CLI11 as the study binaries' are (harness/cli.h): ToolCli gives a tool a CLI::App for its
+// operands and options; -h/--help prints the tool's usage and exits 0; a usage error prints
+// "<program>: error: <what, naming the argument>" and the usage, and exits 2 before anything
+// is done.
+#include <CLI/CLI.hpp>
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "microbench/harness/csv_table.h"
 #include "microbench/harness/tidy_csv.h"
 
 namespace pk {
+
+class ToolCli {
+ public:
+  // usage: what -h/--help prints, and every refusal after its error line.
+  ToolCli(const char* program, std::string usage);
+  CLI::App& app() { return app_; }
+
+  // Where an output goes, checked after parsing when given: the tools never create folders,
+  // so a typo in a path is refused (exit 2) instead of becoming a new tree. A file's folder
+  // (a file or a folder the tool may create) must exist; a folder the tool writes into must
+  // exist itself.
+  enum class Output { file, folder };
+  // An option ("--out") or operand ("OUT.csv") naming an output.
+  CLI::Option* add_output(const std::string& name, std::string* path, Output kind = Output::file);
+
+  // Parses argv: help answered (exit 0), a bad argument refused (an unknown option, an operand
+  // beyond those declared, a missing or malformed value), then the outputs checked.
+  void parse(int argc, char** argv);
+  // A usage error found after parsing: "<program>: error: <what>" and the usage, exit 2.
+  [[noreturn]] void refuse(const std::string& what) const;
+
+ private:
+  struct OutputArg {
+    CLI::Option* option;
+    std::string* path;
+    Output kind;
+  };
+  std::string program_, usage_;
+  CLI::App app_;
+  std::vector<OutputArg> outputs_;
+};
+
+// For a count (--top N, --ranks N): digits only, at least 1.
+CLI::Validator positive_integer();
 
 [[noreturn]] inline void usage_error(const char* argv0, const std::string& what, const char* usage) {
   std::fprintf(stderr, "%s: error: %s\n%s", argv0, what.c_str(), usage ? usage : "");
