@@ -115,28 +115,20 @@ int emit_markdown(const char* argv0, const std::string& out, Make make) {
   }
 }
 
-// A study's summary tool: CSV OUT_DIR [--allow-virtual], and the options `extra` takes (true
-// when argv[i] was its; it advances i past a value). Usage errors exit 2; `operands` names the
-// two positional arguments ("EP_CSV and OUT_DIR").
+// A study's summary tool: CSV OUT_DIR [--allow-virtual], and the options the tool gave `cli`
+// before. `csv` names the first operand ("EP_CSV"); both operands are needed, OUT_DIR a folder
+// that exists (usage errors exit 2).
 struct SummaryArgs {
   std::string csv, out;
   bool allow_virtual = false;
 };
-inline SummaryArgs summary_args(int argc, char** argv, const char* usage, const std::string& operands,
-                                const std::function<bool(int& i)>& extra = nullptr) {
-  answer_help(argc, argv, usage);
+inline SummaryArgs summary_args(ToolCli& cli, int argc, char** argv, const std::string& csv) {
   SummaryArgs a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--allow-virtual") a.allow_virtual = true;
-    else if (extra && extra(i)) continue;
-    else if (arg.rfind("--", 0) == 0) usage_error(argv[0], "unknown option '" + arg + "'", usage);
-    else if (a.csv.empty()) a.csv = arg;
-    else if (a.out.empty()) a.out = arg;
-    else usage_error(argv[0], "one CSV and one folder (got '" + arg + "' too)", usage);
-  }
-  if (a.csv.empty() || a.out.empty()) usage_error(argv[0], operands + " are needed", usage);
-  check_output_parent(argv[0], "OUT_DIR", a.out + "/x", usage);
+  cli.app().add_option(csv, a.csv);
+  cli.add_output("OUT_DIR", &a.out, ToolCli::Output::folder);
+  cli.app().add_flag("--allow-virtual", a.allow_virtual);
+  cli.parse(argc, argv);
+  if (a.csv.empty() || a.out.empty()) cli.refuse(csv + " and OUT_DIR are needed");
   return a;
 }
 
