@@ -7,8 +7,6 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
-#include <cstdlib>
-#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
@@ -51,53 +49,6 @@ class ToolCli {
 
 // For a count (--top N, --ranks N): digits only, at least 1.
 CLI::Validator positive_integer();
-
-[[noreturn]] inline void usage_error(const char* argv0, const std::string& what, const char* usage) {
-  std::fprintf(stderr, "%s: error: %s\n%s", argv0, what.c_str(), usage ? usage : "");
-  std::exit(2);
-}
-
-// -h or --help anywhere: the usage on stdout and exit 0, before any other check.
-inline void answer_help(int argc, char** argv, const char* usage) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "-h" || a == "--help") {
-      std::printf("%s", usage);
-      std::exit(0);
-    }
-  }
-}
-
-// An output (file or folder) goes into a folder that exists: the tools never create
-// folders, so a typo in a path is refused (exit 2) instead of becoming a new tree.
-inline void check_output_parent(const char* argv0, const std::string& what, const std::string& path,
-                                const char* usage = nullptr) {
-  namespace fs = std::filesystem;
-  if (path.empty()) usage_error(argv0, what + " is empty", usage);
-  fs::path p(path);
-  if (!p.has_filename()) p = p.parent_path();  // "dir/" names dir
-  const fs::path parent = p.has_parent_path() ? p.parent_path() : fs::path(".");
-  std::error_code ec;
-  if (!fs::is_directory(parent, ec))
-    usage_error(argv0, what + "=" + path + ": folder '" + parent.string() + "' does not exist", usage);
-}
-
-// "--name=value" or "--name value" at argv[i]; advances i for the second form.
-// The output flags (--out, --csv) are checked here, where every tool parses them.
-inline bool option(int argc, char** argv, int& i, const std::string& name, std::string* value) {
-  const std::string a = argv[i];
-  bool found = false;
-  if (a == name) {
-    if (i + 1 >= argc) return false;
-    *value = argv[++i];
-    found = true;
-  } else if (a.rfind(name + "=", 0) == 0) {
-    *value = a.substr(name.size() + 1);
-    found = true;
-  }
-  if (found && (name == "--out" || name == "--csv")) check_output_parent(argv[0], name, *value);
-  return found;
-}
 
 // A summary tool's markdown, made by make(): on stdout, or written (atomically) to `out` when
 // given. Returns main's exit code: when make() throws, "argv0: error: ..." on stderr and 2
