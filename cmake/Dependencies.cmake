@@ -36,8 +36,11 @@ function(pk_find_header var header name package found_note without)
   endif()
 endfunction()
 
-# CLI11: the study binaries' command lines.
-pk_find_header(PKBENCH_CLI11_INCLUDE_DIR CLI/CLI.hpp CLI11 libcli11-dev "" "the study binaries are not built")
+# CLI11: the command lines of the study binaries and of every tool.
+pk_find_header(PKBENCH_CLI11_INCLUDE_DIR CLI/CLI.hpp CLI11 libcli11-dev "" "no binary or tool can be built")
+if(NOT PKBENCH_CLI11_INCLUDE_DIR)
+  message(FATAL_ERROR "pkbench: CLI11 is required (apt install libcli11-dev, or scripts/stage-deps.sh)")
+endif()
 
 # MPI: one process per GPU (--peer-mode=ipc|vmm under mpirun). Without it those modes are
 # not built and the binaries say so when started by an MPI launcher.

@@ -275,7 +275,7 @@ CUDA toolkit 13|cuda|-|required|every study (nvcc, the CUDA runtime)
 ninja|cmd:ninja|ninja-build|package|faster builds (make works too)
 Google Benchmark|hdr:benchmark/benchmark.h|libbenchmark-dev|package|the study binaries
 GoogleTest|hdr:gtest/gtest.h|libgtest-dev|package|the tests
-CLI11|hdr:CLI/CLI.hpp|libcli11-dev|header|the study binaries' command lines
+CLI11|hdr:CLI/CLI.hpp|libcli11-dev|header|every binary's and tool's command line (the build)
 nlohmann-json|hdr:nlohmann/json.hpp|nlohmann-json3-dev|header|the tuning tables' JSON
 Open MPI|cmd:mpirun|libopenmpi-dev openmpi-bin|package|one process per GPU (--peer-mode=ipc|vmm): the multi-rank studies
 gnuplot|cmd:gnuplot|gnuplot-nox|package|the figures

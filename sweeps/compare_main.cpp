@@ -1,45 +1,37 @@
 // pkbench_compare: two results folders side by side, point by point, as ratios B / A,
 // flagging only the changes beyond the measured noise (sweeps/compare.h).
 //   pkbench_compare A_DIR B_DIR [--out FILE.md] [--csv FILE.csv] [--top N] [--all] [--fail-on-change]
-#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "microbench/harness/tidy_csv.h"
-#include "sweeps/cli_util.h"
+#include "microbench/harness/tool_cli.h"
 #include "sweeps/compare.h"
 
 using namespace pk;
 using namespace pk::sweeps;
 
 int main(int argc, char** argv) {
-  std::string out, csv, top_text;
-  std::vector<std::string> dirs;
-  bool all = false, fail = false;
-  const Tool tool = parse_tool_line(
-      argc, argv,
-      {.options = {{"--out", &out}, {"--csv", &csv}, {"--top", &top_text}},
-       .flags = {{"--all", &all}, {"--fail-on-change", &fail}},
-       .args = &dirs,
-       .max_args = 2,
-       .too_many = "(two folders at most)",
-       .usage =
-           "usage: pkbench_compare A_DIR B_DIR [--out FILE.md] [--csv FILE.csv] [--top N] [--all] [--fail-on-change]\n"
-           "  Compares every study CSV present in both folders (transfer.csv, sync.csv, gemm.csv, ...): B / A per point,\n"
-           "  a change flagged only where the two sample ranges do not overlap. Markdown to stdout or --out;\n"
-           "  --csv writes every matched point; --fail-on-change exits 4 when any point got worse.\n"});
+  ToolCli cli(argv[0],
+              "usage: pkbench_compare A_DIR B_DIR [--out FILE.md] [--csv FILE.csv] [--top N] [--all] [--fail-on-change]\n"
+              "  Compares every study CSV present in both folders (transfer.csv, sync.csv, gemm.csv, ...): B / A per point,\n"
+              "  a change flagged only where the two sample ranges do not overlap. Markdown to stdout or --out;\n"
+              "  --csv writes every matched point; --fail-on-change exits 4 when any point got worse.\n");
+  std::string a, b, out, csv;
   size_t top = 30;
-  if (!top_text.empty()) {
-    auto r = std::from_chars(top_text.data(), top_text.data() + top_text.size(), top);
-    if (r.ec != std::errc() || r.ptr != top_text.data() + top_text.size() || top == 0)
-      tool.refuse("--top=" + top_text + ": not a positive integer");
-  }
-  if (dirs.size() != 2) tool.refuse("two results folders are needed");
-  const std::string &a = dirs[0], &b = dirs[1];
+  bool all = false, fail = false;
+  cli.app().add_option("A_DIR", a)->required();
+  cli.app().add_option("B_DIR", b)->required();
+  cli.add_output("--out", &out);
+  cli.add_output("--csv", &csv);
+  cli.app().add_option("--top", top)->check(positive_integer());
+  cli.app().add_flag("--all", all);
+  cli.app().add_flag("--fail-on-change", fail);
+  cli.parse(argc, argv);
   for (const auto* d : {&a, &b})
-    if (!std::filesystem::is_directory(*d)) tool.refuse("'" + *d + "' is not a folder");
+    if (!std::filesystem::is_directory(*d)) cli.refuse("'" + *d + "' is not a folder");
   try {
     const FolderDiff d = compare_folders(a, b);
     const std::string md = compare_markdown(d, top, all);

@@ -25,15 +25,18 @@ static const char* kUsage =
     "  one study, one machine; a part named twice or a row repeated across parts is refused\n";
 
 int main(int argc, char** argv) {
-  answer_help(argc, argv, kUsage);
-  if (argc < 3) usage_error(argv[0], "an output and at least one part are needed", kUsage);
-  check_output_parent(argv[0], "OUT.csv", argv[1], kUsage);
-  for (int i = 2; i < argc; ++i) {
-    if (!std::filesystem::is_regular_file(argv[i])) usage_error(argv[0], std::string("'") + argv[i] + "': no such file", kUsage);
-    for (int j = 2; j < i; ++j) {
+  ToolCli cli(argv[0], kUsage);
+  std::string out;
+  std::vector<std::string> parts;
+  cli.add_output("OUT.csv", &out)->required();
+  cli.app().add_option("PART.csv", parts)->required();
+  cli.parse(argc, argv);
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (!std::filesystem::is_regular_file(parts[i])) cli.refuse("'" + parts[i] + "': no such file");
+    for (size_t j = 0; j < i; ++j) {
       std::error_code ec;
-      if (std::filesystem::equivalent(argv[i], argv[j], ec))
-        usage_error(argv[0], std::string("'") + argv[i] + "' and '" + argv[j] + "' are the same part: its rows would count twice", kUsage);
+      if (std::filesystem::equivalent(parts[i], parts[j], ec))
+        cli.refuse("'" + parts[i] + "' and '" + parts[j] + "' are the same part: its rows would count twice");
     }
   }
   try {
@@ -45,25 +48,26 @@ int main(int argc, char** argv) {
     // Every data row, where it was first seen: a copied part has identical rows (same
     // timestamps), which a merge must not count twice.
     std::unordered_map<std::string, std::string> seen;
-    for (int i = 2; i < argc; ++i) {
+    for (size_t i = 0; i < parts.size(); ++i) {
+      const std::string& part = parts[i];
       // Every header column as text: the study's declaration checks the names, one_machine the rows.
       std::vector<Field> f;
-      for (const auto& h : peek_csv(argv[i]).header) f.push_back({h});
-      const CsvTable t = CsvTable::read(argv[i], f, checked_as(""));
-      if (i == 2) {
+      for (const auto& h : peek_csv(part).header) f.push_back({h});
+      const CsvTable t = CsvTable::read(part, f, checked_as(""));
+      if (i == 0) {
         header = t.header();
         study = t.study();
         machine = t.machine();
       } else {
         if (t.header() != header)
-          throw pk::CsvError(std::string(argv[i]) + ":1: header differs from " + argv[2] + "'s");
+          throw pk::CsvError(part + ":1: header differs from " + parts[0] + "'s");
         if (t.study() != study)
-          throw pk::CsvError(std::string(argv[i]) + ": a " + t.study() + " CSV, " + argv[2] + " is a " + study + " one");
+          throw pk::CsvError(part + ": a " + t.study() + " CSV, " + parts[0] + " is a " + study + " one");
         if (t.rows() && (t.machine().key() != machine.key() || t.machine().host != machine.host))
-          throw pk::CsvError(std::string(argv[i]) + ": rows of " + t.machine().describe() + ", " + argv[2] +
+          throw pk::CsvError(part + ": rows of " + t.machine().describe() + ", " + parts[0] +
                                    " has " + machine.describe() + ": one machine per file");
       }
-      std::ifstream in(argv[i], std::ios::binary);
+      std::ifstream in(part, std::ios::binary);
       std::string line;
       bool first = true;
       size_t line_no = 0;
@@ -71,11 +75,11 @@ int main(int argc, char** argv) {
         ++line_no;
         if (first) {
           first = false;
-          if (i == 2) merged += line + "\n";
+          if (i == 0) merged += line + "\n";
           continue;
         }
         if (!line.empty()) {
-          const std::string at = std::string(argv[i]) + ":" + std::to_string(line_no);
+          const std::string at = part + ":" + std::to_string(line_no);
           if (auto [it, fresh] = seen.emplace(line, at); !fresh)
             throw pk::CsvError(at + ": the same row as " + it->second + ": a part given twice?");
           merged += line + "\n";
@@ -83,8 +87,8 @@ int main(int argc, char** argv) {
         }
       }
     }
-    pk::write_file_atomically(argv[1], merged);
-    std::printf("wrote %s: %zu rows from %d parts (%s, %s)\n", argv[1], rows, argc - 2, study.c_str(),
+    pk::write_file_atomically(out, merged);
+    std::printf("wrote %s: %zu rows from %zu parts (%s, %s)\n", out.c_str(), rows, parts.size(), study.c_str(),
                 machine.describe().c_str());
     return 0;
   } catch (const std::exception& e) {

@@ -3,10 +3,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
-#include <vector>
 
 #include "microbench/harness/tidy_csv.h"
-#include "sweeps/cli_util.h"
+#include "microbench/harness/tool_cli.h"
 #include "sweeps/report.h"
 
 namespace fs = std::filesystem;
@@ -14,28 +13,24 @@ using namespace pk;
 using namespace pk::sweeps;
 
 int main(int argc, char** argv) {
-  std::string other, out;
+  std::string dir, other, out;
   bool harness_cost = false;
-  std::vector<std::string> dirs;
-  const Tool tool = parse_tool_line(
-      argc, argv,
-      {.options = {{"--other", &other}, {"--out", &out}},
-       .flags = {{"--harness-cost", &harness_cost}},
-       .args = &dirs,
-       .max_args = 1,
-       .too_many = "(one results folder)",
-       .usage =
-           "usage: pkbench_report RESULTS_DIR [--other OTHER_RESULTS_DIR] [--out FILE]\n"
-           "       pkbench_report --harness-cost RESULTS_DIR\n"
-           "  writes RESULTS_DIR/REPORT.md (or FILE): environment, figures, the paper's claims beside this machine's\n"
-           "  numbers (and OTHER's), each study's section, the harness cost per point, every target met or\n"
-           "  missed. --harness-cost prints only the harness cost per point (wall minus timed ms, median and p90)\n"
-           "  of every CSV under RESULTS_DIR that has the point-cost columns, and writes nothing.\n"});
-  if (dirs.empty()) tool.refuse("no RESULTS_DIR given");
-  const std::string dir = dirs[0];
-  if (!fs::is_directory(dir)) tool.refuse("'" + dir + "' is not a folder");
-  if (!other.empty() && !fs::is_directory(other)) tool.refuse("--other=" + other + ": not a folder");
-  if (harness_cost && !(other.empty() && out.empty())) tool.refuse("--harness-cost writes nothing: no --other or --out");
+  ToolCli cli(argv[0],
+              "usage: pkbench_report RESULTS_DIR [--other OTHER_RESULTS_DIR] [--out FILE]\n"
+              "       pkbench_report --harness-cost RESULTS_DIR\n"
+              "  writes RESULTS_DIR/REPORT.md (or FILE): environment, figures, the paper's claims beside this machine's\n"
+              "  numbers (and OTHER's), each study's section, the harness cost per point, every target met or\n"
+              "  missed. --harness-cost prints only the harness cost per point (wall minus timed ms, median and p90)\n"
+              "  of every CSV under RESULTS_DIR that has the point-cost columns, and writes nothing.\n");
+  cli.app().add_option("RESULTS_DIR", dir);
+  cli.app().add_option("--other", other);
+  cli.add_output("--out", &out);
+  cli.app().add_flag("--harness-cost", harness_cost);
+  cli.parse(argc, argv);
+  if (dir.empty()) cli.refuse("no RESULTS_DIR given");
+  if (!fs::is_directory(dir)) cli.refuse("'" + dir + "' is not a folder");
+  if (!other.empty() && !fs::is_directory(other)) cli.refuse("--other=" + other + ": not a folder");
+  if (harness_cost && !(other.empty() && out.empty())) cli.refuse("--harness-cost writes nothing: no --other or --out");
   if (out.empty()) out = dir + "/REPORT.md";
   try {
     if (harness_cost) {

@@ -12,7 +12,7 @@
 
 #include "microbench/harness/tidy_csv.h"
 #include "microbench/harness/csv_table.h"
-#include "sweeps/cli_util.h"
+#include "microbench/harness/tool_cli.h"
 #include "sweeps/study_schema.h"
 #include "sweeps/tuning_loo.h"
 
@@ -30,28 +30,28 @@ int main(int argc, char** argv) {
       "  together: one machine's).\n"
       "  Hides each measured point, answers it through pkbench/tuning.h from the others, and compares the\n"
       "  answer's measured time there with the best measured there (within: <= 1 + PCT/100; default 5).\n";
-  const Tool tool = parse_tool_line(argc, argv,
-                                    {.options = {{"--out", &out}, {"--tolerance", &tol_text}},
-                                     .args = &csvs,
-                                     .usage = usage.c_str()});
+  ToolCli cli(argv[0], usage);
+  cli.add_output("--out", &out, ToolCli::Output::folder);
+  cli.app().add_option("--tolerance", tol_text);
+  cli.app().add_option("CSV", csvs);
+  cli.parse(argc, argv);
   std::string command = "pkbench_tune_loo";
   for (int i = 1; i < argc; ++i) command += std::string(" ") + argv[i];
   for (const auto& c : csvs)
-    if (!fs::is_regular_file(c)) tool.refuse("'" + c + "': no such file");
-  if (csvs.empty()) tool.refuse("no CSV given");
+    if (!fs::is_regular_file(c)) cli.refuse("'" + c + "': no such file");
+  if (csvs.empty()) cli.refuse("no CSV given");
   char* end = nullptr;
   const double tol = std::strtod(tol_text.c_str(), &end);
   if (end == tol_text.c_str() || *end || !(tol >= 0 && tol < 100))
-    tool.refuse("--tolerance=" + tol_text + ": a percentage in [0, 100)");
-  if (!out.empty() && !fs::is_directory(out)) tool.refuse("--out=" + out + ": not a folder");
+    cli.refuse("--tolerance=" + tol_text + ": a percentage in [0, 100)");
   std::vector<std::vector<std::string>> of_study(studies.size());  // the CSVs given, by study
   for (const auto& c : csvs) {
     const std::string study = pk::peek_csv(c).study;
     size_t i = 0;
     while (i < studies.size() && studies[i]->study != study) ++i;
     if (i == studies.size())
-      tool.refuse("'" + c + "' is " + (study.empty() ? "not a study CSV" : "a " + study + " CSV") + ": " +
-                  names_text(studies, "or") + " CSVs");
+      cli.refuse("'" + c + "' is " + (study.empty() ? "not a study CSV" : "a " + study + " CSV") + ": " +
+                 names_text(studies, "or") + " CSVs");
     of_study[i].push_back(c);
   }
   try {

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "microbench/harness/tidy_csv.h"
-#include "sweeps/cli_util.h"
+#include "microbench/harness/tool_cli.h"
 #include "sweeps/study_schema.h"
 #include "sweeps/tuning_writers.h"
 
@@ -71,7 +71,7 @@ std::set<std::string> peer_modes_of(const std::string& csv) {
 }
 
 // The CSVs of the sources, by study: a folder's by the layout's names, a CSV's by its `study` column.
-std::vector<TuneCsv> csvs_of(const std::vector<std::string>& sources, const Tool& tool) {
+std::vector<TuneCsv> csvs_of(const std::vector<std::string>& sources, const ToolCli& cli) {
   std::vector<TuneCsv> csvs;
   for (const auto& s : sources) {
     if (fs::is_directory(s)) {
@@ -87,8 +87,8 @@ std::vector<TuneCsv> csvs_of(const std::vector<std::string>& sources, const Tool
     const std::string study = pk::peek_csv(s).study;
     const StudyParts* parts = tuned_study(study);
     if (!parts)
-      tool.refuse("'" + s + "' is " + (study.empty() ? "not a study CSV" : "a " + study + " CSV") +
-                  ": tuning tables come from " + names_text(tuned_studies(), "and") + " CSVs");
+      cli.refuse("'" + s + "' is " + (study.empty() ? "not a study CSV" : "a " + study + " CSV") +
+                 ": tuning tables come from " + names_text(tuned_studies(), "and") + " CSVs");
     csvs.push_back({parts, s});
   }
   for (auto& c : csvs) c.peer_modes = peer_modes_of(c.path);
@@ -98,24 +98,24 @@ std::vector<TuneCsv> csvs_of(const std::vector<std::string>& sources, const Tool
 // Rows of virtual ranks are never tuning input for a real machine; with --allow-virtual those
 // of a study that allows it make a table of their own (a table holding virtual and real rows
 // would be refused whole on the real machine).
-void refuse_virtual(const std::vector<TuneCsv>& csvs, bool allow_virtual, const Tool& tool) {
+void refuse_virtual(const std::vector<TuneCsv>& csvs, bool allow_virtual, const ToolCli& cli) {
   const std::vector<const StudyParts*> virtual_ok =
       parts_with([](const StudyParts& p) { return p.tuning && p.virtual_tuning; });
   std::map<std::string, std::pair<std::string, std::string>> real_virtual;  // study -> a real CSV, a virtual CSV
   for (const auto& c : csvs) {
     const bool is_virtual = c.peer_modes.count("virtual") > 0;
     if (is_virtual && !(allow_virtual && c.study->virtual_tuning))
-      tool.refuse("'" + c.path + "' holds rows from virtual ranks (peer_mode virtual: several ranks on one GPU measure "
-                  "HBM, not NVLink): never tuning input for a real machine" +
-                  (c.study->virtual_tuning ? std::string(" (--allow-virtual: a table only the same virtual ranks read)")
-                                           : " (--allow-virtual takes " + names_text(virtual_ok, "and") + " CSVs only)"));
+      cli.refuse("'" + c.path + "' holds rows from virtual ranks (peer_mode virtual: several ranks on one GPU measure "
+                 "HBM, not NVLink): never tuning input for a real machine" +
+                 (c.study->virtual_tuning ? std::string(" (--allow-virtual: a table only the same virtual ranks read)")
+                                          : " (--allow-virtual takes " + names_text(virtual_ok, "and") + " CSVs only)"));
     auto& rv = real_virtual[c.study->study];
     (is_virtual ? rv.second : rv.first) = c.path;
   }
   for (const auto& [study, rv] : real_virtual)
     if (!rv.first.empty() && !rv.second.empty())
-      tool.refuse("--allow-virtual: '" + rv.second + "' (virtual ranks) and '" + rv.first +
-                  "' (real peers) would make one " + study + " table: write the virtual one apart (its own --out)");
+      cli.refuse("--allow-virtual: '" + rv.second + "' (virtual ranks) and '" + rv.first +
+                 "' (real peers) would make one " + study + " table: write the virtual one apart (its own --out)");
 }
 
 TuningTable table_of(const TuneCsv& c) {
@@ -155,28 +155,29 @@ void write_tables(const std::vector<TuneCsv>& csvs, const std::string& out, cons
 }  // namespace
 
 int main(int argc, char** argv) {
+  ToolCli cli(argv[0], usage());
   std::string out, header = "pkbench_tuning.h";
   std::vector<std::string> sources;
   bool allow_virtual = false;
-  const Tool tool = parse_tool_line(argc, argv,
-                                    {.options = {{"--out", &out}, {"--header", &header}},
-                                     .flags = {{"--allow-virtual", &allow_virtual}},
-                                     .args = &sources,
-                                     .usage = usage().c_str()});
+  cli.add_output("--out", &out);
+  cli.app().add_option("--header", header);
+  cli.app().add_flag("--allow-virtual", allow_virtual);
+  cli.app().add_option("SOURCE", sources);
+  cli.parse(argc, argv);
   for (const auto& s : sources)
-    if (!fs::exists(s)) tool.refuse("'" + s + "': no such file or folder");
-  if (sources.empty()) tool.refuse("no SOURCE given");
+    if (!fs::exists(s)) cli.refuse("'" + s + "': no such file or folder");
+  if (sources.empty()) cli.refuse("no SOURCE given");
   if (out.empty() && (sources.size() != 1 || !fs::is_directory(sources[0])))
-    tool.refuse("--out DIR is needed unless the only SOURCE is a folder");
+    cli.refuse("--out DIR is needed unless the only SOURCE is a folder");
   if (header.find('/') != std::string::npos || header.size() < 3 || header.substr(header.size() - 2) != ".h")
-    tool.refuse("--header=" + header + ": a file name ending in .h, without a folder");
+    cli.refuse("--header=" + header + ": a file name ending in .h, without a folder");
   try {
-    const std::vector<TuneCsv> csvs = csvs_of(sources, tool);
+    const std::vector<TuneCsv> csvs = csvs_of(sources, cli);
     if (csvs.empty()) {
       std::fprintf(stderr, "pkbench_tune: error: nothing to tune from\n");
       return 1;
     }
-    refuse_virtual(csvs, allow_virtual, tool);
+    refuse_virtual(csvs, allow_virtual, cli);
     if (out.empty()) {
       out = sources[0] + "/tuning";  // the results layout's folder for the tables
       fs::create_directories(out);

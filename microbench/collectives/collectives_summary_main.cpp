@@ -16,18 +16,14 @@ static const char* kUsage =
     "  MAIN_CSV with best ours against the best NCCL (nccl-tests method and device-time view) and the ablation\n";
 
 int main(int argc, char** argv) {
-  pk::answer_help(argc, argv, kUsage);
+  pk::ToolCli cli(argv[0], kUsage);
   std::string out;
-  std::vector<std::string> csvs;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--out" && i + 1 < argc) out = argv[++i];
-    else if (a.rfind("--out=", 0) == 0) out = a.substr(6);
-    else if (a.rfind("--", 0) == 0) pk::usage_error(argv[0], "unknown flag '" + a + "'", kUsage);
-    else if (!std::filesystem::is_regular_file(a)) pk::usage_error(argv[0], "CSV '" + a + "': no such file", kUsage);
-    else csvs.push_back(a);
-  }
-  if (csvs.empty()) pk::usage_error(argv[0], "a collectives CSV is needed", kUsage);
-  if (!out.empty()) pk::check_output_parent(argv[0], "--out", out, kUsage);
+  std::vector<std::string> csvs;  // MAIN_CSV [MORE_CSV...]
+  cli.add_output("--out", &out);
+  cli.app().add_option("CSV", csvs);
+  cli.parse(argc, argv);
+  for (const auto& c : csvs)
+    if (!std::filesystem::is_regular_file(c)) cli.refuse("CSV '" + c + "': no such file");
+  if (csvs.empty()) cli.refuse("a collectives CSV is needed");
   return pk::emit_markdown(argv[0], out, [&] { return pk::coll::collectives_summary_markdown(csvs); });
 }

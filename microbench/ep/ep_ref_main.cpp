@@ -13,27 +13,17 @@ const char* kUsage =
 }
 
 int main(int argc, char** argv) {
-  pk::answer_help(argc, argv, kUsage);
-  std::string csv, intranode, ll, ranks, version = "?", ll_tokens;
-  for (int i = 1; i < argc; ++i) {
-    if (pk::option(argc, argv, i, "--intranode", &intranode) || pk::option(argc, argv, i, "--low-latency", &ll) ||
-        pk::option(argc, argv, i, "--ranks", &ranks) || pk::option(argc, argv, i, "--version", &version) ||
-        pk::option(argc, argv, i, "--ll-tokens", &ll_tokens))
-      continue;
-    const std::string a = argv[i];
-    if (a.rfind("--", 0) == 0) pk::usage_error(argv[0], "unknown option '" + a + "'", kUsage);
-    if (!csv.empty()) pk::usage_error(argv[0], "one CSV (got '" + a + "' too)", kUsage);
-    csv = a;
-  }
-  auto positive = [&](const std::string& v, const char* flag) {
-    if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || std::stoi(v) < 1)
-      pk::usage_error(argv[0], std::string(flag) + "='" + v + "': a positive integer", kUsage);
-    return std::stoi(v);
-  };
-  if (csv.empty()) pk::usage_error(argv[0], "EP_CSV is needed", kUsage);
-  if (intranode.empty() && ll.empty()) pk::usage_error(argv[0], "--intranode or --low-latency is needed", kUsage);
-  const int n = positive(ranks, "--ranks");
-  const int t = ll.empty() ? 0 : positive(ll_tokens, "--ll-tokens");
+  pk::ToolCli cli(argv[0], kUsage);
+  std::string csv, intranode, ll, version = "?";
+  int n = 0, t = 0;
+  cli.app().add_option("EP_CSV", csv)->required();
+  cli.app().add_option("--ranks", n)->required()->check(pk::positive_integer());
+  cli.app().add_option("--version", version);
+  cli.app().add_option("--intranode", intranode);
+  CLI::Option* tokens = cli.app().add_option("--ll-tokens", t)->check(pk::positive_integer());
+  cli.app().add_option("--low-latency", ll)->needs(tokens);
+  cli.parse(argc, argv);
+  if (intranode.empty() && ll.empty()) cli.refuse("--intranode or --low-latency is needed");
   try {
     pk::ep::DeepEpFigures f;
     if (!intranode.empty()) pk::ep::parse_deepep_intranode(intranode, f);

@@ -16,7 +16,8 @@ const char* kUsage =
 }
 
 int main(int argc, char** argv) {
-  const pk::SummaryArgs a = pk::summary_args(argc, argv, kUsage, "EP_CSV and OUT_DIR");
+  pk::ToolCli cli(argv[0], kUsage);
+  const pk::SummaryArgs a = pk::summary_args(cli, argc, argv, "EP_CSV");
   return pk::write_study_summary(argv[0], a, "ep", [&] {
     auto d = std::make_shared<const pk::ep::EpData>(pk::ep::read_ep_csv(a.csv));
     return pk::SummaryOutput{pk::ep::summary_markdown(*d), d->virtual_ranks, [d, &a](const std::string& path) {

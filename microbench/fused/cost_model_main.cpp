@@ -50,30 +50,17 @@ struct Args {
 // Exits 2 naming a missing or unknown flag; 0 after --help.
 Args parse_args(int argc, char** argv) {
   Args a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (option(argc, argv, i, "--fused", &a.fused_csv) || option(argc, argv, i, "--transfer", &a.transfer_csv) ||
-        option(argc, argv, i, "--sync", &a.sync_csv) || option(argc, argv, i, "--gemm", &a.gemm_csv) ||
-        option(argc, argv, i, "--comm-only", &a.comm_only_csv) || option(argc, argv, i, "--out", &a.out_csv) ||
-        option(argc, argv, i, "--splits", &a.splits_csv))
-      continue;
-    if (arg == "--allow-mixed-machines") {
-      a.mixed = true;
-      continue;
-    }
-    if (arg == "--allow-mixed-commits") {
-      a.mixed_commits = true;
-      continue;
-    }
-    if (arg == "-h" || arg == "--help") {
-      std::printf("%s", kUsage);
-      std::exit(0);
-    }
-    usage_error(argv[0], "unknown argument '" + arg + "'", kUsage);
-  }
-  if (a.fused_csv.empty()) usage_error(argv[0], "--fused is required", kUsage);
-  if (a.transfer_csv.empty()) usage_error(argv[0], "--transfer is required", kUsage);
-  if (a.sync_csv.empty()) usage_error(argv[0], "--sync is required", kUsage);
+  ToolCli cli(argv[0], kUsage);
+  cli.app().add_option("--fused", a.fused_csv)->required();
+  cli.app().add_option("--transfer", a.transfer_csv)->required();
+  cli.app().add_option("--sync", a.sync_csv)->required();
+  cli.app().add_option("--gemm", a.gemm_csv);
+  cli.app().add_option("--comm-only", a.comm_only_csv);
+  cli.add_output("--out", &a.out_csv);
+  cli.add_output("--splits", &a.splits_csv);
+  cli.app().add_flag("--allow-mixed-machines", a.mixed);
+  cli.app().add_flag("--allow-mixed-commits", a.mixed_commits);
+  cli.parse(argc, argv);
   return a;
 }
 

@@ -15,16 +15,12 @@ static const char* kUsage =
 int main(int argc, char** argv) {
   using namespace pk;
   using namespace pk::fused;
-  answer_help(argc, argv, kUsage);
+  ToolCli cli(argv[0], kUsage);
   std::string out, csv;
-  for (int i = 1; i < argc; ++i) {
-    if (option(argc, argv, i, "--out", &out)) continue;
-    const std::string a = argv[i];
-    if (a.rfind("--", 0) == 0) usage_error(argv[0], "unknown flag '" + a + "'", kUsage);
-    if (!csv.empty()) usage_error(argv[0], "one CSV only ('" + a + "' is a second)", kUsage);
-    if (!std::filesystem::is_regular_file(a)) usage_error(argv[0], "CSV '" + a + "': no such file", kUsage);
-    csv = a;
-  }
-  if (csv.empty()) usage_error(argv[0], "a fused CSV is needed", kUsage);
+  cli.add_output("--out", &out);
+  cli.app().add_option("CSV", csv);
+  cli.parse(argc, argv);
+  if (csv.empty()) cli.refuse("a fused CSV is needed");
+  if (!std::filesystem::is_regular_file(csv)) cli.refuse("CSV '" + csv + "': no such file");
   return emit_markdown(argv[0], out, [&] { return fused_summary_markdown(csv); });
 }

@@ -1,64 +1,54 @@
 #pragma once
-// Command lines of the plain tools (the sweeps' summaries and tuning, the fused cost model):
-// a usage error exits 2 before anything is done, naming the argument. (The study binaries
-// parse theirs with CLI11: harness/cli.h.)
+// Command lines of the plain tools (the studies' summaries and tools, the sweeps' tools), on
+// CLI11 as the study binaries' are (harness/cli.h): ToolCli gives a tool a CLI::App for its
+// operands and options; -h/--help prints the tool's usage and exits 0; a usage error prints
+// "<program>: error: <what, naming the argument>" and the usage, and exits 2 before anything
+// is done.
+#include <CLI/CLI.hpp>
+
 #include <cstdio>
-#include <cstdlib>
-#include <filesystem>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "microbench/harness/csv_table.h"
 #include "microbench/harness/tidy_csv.h"
 
 namespace pk {
 
-[[noreturn]] inline void usage_error(const char* argv0, const std::string& what, const char* usage) {
-  std::fprintf(stderr, "%s: error: %s\n%s", argv0, what.c_str(), usage ? usage : "");
-  std::exit(2);
-}
+class ToolCli {
+ public:
+  // usage: what -h/--help prints, and every refusal after its error line.
+  ToolCli(const char* program, std::string usage);
+  CLI::App& app() { return app_; }
 
-// -h or --help anywhere: the usage on stdout and exit 0, before any other check.
-inline void answer_help(int argc, char** argv, const char* usage) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "-h" || a == "--help") {
-      std::printf("%s", usage);
-      std::exit(0);
-    }
-  }
-}
+  // Where an output goes, checked after parsing when given: the tools never create folders,
+  // so a typo in a path is refused (exit 2) instead of becoming a new tree. A file's folder
+  // (a file or a folder the tool may create) must exist; a folder the tool writes into must
+  // exist itself.
+  enum class Output { file, folder };
+  // An option ("--out") or operand ("OUT.csv") naming an output.
+  CLI::Option* add_output(const std::string& name, std::string* path, Output kind = Output::file);
 
-// An output (file or folder) goes into a folder that exists: the tools never create
-// folders, so a typo in a path is refused (exit 2) instead of becoming a new tree.
-inline void check_output_parent(const char* argv0, const std::string& what, const std::string& path,
-                                const char* usage = nullptr) {
-  namespace fs = std::filesystem;
-  if (path.empty()) usage_error(argv0, what + " is empty", usage);
-  fs::path p(path);
-  if (!p.has_filename()) p = p.parent_path();  // "dir/" names dir
-  const fs::path parent = p.has_parent_path() ? p.parent_path() : fs::path(".");
-  std::error_code ec;
-  if (!fs::is_directory(parent, ec))
-    usage_error(argv0, what + "=" + path + ": folder '" + parent.string() + "' does not exist", usage);
-}
+  // Parses argv: help answered (exit 0), a bad argument refused (an unknown option, an operand
+  // beyond those declared, a missing or malformed value), then the outputs checked.
+  void parse(int argc, char** argv);
+  // A usage error found after parsing: "<program>: error: <what>" and the usage, exit 2.
+  [[noreturn]] void refuse(const std::string& what) const;
 
-// "--name=value" or "--name value" at argv[i]; advances i for the second form.
-// The output flags (--out, --csv) are checked here, where every tool parses them.
-inline bool option(int argc, char** argv, int& i, const std::string& name, std::string* value) {
-  const std::string a = argv[i];
-  bool found = false;
-  if (a == name) {
-    if (i + 1 >= argc) return false;
-    *value = argv[++i];
-    found = true;
-  } else if (a.rfind(name + "=", 0) == 0) {
-    *value = a.substr(name.size() + 1);
-    found = true;
-  }
-  if (found && (name == "--out" || name == "--csv")) check_output_parent(argv[0], name, *value);
-  return found;
-}
+ private:
+  struct OutputArg {
+    CLI::Option* option;
+    std::string* path;
+    Output kind;
+  };
+  std::string program_, usage_;
+  CLI::App app_;
+  std::vector<OutputArg> outputs_;
+};
+
+// For a count (--top N, --ranks N): digits only, at least 1.
+CLI::Validator positive_integer();
 
 // A summary tool's markdown, made by make(): on stdout, or written (atomically) to `out` when
 // given. Returns main's exit code: when make() throws, "argv0: error: ..." on stderr and 2
@@ -76,28 +66,20 @@ int emit_markdown(const char* argv0, const std::string& out, Make make) {
   }
 }
 
-// A study's summary tool: CSV OUT_DIR [--allow-virtual], and the options `extra` takes (true
-// when argv[i] was its; it advances i past a value). Usage errors exit 2; `operands` names the
-// two positional arguments ("EP_CSV and OUT_DIR").
+// A study's summary tool: CSV OUT_DIR [--allow-virtual], and the options the tool gave `cli`
+// before. `csv` names the first operand ("EP_CSV"); both operands are needed, OUT_DIR a folder
+// that exists (usage errors exit 2).
 struct SummaryArgs {
   std::string csv, out;
   bool allow_virtual = false;
 };
-inline SummaryArgs summary_args(int argc, char** argv, const char* usage, const std::string& operands,
-                                const std::function<bool(int& i)>& extra = nullptr) {
-  answer_help(argc, argv, usage);
+inline SummaryArgs summary_args(ToolCli& cli, int argc, char** argv, const std::string& csv) {
   SummaryArgs a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--allow-virtual") a.allow_virtual = true;
-    else if (extra && extra(i)) continue;
-    else if (arg.rfind("--", 0) == 0) usage_error(argv[0], "unknown option '" + arg + "'", usage);
-    else if (a.csv.empty()) a.csv = arg;
-    else if (a.out.empty()) a.out = arg;
-    else usage_error(argv[0], "one CSV and one folder (got '" + arg + "' too)", usage);
-  }
-  if (a.csv.empty() || a.out.empty()) usage_error(argv[0], operands + " are needed", usage);
-  check_output_parent(argv[0], "OUT_DIR", a.out + "/x", usage);
+  cli.app().add_option(csv, a.csv);
+  cli.add_output("OUT_DIR", &a.out, ToolCli::Output::folder);
+  cli.app().add_flag("--allow-virtual", a.allow_virtual);
+  cli.parse(argc, argv);
+  if (a.csv.empty() || a.out.empty()) cli.refuse(csv + " and OUT_DIR are needed");
   return a;
 }
 

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "microbench/harness/tidy_csv.h"
 #include "microbench/harness/tool_cli.h"
@@ -16,25 +17,29 @@ static const char* kUsage =
     "usage: pkbench_primitives_summary PRIMITIVES_CSV OUT_DIR [MORE_CSV...]\n  writes OUT_DIR/primitives_summary.md\n";
 
 int main(int argc, char** argv) {
-  pk::answer_help(argc, argv, kUsage);
-  if (argc < 3) pk::usage_error(argv[0], "a CSV and an output folder are needed", kUsage);
-  pk::check_output_parent(argv[0], "OUT_DIR", argv[2], kUsage);
-  for (int i = 1; i < argc; ++i)  // a flag or a missing CSV is bad input, refused before anything is read
-    if (i != 2 && (argv[i][0] == '-' || !std::ifstream(argv[i])))
-      pk::usage_error(argv[0], std::string(argv[i][0] == '-' ? "unknown flag '" : "no such CSV '") + argv[i] + "'", kUsage);
+  pk::ToolCli cli(argv[0], kUsage);
+  std::string first, out;
+  std::vector<std::string> more;
+  cli.app().add_option("PRIMITIVES_CSV", first)->required();
+  cli.add_output("OUT_DIR", &out)->required();
+  cli.app().add_option("MORE_CSV", more);
+  cli.parse(argc, argv);
+  std::vector<std::string> csvs{first};
+  csvs.insert(csvs.end(), more.begin(), more.end());
+  for (const auto& c : csvs)  // a missing CSV is bad input, refused before anything is read
+    if (!std::ifstream(c)) cli.refuse("no such CSV '" + c + "'");
   try {
     std::string md;
     size_t rows = 0;
-    for (int i = 1; i < argc; ++i) {
-      if (i == 2) continue;
-      const pk::prim::PrimitivesRows t = pk::prim::read_csv(argv[i]);
-      if (t.rows.empty()) throw std::runtime_error(std::string("no rows in ") + argv[i]);
+    for (const auto& c : csvs) {
+      const pk::prim::PrimitivesRows t = pk::prim::read_csv(c);
+      if (t.rows.empty()) throw std::runtime_error("no rows in " + c);
       rows += t.rows.size();
-      if (!md.empty()) md += "\n---\n\n# Another run: " + std::string(argv[i]) + "\n\n";
-      md += pk::prim::summary_markdown(t, pk::targets_table_markdown(pk::prim::primitives_targets(argv[i])));
+      if (!md.empty()) md += "\n---\n\n# Another run: " + c + "\n\n";
+      md += pk::prim::summary_markdown(t, pk::targets_table_markdown(pk::prim::primitives_targets(c)));
     }
-    pk::write_file_atomically(std::string(argv[2]) + "/primitives_summary.md", md);
-    std::printf("wrote %s/primitives_summary.md from %zu rows\n", argv[2], rows);
+    pk::write_file_atomically(out + "/primitives_summary.md", md);
+    std::printf("wrote %s/primitives_summary.md from %zu rows\n", out.c_str(), rows);
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s: error: %s\n", argv[0], e.what());

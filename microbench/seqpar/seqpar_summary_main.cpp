@@ -16,11 +16,9 @@ const char* kUsage =
 
 int main(int argc, char** argv) {
   std::vector<std::string> ulysses;
-  const pk::SummaryArgs a = pk::summary_args(argc, argv, kUsage, "SEQPAR_CSV and OUT_DIR", [&](int& i) {
-    if (std::string(argv[i]) != "--ulysses" || i + 1 >= argc) return false;
-    ulysses.push_back(argv[++i]);
-    return true;
-  });
+  pk::ToolCli cli(argv[0], kUsage);
+  cli.app().add_option("--ulysses", ulysses)->allow_extra_args(false);  // one CSV per --ulysses
+  const pk::SummaryArgs a = pk::summary_args(cli, argc, argv, "SEQPAR_CSV");
   return pk::write_study_summary(argv[0], a, "seqpar", [&] {
     const pk::seqpar::RingData d = pk::seqpar::read_ring_csv(a.csv);
     const auto ring = pk::seqpar::ring_results(d);

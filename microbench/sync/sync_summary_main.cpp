@@ -9,17 +9,19 @@
 static const char* kUsage = "usage: pkbench_sync_summary SYNC_CSV OUT_DIR\n  writes OUT_DIR/sync_summary.md\n";
 
 int main(int argc, char** argv) {
-  pk::answer_help(argc, argv, kUsage);
-  if (argc != 3) pk::usage_error(argv[0], "a CSV and an output folder are needed", kUsage);
-  pk::check_output_parent(argv[0], "OUT_DIR", argv[2], kUsage);
+  pk::ToolCli cli(argv[0], kUsage);
+  std::string csv, out;
+  cli.app().add_option("SYNC_CSV", csv)->required();
+  cli.add_output("OUT_DIR", &out)->required();
+  cli.parse(argc, argv);
   try {
-    auto rows = pk::sync::read_sync_csv(argv[1]);
+    auto rows = pk::sync::read_sync_csv(csv);
     if (rows.empty()) {
-      std::fprintf(stderr, "%s: no sync rows in %s\n", argv[0], argv[1]);
+      std::fprintf(stderr, "%s: no sync rows in %s\n", argv[0], csv.c_str());
       return 1;
     }
-    pk::write_file_atomically(std::string(argv[2]) + "/sync_summary.md", pk::sync::sync_summary_markdown(rows));
-    std::printf("wrote %s/sync_summary.md from %zu rows\n", argv[2], rows.size());
+    pk::write_file_atomically(out + "/sync_summary.md", pk::sync::sync_summary_markdown(rows));
+    std::printf("wrote %s/sync_summary.md from %zu rows\n", out.c_str(), rows.size());
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s: error: %s\n", argv[0], e.what());

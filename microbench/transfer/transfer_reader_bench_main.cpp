@@ -8,7 +8,6 @@
 // power of two, spreading rows over buckets) and a deterministic +-1 % on the timings.
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -29,15 +28,19 @@ static const char* kUsage =
 static double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 int main(int argc, char** argv) {
-  answer_help(argc, argv, kUsage);
+  ToolCli cli(argv[0], kUsage);
+  long long rows = 0;
+  std::string csv, out;  // the CSV read, or --generate's TEMPLATE.csv and OUT.csv
+  CLI::Option* generate = cli.app().add_option("--generate", rows)->check(positive_integer());
+  cli.app().add_option("CSV", csv)->required();
+  cli.add_output("OUT.csv", &out);
+  cli.parse(argc, argv);
+  if (*generate && out.empty()) cli.refuse("--generate ROWS needs TEMPLATE.csv and OUT.csv");
+  if (!*generate && !out.empty()) cli.refuse("unexpected argument '" + out + "' (OUT.csv goes with --generate)");
   try {
-    if (argc == 5 && std::string(argv[1]) == "--generate") {
-      check_output_parent(argv[0], "OUT.csv", argv[4], kUsage);
-      char* end = nullptr;
-      const long long rows = std::strtoll(argv[2], &end, 10);
-      if (*end || rows <= 0) usage_error(argv[0], std::string("ROWS '") + argv[2] + "' is not a positive integer", kUsage);
-      const TransferData d = read_transfer(argv[3]);  // checks the template
-      std::ifstream in(argv[3]);
+    if (*generate) {
+      const TransferData d = read_transfer(csv);  // checks the template
+      std::ifstream in(csv);
       std::string header, line;
       std::getline(in, header);
       std::vector<std::vector<std::string>> tmpl;
@@ -51,8 +54,8 @@ int main(int argc, char** argv) {
       };
       const int c_sweep = col("sweep"), c_msg = col("message_bytes"), c_med = col("time_us_median"),
                 c_gbps = col("gbps");
-      std::string out = header + "\n";
-      out.reserve(static_cast<size_t>(rows) * (line.size() + 16));
+      std::string text = header + "\n";
+      text.reserve(static_cast<size_t>(rows) * (line.size() + 16));
       uint64_t seed = 12345;
       for (long long i = 0; i < rows; ++i) {
         auto cells = tmpl[static_cast<size_t>(i) % tmpl.size()];
@@ -63,18 +66,17 @@ int main(int argc, char** argv) {
         const double f = 1 + ((seed >> 33) % 2001 - 1000) * 1e-5;
         if (!cells[c_med].empty()) cells[c_med] = pk::fmt_num(std::stod(cells[c_med]) * f);
         if (!cells[c_gbps].empty()) cells[c_gbps] = pk::fmt_num(std::stod(cells[c_gbps]) / f);
-        for (size_t k = 0; k < cells.size(); ++k) out += (k ? "," : "") + cells[k];
-        out += '\n';
+        for (size_t k = 0; k < cells.size(); ++k) text += (k ? "," : "") + cells[k];
+        text += '\n';
         if ((i + 1) % 250000 == 0) std::fprintf(stderr, "generated %lld of %lld rows\n", i + 1, rows);
       }
-      pk::write_file_atomically(argv[4], out);
-      std::printf("wrote %s: %lld rows from %zu template rows (%s)\n", argv[4], rows, tmpl.size(),
+      pk::write_file_atomically(out, text);
+      std::printf("wrote %s: %lld rows from %zu template rows (%s)\n", out.c_str(), rows, tmpl.size(),
                   d.machine.describe().c_str());
       return 0;
     }
-    if (argc != 2 || std::string(argv[1]).rfind("--", 0) == 0) usage_error(argv[0], "bad arguments", kUsage);
     const auto t0 = Clock::now();
-    const TransferData d = read_transfer(argv[1]);
+    const TransferData d = read_transfer(csv);
     const double t_read = since(t0);
     auto t1 = Clock::now();
     const auto s = summarize_mechanisms(d.rows);

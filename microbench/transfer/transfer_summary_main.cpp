@@ -14,23 +14,22 @@ static const char* kUsage =
     "  writes OUT_DIR/transfer_summary.md and OUT_DIR/transfer_tuning.csv\n";
 
 int main(int argc, char** argv) {
-  pk::answer_help(argc, argv, kUsage);
-  if (argc < 3 || argc > 4) pk::usage_error(argv[0], "a CSV and an output folder are needed", kUsage);
-  pk::check_output_parent(argv[0], "OUT_DIR", argv[2], kUsage);
+  pk::ToolCli cli(argv[0], kUsage);
+  std::string csv, out, e;
+  cli.app().add_option("TRANSFER_CSV", csv)->required();
+  cli.add_output("OUT_DIR", &out)->required();
+  cli.app().add_option("ELAPSED_SECONDS", e);
+  cli.parse(argc, argv);
   double elapsed = -1;
-  if (argc == 4) {
-    const std::string e = argv[3];
+  if (!e.empty()) {
     auto r = std::from_chars(e.data(), e.data() + e.size(), elapsed);
-    if (r.ec != std::errc() || r.ptr != e.data() + e.size() || elapsed < 0) {
-      std::fprintf(stderr, "%s: error: ELAPSED_SECONDS '%s' is not a number of seconds >= 0\n", argv[0], argv[3]);
-      return 2;
-    }
+    if (r.ec != std::errc() || r.ptr != e.data() + e.size() || elapsed < 0)
+      cli.refuse("ELAPSED_SECONDS '" + e + "' is not a number of seconds >= 0");
   }
   try {
-    const std::string out = argv[2];
-    auto d = pk::transfer::read_transfer(argv[1]);
+    auto d = pk::transfer::read_transfer(csv);
     if (d.rows.empty()) {
-      std::fprintf(stderr, "%s: no successful transfer rows in %s\n", argv[0], argv[1]);
+      std::fprintf(stderr, "%s: no successful transfer rows in %s\n", argv[0], csv.c_str());
       return 1;
     }
     auto sum = pk::transfer::summarize_mechanisms(d.rows);
