@@ -135,12 +135,16 @@ void CublasLtGemm::autotune(const void* a, const void* b, void* c, cudaStream_t 
   const AutotuneKey key = tune_key(gpu, context_sms, candidates);
   if (const auto done = autotune_cache().find(key)) {
     // The same candidates under the same rule would be timed again for the same answer (up to
-    // timing noise): the earlier choice, launched once here (kernel load, a failing launch
-    // throws as run() does).
+    // timing noise): the earlier choice, launched once here (kernel load). Where cuBLASLt
+    // refuses it in this context, the candidates are timed here as on a miss, which skips
+    // those that cannot run, and this context's choice replaces the entry.
     tuned(*done);
-    reused_ = true;
-    run(a, b, c, stream);
-    return;
+    try {
+      run(a, b, c, stream);
+      reused_ = true;
+      return;
+    } catch (const CudaError&) {
+    }
   }
   reused_ = false;
   const auto algos = heuristic(candidates);
