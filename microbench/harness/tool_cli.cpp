@@ -21,6 +21,13 @@ CLI::Option* ToolCli::add_output(const std::string& name, std::string* path, Out
 }
 
 void ToolCli::parse(int argc, char** argv) {
+  // CLI11 reads "--out=" (nothing after '=') as "--out" and takes the next argument as its
+  // value ("--out= --csv=x.csv" would write a file named "--csv=x.csv"): refused, named.
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--") break;
+    if (a.size() > 3 && a.rfind("--", 0) == 0 && a.find('=') == a.size() - 1) refuse(a.substr(0, a.size() - 1) + " is empty");
+  }
   try {
     app_.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {

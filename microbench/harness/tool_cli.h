@@ -31,7 +31,8 @@ class ToolCli {
   CLI::Option* add_output(const std::string& name, std::string* path, Output kind = Output::file);
 
   // Parses argv: help answered (exit 0), a bad argument refused (an unknown option, an operand
-  // beyond those declared, a missing or malformed value), then the outputs checked.
+  // beyond those declared, a missing, empty ("--out=") or malformed value), then the outputs
+  // checked.
   void parse(int argc, char** argv);
   // A usage error found after parsing: "<program>: error: <what>" and the usage, exit 2.
   [[noreturn]] void refuse(const std::string& what) const;
