@@ -15,6 +15,10 @@ if(TARGET pkbench_transfer_ref AND TARGET pkbench_transfer_summary)
   set_tests_properties(transfer_ref_check_script PROPERTIES LABELS cpu PASS_REGULAR_EXPRESSION "PASS"
     FAIL_REGULAR_EXPRESSION "FAIL")
   pk_cli_test(transfer_ref_cli_no_csv pkbench_transfer_ref 2 "--csv: missing" --nvbandwidth=x.json)
+  # "--out=" is refused, not read as "--out" taking the next argument for its value.
+  pk_cli_test(transfer_ref_cli_empty_out pkbench_transfer_ref 2 "--out is empty" --csv=x.csv --out= --nvbandwidth=x.json)
+  pk_cli_test(transfer_ref_cli_unwritable_out pkbench_transfer_ref 2 "--out=/nonexistent/dir/x.csv: folder"
+    --csv=x.csv --out=/nonexistent/dir/x.csv --nvbandwidth=x.json)
 endif()
 
 if(TARGET pkbench_transfer)

@@ -15,8 +15,8 @@
 
 #include "microbench/harness/args.h"
 #include "microbench/harness/csv_table.h"
-#include "microbench/harness/cuda_check.h"
 #include "microbench/harness/tidy_csv.h"
+#include "microbench/harness/tool_cli.h"
 #include "microbench/transfer/transfer_grid.h"
 #include "microbench/transfer/transfer_ref.h"
 
@@ -24,17 +24,18 @@ using namespace pk::transfer;
 
 namespace {
 
+const char* kUsage =
+    "usage: pkbench_transfer_ref --csv=FILE [--out=FILE] [--buffer=SIZE] --nvbandwidth=FILE ...\n"
+    "       pkbench_transfer_ref --plan --csv=FILE [--buffer=SIZE]\n"
+    "  merges nvbandwidth's --json output (run with -b = --buffer in MiB, default 512M) into the\n"
+    "  transfer rows with a counterpart (ref_tool, ref_gbps, ref_ratio = gbps / the tool's figure);\n"
+    "  --plan prints the testcases those rows have counterparts in\n";
+
+// An input refused once read (a CSV or a file of the tool's): main prints it with the usage
+// and exits 2.
 struct Refused {
   std::string why;
 };
-
-int usage(const std::string& why) {
-  std::fprintf(stderr,
-               "pkbench_transfer_ref: error: %s\nusage: pkbench_transfer_ref --csv=FILE [--out=FILE] [--buffer=SIZE] "
-               "--nvbandwidth=FILE ...\n       pkbench_transfer_ref --plan --csv=FILE [--buffer=SIZE]\n",
-               why.c_str());
-  return 2;
-}
 
 struct Csv {
   std::vector<std::string> header;
@@ -89,35 +90,26 @@ int run_gpus(const Csv& csv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  pk::ToolCli cli(argv[0], kUsage);
   std::string csv_path, out, buffer = "512M";
   std::vector<std::string> files;
   bool plan = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&](const char* flag) { return a.substr(std::string(flag).size()); };
-    if (a.rfind("--csv=", 0) == 0) csv_path = value("--csv=");
-    else if (a.rfind("--out=", 0) == 0) out = value("--out=");
-    else if (a.rfind("--buffer=", 0) == 0) buffer = value("--buffer=");
-    else if (a.rfind("--nvbandwidth=", 0) == 0) files.push_back(value("--nvbandwidth="));
-    else if (a == "--plan") plan = true;
-    else if (a == "--help" || a == "-h") {
-      std::printf("usage: pkbench_transfer_ref --csv=FILE [--out=FILE] [--buffer=SIZE] --nvbandwidth=FILE ...\n"
-                  "       pkbench_transfer_ref --plan --csv=FILE [--buffer=SIZE]\n"
-                  "  merges nvbandwidth's --json output (run with -b = --buffer in MiB, default 512M) into the\n"
-                  "  transfer rows with a counterpart (ref_tool, ref_gbps, ref_ratio = gbps / the tool's figure);\n"
-                  "  --plan prints the testcases those rows have counterparts in\n");
-      return 0;
-    } else return usage("unknown argument '" + a + "'");
-  }
+  cli.app().add_option("--csv", csv_path);
+  cli.add_output("--out", &out);
+  cli.app().add_option("--buffer", buffer);
+  cli.app().add_option("--nvbandwidth", files)->allow_extra_args(false);  // one file per --nvbandwidth
+  cli.app().add_flag("--plan", plan);
+  cli.parse(argc, argv);
+  if (csv_path.empty()) cli.refuse("--csv: missing");
+  uint64_t bytes = 0;
   try {
-    if (csv_path.empty()) throw Refused{"--csv: missing"};
-    uint64_t bytes = 0;
-    try {
-      bytes = pk::parse_size(buffer);
-    } catch (const std::exception& e) {
-      throw Refused{"--buffer=" + buffer + ": " + e.what()};
-    }
-    if (bytes == 0 || bytes % (1ull << 20)) throw Refused{"--buffer=" + buffer + ": whole MiB (nvbandwidth's -b)"};
+    bytes = pk::parse_size(buffer);
+  } catch (const std::exception& e) {
+    cli.refuse("--buffer=" + buffer + ": " + e.what());
+  }
+  if (bytes == 0 || bytes % (1ull << 20)) cli.refuse("--buffer=" + buffer + ": whole MiB (nvbandwidth's -b)");
+  if (!plan && files.empty()) cli.refuse("--nvbandwidth: missing");
+  try {
     Csv csv = read_csv(csv_path);
     if (plan) {
       const auto tcs = nvbandwidth_testcases(csv.rows, bytes, run_gpus(csv));
@@ -125,7 +117,6 @@ int main(int argc, char** argv) {
       std::printf("\n");
       return tcs.empty() ? 1 : 0;
     }
-    if (files.empty()) throw Refused{"--nvbandwidth: missing"};
     std::vector<NvbRun> runs;
     for (const auto& f : files) {
       std::ifstream t(f);
@@ -151,6 +142,6 @@ int main(int argc, char** argv) {
     std::printf("%d transfer rows have a reference figure (%s)\n", filled, (out.empty() ? csv_path : out).c_str());
     return filled > 0 ? 0 : 1;
   } catch (const Refused& r) {
-    return usage(r.why);
+    cli.refuse(r.why);
   }
 }
