@@ -138,6 +138,8 @@ if(TARGET pkbench_collectives)
     ${CMAKE_SOURCE_DIR} $<TARGET_FILE:pkbench_coll_ref> $<TARGET_FILE:pkbench_collectives_summary>)
   set_tests_properties(collectives_ref_check_script PROPERTIES LABELS cpu PASS_REGULAR_EXPRESSION "PASS"
     FAIL_REGULAR_EXPRESSION "FAIL")
+  pk_cli_test(collectives_ref_cli_plan_alone pkbench_coll_ref 2 "--csv excludes --plan" --plan all_reduce default --csv=x.csv)
+  pk_cli_test(collectives_ref_cli_unknown_config pkbench_coll_ref 2 "unknown nccl_config 'Bogus'" --csv=x.csv --nccl-tests=Bogus:x.txt)
   if(TARGET pkbench_nvshmem_runtime)  # built with NVSHMEM: the baseline is registered (its rows need mpirun)
     add_test(NAME collectives_cli_list_nvshmem_or_no_gpu COMMAND ${_coll_expect} 0,3
       "all_reduce/nvshmem/bf16/4096/eager|no GPU" ${_coll_bin} --list --impls=nvshmem --sizes=4K)

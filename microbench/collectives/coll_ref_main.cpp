@@ -19,25 +19,28 @@
 #include "microbench/collectives/collective.h"
 #include "microbench/collectives/nccltests_output.h"
 #include "microbench/harness/csv_table.h"
+#include "microbench/harness/tool_cli.h"
 
 using namespace pk::coll;
 
 namespace {
 
-constexpr int kBadInput = 2;
-
-int usage(const std::string& why) {
-  std::fprintf(stderr, "pkbench_coll_ref: error: %s\nusage: pkbench_coll_ref --csv=FILE ... [--out=FILE] "
-               "--nccl-tests=[CONFIG:]FILE ...\n", why.c_str());
-  return kBadInput;
-}
+const char* kUsage =
+    "usage: pkbench_coll_ref --csv=FILE ... [--out=FILE] --nccl-tests=[CONFIG:]FILE ...\n"
+    "       pkbench_coll_ref --plan COLLECTIVES CONFIGS   (what ref_check.sh runs: a line per\n"
+    "  collective and configuration NCCL takes: collective config impl program env(K=V,..|-) args(a,b|-))\n"
+    "  several --csv (the study run repeatedly, alternating with the tool): each row's time_us_nccltests\n"
+    "  is the median over the runs (nccltests_repeats counts them; --out needed)\n"
+    "  merges nccl-tests' output into the NCCL rows of the collectives CSV (ref_tool, ref_time_us,\n"
+    "  ref_ratio = time_us_nccltests / the tool's time) and prints the ratio per row; several files of\n"
+    "  one CONFIG (the tool run repeatedly): the median of their figures\n";
 
 }  // namespace
 
 // --plan: one line per (collective, configuration) that NCCL takes, with what the tool needs
 // to measure that configuration, so ref_check.sh restates no configuration name or refusal:
 //   <collective> <config> <study impl> <program> <env: K=V,... or -> <extra tool args: comma list or ->
-int print_plan(const std::string& colls, const std::string& configs) {
+int print_plan(const pk::ToolCli& cli, const std::string& colls, const std::string& configs) {
   std::vector<NcclConfig> cs;
   std::vector<std::pair<std::string, int>> layouts;
   try {
@@ -46,11 +49,11 @@ int print_plan(const std::string& colls, const std::string& configs) {
     for (std::string c; std::getline(in, c, ',');) {
       // nccl-tests has a program per NCCL collective, none for the tensor-dimension layouts.
       if (collective_named(c).tensor())
-        return usage("--plan: " + c + ": no nccl-tests program measures it (a tensor-dimension collective)");
+        cli.refuse("--plan: " + c + ": no nccl-tests program measures it (a tensor-dimension collective)");
       layouts.push_back({c, layout_of(c)});
     }
   } catch (const std::exception& e) {
-    return usage(std::string("--plan: ") + e.what());
+    cli.refuse(std::string("--plan: ") + e.what());
   }
   int lines = 0;
   for (const auto& [coll, layout] : layouts)
@@ -61,7 +64,7 @@ int print_plan(const std::string& colls, const std::string& configs) {
       std::printf("%s %s %s %s %s %s\n", coll.c_str(), c.name.c_str(), c.impl_name().c_str(),
                   nccltests_program(coll).c_str(), env.c_str(), c.symmetric ? "-R,2" : "-");
     }
-  if (lines == 0) return usage("--plan: NCCL takes none of the configurations " + configs + " for " + colls);
+  if (lines == 0) cli.refuse("--plan: NCCL takes none of the configurations " + configs + " for " + colls);
   return 0;
 }
 
@@ -76,49 +79,34 @@ struct Args {
   std::vector<std::string> csvs;
   std::string out;
   std::vector<std::pair<std::string, std::string>> refs;  // config, file
-  bool help = false;
+  std::vector<std::string> plan;                          // COLLECTIVES CONFIGS
 };
 
-Args parse_args(int argc, char** argv) {
+Args parse_args(pk::ToolCli& cli, int argc, char** argv) {
   Args args;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&](const std::string& flag) { return a.substr(flag.size()); };
-    if (a.rfind("--csv=", 0) == 0) args.csvs.push_back(value("--csv="));
-    else if (a.rfind("--out=", 0) == 0) args.out = value("--out=");
-    else if (a.rfind("--nccl-tests=", 0) == 0) {
-      std::string v = value("--nccl-tests="), config = "default";
-      if (const size_t colon = v.find(':'); colon != std::string::npos) {
-        config = v.substr(0, colon);
-        v.erase(0, colon + 1);
-        bool known = false;
-        for (const auto& c : nccl_configs()) known |= c.name == config;
-        if (!known) throw Refused{"--nccl-tests=" + config + ":...: unknown nccl_config '" + config + "'"};
-      }
-      args.refs.push_back({config, v});
-    } else if (a == "--help" || a == "-h") {
-      args.help = true;
-      return args;
-    } else {
-      throw Refused{"unknown argument '" + a + "'"};
+  std::vector<std::string> refs;
+  CLI::Option* csv = cli.app().add_option("--csv", args.csvs)->allow_extra_args(false);  // one file per --csv
+  CLI::Option* out = cli.add_output("--out", &args.out);
+  CLI::Option* nccl_tests = cli.app().add_option("--nccl-tests", refs)->allow_extra_args(false);
+  cli.app().add_option("--plan", args.plan)->expected(2)->excludes(csv)->excludes(out)->excludes(nccl_tests);
+  cli.parse(argc, argv);
+  if (!args.plan.empty()) return args;
+  for (std::string v : refs) {
+    std::string config = "default";
+    if (const size_t colon = v.find(':'); colon != std::string::npos) {
+      config = v.substr(0, colon);
+      v.erase(0, colon + 1);
+      bool known = false;
+      for (const auto& c : nccl_configs()) known |= c.name == config;
+      if (!known) cli.refuse("--nccl-tests=" + config + ":...: unknown nccl_config '" + config + "'");
     }
+    args.refs.push_back({config, v});
   }
-  if (args.csvs.empty()) throw Refused{"--csv: missing"};
-  if (args.refs.empty()) throw Refused{"--nccl-tests: missing"};
-  if (args.out.empty() && args.csvs.size() > 1) throw Refused{"--out: needed with several --csv"};
+  if (args.csvs.empty()) cli.refuse("--csv: missing");
+  if (args.refs.empty()) cli.refuse("--nccl-tests: missing");
+  if (args.out.empty() && args.csvs.size() > 1) cli.refuse("--out: needed with several --csv");
   if (args.out.empty()) args.out = args.csvs.front();
   return args;
-}
-
-void print_help() {
-  std::printf("usage: pkbench_coll_ref --csv=FILE ... [--out=FILE] --nccl-tests=[CONFIG:]FILE ...\n"
-              "       pkbench_coll_ref --plan COLLECTIVES CONFIGS   (what ref_check.sh runs: a line per\n"
-              "  collective and configuration NCCL takes: collective config impl program env(K=V,..|-) args(a,b|-))\n"
-              "  several --csv (the study run repeatedly, alternating with the tool): each row's time_us_nccltests\n"
-              "  is the median over the runs (nccltests_repeats counts them; --out needed)\n"
-              "  merges nccl-tests' output into the NCCL rows of the collectives CSV (ref_tool, ref_time_us,\n"
-              "  ref_ratio = time_us_nccltests / the tool's time) and prints the ratio per row; several files of\n"
-              "  one CONFIG (the tool run repeatedly): the median of their figures\n");
 }
 
 // The study's CSVs, one header for all; several runs become one (each row's figure the median).
@@ -214,13 +202,10 @@ void print_ratios(std::vector<CsvRow>& rows) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc == 4 && std::string(argv[1]) == "--plan") return print_plan(argv[2], argv[3]);
+  pk::ToolCli cli(argv[0], kUsage);
+  const Args args = parse_args(cli, argc, argv);
+  if (!args.plan.empty()) return print_plan(cli, args.plan[0], args.plan[1]);
   try {
-    const Args args = parse_args(argc, argv);
-    if (args.help) {
-      print_help();
-      return 0;
-    }
     StudyCsv csv = read_study_csvs(args.csvs);
     int filled = 0;
     for (const auto& [config, runs] : read_references(args.refs)) filled += merge_nccltests(csv.rows, runs, config);
@@ -229,6 +214,6 @@ int main(int argc, char** argv) {
     std::printf("%d NCCL rows have a reference figure (%s)\n", filled, args.out.c_str());
     return filled > 0 ? 0 : 1;
   } catch (const Refused& r) {
-    return usage(r.why);
+    cli.refuse(r.why);
   }
 }
