@@ -143,4 +143,6 @@ if(TARGET pkbench_torch_ref)
   add_test(NAME fused_ref_torch_driver COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli/ref_torch_fake.sh ${CMAKE_SOURCE_DIR}
     $<TARGET_FILE:pkbench_torch_ref>)
   set_tests_properties(fused_ref_torch_driver PROPERTIES LABELS cpu SKIP_RETURN_CODE 77)
+  pk_cli_test(fused_torch_ref_cli_help pkbench_torch_ref 0 "^usage: pkbench_torch_ref" --help)
+  pk_cli_test(fused_torch_ref_cli_empty_torch pkbench_torch_ref 2 "--torch is empty" --torch= --fused=x.csv)
 endif()

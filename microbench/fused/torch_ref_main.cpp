@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "microbench/fused/torch_ref.h"
+#include "microbench/harness/tool_cli.h"
 
 using namespace pk::fused;
 
@@ -22,11 +23,6 @@ constexpr const char* kUsage =
     "  ref_tool, ref_time_us (PyTorch's median) and ref_ratio (the row's time_us_median / it) on every\n"
     "  ok row with a PyTorch counterpart (fused: async TP for ours and the baselines, matmul then NCCL\n"
     "  for cublas_nccl; collectives: symm_mem one_shot / two_shot all-reduce for ours)\n";
-
-int usage(const std::string& why) {
-  std::fprintf(stderr, "pkbench_torch_ref: error: %s\n%s", why.c_str(), kUsage);
-  return 2;
-}
 
 void print_filled(const TextCsv& csv, const char* what_col) {
   for (const auto& r : csv.rows) {
@@ -44,51 +40,37 @@ void print_filled(const TextCsv& csv, const char* what_col) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  pk::ToolCli cli(argv[0], kUsage);
   std::string torch, fused, coll;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&](const char* flag, std::string& out) {
-      const std::string f = std::string(flag) + "=";
-      if (a.rfind(f, 0) != 0) return false;
-      out = a.substr(f.size());
-      if (out.empty()) throw std::string(std::string(flag) + ": empty");
-      return true;
-    };
-    try {
-      if (a == "--help" || a == "-h") {
-        std::printf("%s", kUsage);
-        return 0;
-      }
-      if (value("--torch", torch) || value("--fused", fused) || value("--collectives", coll)) continue;
-    } catch (const std::string& why) {
-      return usage(why);
-    }
-    return usage("unknown argument '" + a + "'");
-  }
-  if (torch.empty()) return usage("--torch: missing");
-  if (fused.empty() && coll.empty()) return usage("--fused or --collectives: at least one study CSV is needed");
+  cli.app().add_option("--torch", torch);
+  // The study CSVs are rewritten in place: outputs as well as inputs.
+  cli.add_output("--fused", &fused);
+  cli.add_output("--collectives", &coll);
+  cli.parse(argc, argv);
+  if (torch.empty()) cli.refuse("--torch: missing");
+  if (fused.empty() && coll.empty()) cli.refuse("--fused or --collectives: at least one study CSV is needed");
   std::vector<TorchRow> rows;
   TextCsv f, c;
   try {
     rows = read_torch_csv(torch);
   } catch (const std::exception& e) {
-    return usage(std::string("--torch=") + torch + ": " + e.what());
+    cli.refuse("--torch=" + torch + ": " + e.what());
   }
   try {
     if (!fused.empty()) f = read_text_csv(fused);
   } catch (const std::exception& e) {
-    return usage(std::string("--fused=") + fused + ": " + e.what());
+    cli.refuse("--fused=" + fused + ": " + e.what());
   }
   try {
     if (!coll.empty()) c = read_text_csv(coll);
   } catch (const std::exception& e) {
-    return usage(std::string("--collectives=") + coll + ": " + e.what());
+    cli.refuse("--collectives=" + coll + ": " + e.what());
   }
   for (const auto& [flag, csv, need] : {std::tuple{"--fused", &f, "op"}, std::tuple{"--collectives", &c, "collective"}}) {
     if (csv->header.empty()) continue;
     for (const char* col : {need, "impl", "gpus", "status", "time_us_median"})
       if (std::find(csv->header.begin(), csv->header.end(), col) == csv->header.end())
-        return usage(std::string(flag) + ": no '" + col + "' column (not that study's CSV)");
+        cli.refuse(std::string(flag) + ": no '" + col + "' column (not that study's CSV)");
   }
   // Each study CSV given: merged, written back in place, its rows printed.
   struct Study {
@@ -108,7 +90,7 @@ int main(int argc, char** argv) {
       filled += n;
     }
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "pkbench_torch_ref: error: %s\n", e.what());
+    std::fprintf(stderr, "%s: error: %s\n", argv[0], e.what());
     return 2;
   }
   return filled > 0 ? 0 : 1;
