@@ -180,14 +180,8 @@ TEST(GemmProblem, PointsPutCublasFirstAndNameEverything) {
 // (another GPU, another SM share, shape, SM target, candidate count or workspace) tunes anew.
 TEST(GemmAutotuneCache, AChoiceIsReusedOnlyForTheSameProblemAndGpu) {
   AutotuneCache cache;
-  AutotuneKey k;
-  k.gpu = "0000:00:06.0";
-  k.context_sms = 32;
-  k.m = 8192;
-  k.n = 8192;
-  k.k = 2048;
-  k.candidates = 8;
-  k.workspace_bytes = 32ull << 20;
+  // gpu, context_sms, m, n, k, sm_target, candidates, workspace_bytes
+  const AutotuneKey k{"0000:00:06.0", 32, 8192, 8192, 2048, 0, 8, 32ull << 20};
   EXPECT_FALSE(cache.find(k));
   AutotuneChoice c;
   c.algo[0] = 66;

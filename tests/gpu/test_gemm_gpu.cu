@@ -40,6 +40,27 @@ std::string describe(const Case& c) {
          " group_m=" + std::to_string(c.group_m);
 }
 
+// Odd multiples of the tile in every dimension.
+const Shape kSmallShape{3 * 128, 5 * 256, 7 * 64};
+
+// A, B, the output and a reference output of one problem, freed when the test ends.
+struct GemmBuffers {
+  const Shape s;
+  const uint64_t ec;  // elements of the output
+  void *a = nullptr, *b = nullptr, *out = nullptr, *ref = nullptr;
+  explicit GemmBuffers(const Shape& shape) : s(shape), ec(uint64_t(shape.m) * shape.n) {
+    PK_CUDA_CHECK(cudaMalloc(&a, uint64_t(s.m) * s.k * 2));
+    PK_CUDA_CHECK(cudaMalloc(&b, uint64_t(s.n) * s.k * 2));
+    PK_CUDA_CHECK(cudaMalloc(&out, ec * 2));
+    PK_CUDA_CHECK(cudaMalloc(&ref, ec * 2));
+  }
+  ~GemmBuffers() {
+    for (void* p : {a, b, out, ref}) cudaFree(p);
+  }
+  GemmBuffers(const GemmBuffers&) = delete;
+  GemmBuffers& operator=(const GemmBuffers&) = delete;
+};
+
 class GemmGpu : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -59,12 +80,9 @@ class GemmGpu : public ::testing::Test {
     if (c.sms <= 0) c.sms = (g.sm_count - c.comm_blocks) / cm * cm;
     const Shape& s = c.shape;
     const uint64_t ea = uint64_t(s.m) * s.k, eb = uint64_t(s.n) * s.k, ec = uint64_t(s.m) * s.n;
-    void *a, *b, *out, *ref;
+    const GemmBuffers bufs(s);
+    void *a = bufs.a, *b = bufs.b, *out = bufs.out, *ref = bufs.ref;
     int* smids;
-    PK_CUDA_CHECK(cudaMalloc(&a, ea * 2));
-    PK_CUDA_CHECK(cudaMalloc(&b, eb * 2));
-    PK_CUDA_CHECK(cudaMalloc(&out, ec * 2));
-    PK_CUDA_CHECK(cudaMalloc(&ref, ec * 2));
     const int blocks = c.sms + c.comm_blocks;
     PK_CUDA_CHECK(cudaMalloc(&smids, sizeof(int) * blocks));
     fill_bf16_uniform(a, ea, 11 + s.m);
@@ -94,7 +112,6 @@ class GemmGpu : public ::testing::Test {
     EXPECT_EQ(distinct.count(-1), 0u) << "a block did not record its %smid";
     for (int id : ids) EXPECT_LT(id, g.sm_count);
 
-    for (void* p : {a, b, out, ref}) cudaFree(p);
     cudaFree(smids);
   }
 
@@ -123,14 +140,11 @@ TEST_F(GemmGpu, ClusterLargerProblemShortLastBand) { run({"c2", {2560, 2048, 102
 // nothing afterwards, which the check of what the runs left behind passes. The broken
 // wrapper is registered here only, never in the study.
 TEST_F(GemmGpu, AnOperationWritingOnlyOnItsFirstLaunchIsCaught) {
+  const GemmBuffers bufs(kSmallShape);
+  const Shape& s = bufs.s;
+  const uint64_t ec = bufs.ec;
+  void *a = bufs.a, *b = bufs.b, *out = bufs.out, *ref = bufs.ref;
   const GpuInfo& g = group_->topology().gpus[0];
-  const Shape s{3 * 128, 5 * 256, 7 * 64};
-  const uint64_t ec = uint64_t(s.m) * s.n;
-  void *a, *b, *out, *ref;
-  PK_CUDA_CHECK(cudaMalloc(&a, uint64_t(s.m) * s.k * 2));
-  PK_CUDA_CHECK(cudaMalloc(&b, uint64_t(s.n) * s.k * 2));
-  PK_CUDA_CHECK(cudaMalloc(&out, ec * 2));
-  PK_CUDA_CHECK(cudaMalloc(&ref, ec * 2));
   CublasLtGemm lt_ref(s.m, s.n, s.k, 0);
   auto reference = [&] { lt_ref.run(a, b, ref, nullptr); };
   PkGemm pk(std::string("c1"), g, g.sm_count);
@@ -158,7 +172,6 @@ TEST_F(GemmGpu, AnOperationWritingOnlyOnItsFirstLaunchIsCaught) {
     EXPECT_FALSE(fresh.ok()) << "the broken operation passed the final check";
   }
   EXPECT_NO_THROW(status_->check({0}));
-  for (void* p : {a, b, out, ref}) cudaFree(p);
 }
 
 // cuBLASLt's autotuning runs once per problem and GPU in a process: a second CublasLtGemm of
@@ -166,13 +179,10 @@ TEST_F(GemmGpu, AnOperationWritingOnlyOnItsFirstLaunchIsCaught) {
 // right result; another SM target tunes for itself.
 TEST_F(GemmGpu, AutotuningIsReusedForTheSameProblemAndGpu) {
   const GpuInfo& g = group_->topology().gpus[0];
-  const Shape s{3 * 128, 5 * 256, 7 * 64};
-  const uint64_t ec = uint64_t(s.m) * s.n;
-  void *a, *b, *out, *ref;
-  PK_CUDA_CHECK(cudaMalloc(&a, uint64_t(s.m) * s.k * 2));
-  PK_CUDA_CHECK(cudaMalloc(&b, uint64_t(s.n) * s.k * 2));
-  PK_CUDA_CHECK(cudaMalloc(&out, ec * 2));
-  PK_CUDA_CHECK(cudaMalloc(&ref, ec * 2));
+  const GemmBuffers bufs(kSmallShape);
+  const Shape& s = bufs.s;
+  const uint64_t ec = bufs.ec;
+  void *a = bufs.a, *b = bufs.b, *out = bufs.out, *ref = bufs.ref;
   fill_bf16_uniform(a, uint64_t(s.m) * s.k, 21);
   fill_bf16_uniform(b, uint64_t(s.n) * s.k, 22);
   PK_CUDA_CHECK(cudaMemset(ref, kPoisonByte, ec * 2));
@@ -204,7 +214,6 @@ TEST_F(GemmGpu, AutotuningIsReusedForTheSameProblemAndGpu) {
     EXPECT_EQ(autotune_cache().size(), before + 1);
   }
   PK_CUDA_CHECK(cudaDeviceSynchronize());
-  for (void* p : {a, b, out, ref}) cudaFree(p);
 }
 
 // The queued comparison (reused room, rms read on the device) gives what compare_bf16 gives:
