@@ -27,6 +27,12 @@
 #include "pkbench/tuning.h"
 
 namespace pk::coll {
+
+// What --help says the binary measures.
+constexpr const char* kStudyDescription =
+    "Device-initiated collectives against NCCL (plain and symmetric windows) and NVSHMEM's "
+    "on-stream collectives, every size, back-to-back and CUDA-graph launches";
+
 namespace {
 
 std::vector<std::string> split(const std::string& s) {
@@ -654,7 +660,4 @@ class CollectivesPlan : public pk::StudyPlan {
 }  // namespace
 }  // namespace pk::coll
 
-PK_STUDY_MAIN(pk::coll::CollectivesPlan, "pkbench_collectives",
-              "Device-initiated collectives against NCCL (plain and symmetric windows) and NVSHMEM's "
-              "on-stream collectives, every size, back-to-back and CUDA-graph launches",
-              "collectives.csv")
+PK_STUDY_MAIN(pk::coll::CollectivesPlan, "pkbench_collectives", pk::coll::kStudyDescription, "collectives.csv")

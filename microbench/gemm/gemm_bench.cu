@@ -31,6 +31,12 @@
 #include "microbench/gemm/pk_gemm.h"
 
 namespace pk::gemm {
+
+// What --help says the binary measures.
+constexpr const char* kStudyDescription =
+    "This suite's Hopper bf16 GEMM (C = A * B^T, A MxK and B NxK row-major, fp32 accumulation) "
+    "against cuBLASLt, per shape and SM count.";
+
 namespace {
 
 constexpr const char* kDefaultShapes =
@@ -427,7 +433,4 @@ class GemmPlan : public PointStudyPlan<Point, GemmStudy> {
 }  // namespace
 }  // namespace pk::gemm
 
-PK_STUDY_MAIN(pk::gemm::GemmPlan, "pkbench_gemm",
-              "This suite's Hopper bf16 GEMM (C = A * B^T, A MxK and B NxK row-major, fp32 accumulation) "
-              "against cuBLASLt, per shape and SM count.",
-              "gemm.csv")
+PK_STUDY_MAIN(pk::gemm::GemmPlan, "pkbench_gemm", pk::gemm::kStudyDescription, "gemm.csv")

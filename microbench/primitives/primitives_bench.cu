@@ -15,6 +15,13 @@
 #include "microbench/primitives/primitives.h"
 
 namespace pk::prim {
+
+// What --help says the binary measures.
+constexpr const char* kStudyDescription =
+    "Element-wise put, get, signals, quiet/fence, barriers and bulk puts in four styles: PK "
+    "(PeerTable in registers), NVSHMEM (one process per GPU), NCCL's device API, and the "
+    "NVSHMEM-shaped emulation";
+
 namespace {
 
 class PrimitivesPlan : public StudyPlan {
@@ -106,8 +113,4 @@ class PrimitivesPlan : public StudyPlan {
 }  // namespace
 }  // namespace pk::prim
 
-PK_STUDY_MAIN(pk::prim::PrimitivesPlan, "pkbench_primitives",
-      "Element-wise put, get, signals, quiet/fence, barriers and bulk puts in four styles: PK "
-      "(PeerTable in registers), NVSHMEM (one process per GPU), NCCL's device API, and the "
-      "NVSHMEM-shaped emulation",
-      "primitives.csv")
+PK_STUDY_MAIN(pk::prim::PrimitivesPlan, "pkbench_primitives", pk::prim::kStudyDescription, "primitives.csv")

@@ -17,6 +17,11 @@
 #include "microbench/sync/sync_common.h"
 
 namespace pk::sync {
+
+// What --help says the binary measures.
+constexpr const char* kStudyDescription =
+    "synchronisation latency: intra-SM, inter-SM, cross-GPU, host costs";
+
 namespace {
 
 const std::vector<std::string>& level_names() {
@@ -143,4 +148,4 @@ class SyncPlan : public StudyPlan {
 }  // namespace
 }  // namespace pk::sync
 
-PK_STUDY_MAIN(pk::sync::SyncPlan, "pkbench_sync", "synchronisation latency: intra-SM, inter-SM, cross-GPU, host costs", "sync.csv")
+PK_STUDY_MAIN(pk::sync::SyncPlan, "pkbench_sync", pk::sync::kStudyDescription, "sync.csv")

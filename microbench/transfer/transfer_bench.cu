@@ -24,6 +24,11 @@
 #include "microbench/transfer/transfer_grid.h"
 
 namespace pk::transfer {
+
+// What --help says the binary measures.
+constexpr const char* kStudyDescription =
+    "GPU-to-GPU transfer bandwidth: copy engine, TMA and register mechanisms";
+
 namespace {
 
 constexpr unsigned char kPoison = 0xA5;
@@ -472,6 +477,4 @@ class TransferPlan : public PointStudyPlan<TransferPoint, TransferStudy> {
 }  // namespace
 }  // namespace pk::transfer
 
-PK_STUDY_MAIN(pk::transfer::TransferPlan, "pkbench_transfer",
-      "GPU-to-GPU transfer bandwidth: copy engine, TMA and register mechanisms",
-      "transfer.csv")
+PK_STUDY_MAIN(pk::transfer::TransferPlan, "pkbench_transfer", pk::transfer::kStudyDescription, "transfer.csv")
