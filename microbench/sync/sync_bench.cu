@@ -29,15 +29,6 @@ const std::vector<std::string>& level_names() {
   return v;
 }
 
-std::vector<Variant> all_variants(int sm_count, int n_gpus) {
-  std::vector<Variant> v;
-  add_host_variants(v);
-  add_intra_sm_variants(v);
-  add_inter_sm_variants(v, sm_count);
-  add_cross_gpu_variants(v, n_gpus);
-  return v;
-}
-
 void run_variant(benchmark::State& state, SyncContext& ctx, const Variant& v, PointResults& results) {
   const int a = v.pair_a >= 0 ? v.pair_a : ctx.opt().gpu_a, b = v.pair_b >= 0 ? v.pair_b : ctx.opt().gpu_b;
   Row row{{"study", "sync"},          {"level", v.level},
@@ -126,7 +117,7 @@ class SyncPlan : public StudyPlan {
  private:
   std::vector<Variant> select(int sm_count, int n) const {
     std::vector<Variant> out;
-    for (auto& v : all_variants(sm_count, n))
+    for (auto& v : all_variants({sm_count, n}))
       if (level_filter_.empty() || std::find(level_filter_.begin(), level_filter_.end(), v.level) != level_filter_.end())
         out.push_back(v);
     return out;

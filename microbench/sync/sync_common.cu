@@ -234,4 +234,12 @@ Row sync_row(const Variant& v, const LatencyResult& r) {
   return row;
 }
 
+std::vector<Variant> all_variants(const SyncMachine& m) {
+  std::vector<Variant> v;
+#define PK_SYNC_VARIANTS(name) add_##name##_variants(v, m);
+#include "microbench/sync/sync_list.h"
+#undef PK_SYNC_VARIANTS
+  return v;
+}
+
 }  // namespace pk::sync

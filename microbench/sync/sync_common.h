@@ -141,10 +141,17 @@ struct Variant {
 LatencyResult pointer_chase(SyncContext& c, int reader, int owner);
 LatencyResult pk_signal_pingpong(SyncContext& c);
 
-void add_intra_sm_variants(std::vector<Variant>& v);
-void add_inter_sm_variants(std::vector<Variant>& v, int sm_count);
-void add_cross_gpu_variants(std::vector<Variant>& v, int n_gpus);
-void add_host_variants(std::vector<Variant>& v);
+// What a variant source plans for: the SMs of a GPU and the GPUs of the run.
+struct SyncMachine {
+  int sm_count = 0;
+  int gpus = 0;
+};
+// Each line's variant source (sync_list.h), wherever its file defines it.
+#define PK_SYNC_VARIANTS(name) void add_##name##_variants(std::vector<Variant>& v, const SyncMachine& m);
+#include "microbench/sync/sync_list.h"
+#undef PK_SYNC_VARIANTS
+// Every line's variants, in the list's order.
+std::vector<Variant> all_variants(const SyncMachine& m);
 
 const std::vector<std::string>& sync_columns();
 // Statistics of a result as CSV fields (one_way_ns, round_trip_ns, p10/p90, spread...).

@@ -99,7 +99,8 @@ LatencyResult pointer_chase(SyncContext& c, int reader, int owner) {
   return c.collect(reader);
 }
 
-void add_cross_gpu_variants(std::vector<Variant>& v, int n_gpus) {
+void add_cross_gpu_variants(std::vector<Variant>& v, const SyncMachine& m) {
+  const int n_gpus = m.gpus;
   const std::string rw = "remote_write_local_poll", lw = "local_write_remote_poll";
   v.push_back({"cross_gpu", "flag_pingpong", "sys", "release_acquire", rw, 2, true, 2,
                [](SyncContext& c) { return pingpong_two_gpus<ReleaseAcquireSys>(c, true); }});

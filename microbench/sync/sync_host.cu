@@ -121,7 +121,7 @@ LatencyResult event_resolution(SyncContext& c) {
 
 }  // namespace
 
-void add_host_variants(std::vector<Variant>& v) {
+void add_host_variants(std::vector<Variant>& v, const SyncMachine&) {
   v.push_back({"clock", "globaltimer_step", "gpu", "", "", 1, false, 1,
                [](SyncContext& c) { return clock_resolution(c, true); }});
   v.push_back({"clock", "steady_clock_step", "host", "", "", 1, false, 1,

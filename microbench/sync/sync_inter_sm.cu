@@ -68,7 +68,8 @@ LatencyResult grid_barrier(SyncContext& c, int blocks) {
 
 }  // namespace
 
-void add_inter_sm_variants(std::vector<Variant>& v, int sm_count) {
+void add_inter_sm_variants(std::vector<Variant>& v, const SyncMachine& m) {
+  const int sm_count = m.sm_count;
   v.push_back({"inter_sm", "flag_pingpong", "gpu", "release_acquire", "", 2, true, 1,
                pingpong_two_sms<ReleaseAcquireGpu>});
   v.push_back({"inter_sm", "flag_pingpong", "gpu", "relaxed_fence", "", 2, true, 1, pingpong_two_sms<RelaxedFenceGpu>});

@@ -28,7 +28,7 @@ LatencyResult block_barrier(SyncContext& c, int warps) {
 
 }  // namespace
 
-void add_intra_sm_variants(std::vector<Variant>& v) {
+void add_intra_sm_variants(std::vector<Variant>& v, const SyncMachine&) {
   v.push_back({"intra_sm", "mbarrier_pingpong", "cta", "arrive_wait", "two warps", 2, true, 1, mbarrier_pingpong});
   for (int w : {1, 2, 4, 8, 16, 32}) {
     v.push_back({"intra_sm", "syncthreads", "cta", "bar.sync 0", "", w, false, 1,

@@ -23,11 +23,7 @@ TEST_P(SyncGpu, EveryVariantCompletes) {
   opt.iters = 200;
   opt.warmup_iters = 10;
   SyncContext ctx(group, opt);
-  std::vector<Variant> v;
-  add_host_variants(v);
-  add_intra_sm_variants(v);
-  add_inter_sm_variants(v, group.topology().gpus[0].sm_count);
-  add_cross_gpu_variants(v, group.size());
+  const std::vector<Variant> v = all_variants({group.topology().gpus[0].sm_count, group.size()});
   int ran = 0;
   for (const auto& x : v) {
     if (x.gpus_needed > group.size()) continue;
