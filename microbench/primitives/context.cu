@@ -256,12 +256,13 @@ void release_libraries() {
 Row run_spec(Context& c, const Spec& s) {
   if (s.gpus > c.group().size())
     throw SkipPoint("needs " + std::to_string(s.gpus) + " GPUs, this run has " + std::to_string(c.group().size()));
-  Row r;
-  if (s.style == kStylePk) r = run_pk(c, s);
-  else if (s.style == kStyleEmulation) r = run_emulation(c, s);
-  else if (s.style == kStyleNcclDev) r = run_nccl(c, s);
-  else if (s.style == kStyleNvshmem) r = run_nvshmem(c, s);
-  else throw std::logic_error("unknown style " + s.style);
+  Row (*runner)(Context&, const Spec&) = nullptr;
+#define PK_PRIM_STYLE(name, fn) \
+  if (s.style == name) runner = fn;
+#include "microbench/primitives/style_list.h"
+#undef PK_PRIM_STYLE
+  if (!runner) throw std::logic_error("unknown style " + s.style);
+  Row r = runner(c, s);
   if (s.style == kStyleNvshmem || s.memory == "nvshmem_heap") r["library"] = nvshmem_version_text();
   if (s.style == kStyleNcclDev || s.memory == "nccl_window") r["library"] = nccl_version_text();
   r["gpu_src"] = std::to_string(c.a());

@@ -124,10 +124,10 @@ inline constexpr const char* kClockInKernel = "clock64 per op; SM clock measured
 
 // ---- the catalogue and the runners ----
 std::vector<Spec> catalogue(const Options& o);
-Row run_pk(Context& c, const Spec& s);
-Row run_emulation(Context& c, const Spec& s);
-Row run_nccl(Context& c, const Spec& s);     // style_nccl.cu, or a stub that skips
-Row run_nvshmem(Context& c, const Spec& s);  // style_nvshmem.cu (NVSHMEM builds), or a stub
+// Each style's runner (style_list.h), wherever its file defines it.
+#define PK_PRIM_STYLE(name, runner) Row runner(Context& c, const Spec& s);
+#include "microbench/primitives/style_list.h"
+#undef PK_PRIM_STYLE
 // Each library is set up at its first point (collective); what it could not do is the
 // reason its rows are errors. release_libraries() tears both down before MPI ends.
 void release_libraries();
