@@ -21,6 +21,7 @@
 #include "microbench/gemm/gemm_data.h"
 #include "microbench/harness/cuda_check.h"
 #include "microbench/harness/device_runtime.h"
+#include "microbench/harness/op_case.h"
 #include "microbench/harness/study_context.h"
 #include "microbench/harness/timing.h"
 #include "microbench/fused/fused_kernels.h"
@@ -193,15 +194,10 @@ class Context : public StudyContext {
 };
 
 // One schedule of one operator at one point.
-class Impl {
+// Each GPU's operation goes on ctx.stream(g).
+class Impl : public OpCase<Context> {
  public:
-  explicit Impl(Context& c) : ctx(c) {}
-  virtual ~Impl() = default;
-  // Queues one operation on every GPU this process drives, each on ctx.stream(g).
-  virtual void enqueue() = 0;
-  virtual int enqueues_per_op() const = 0;
-
-  Context& ctx;
+  explicit Impl(Context& c) : OpCase(c) {}
   // What the row reports.
   int compute_sms = 0;
   int comm_blocks = 0;

@@ -246,7 +246,7 @@ class ComputeOnly final : public ComputeEveryStep {
  public:
   explicit ComputeOnly(Context& c)
       : ComputeEveryStep(c, "stand-in (Q K^T, Q V^T) 128x256x64, 4 stages, every SM, on the own block each step") {}
-  void pass() override {
+  void enqueue() override {
     for_each_gpu(ctx, [&](int gpu, cudaStream_t s) {
       const RingGemmParams p = g_.params(gpu, ctx.own_block(gpu, gpu), false);
       for (int i = 0; i < ctx.ranks(); ++i) g_.launch(p, false, s);
@@ -257,7 +257,7 @@ class ComputeOnly final : public ComputeEveryStep {
 class CopyOnly final : public Impl {
  public:
   explicit CopyOnly(Context& c) : Impl(c), blocks_(c.sm_budget()) {}
-  void pass() override {
+  void enqueue() override {
     for_each_gpu(ctx, [&](int gpu, cudaStream_t s) {
       for (int i = 0; i + 1 < ctx.ranks(); ++i) launch_pull(pull_params(ctx, gpu, i, blocks_), blocks_, s);
       ctx.base(gpu) += (ctx.ranks() - 1) * blocks_;
@@ -276,7 +276,7 @@ class CopyOnly final : public Impl {
 class Sequential final : public Impl {
  public:
   explicit Sequential(Context& c) : Impl(c), g_(c, c.sm_budget(), 0), blocks_(c.sm_budget()) {}
-  void pass() override {
+  void enqueue() override {
     for_each_gpu(ctx, [&](int gpu, cudaStream_t s) {
       for (int i = 0; i < ctx.ranks(); ++i) {
         g_.launch(g_.params(gpu, current_block(ctx, gpu, i), false), false, s);
@@ -300,7 +300,7 @@ class Sequential final : public Impl {
 class InterSm final : public Impl {
  public:
   InterSm(Context& c, int comm) : Impl(c), g_(c, c.sm_budget() - comm, comm), last_(c, c.sm_budget(), 0) {}
-  void pass() override {
+  void enqueue() override {
     for_each_gpu(ctx, [&](int gpu, cudaStream_t s) {
       for (int i = 0; i < ctx.ranks(); ++i) {
         if (i + 1 < ctx.ranks()) {
@@ -334,7 +334,7 @@ class IntraSm final : public ComputeEveryStep {
       for (int i = 0; i < c.ranks(); ++i)
         params_[gpu].push_back(g_.params(gpu, c.own_block(gpu, (gpu - i + c.ranks()) % c.ranks()), false));
   }
-  void pass() override {
+  void enqueue() override {
     for_each_gpu(ctx, [&](int gpu, cudaStream_t s) {
       for (const RingGemmParams& p : params_.at(gpu)) g_.launch(p, false, s);
     });
@@ -366,7 +366,7 @@ class NcclSide final : public Impl {
       cudaEventDestroy(e.recv);
     }
   }
-  void pass() override {
+  void enqueue() override {
     const int n = ctx.ranks();
     const size_t count = ctx.shape.block_bytes() / 2;
     for (int i = 0; i < n; ++i) {
@@ -587,14 +587,14 @@ void Runner::measure(const Point& p, Row& row) {
   row["steps"] = std::to_string(n);
   row["block_bytes"] = std::to_string(c.shape.block_bytes());
 
-  point_cost::within("first-run", [&] { untimed(c, [&] { impl->pass(); }); });
-  const TimedOp t = time_op(c, [&] { impl->pass(); }, impl->enqueues_per_op());
+  point_cost::within("first-run", [&] { untimed(c, [&] { impl->enqueue(); }); });
+  const TimedOp t = time_op(c, [&] { impl->enqueue(); }, impl->enqueues_per_op());
 
   // The final pass: fresh inputs, poisoned outputs and ring buffers, then the checks.
   const Checked chk = point_cost::within("verify", [&] {
     c.fill(1);
     c.poison();
-    untimed(c, [&] { impl->pass(); });
+    untimed(c, [&] { impl->enqueue(); });
     const Checked k = check_pass(c, p, 1);
     c.fill(0);
     return k;
@@ -614,7 +614,7 @@ void Runner::measure(const Point& p, Row& row) {
     c.sync_local();
     c.group.barrier();
     const double before = group_rx_kib(c);
-    for (int k = 0; k < kCounted; ++k) untimed(c, [&] { impl->pass(); });
+    for (int k = 0; k < kCounted; ++k) untimed(c, [&] { impl->enqueue(); });
     const double after = group_rx_kib(c);
     const double useful = double(kCounted) * n * (n - 1) * double(c.shape.block_bytes());
     if (before >= 0 && after >= before) row["link_bytes_per_useful_nvml"] = fmt_num((after - before) * 1024 / useful, 4);

@@ -25,6 +25,7 @@
 
 #include "microbench/harness/device_runtime.h"
 #include "microbench/harness/gbench_csv.h"
+#include "microbench/harness/op_case.h"
 #include "microbench/harness/study_point.h"
 #include "microbench/harness/peer_group.h"
 #include "microbench/harness/study_context.h"
@@ -86,16 +87,8 @@ class Context : public StudyContext {
   bool nccl_tried_ = false;
 };
 
-// One schedule at one point: what it queues for one pass on every GPU this process drives.
-class Impl {
- public:
-  explicit Impl(Context& c) : ctx(c) {}
-  virtual ~Impl() = default;
-  virtual void pass() = 0;
-  virtual int enqueues_per_op() const = 0;
-  virtual void describe(Row& row) const = 0;
-  Context& ctx;
-};
+// One schedule at one point: its operation is one pass of the ring on every GPU this process drives.
+using Impl = OpCase<Context>;
 std::unique_ptr<Impl> make_impl(Context& c, const Point& p);
 // The pull of step 0 on rank `gpu` (driven here) alone, on `blocks` blocks, waiting for the
 // neighbours' counters to reach `target` (the timeout test: a target never reached).

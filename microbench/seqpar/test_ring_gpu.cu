@@ -96,7 +96,7 @@ TEST_P(RingRanks, CheckCatchesABlockThatDidNotArrive) {
   std::unique_ptr<Impl> impl = make_impl(ctx, p);
   ctx.fill(1);
   ctx.poison();
-  impl->pass();
+  impl->enqueue();
   ctx.sync_local();
   EXPECT_TRUE(check_pass(ctx, p, 1).ok());
   for (int gpu : ctx.local_gpus()) {
