@@ -8,6 +8,7 @@
 //       tool run repeatedly): the median of their figures
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -37,6 +38,15 @@ struct Refused {
   std::string why;
 };
 
+bool is_number(const std::string& s) {
+  char* end = nullptr;
+  std::strtod(s.c_str(), &end);
+  return !s.empty() && end == s.c_str() + s.size();
+}
+bool is_count(const std::string& s) {
+  return !s.empty() && s.size() <= 9 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 struct Csv {
   std::vector<std::string> header;
   std::vector<CsvRow> rows;
@@ -65,6 +75,11 @@ Csv read_csv(const std::string& path) {
                     std::to_string(cells.size()) + " fields, the header " + std::to_string(width)};
     CsvRow r;
     for (size_t k = 0; k < cells.size(); ++k) r[csv.header[k]] = cells[k];
+    // The cells read as numbers, checked here: a bad one is a refused input, not an abort.
+    const std::string at = "--csv=" + path + ": line " + std::to_string(csv.rows.size() + 2) + ": ";
+    if (auto it = r.find("gpu_count"); it != r.end() && !it->second.empty() && !is_count(it->second))
+      throw Refused{at + "gpu_count '" + it->second + "' is not a whole number"};
+    if (!r["gbps"].empty() && !is_number(r["gbps"])) throw Refused{at + "gbps '" + r["gbps"] + "' is not a number"};
     csv.rows.push_back(std::move(r));
   }
   return csv;
@@ -143,5 +158,8 @@ int main(int argc, char** argv) {
     return filled > 0 ? 0 : 1;
   } catch (const Refused& r) {
     cli.refuse(r.why);
+  } catch (const std::exception& e) {  // the tool's own failure (e.g. the merged CSV not written)
+    std::fprintf(stderr, "%s: error: %s\n", argv[0], e.what());
+    return 1;
   }
 }
