@@ -11,10 +11,3 @@ pk_gemm_reproduce_steps() {
 190|model|Section 3.1.1 cost model: the GEMM's rate against its SM count (the model runs on the fused CSVs afterwards)|2|10|--impls=pkbench --shapes=8192x8192x4096 --sms=66,100,108,116,124,132 --samples=5 --study-warmup-ms=200||fused/gemm.csv
 EOF
 }
-# scripts/sanitize.sh: kernels racecheck leaves out. With our warp-specialized GEMM instrumented
-# (gemm_kernel; every fused kernel is one) racecheck stops at its first launch ("failed to handle
-# a hardware exception") and every later CUDA call fails. Leaving it out lets one GEMM test pass,
-# not yet the whole binary (the tool still fails when cuBLASLt's kernels are left out as well; cause
-# unknown, not setmaxnreg alone). memcheck, synccheck and initcheck check it
-# (results/h100x1/README.md, tests/sanitizer/).
-pk_gemm_racecheck_skips=gemm_kernel

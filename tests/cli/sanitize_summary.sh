@@ -13,7 +13,7 @@ cat > "$work/path/nvidia-smi" <<'SH'
 #!/usr/bin/env bash
 case "$*" in *--query-gpu=name*) echo "NVIDIA H100 80GB HBM3" ;; *) echo "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-0)" ;; esac
 SH
-# What each tool prints is chosen per binary by $FAKE_SAN_<tool>_<binary>: clean, many, race1 or none.
+# What each tool prints is chosen per binary by $FAKE_SAN_<tool>_<binary>: clean, many, race1, nvjet or none.
 cat > "$work/path/compute-sanitizer" <<'SH'
 #!/usr/bin/env bash
 tool= bin=
@@ -29,6 +29,13 @@ case "${!var:-clean}" in
     "========= ERROR SUMMARY: 1048526 errors were not printed. Use --print-limit option to adjust the number of printed errors" ;;
   race1) echo "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)"; exit 1 ;;
   none) echo "========= Internal Sanitizer Error"; exit 1 ;;
+  nvjet) for k in nvjet_sm90_tst our_kernel; do
+      printf '%s\n' "========= Error: Potential WAR hazard detected at __shared__ 0x10 in block (1,0,0) :" \
+        "=========     Read Thread (31,0,0) at ${k}+0xa50" "=========     Write Thread (256,0,0) at ${k}+0x48" "========= "
+    done
+    printf '%s\n' "========= Warning: Potential RAW hazard detected at __shared__ 0x20 in block (0,0,0) :" \
+      "=========     Write Thread (0,0,0) at nvjet_sm90_tst+0x10" "=========     Read Thread (1,0,0) at nvjet_sm90_tst+0x20" "========= "
+    echo "========= RACECHECK SUMMARY: 3 hazards displayed (2 errors, 1 warnings)"; exit 0 ;;
 esac
 SH
 for b in pkbench_a_gpu_tests pkbench_b_gpu_tests; do
@@ -43,13 +50,20 @@ check many_counts_the_total 1 "initcheck +pkbench_b_gpu_tests .* 1048576 +0" \
   run env FAKE_SAN_initcheck_pkbench_b_gpu_tests=many bash "$san" --tools=initcheck "$work/o2"
 check race_one_error 1 "racecheck +pkbench_a_gpu_tests .* 1 +1" \
   run env FAKE_SAN_racecheck_pkbench_a_gpu_tests=race1 bash "$san" --tools=racecheck --binaries=pkbench_a_gpu_tests "$work/o3"
-# racecheck leaves out cuBLASLt's kernels and those a study's study.sh names (pk_<study>_racecheck_skips).
-check racecheck_skips 0 "racecheck +pkbench_a_gpu_tests .* 0 +0" \
-  run env FAKE_SAN_ARGS="$work/args" bash "$san" --tools=racecheck --binaries=pkbench_a_gpu_tests "$work/o6"
-for k in nvjet gemm_kernel; do
-  grep -q -- "--tool racecheck .*--kernel-name-exclude kns=$k " "$work/args" ||
-    { echo "FAIL racecheck_skips: no --kernel-name-exclude kns=$k in: $(cat "$work/args")"; fails=$((fails + 1)); }
-done
+# racecheck instruments every kernel (no --kernel-name-exclude) and prints every hazard; the
+# reports inside cuBLASLt's nvjet kernels leave the log and the errors column, ours stay.
+check racecheck_nvjet_left_out 1 "racecheck +pkbench_a_gpu_tests .* 1 +0" \
+  run env FAKE_SAN_ARGS="$work/args" FAKE_SAN_racecheck_pkbench_a_gpu_tests=nvjet \
+  bash "$san" --tools=racecheck --binaries=pkbench_a_gpu_tests "$work/o6"
+grep -q -- "--kernel-name-exclude" "$work/args" &&
+  { echo "FAIL racecheck_nvjet_left_out: a kernel left out of racecheck: $(cat "$work/args")"; fails=$((fails + 1)); }
+grep -q -- "--tool racecheck .*--print-limit 0 " "$work/args" ||
+  { echo "FAIL racecheck_nvjet_left_out: racecheck does not print every hazard: $(cat "$work/args")"; fails=$((fails + 1)); }
+rlog=$work/o6/racecheck.pkbench_a_gpu_tests.log
+grep -q "at nvjet" "$rlog" && { echo "FAIL racecheck_nvjet_left_out: cuBLASLt's hazard kept in the log"; fails=$((fails + 1)); }
+grep -q "at our_kernel" "$rlog" || { echo "FAIL racecheck_nvjet_left_out: our hazard left out of the log"; fails=$((fails + 1)); }
+grep -q "2 hazard reports inside cuBLASLt's nvjet kernels (1 errors) left out" "$rlog" ||
+  { echo "FAIL racecheck_nvjet_left_out: no line saying what was left out"; fails=$((fails + 1)); }
 check no_summary 1 "synccheck +pkbench_a_gpu_tests .* -1 +1" \
   run env FAKE_SAN_synccheck_pkbench_a_gpu_tests=none bash "$san" --tools=synccheck "$work/o4"
 [ "$(wc -l < "$work/o2/summary.csv")" = 3 ] || { echo "FAIL summary.csv: header and one row a binary expected"; fails=$((fails + 1)); }
