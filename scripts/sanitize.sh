@@ -2,13 +2,14 @@
 # compute-sanitizer's memcheck, racecheck, synccheck and initcheck over every GPU test binary,
 # one log per tool and binary, and a summary table of the errors each reported. A binary with
 # virtual-rank tests runs those (N ranks on one GPU, so every multi-rank kernel is reached on one
-# GPU); one without (the GEMM's, the one-process primitives') runs its whole suite.
+# GPU); one without (the GEMM's, the one-process primitives') runs its whole suite. racecheck runs
+# each test case in a process of its own (its host memory grows with every kernel a process runs).
 #   scripts/sanitize.sh [--ranks=N] [--tools=memcheck,...] [--binaries=NAME,...] [--jobs=N] [OUT_DIR]
 # --binaries names test binaries of the build (pkbench_ep_gpu_tests, ...; default: every one).
 # --jobs runs that many tool x binary runs at once on the GPU (default 1).
 # OUT_DIR defaults to results/<machine>/tests/sanitizer. Needs a GPU, a build (scripts/test.sh builds)
 # and compute-sanitizer on PATH (or in $CUDA_HOME/bin). Every kernel deadline is stretched by the
-# tool's slowdown ($PKBENCH_DEADLINE_SCALE) and each run is bounded by $PKBENCH_SANITIZE_TIMEOUT
+# tool's slowdown ($PKBENCH_DEADLINE_SCALE) and each tool x binary run is bounded by $PKBENCH_SANITIZE_TIMEOUT
 # seconds (default 900). Exit 0 when every tool reported 0 errors and every run passed, 1
 # otherwise, 2 for bad arguments, 3 without a GPU or compute-sanitizer.
 set -uo pipefail
@@ -16,7 +17,7 @@ source "$(dirname "$0")/lib.sh"
 ranks=2 jobs=1 tools=(memcheck racecheck synccheck initcheck) out="" binaries=()
 for a in "$@"; do
   case "$a" in
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --ranks=*) ranks=${a#--ranks=}
       [[ "$ranks" =~ ^[2-8]$ ]] || { echo "sanitize.sh: error: --ranks=$ranks: 2 to 8" >&2; exit 2; } ;;
     --jobs=*) jobs=${a#--jobs=}
@@ -76,9 +77,24 @@ drop_cublaslt_hazards() {
   mv "$log.kept" "$log" && rm -f "$log.counts"
   echo "$errs"
 }
+# The test cases of binary B that gtest FILTER selects, one full name a line.
+list_tests() {
+  "$1" --gtest_list_tests --gtest_filter="$2" 2>/dev/null |
+    awk '/^[^ ]/ {suite = $1; next} /^  / {print suite $1}'
+}
+# The errors one tool run reported in LOG (racecheck's inside cuBLASLt's kernels left out); -1
+# when it printed no summary (the tool itself failed).
+tool_errors() {
+  local t=$1 log=$2 left=0 errors
+  [ "$t" = racecheck ] && left=$(drop_cublaslt_hazards "$log")
+  # memcheck/synccheck/initcheck: "ERROR SUMMARY: N errors"; racecheck: "RACECHECK SUMMARY: ... (N errors, ...)",
+  # singular for one ("(1 error, 0 warnings)").
+  errors=$(sed -n -e '/were not printed/d' -e 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p' -e 's/.*RACECHECK SUMMARY: .*(\([0-9]*\) error.*/\1/p' "$log" | tail -n 1)
+  if [ -z "$errors" ]; then echo -1; else echo $((errors - ${left:-0})); fi
+}
 # One run: its log, then its summary row in $rows/<index>.row (the rows are read back in order).
 run_one() {
-  local idx=$1 t=$2 b=$3 name filter log extra=() scale t0 rc errors limit left
+  local idx=$1 t=$2 b=$3 name filter log extra=() scale t0 rc errors limit tests=() one e r end left
   name=$(basename "$b")
   log=$out/$t.$name.log
   filter='*virtual*:*Virtual*'
@@ -90,27 +106,36 @@ run_one() {
   # model their TMA and mbarrier pipelining and reports thousands of WAR hazards there) can be
   # told from ours afterwards (drop_cublaslt_hazards). Leaving them out with
   # --kernel-name-exclude instead makes compute-sanitizer 2025.3 stop at our GEMM's first launch
-  # ("failed to handle a hardware exception"; results/h100x1/tests/sanitizer/command.txt, run 6).
+  # ("failed to handle a hardware exception"). And it runs each test case in its own process: its
+  # host memory grows with every kernel a process runs and is not given back between tests (about
+  # 8 GB per GEMM test; the whole GEMM binary in one process passed the 128 GiB of an H100 machine).
+  # Both measured: results/h100x1/tests/sanitizer/command.txt, run 6.
   limit=50
+  tests=("$filter")
   if [ "$t" = racecheck ]; then
     extra=(--racecheck-report hazard)
     limit=0
+    mapfile -t tests < <(list_tests "$b" "$filter")
   fi
   scale=$(deadline_scale "$t")
-  pk_log "$t: $name started (filter $filter, virtual ranks: $ranks, deadlines x$scale)"
+  pk_log "$t: $name started (filter $filter, ${#tests[@]} process(es), virtual ranks: $ranks, deadlines x$scale)"
   t0=$(date +%s)
-  # Bounded: a sanitizer slows kernels many times over; $PKBENCH_SANITIZE_TIMEOUT s per run.
-  PKBENCH_DEADLINE_SCALE=$scale timeout "${PKBENCH_SANITIZE_TIMEOUT:-900}" "$san" --tool "$t" "${extra[@]}" \
-    --print-limit "$limit" "$b" --gtest_filter="$filter" > "$log" 2>&1
-  rc=$?
-  left=0
-  [ "$t" = racecheck ] && left=$(drop_cublaslt_hazards "$log")
-  left=${left:-0}
-  # memcheck/synccheck/initcheck: "ERROR SUMMARY: N errors"; racecheck: "RACECHECK SUMMARY: ... (N errors, ...)",
-  # singular for one ("(1 error, 0 warnings)").
-  errors=$(sed -n -e '/were not printed/d' -e 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p' -e 's/.*RACECHECK SUMMARY: .*(\([0-9]*\) error.*/\1/p' "$log" | tail -n 1)
-  if [ -z "$errors" ]; then errors=-1  # no summary: the tool itself failed
-  else errors=$((errors - left)); fi
+  # Bounded: a sanitizer slows kernels many times over; $PKBENCH_SANITIZE_TIMEOUT s for the binary.
+  end=$((t0 + ${PKBENCH_SANITIZE_TIMEOUT:-900}))
+  errors=0 rc=0
+  : > "$log"
+  for one in "${tests[@]}"; do
+    left=$((end - $(date +%s)))
+    if [ "$left" -le 0 ]; then rc=124; echo "sanitize.sh: out of time before $one" >> "$log"; break; fi
+    PKBENCH_DEADLINE_SCALE=$scale timeout "$left" "$san" --tool "$t" "${extra[@]}" \
+      --print-limit "$limit" "$b" --gtest_filter="$one" > "$log.one" 2>&1
+    r=$?
+    e=$(tool_errors "$t" "$log.one")
+    cat "$log.one" >> "$log"
+    [ "$r" = 0 ] || [ "$rc" != 0 ] || rc=$r
+    if [ "$e" -lt 0 ] || [ "$errors" -lt 0 ]; then errors=-1; else errors=$((errors + e)); fi
+  done
+  rm -f "$log.one"
   pk_log "$t: $name finished: $errors errors, exit $rc, $(( $(date +%s) - t0 )) s"
   echo "$t,$name,$filter,$ranks,$scale,$errors,$rc,$(( $(date +%s) - t0 ))" > "$rows/$idx.row.tmp" &&
     mv "$rows/$idx.row.tmp" "$rows/$idx.row"

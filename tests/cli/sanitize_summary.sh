@@ -50,13 +50,16 @@ check many_counts_the_total 1 "initcheck +pkbench_b_gpu_tests .* 1048576 +0" \
   run env FAKE_SAN_initcheck_pkbench_b_gpu_tests=many bash "$san" --tools=initcheck "$work/o2"
 check race_one_error 1 "racecheck +pkbench_a_gpu_tests .* 1 +1" \
   run env FAKE_SAN_racecheck_pkbench_a_gpu_tests=race1 bash "$san" --tools=racecheck --binaries=pkbench_a_gpu_tests "$work/o3"
-# racecheck instruments every kernel (no --kernel-name-exclude) and prints every hazard; the
-# reports inside cuBLASLt's nvjet kernels leave the log and the errors column, ours stay.
+# racecheck instruments every kernel (no --kernel-name-exclude), prints every hazard and runs one
+# test case a process; the reports inside cuBLASLt's nvjet kernels leave the log and the errors
+# column, ours stay.
 check racecheck_nvjet_left_out 1 "racecheck +pkbench_a_gpu_tests .* 1 +0" \
   run env FAKE_SAN_ARGS="$work/args" FAKE_SAN_racecheck_pkbench_a_gpu_tests=nvjet \
   bash "$san" --tools=racecheck --binaries=pkbench_a_gpu_tests "$work/o6"
 grep -q -- "--kernel-name-exclude" "$work/args" &&
   { echo "FAIL racecheck_nvjet_left_out: a kernel left out of racecheck: $(cat "$work/args")"; fails=$((fails + 1)); }
+grep -q -- "--tool racecheck .*--gtest_filter=Suite.Virtual$" "$work/args" ||
+  { echo "FAIL racecheck_nvjet_left_out: racecheck not run one test case a process: $(cat "$work/args")"; fails=$((fails + 1)); }
 grep -q -- "--tool racecheck .*--print-limit 0 " "$work/args" ||
   { echo "FAIL racecheck_nvjet_left_out: racecheck does not print every hazard: $(cat "$work/args")"; fails=$((fails + 1)); }
 rlog=$work/o6/racecheck.pkbench_a_gpu_tests.log
