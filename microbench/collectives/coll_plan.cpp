@@ -18,6 +18,18 @@ const std::vector<CollPreset>& coll_presets() {
        "NCCL default and symmetric",
        "all", "bf16", "4K:1G:x4", "64M", "eager,graph", "default,symmetric,LL/Ring,Simple/Ring",
        "all_reduce,all_gather,reduce_scatter", "4K:1G:x16", "graph", "default,symmetric"},
+      // The paper's figures (scripts/reproduce.sh runs each by name): the full preset's lists but
+      // for the collectives, bf16 and, for the all-reduce and the classic collectives, 4 KiB-1 GiB by 4x.
+      {"fig6", "Figure 6: bf16 all-reduce, 4 KiB to 1 GiB by 4x, eager and graph, every NCCL configuration",
+       "all_reduce", "bf16", "4K:1G:x4", "8M,64M,256M", "eager,graph", "all", "", "", "", ""},
+      {"fig6all", "Figure 6's view of all-gather, reduce-scatter and all-to-all: as fig6",
+       "all_gather,reduce_scatter,all_to_all", "bf16", "4K:1G:x4", "8M,64M,256M", "eager,graph", "all", "", "", "", ""},
+      {"fig15", "Figure 15: the tensor-dimension all-gather of a 64 MiB bf16 tensor, eager and graph, every NCCL configuration",
+       "all_gather_cols", "bf16", "4K:1G", "64M", "eager,graph", "all", "", "", "", ""},
+      {"fig16", "Figure 16: the tensor-dimension reduce-scatter, as fig15",
+       "reduce_scatter_cols", "bf16", "4K:1G", "64M", "eager,graph", "all", "", "", "", ""},
+      {"fig17", "Figure 17: the 4-D (B, S, H, D) all-to-all, as fig15",
+       "all_to_all_4d", "bf16", "4K:1G", "64M", "eager,graph", "all", "", "", "", ""},
       // Sequence parallelism (microbench/seqpar): Ulysses' 4-D all-to-all over S per rank of 1 K to
       // 128 K tokens at B = 1, H = 128, D = 128 (32 KiB of bf16 per token: 32 MiB to 4 GiB), and the
       // column all-gather / reduce-scatter at the same bytes, at every GPU count; the 4-D all-to-all

@@ -40,11 +40,11 @@ pk_collectives_plot() {
 # the plan, the study's name left out).
 pk_collectives_reproduce_steps() {
   cat <<'EOF'
-60|fig6|Figure 6: BF16 all-reduce against NCCL, eager and graph, 4 KiB-1 GiB (and the design-overhead ablation)|2|90|--collectives=all_reduce --dtypes=bf16 --sizes=4K,16K,64K,256K,1M,4M,16M,64M,256M,1G --samples=7|mpi|collectives/collectives.csv
-70|fig6all|Figure 6's view of the other collectives: all-gather, reduce-scatter, all-to-all against NCCL|2|50|--collectives=all_gather,reduce_scatter,all_to_all --dtypes=bf16 --sizes=4K,16K,64K,256K,1M,4M,16M,64M,256M,1G --samples=7|mpi|collectives/collectives.csv
-80|fig15|Figure 15: tensor-dimension all-gather against NCCL + reshape|2|5|--collectives=all_gather_cols --dtypes=bf16 --tensor-sizes=64M --samples=7|mpi|collectives/collectives.csv
-90|fig16|Figure 16: tensor-dimension reduce-scatter against NCCL + reshape|2|5|--collectives=reduce_scatter_cols --dtypes=bf16 --tensor-sizes=64M --samples=7|mpi|collectives/collectives.csv
-100|fig17|Figure 17: 4-D (B, S, H, D) all-to-all against NCCL + reshape|2|5|--collectives=all_to_all_4d --dtypes=bf16 --tensor-sizes=64M --samples=7|mpi|collectives/collectives.csv
+60|fig6|Figure 6: BF16 all-reduce against NCCL, eager and graph, 4 KiB-1 GiB (and the design-overhead ablation)|2|90|--preset=fig6 --samples=7|mpi|collectives/collectives.csv
+70|fig6all|Figure 6's view of the other collectives: all-gather, reduce-scatter, all-to-all against NCCL|2|50|--preset=fig6all --samples=7|mpi|collectives/collectives.csv
+80|fig15|Figure 15: tensor-dimension all-gather against NCCL + reshape|2|5|--preset=fig15 --samples=7|mpi|collectives/collectives.csv
+90|fig16|Figure 16: tensor-dimension reduce-scatter against NCCL + reshape|2|5|--preset=fig16 --samples=7|mpi|collectives/collectives.csv
+100|fig17|Figure 17: 4-D (B, S, H, D) all-to-all against NCCL + reshape|2|5|--preset=fig17 --samples=7|mpi|collectives/collectives.csv
 110|fig6nvls|Figure 6's NVSwitch in-network (multicast) all-reduce|2|0||multicast|collectives/collectives.csv
 EOF
 }
