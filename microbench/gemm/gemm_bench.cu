@@ -45,6 +45,21 @@ constexpr const char* kDefaultShapes =
     // local N x N x N/2; and 4096^3 (one wave-quantised, L2-resident case).
     "8192x8192x8192,8192x4096x8192,8192x8192x4096,16384x8192x16384,16384x16384x8192,4096x4096x4096";
 
+// The study's named grids (--preset), declared once: the lists a run measures where its flags
+// leave them out. scripts/reproduce.sh runs "model" by name.
+struct GemmPreset {
+  std::string name, help, shapes, sms, impls;
+};
+const std::vector<GemmPreset>& gemm_presets() {
+  static const std::vector<GemmPreset> v = {
+      {"default", "the paper's fused shapes, 8192^3 and 4096^3 (--shapes) on every SM count, both implementations",
+       kDefaultShapes, "all", "cublaslt,pkbench"},
+      {"model", "Section 3.1.1's cost model: this suite's GEMM at 8192x8192x4096 on 66 to 132 SMs", "8192x8192x4096",
+       "66,100,108,116,124,132", "pkbench"},
+  };
+  return v;
+}
+
 struct StudyOptions {
   TimingOptions timing;
   double study_warmup_ms = 500;
@@ -358,12 +373,16 @@ class GemmPlan : public PointStudyPlan<Point, GemmStudy> {
     std::string vdesc;
     for (const auto& v : variant_infos()) vdesc += "\n    " + v.description();
     CLI::App& app = study.cli().app();
-    app.add_option("--shapes", shapes_arg_, "comma list of MxNxK")->capture_default_str();
+    std::string presets;
+    for (const GemmPreset& p : gemm_presets()) presets += "\n    " + p.name + ": " + p.help;
+    app.add_option("--preset", preset_, "the lists below that are not given, from a named grid:" + presets)
+        ->capture_default_str();
+    app.add_option("--shapes", shapes_arg_, "comma list of MxNxK (default: the preset's; default preset: " +
+                                                 std::string(kDefaultShapes) + ")");
     app.add_option("--sms", sms_arg_,
                    "SM counts: list/range (e.g. 132,100 or 66:132:+22) or all; pkbench runs one block per SM, "
-                   "cuBLASLt gets the count as CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET")
-        ->capture_default_str();
-    app.add_option("--impls", impls_arg_, "cublaslt, pkbench (or all)")->capture_default_str();
+                   "cuBLASLt gets the count as CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET (default: the preset's)");
+    app.add_option("--impls", impls_arg_, "cublaslt, pkbench (or all; default: the preset's)");
     app.add_option("--variants", variants_arg_, "pkbench kernel variants (or all); c1 is the base of the fused kernels:" + vdesc)
         ->capture_default_str();
     app.add_option("--group-m", opt_.group_m, "grouped tile order: band height in cluster-tile rows (0: variant default)")
@@ -373,6 +392,10 @@ class GemmPlan : public PointStudyPlan<Point, GemmStudy> {
   }
 
   void check_flags() override {
+    const GemmPreset& p = find_named(gemm_presets(), preset_, "--preset: unknown preset");
+    if (shapes_arg_.empty()) shapes_arg_ = p.shapes;
+    if (sms_arg_.empty()) sms_arg_ = p.sms;
+    if (impls_arg_.empty()) impls_arg_ = p.impls;
     shapes_ = parse_shapes(shapes_arg_);
     impls_ = parse_name_list(impls_arg_, {kImplCublas, kImplPk}, "implementation (--impls)");
     variants_ = parse_name_list(variants_arg_, variant_names(), "variant (--variants)");
@@ -425,7 +448,7 @@ class GemmPlan : public PointStudyPlan<Point, GemmStudy> {
 
   StudyMain& study_;
   StudyOptions opt_;
-  std::string shapes_arg_ = kDefaultShapes, sms_arg_ = "all", impls_arg_ = "cublaslt,pkbench", variants_arg_ = "c1";
+  std::string preset_ = "default", shapes_arg_, sms_arg_, impls_arg_, variants_arg_ = "c1";
   std::vector<Shape> shapes_;
   std::vector<std::string> impls_, variants_;
 };

@@ -8,6 +8,6 @@ pk_gemm_one_gpu() { run_study gemm "$1/gemm.csv" --shapes=4096x4096x4096,8192x81
 # the plan, the study's name left out).
 pk_gemm_reproduce_steps() {
   cat <<'EOF'
-190|model|Section 3.1.1 cost model: the GEMM's rate against its SM count (the model runs on the fused CSVs afterwards)|2|10|--impls=pkbench --shapes=8192x8192x4096 --sms=66,100,108,116,124,132 --samples=5 --study-warmup-ms=200||fused/gemm.csv
+190|model|Section 3.1.1 cost model: the GEMM's rate against its SM count (the model runs on the fused CSVs afterwards)|2|10|--preset=model --samples=5 --study-warmup-ms=200||fused/gemm.csv
 EOF
 }
