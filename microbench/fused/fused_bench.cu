@@ -64,6 +64,10 @@ const std::vector<Preset>& presets() {
       {"table3", "GEMM+RS at M = N = 16384 over K = 512 .. 8192 (Table 3: GEMM alone, fused, comm ratio)", "gemm_rs",
        "gemm_pk,gemm_cublas,coll_nccl,cublas_nccl,intra_sm,inter_sm", "",
        "16384x16384x512,16384x16384x1024,16384x16384x2048,16384x16384x4096,16384x16384x8192", {{"comm_sms", "16"}}},
+      {"comm_only",
+       "the inter-SM GEMM+RS and GEMM+AR communicators alone (K = 64 at M = N = 4096), comm SMs 4, 8, 16, 32: the "
+       "cost model's T_comm, run beside a fused run at its GPU counts",
+       "gemm_rs,gemm_ar", "inter_sm", "", "4096x4096x64", {{"comm_sms", "4,8,16,32"}}},
   };
   return v;
 }

@@ -25,10 +25,9 @@ pk_fused_main_flags() {
 # peer mode and ranks: --peer-mode=virtual --ranks=N too), scripts/regenerate.sh passes that file
 # to the model.
 PK_FUSED_COMM_ONLY_CSV=communicator_only_rs_ar.csv
-# pk_fused_comm_only_flags [COMM_SMS]: pkbench_fused's flags for them, one a line (default comm
-# SMs 4,8,16,32).
+# pk_fused_comm_only_flags: pkbench_fused's flags for them, one a line (its comm_only preset).
 pk_fused_comm_only_flags() {
-  printf '%s\n' --ops=gemm_rs,gemm_ar --schedules=inter_sm --shapes=4096x4096x64 "--comm-sms=${1:-4,8,16,32}" --samples=5
+  printf '%s\n' --preset=comm_only --samples=5
 }
 # pk_fused_peer_flags FLAGS...: the flags of a fused run that say where its ranks are (--peer-mode,
 # --ranks, --world, --gpu-counts; either spelling), one a line: the communicator-only run pairs

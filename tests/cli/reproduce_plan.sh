@@ -56,7 +56,7 @@ check "fused steps run under mpirun" 0 'mpirun -np 2 .*/bin/pkbench_fused --csv=
 check "fig4 runs fig8 and fig9" 0 'pkbench_merge .*/fused/fused.csv .*/parts/fused.fig8.csv .*/parts/fused.fig9.csv' \
   "$r" --dry-run --gpus=2 fig4
 check "the communicator-only rows for the cost model" 0 \
-  'pkbench_fused --csv=.*/parts/fused.comm_only.csv --ops=gemm_rs\\?,gemm_ar --schedules=inter_sm --shapes=4096x4096x64 .*--peer-mode=ipc' \
+  'pkbench_fused --csv=.*/parts/fused.comm_only.csv --preset=comm_only .*--peer-mode=ipc' \
   "$r" --dry-run --gpus=2 comm_only
 check "merged where regenerate.sh reads them" 0 'pkbench_merge .*/fused/communicator_only_rs_ar.csv .*/parts/fused.comm_only.csv' \
   "$r" --dry-run --gpus=2 comm_only

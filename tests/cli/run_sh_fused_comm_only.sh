@@ -40,7 +40,7 @@ echo "$(basename "$0") $*" >> "$FAKE_LOG"
 csv=""
 for a in "$@"; do case "$a" in --csv=*) csv=${a#--csv=} ;; esac; done
 comm=0
-[[ " $* " == *" --shapes=4096x4096x64 "* ]] && comm=1
+[[ " $* " == *" --preset=comm_only "* ]] && comm=1
 [ "$comm" = 1 ] && [ "${FAKE_COMM_FAIL:-0}" = 1 ] && { printf 'study,op,impl\nfused,gemm_rs,inter_sm\n' > "$csv"; exit 1; }
 op=gemm_rs
 [ "$comm" = 0 ] && [ "${FAKE_AG_ONLY:-0}" = 1 ] && op=ag_gemm
@@ -70,7 +70,7 @@ run_case() {
   env "${envs[@]}" PKBENCH_OUT="$out" "$src/scripts/run.sh" fused "$@" > "$T/$name.log" 2>&1
   cp "$FAKE_LOG" "$T/$name.calls"
 }
-comm_flags="--ops=gemm_rs,gemm_ar --schedules=inter_sm --shapes=4096x4096x64 --comm-sms=4,8,16,32 --samples=5"
+comm_flags="--preset=comm_only --samples=5"
 
 run_case real FAKE_GPUS=2 -- --samples=7
 o=$T/real
@@ -116,10 +116,10 @@ check "failed: no model run" 1 "" grep -q pkbench_cost_model "$T/failed.calls"
 
 run_case ag FAKE_GPUS=2 FAKE_AG_ONLY=1 -- --ops=ag_gemm
 o=$T/ag
-check "AG+GEMM alone: no communicator-only run" 1 "" grep -q -- "--shapes=4096x4096x64" "$T/ag.calls"
+check "AG+GEMM alone: no communicator-only run" 1 "" grep -q -- "--preset=comm_only" "$T/ag.calls"
 check "AG+GEMM alone: the model without --comm-only" 0 "^pkbench_cost_model --fused $o/fused/fused.csv --transfer " cat "$T/ag.calls"
 
 run_case one FAKE_GPUS=1 FAKE_ROW_GPUS=1 --
-check "one GPU, one rank (nothing communicated): no communicator-only run" 1 "" grep -q -- "--shapes=4096x4096x64" "$T/one.calls"
+check "one GPU, one rank (nothing communicated): no communicator-only run" 1 "" grep -q -- "--preset=comm_only" "$T/one.calls"
 check "one GPU, one rank: says why" 0 "no communicator-only rows" cat "$T/one.log"
 exit $((fails > 0))
