@@ -83,7 +83,7 @@ endif()
 
 if(TARGET pkbench_gemm)
   pk_cli_test(refuse_gemm_sms_beyond_any_gpu pkbench_gemm 2 "--sms: 9999 SMs: no supported GPU has more than" --sms=9999)
-  pk_cli_test(refuse_gemm_bad_preset pkbench_gemm 2 "--preset: unknown preset 'bogus' \\(default, model\\)" --preset=bogus)
+  pk_cli_test(refuse_gemm_bad_preset pkbench_gemm 2 "--preset: unknown preset 'bogus' \\(default, small, model\\)" --preset=bogus)
   pk_cli_test(refuse_gemm_list_no_gpu pkbench_gemm 0 "pkbench" --list)
   # This suite's GEMM is wgmma: skipped on a B200, cuBLASLt runs there (when 100a is built).
   if(_pk_sm100_built)

@@ -18,6 +18,8 @@ const std::vector<CollPreset>& coll_presets() {
        "NCCL default and symmetric",
        "all", "bf16", "4K:1G:x4", "64M", "eager,graph", "default,symmetric,LL/Ring,Simple/Ring",
        "all_reduce,all_gather,reduce_scatter", "4K:1G:x16", "graph", "default,symmetric"},
+      {"one_gpu", "scripts/run.sh's one-GPU profile (virtual ranks): the full preset at 4 KiB to 64 MiB by 4x",
+       "all", "bf16,fp32", "4K:64M:x4", "8M,64M,256M", "eager,graph", "all", "", "", "", ""},
       // The paper's figures (scripts/reproduce.sh runs each by name): the full preset's lists but
       // for the collectives, bf16 and, for the all-reduce and the classic collectives, 4 KiB-1 GiB by 4x.
       {"fig6", "Figure 6: bf16 all-reduce, 4 KiB to 1 GiB by 4x, eager and graph, every NCCL configuration",
@@ -39,6 +41,9 @@ const std::vector<CollPreset>& coll_presets() {
        "to 128K tokens (32 MiB to 4 GiB), all_gather_cols and reduce_scatter_cols at the same sizes, bf16, eager and "
        "graph, NCCL's default configuration with the reshape copies; the same at fewer GPUs",
        "all_to_all_4d,all_gather_cols,reduce_scatter_cols", "bf16", "4K", "32M:4G", "eager,graph", "default", "", "",
+       "", "", "1,128,128"},
+      {"ulysses_one_gpu", "the ulysses preset at 32 to 256 MiB by 4x: scripts/run.sh's one-GPU profile",
+       "all_to_all_4d,all_gather_cols,reduce_scatter_cols", "bf16", "4K", "32M:256M:x4", "eager,graph", "default", "", "",
        "", "", "1,128,128"},
       {"ulysses_layer",
        "sequence parallelism, the DeepSpeed-Ulysses layer's shape (Figure 11): all_to_all_4d at B,H,D = 16,128,128, "

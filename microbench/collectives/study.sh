@@ -28,7 +28,7 @@ pk_collectives_tuned=1
 pk_collectives_one_gpu() {
   local dir=$1
   shift
-  run_study collectives "$dir/virtual/collectives_virtual.csv" "$@" --sizes=4K:64M:x4 --samples=5
+  run_study collectives "$dir/virtual/collectives_virtual.csv" "$@" --preset=one_gpu --samples=5
 }
 # scripts/plot.sh: the study's figures (its plot.sh); exit 0 where it drew them.
 pk_collectives_plot() {

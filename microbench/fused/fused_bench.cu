@@ -56,6 +56,8 @@ const std::vector<Preset>& presets() {
        "GEMM, the collective and cuBLAS + NCCL (the scaling figure)",
        "all", "all", "8192,16384", "", {{"comm_sms", "16,32"}, {"chunks", "4"}}, "8192",
        "gemm_pk,coll_nccl,cublas_nccl,intra_sm,inter_sm"},
+      {"one_gpu", "scripts/run.sh's one-GPU profile (virtual ranks): the default preset at N = 4096 alone", "all", "all",
+       "4096", "", {}},
       {"smoke", "every operator and schedule once at N = 2048: a quick check that everything runs and verifies", "all",
        "all", "2048", "", {{"comm_sms", "16"}, {"chunks", "2"}}},
       {"fig5", "the SM split: inter_sm at comm SMs 2..32 step 2 beside the GEMM alone and the baseline (Figure 5)",

@@ -3,11 +3,11 @@
 pk_fused_runs_ranks=1
 pk_fused_derive_targets() { echo pkbench_cost_model; }
 pk_fused_tuned=1
-# scripts/run.sh's one-GPU profile: two virtual ranks, one size.
+# scripts/run.sh's one-GPU profile: two virtual ranks, one size (the one_gpu preset).
 pk_fused_one_gpu() {
   local dir=$1
   shift
-  run_study fused "$dir/virtual/fused_virtual.csv" "$@" --sizes=4096
+  run_study fused "$dir/virtual/fused_virtual.csv" "$@" --preset=one_gpu
 }
 # Before scripts/run.sh's runs: an earlier run's communicator-only rows go (their commit is not this run's).
 pk_fused_clean() { rm -f "$1/$PK_FUSED_COMM_ONLY_CSV"; }

@@ -30,7 +30,7 @@ pk_seqpar_one_gpu() {
   local dir=$1
   shift
   run_study seqpar "$dir/virtual/seqpar_virtual.csv" "$@" --preset=smoke
-  bin=collectives run_study seqpar "$dir/virtual/ulysses_virtual.csv" "$@" --preset=ulysses --tensor-sizes=32M:256M:x4 --samples=5
+  bin=collectives run_study seqpar "$dir/virtual/ulysses_virtual.csv" "$@" --preset=ulysses_one_gpu --samples=5
 }
 # After scripts/run.sh's main run, when the study runs alone (scripts/run.sh seqpar; the main
 # job has no time for these minutes): the Ulysses collectives (pk_seqpar_ulysses_runs), the

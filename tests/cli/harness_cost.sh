@@ -94,7 +94,7 @@ STUDY
     cat "$work/run/harness_cost.md"
   check run_flags 0 "collectives ran: --peer-mode=virtual --ranks=4 --preset=main --samples=3 --csv=$work/run/collectives.csv" \
     cat "$work/run/collectives.log"
-  check run_gemm_one_gpu 0 "gemm ran: --shapes=4096x4096x4096,8192x8192x8192 --samples=3 --csv=" cat "$work/run/gemm.log"
+  check run_gemm_one_gpu 0 "gemm ran: --preset=small --samples=3 --csv=" cat "$work/run/gemm.log"
   check run_ok 0 "Wall time per study: transfer [0-9]+s\\.$" run --ranks=2 --studies=transfer --out="$work/run2" -- --samples=3
   check run_ok_log 0 "transfer ran: --peer-mode=virtual --ranks=2" cat "$work/run2/transfer.log"
 fi
