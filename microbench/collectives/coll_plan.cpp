@@ -6,6 +6,14 @@
 namespace pk::coll {
 
 const std::vector<CollPreset>& coll_presets() {
+  // A figure of the paper: its collectives in bf16, eager and graph, every NCCL configuration;
+  // the sizes of the classic collectives and the tensor layouts' (the other list is inert).
+  const auto figure = [](const std::string& name, const std::string& what, const std::string& collectives,
+                         const std::string& sizes, const std::string& tensor_sizes) -> CollPreset {
+    return {name, what + " " + collectives + " in bf16 (sizes " + sizes + ", tensors " + tensor_sizes +
+                      "), eager and graph, every NCCL configuration",
+            collectives, "bf16", sizes, tensor_sizes, "eager,graph", "all", "", "", "", ""};
+  };
   static const std::vector<CollPreset> v = {
       {"full",
        "every collective, bf16 and fp32, 4 KiB to 1 GiB doubling (tensor layouts 8, 64, 256 MiB), eager and graph, "
@@ -20,18 +28,12 @@ const std::vector<CollPreset>& coll_presets() {
        "all_reduce,all_gather,reduce_scatter", "4K:1G:x16", "graph", "default,symmetric"},
       {"one_gpu", "scripts/run.sh's one-GPU profile (virtual ranks): the full preset at 4 KiB to 64 MiB by 4x",
        "all", "bf16,fp32", "4K:64M:x4", "8M,64M,256M", "eager,graph", "all", "", "", "", ""},
-      // The paper's figures (scripts/reproduce.sh runs each by name): the full preset's lists but
-      // for the collectives, bf16 and, for the all-reduce and the classic collectives, 4 KiB-1 GiB by 4x.
-      {"fig6", "Figure 6: bf16 all-reduce, 4 KiB to 1 GiB by 4x, eager and graph, every NCCL configuration",
-       "all_reduce", "bf16", "4K:1G:x4", "8M,64M,256M", "eager,graph", "all", "", "", "", ""},
-      {"fig6all", "Figure 6's view of all-gather, reduce-scatter and all-to-all: as fig6",
-       "all_gather,reduce_scatter,all_to_all", "bf16", "4K:1G:x4", "8M,64M,256M", "eager,graph", "all", "", "", "", ""},
-      {"fig15", "Figure 15: the tensor-dimension all-gather of a 64 MiB bf16 tensor, eager and graph, every NCCL configuration",
-       "all_gather_cols", "bf16", "4K:1G", "64M", "eager,graph", "all", "", "", "", ""},
-      {"fig16", "Figure 16: the tensor-dimension reduce-scatter, as fig15",
-       "reduce_scatter_cols", "bf16", "4K:1G", "64M", "eager,graph", "all", "", "", "", ""},
-      {"fig17", "Figure 17: the 4-D (B, S, H, D) all-to-all, as fig15",
-       "all_to_all_4d", "bf16", "4K:1G", "64M", "eager,graph", "all", "", "", "", ""},
+      // The paper's figures (scripts/reproduce.sh runs each by name).
+      figure("fig6", "Figure 6:", "all_reduce", "4K:1G:x4", "8M,64M,256M"),
+      figure("fig6all", "Figure 6, the other collectives:", "all_gather,reduce_scatter,all_to_all", "4K:1G:x4", "8M,64M,256M"),
+      figure("fig15", "Figure 15:", "all_gather_cols", "4K:1G", "64M"),
+      figure("fig16", "Figure 16:", "reduce_scatter_cols", "4K:1G", "64M"),
+      figure("fig17", "Figure 17:", "all_to_all_4d", "4K:1G", "64M"),
       // Sequence parallelism (microbench/seqpar): Ulysses' 4-D all-to-all over S per rank of 1 K to
       // 128 K tokens at B = 1, H = 128, D = 128 (32 KiB of bf16 per token: 32 MiB to 4 GiB), and the
       // column all-gather / reduce-scatter at the same bytes, at every GPU count; the 4-D all-to-all
