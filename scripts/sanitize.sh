@@ -117,6 +117,11 @@ run_one() {
     limit=0
     mapfile -t tests < <(list_tests "$b" "$filter")
   fi
+  if [ ${#tests[@]} = 0 ]; then  # nothing checked is not a clean run
+    echo "sanitize.sh: $name listed no test case for --gtest_filter=$filter" > "$log"
+    echo "$t,$name,$filter,$ranks,$(deadline_scale "$t"),-1,1,0" > "$rows/$idx.row.tmp" && mv "$rows/$idx.row.tmp" "$rows/$idx.row"
+    return
+  fi
   scale=$(deadline_scale "$t")
   pk_log "$t: $name started (filter $filter, ${#tests[@]} process(es), virtual ranks: $ranks, deadlines x$scale)"
   t0=$(date +%s)

@@ -39,7 +39,7 @@ case "${!var:-clean}" in
 esac
 SH
 for b in pkbench_a_gpu_tests pkbench_b_gpu_tests; do
-  printf '#!/usr/bin/env bash\nprintf "Suite.\\n  Virtual\\n"\n' > "$work/build/bin/$b"
+  printf '#!/usr/bin/env bash\n[ -n "${FAKE_LIST_EMPTY:-}" ] || printf "Suite.\\n  Virtual\\n"\n' > "$work/build/bin/$b"
 done
 chmod +x "$work/path/"* "$work/build/bin/"*
 run() { env PATH="$work/path:$PATH" PKBENCH_BUILD_DIR="$work/build" "$@"; }
@@ -67,6 +67,9 @@ grep -q "at nvjet" "$rlog" && { echo "FAIL racecheck_nvjet_left_out: cuBLASLt's 
 grep -q "at our_kernel" "$rlog" || { echo "FAIL racecheck_nvjet_left_out: our hazard left out of the log"; fails=$((fails + 1)); }
 grep -q "2 hazard reports inside cuBLASLt's nvjet kernels (1 errors) left out" "$rlog" ||
   { echo "FAIL racecheck_nvjet_left_out: no line saying what was left out"; fails=$((fails + 1)); }
+# A binary that lists no test case under racecheck is an error row, not a clean one.
+check racecheck_no_test_case 1 "racecheck +pkbench_a_gpu_tests .* -1 +1" \
+  run env FAKE_LIST_EMPTY=1 bash "$san" --tools=racecheck --binaries=pkbench_a_gpu_tests "$work/o7"
 check no_summary 1 "synccheck +pkbench_a_gpu_tests .* -1 +1" \
   run env FAKE_SAN_synccheck_pkbench_a_gpu_tests=none bash "$san" --tools=synccheck "$work/o4"
 [ "$(wc -l < "$work/o2/summary.csv")" = 3 ] || { echo "FAIL summary.csv: header and one row a binary expected"; fails=$((fails + 1)); }
