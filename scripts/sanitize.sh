@@ -92,7 +92,11 @@ tool_errors() {
   errors=$(sed -n -e '/were not printed/d' -e 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p' -e 's/.*RACECHECK SUMMARY: .*(\([0-9]*\) error.*/\1/p' "$log" | tail -n 1)
   if [ -z "$errors" ]; then echo -1; else echo $((errors - ${left:-0})); fi
 }
-# One run: its log, then its summary row in $rows/<index>.row (the rows are read back in order).
+# write_row IDX FIELDS: a run's summary row, in $rows/<IDX>.row (read back in plan order).
+write_row() {
+  echo "$2" > "$rows/$1.row.tmp" && mv "$rows/$1.row.tmp" "$rows/$1.row"
+}
+# One run: its log, then its summary row (write_row).
 run_one() {
   local idx=$1 t=$2 b=$3 name filter log extra=() scale t0 rc errors limit tests=() one e r end left
   name=$(basename "$b")
@@ -117,12 +121,12 @@ run_one() {
     limit=0
     mapfile -t tests < <(list_tests "$b" "$filter")
   fi
+  scale=$(deadline_scale "$t")
   if [ ${#tests[@]} = 0 ]; then  # nothing checked is not a clean run
     echo "sanitize.sh: $name listed no test case for --gtest_filter=$filter" > "$log"
-    echo "$t,$name,$filter,$ranks,$(deadline_scale "$t"),-1,1,0" > "$rows/$idx.row.tmp" && mv "$rows/$idx.row.tmp" "$rows/$idx.row"
+    write_row "$idx" "$t,$name,$filter,$ranks,$scale,-1,1,0"
     return
   fi
-  scale=$(deadline_scale "$t")
   pk_log "$t: $name started (filter $filter, ${#tests[@]} process(es), virtual ranks: $ranks, deadlines x$scale)"
   t0=$(date +%s)
   # Bounded: a sanitizer slows kernels many times over; $PKBENCH_SANITIZE_TIMEOUT s for the binary.
@@ -142,8 +146,7 @@ run_one() {
   done
   rm -f "$log.one"
   pk_log "$t: $name finished: $errors errors, exit $rc, $(( $(date +%s) - t0 )) s"
-  echo "$t,$name,$filter,$ranks,$scale,$errors,$rc,$(( $(date +%s) - t0 ))" > "$rows/$idx.row.tmp" &&
-    mv "$rows/$idx.row.tmp" "$rows/$idx.row"
+  write_row "$idx" "$t,$name,$filter,$ranks,$scale,$errors,$rc,$(( $(date +%s) - t0 ))"
 }
 # Written after every run: a sweep stopped early still leaves what it finished, in plan order.
 write_summary() {
