@@ -7,6 +7,7 @@
 //       FILE: nvbandwidth's --json output, run with -b = --buffer (in MiB); several files (the
 //       tool run repeatedly): the median of their figures
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -38,10 +39,11 @@ struct Refused {
   std::string why;
 };
 
+// A bandwidth cell: a finite number, not negative (strtod alone takes "nan", "inf", "-3").
 bool is_number(const std::string& s) {
   char* end = nullptr;
-  std::strtod(s.c_str(), &end);
-  return !s.empty() && end == s.c_str() + s.size();
+  const double v = std::strtod(s.c_str(), &end);
+  return !s.empty() && end == s.c_str() + s.size() && std::isfinite(v) && v >= 0;
 }
 bool is_count(const std::string& s) {
   return !s.empty() && s.size() <= 9 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
@@ -79,7 +81,7 @@ Csv read_csv(const std::string& path) {
     const std::string at = "--csv=" + path + ": line " + std::to_string(csv.rows.size() + 2) + ": ";
     if (auto it = r.find("gpu_count"); it != r.end() && !it->second.empty() && !is_count(it->second))
       throw Refused{at + "gpu_count '" + it->second + "' is not a whole number"};
-    if (!r["gbps"].empty() && !is_number(r["gbps"])) throw Refused{at + "gbps '" + r["gbps"] + "' is not a number"};
+    if (!r["gbps"].empty() && !is_number(r["gbps"])) throw Refused{at + "gbps '" + r["gbps"] + "' is not a number of 0 or more"};
     csv.rows.push_back(std::move(r));
   }
   return csv;
