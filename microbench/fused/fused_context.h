@@ -18,6 +18,7 @@
 #include <tuple>
 #include <vector>
 
+#include "microbench/gemm/autotune_cache.h"
 #include "microbench/gemm/gemm_data.h"
 #include "microbench/harness/cuda_check.h"
 #include "microbench/harness/device_runtime.h"
@@ -42,6 +43,7 @@ struct FusedOptions {
   double short_warmup_ms = 2;
   bool warmup_every_point = false;
   int group_m = 0;  // 0: each kernel's default (fused_kernel_group_m)
+  gemm::AutotuneEffort cublas_autotune;  // the cuBLASLt GEMMs' autotuning
   WarmupPolicy warmup_policy() const {
     WarmupPolicy w;
     w.full_ms = timing.warmup_ms;

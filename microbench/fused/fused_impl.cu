@@ -89,7 +89,8 @@ void GemmRunners::tune(const std::function<Operands(int g)>& operands) {
     const Operands o = operands(g);
     // Keyed by the physical GPU and the rank's SMs: virtual ranks (one GPU, equal shares) tune
     // once for all of them, as does every later point of the problem.
-    impl_->lt.at(g)->autotune(o.a, o.b, o.c, c.stream(g), c.gpu(g).pci_bus_id, c.gpu(g).sm_count);
+    impl_->lt.at(g)->autotune(o.a, o.b, o.c, c.stream(g), c.gpu(g).pci_bus_id, c.gpu(g).sm_count,
+                              c.opt.cublas_autotune);
     PK_CUDA_CHECK(cudaStreamSynchronize(c.stream(g)));
   }
   algo_ = impl_->lt.at(c.local_gpus().front())->algo_description();

@@ -15,6 +15,15 @@
 
 namespace pk::gemm {
 
+// How hard autotuning looks: the heuristic's first `candidates` algorithms, each timed as the
+// best of `rounds` rounds of `launches` launches. The defaults are the study's; a sanitizer
+// run takes the least (racecheck's host memory grows with every cuBLASLt launch it watches).
+struct AutotuneEffort {
+  int candidates = 8;
+  int rounds = 3;
+  int launches = 10;
+};
+
 // Everything the choice depends on. The operand types and layouts are CublasLtGemm's one
 // problem (bf16 TN, fp32 accumulation): not part of the key.
 struct AutotuneKey {
@@ -24,9 +33,11 @@ struct AutotuneKey {
   int sm_target = 0;      // CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET (0: none)
   int candidates = 0;     // how many of the heuristic's first algorithms were timed
   uint64_t workspace_bytes = 0;  // the workspace the candidates were offered and timed with
+  int rounds = 0, launches = 0;   // AutotuneEffort's timing: a cheaper one's choice is not a full one's
   bool operator<(const AutotuneKey& o) const {
-    return std::tie(gpu, context_sms, m, n, k, sm_target, candidates, workspace_bytes) <
-           std::tie(o.gpu, o.context_sms, o.m, o.n, o.k, o.sm_target, o.candidates, o.workspace_bytes);
+    return std::tie(gpu, context_sms, m, n, k, sm_target, candidates, workspace_bytes, rounds, launches) <
+           std::tie(o.gpu, o.context_sms, o.m, o.n, o.k, o.sm_target, o.candidates, o.workspace_bytes, o.rounds,
+                    o.launches);
   }
 };
 

@@ -109,7 +109,7 @@ std::string CublasLtGemm::describe(const cublasLtMatmulAlgo_t& algo, const std::
          (impl_->sm_target > 0 ? std::to_string(impl_->sm_target) : std::string("all")) + " (" + how + ")";
 }
 
-AutotuneKey CublasLtGemm::tune_key(const std::string& gpu, int context_sms, int candidates) const {
+AutotuneKey CublasLtGemm::tune_key(const std::string& gpu, int context_sms, const AutotuneEffort& effort) const {
   const Impl& I = *impl_;
   AutotuneKey key;
   key.gpu = gpu;
@@ -118,8 +118,10 @@ AutotuneKey CublasLtGemm::tune_key(const std::string& gpu, int context_sms, int 
   key.n = I.n;
   key.k = I.k;
   key.sm_target = I.sm_target > 0 ? I.sm_target : 0;
-  key.candidates = candidates;
+  key.candidates = effort.candidates;
   key.workspace_bytes = I.workspace_bytes;
+  key.rounds = effort.rounds;
+  key.launches = effort.launches;
   return key;
 }
 
@@ -130,9 +132,9 @@ void CublasLtGemm::tuned(const AutotuneChoice& c) {
 }
 
 void CublasLtGemm::autotune(const void* a, const void* b, void* c, cudaStream_t stream, const std::string& gpu,
-                            int context_sms, int candidates) {
+                            int context_sms, const AutotuneEffort& effort) {
   Impl& I = *impl_;
-  const AutotuneKey key = tune_key(gpu, context_sms, candidates);
+  const AutotuneKey key = tune_key(gpu, context_sms, effort);
   if (const auto done = autotune_cache().find(key)) {
     // The same candidates under the same rule would be timed again for the same answer (up to
     // timing noise): the earlier choice, launched once here (kernel load). Where cuBLASLt
@@ -147,7 +149,7 @@ void CublasLtGemm::autotune(const void* a, const void* b, void* c, cudaStream_t 
     }
   }
   reused_ = false;
-  const auto algos = heuristic(candidates);
+  const auto algos = heuristic(effort.candidates);
   cudaEvent_t t0, t1;
   PK_CUDA_CHECK(cudaEventCreate(&t0));
   PK_CUDA_CHECK(cudaEventCreate(&t1));
@@ -155,7 +157,7 @@ void CublasLtGemm::autotune(const void* a, const void* b, void* c, cudaStream_t 
   // hits them alike; each keeps its best round.
   const float alpha = 1.0f, beta = 0.0f;
   std::vector<float> best_ms(algos.size(), -1.0f);
-  for (int round = 0; round < 3; ++round)
+  for (int round = 0; round < effort.rounds; ++round)
     for (size_t i = 0; i < algos.size(); ++i) {
       auto launch = [&] {
         return cublasLtMatmul(I.handle, I.desc, &alpha, b, I.la, a, I.lb, &beta, c, I.lc, c, I.lc, &algos[i],
@@ -163,7 +165,7 @@ void CublasLtGemm::autotune(const void* a, const void* b, void* c, cudaStream_t 
       };
       if (launch() != CUBLAS_STATUS_SUCCESS) continue;  // an algorithm that cannot run here is not a candidate
       PK_CUDA_CHECK(cudaEventRecord(t0, stream));
-      for (int r = 0; r < 10; ++r) launch();
+      for (int r = 0; r < effort.launches; ++r) launch();
       PK_CUDA_CHECK(cudaEventRecord(t1, stream));
       PK_CUDA_CHECK(cudaEventSynchronize(t1));
       float ms = 0;

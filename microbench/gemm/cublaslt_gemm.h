@@ -28,15 +28,15 @@ class CublasLtGemm {
   CublasLtGemm& operator=(const CublasLtGemm&) = delete;
 
   void run(const void* a, const void* b, void* c, cudaStream_t stream) const;
-  // Times each of the heuristic's first `candidates` algorithms on these operands (events,
-  // after a warm-up) and keeps the fastest, as an autotuning user of cuBLASLt would; the
+  // Times each of the heuristic's first `effort.candidates` algorithms on these operands
+  // (events, after a warm-up; best of `effort.rounds` rounds) and keeps the fastest, as an autotuning user of cuBLASLt would; the
   // description then names how many were tried and the rank of the one kept. Once per problem
   // and GPU in a process (autotune_cache()): `gpu` (the physical GPU's PCI bus id) and
   // `context_sms` (the SMs the current context holds: a virtual rank's share) complete the
   // key. A problem tuned before takes the same choice and runs it once here on these operands:
   // that launch loads the kernel in this context, outside any start gate, as tuning did.
   void autotune(const void* a, const void* b, void* c, cudaStream_t stream, const std::string& gpu, int context_sms,
-                int candidates = 8);
+                const AutotuneEffort& effort = {});
   // Whether the last autotune() reused an earlier choice.
   bool reused_tuning() const { return reused_; }
   // "tile=<id> stages=<id> cluster=<id> sms=<target>" as cuBLASLt numbers them.
@@ -46,7 +46,7 @@ class CublasLtGemm {
   std::vector<cublasLtMatmulAlgo_t> heuristic(int n) const;
   std::string describe(const cublasLtMatmulAlgo_t& algo, const std::string& how) const;
   struct Impl;
-  AutotuneKey tune_key(const std::string& gpu, int context_sms, int candidates) const;
+  AutotuneKey tune_key(const std::string& gpu, int context_sms, const AutotuneEffort& effort) const;
   void tuned(const AutotuneChoice& c);
   std::unique_ptr<Impl> impl_;
   std::string algo_desc_;
