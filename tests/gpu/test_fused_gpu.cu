@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <tuple>
 
 #include "tests/gpu/gpu_test_util.h"
 #include "kernels/fused/gemm_reduce_inter.cuh"
@@ -34,11 +35,14 @@ std::string hopper_pair(const PeerGroup& g) {
   return "";
 }
 
-// The tests' options: no study warm-up, every spin-wait bounded at `timeout_ms`.
+// The tests' options: no study warm-up, every spin-wait bounded at `timeout_ms`; under a
+// sanitizer, cuBLASLt's autotuning times one candidate once (racecheck's host memory grows
+// with every cuBLASLt launch it watches).
 FusedOptions test_options(double timeout_ms) {
   FusedOptions opt;
   opt.study_warmup_ms = 0;
   opt.timing.timeout_ms = timeout_ms;
+  if (slowed_by_a_tool()) opt.cublas_autotune = {1, 1, 1};
   return opt;
 }
 
@@ -81,13 +85,18 @@ TEST(FusedGpuArithmetic, TwoGpuBf16AddGivesTheFp32SumRoundedOnce) {
 
 class FusedGpu : public ::testing::TestWithParam<PeerMode> {};
 
-TEST_P(FusedGpu, EveryOperatorAndScheduleIsRightOnTwoGpus) {
+// One operator per test case: a sanitizer runs each case in a process of its own, and
+// racecheck's host memory grows with every kernel a process launches.
+class FusedOpGpu : public ::testing::TestWithParam<std::tuple<PeerMode, Op>> {};
+
+TEST_P(FusedOpGpu, EveryScheduleIsRightOnTwoGpus) {
   PK_REQUIRE_GPU();
-  PeerGroup group(test_comm(), GetParam());
+  const auto [mode, op] = GetParam();
+  PeerGroup group(test_comm(), mode);
   if (const std::string why = hopper_pair(group); !why.empty()) GTEST_SKIP() << why;
   const int w = group.size();
   GridSpec grid;
-  grid.ops = all_ops();
+  grid.ops = {op};
   grid.schedules = schedule_names();
   // Odd multiples of the tile (3 x 3 tiles per shard, K = 5 steps); then 512 tiles: more
   // tiles than blocks.
@@ -130,7 +139,7 @@ TEST_P(FusedGpu, EveryOperatorAndScheduleIsRightOnTwoGpus) {
     }
     EXPECT_EQ(agreed(err), "");
   }
-  EXPECT_GE(verified, 2 * 3 * 2) << "every operator's fused kernels at least";
+  EXPECT_GE(verified, 2 * 2) << "the operator's two fused kernels on both shapes at least";
   std::printf("%d points verified, %d skipped\n", verified, skipped);
   // A name not in schedule_list.h runs nothing: the refusal names the flag.
   Point unknown = points.front();
@@ -206,6 +215,10 @@ TEST_P(FusedGpu, TunedRunsWhatTheTableAnswers) {
 }
 
 INSTANTIATE_TEST_SUITE_P(PeerModes, FusedGpu, ::testing::ValuesIn(test_modes()), mode_param_name);
+INSTANTIATE_TEST_SUITE_P(PeerModes, FusedOpGpu, ::testing::Combine(::testing::ValuesIn(test_modes()), ::testing::ValuesIn(all_ops())),
+                         [](const ::testing::TestParamInfo<std::tuple<PeerMode, Op>>& i) {
+                           return peer_mode_name(std::get<0>(i.param)) + "_" + op_name(std::get<1>(i.param));
+                         });
 
 // GPU 0 runs GEMM+RS intra-SM alone: it waits for GPU 1's "output zeroed" signal, which never
 // comes, and must end with a timeout well within a second. Likewise the inter-SM kernel's
