@@ -89,7 +89,8 @@ add_test(NAME sweeps_run_as_absolute COMMAND ${_pk_cli}/expect_exit.sh 2 "a rela
 set_tests_properties(sweeps_run_as_main_name sweeps_run_as_absolute PROPERTIES LABELS cpu)
 # run.sh fused without a GPU (stand-ins for nvidia-smi, cmake and the tools): the communicator-only
 # rows measured beside fused.csv and passed to the cost model as --comm-only.
-add_test(NAME sweeps_run_sh_fused_comm_only COMMAND ${_pk_cli}/run_sh_fused_comm_only.sh ${CMAKE_SOURCE_DIR})
+add_test(NAME sweeps_run_sh_fused_comm_only COMMAND ${_pk_cli}/run_sh_fused_comm_only.sh ${CMAKE_SOURCE_DIR}
+  $<TARGET_FILE:pkbench_cost_model>)
 set_tests_properties(sweeps_run_sh_fused_comm_only PROPERTIES LABELS cpu TIMEOUT 60)
 # The main job's plan on 4 and 8 GPUs (run.sh --list --gpus=N): every study, its estimate.
 add_test(NAME sweeps_run_sh_list COMMAND ${_pk_cli}/run_sh_list.sh ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR})

@@ -201,8 +201,8 @@ void read_gemm_rates(Ceilings& c, const std::string& gemm_csv, GemmRates& full) 
 
 }  // namespace
 
-// One GPU communicates nothing (T_comm 0 at any rate): its points need no communicator-only rate,
-// as scripts/lib.sh's pk_fused_needs_comm_only says for run.sh and regenerate.sh.
+// One GPU communicates nothing (T_comm 0 at any rate): its points need no communicator-only rate.
+// The one statement of the rule: run.sh and regenerate.sh ask it (pkbench_cost_model --needs-comm-only).
 bool needs_communicator(const FusedPoint& p) {
   return p.schedule == "inter_sm" && p.op != Op::ag_gemm && p.world >= 2;
 }

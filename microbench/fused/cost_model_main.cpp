@@ -4,6 +4,7 @@
 //   pkbench_cost_model --fused FUSED_CSV --transfer TRANSFER_CSV --sync SYNC_CSV [--gemm GEMM_CSV]
 //                      [--comm-only COMM_ONLY_CSV] [--out MODEL_CSV] [--splits SPLITS_CSV]
 //                      [--allow-mixed-machines] [--allow-mixed-commits]
+//   pkbench_cost_model --needs-comm-only FUSED_CSV
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -26,6 +27,7 @@ const char* kUsage =
     "usage: pkbench_cost_model --fused FUSED_CSV --transfer TRANSFER_CSV --sync SYNC_CSV [--gemm GEMM_CSV]\n"
     "                          [--comm-only COMM_ONLY_CSV] [--out MODEL_CSV] [--splits SPLITS_CSV]\n"
     "                          [--allow-mixed-machines] [--allow-mixed-commits]\n"
+    "       pkbench_cost_model --needs-comm-only FUSED_CSV\n"
     "  FUSED_CSV     pkbench_fused's CSV (its gemm_pk rows give the GEMM rate per shape)\n"
     "  TRANSFER_CSV  pkbench_transfer's CSV (link rates: bidir, one_way, the fig3 SM sweep; HBM: local)\n"
     "  SYNC_CSV      pkbench_sync's CSV (launch, inter-SM and cross-GPU flag latencies)\n"
@@ -38,12 +40,15 @@ const char* kUsage =
     "  SPLITS_CSV    per operator and shape, every inter-SM split measured: time, prediction, best\n"
     "  The CSVs must come from one machine (the GPU name) unless --allow-mixed-machines; the\n"
     "  inter-SM GEMM+RS / GEMM+AR rows and COMM_ONLY_CSV's rows from one commit (git_commit)\n"
-    "  unless --allow-mixed-commits.\n";
+    "  unless --allow-mixed-commits.\n"
+    "  --needs-comm-only answers whether FUSED_CSV has points whose T_comm needs COMM_ONLY_CSV (inter_sm\n"
+    "  GEMM+RS / GEMM+AR rows, status ok, on 2 or more GPUs): exit 0 yes, 1 no, 2 for a CSV it cannot\n"
+    "  read. scripts/run.sh and regenerate.sh ask it before measuring or passing communicator-only rows.\n";
 
 std::string shape_key(const FusedPoint& p) { return op_name(p.op) + " " + p.shape.str() + " w" + std::to_string(p.world); }
 
 struct Args {
-  std::string fused_csv, transfer_csv, sync_csv, gemm_csv, comm_only_csv, out_csv, splits_csv;
+  std::string fused_csv, transfer_csv, sync_csv, gemm_csv, comm_only_csv, out_csv, splits_csv, needs_comm_only_csv;
   bool mixed = false, mixed_commits = false;
 };
 
@@ -51,16 +56,19 @@ struct Args {
 Args parse_args(int argc, char** argv) {
   Args a;
   ToolCli cli(argv[0], kUsage);
-  cli.app().add_option("--fused", a.fused_csv)->required();
-  cli.app().add_option("--transfer", a.transfer_csv)->required();
-  cli.app().add_option("--sync", a.sync_csv)->required();
-  cli.app().add_option("--gemm", a.gemm_csv);
-  cli.app().add_option("--comm-only", a.comm_only_csv);
-  cli.add_output("--out", &a.out_csv);
-  cli.add_output("--splits", &a.splits_csv);
-  cli.app().add_flag("--allow-mixed-machines", a.mixed);
-  cli.app().add_flag("--allow-mixed-commits", a.mixed_commits);
+  CLI::App& app = cli.app();
+  const std::vector<CLI::Option*> model = {
+      app.add_option("--fused", a.fused_csv),        app.add_option("--transfer", a.transfer_csv),
+      app.add_option("--sync", a.sync_csv),          app.add_option("--gemm", a.gemm_csv),
+      app.add_option("--comm-only", a.comm_only_csv), cli.add_output("--out", &a.out_csv),
+      cli.add_output("--splits", &a.splits_csv),     app.add_flag("--allow-mixed-machines", a.mixed),
+      app.add_flag("--allow-mixed-commits", a.mixed_commits)};
+  CLI::Option* query = app.add_option("--needs-comm-only", a.needs_comm_only_csv);
+  for (CLI::Option* o : model) query->excludes(o);
   cli.parse(argc, argv);
+  if (!a.needs_comm_only_csv.empty()) return a;
+  for (CLI::Option* o : {model[0], model[1], model[2]})
+    if (o->count() == 0) cli.refuse(o->get_name() + " is required");
   return a;
 }
 
@@ -204,8 +212,22 @@ void print_splits(const Ceilings& c, InterPoints& inter, TidyCsv& splits) {
 
 }  // namespace
 
+// --needs-comm-only: whether `fused_csv` has a point needs_communicator() names (exit 0), none (1),
+// or could not be read (2).
+int answer_needs_comm_only(const char* argv0, const std::string& fused_csv) {
+  try {
+    for (const FusedPoint& p : read_fused_points(fused_csv))
+      if (needs_communicator(p)) return 0;
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: error: %s\n", argv0, e.what());
+    return 2;
+  }
+}
+
 int main(int argc, char** argv) {
   const Args a = parse_args(argc, argv);
+  if (!a.needs_comm_only_csv.empty()) return answer_needs_comm_only(argv[0], a.needs_comm_only_csv);
   Ceilings c;
   std::vector<FusedPoint> pts;
   try {

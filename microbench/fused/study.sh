@@ -41,13 +41,10 @@ pk_fused_peer_flags() {
   done
 }
 # pk_fused_needs_comm_only CSV: whether a pkbench_fused CSV has rows the model predicts from the
-# communicator-only rows (impl inter_sm, op gemm_rs or gemm_ar, status ok, at least 2 GPUs or
-# ranks: one GPU alone communicates nothing, and its rows would say nothing of the communicator).
+# communicator-only rows. The rule is the model's own (needs_communicator), asked of the built
+# pkbench_cost_model, so that the scripts and the model never disagree.
 pk_fused_needs_comm_only() {
-  [ -f "$1" ] && awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-    $c["impl"] == "inter_sm" && ($c["op"] == "gemm_rs" || $c["op"] == "gemm_ar") && $c["status"] == "ok" &&
-    $c["gpus"] + 0 >= 2 { found = 1; exit }
-    END { exit !found }' "$1"
+  [ -f "$1" ] && "$(pk_bin cost_model)" --needs-comm-only "$1"
 }
 # pk_fused_regenerate DIR TOOLS (scripts/regenerate.sh): the cost model (Section 3.1.1) on every
 # fused CSV, with this machine's link, HBM and latency ceilings (transfer/transfer.csv,

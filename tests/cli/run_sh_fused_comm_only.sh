@@ -6,9 +6,11 @@
 # scripts/regenerate.sh passes that file to pkbench_cost_model as --comm-only; that a failed
 # communicator-only run leaves no file (the model is skipped with a log line); that a fused CSV
 # without inter-SM GEMM+RS / GEMM+AR rows measures none and gets the model without --comm-only.
-#   run_sh_fused_comm_only.sh SOURCE_DIR
+# Which CSV needs those rows the real pkbench_cost_model answers (--needs-comm-only).
+#   run_sh_fused_comm_only.sh SOURCE_DIR PKBENCH_COST_MODEL
 set -uo pipefail
 src=${1:?source dir}
+export REAL_COST_MODEL=${2:?the built pkbench_cost_model}
 source "$(dirname "$0")/check_lib.sh"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -35,6 +37,7 @@ EOF
 # alone where FAKE_AG_ONLY=1, its rows on FAKE_ROW_GPUS GPUs (default 2).
 cat > "$T/tool" <<'EOF'
 #!/usr/bin/env bash
+[ "$(basename "$0") $1" = "pkbench_cost_model --needs-comm-only" ] && exec "$REAL_COST_MODEL" "$@"
 echo "$(basename "$0") $*" >> "$FAKE_LOG"
 [ "$(basename "$0")" = pkbench_fused ] || exit 0
 csv=""
@@ -44,7 +47,7 @@ comm=0
 [ "$comm" = 1 ] && [ "${FAKE_COMM_FAIL:-0}" = 1 ] && { printf 'study,op,impl\nfused,gemm_rs,inter_sm\n' > "$csv"; exit 1; }
 op=gemm_rs
 [ "$comm" = 0 ] && [ "${FAKE_AG_ONLY:-0}" = 1 ] && op=ag_gemm
-printf 'study,op,impl,gpus,comm_sms,time_us_median,status,git_commit\nfused,%s,inter_sm,%s,4,10,ok,%s\n' "$op" "${FAKE_ROW_GPUS:-2}" "$PKBENCH_GIT_COMMIT" > "$csv"
+printf 'study,op,impl,gpus,m,n,k,comm_sms,time_us_median,status,git_commit\nfused,%s,inter_sm,%s,4096,4096,64,4,10,ok,%s\n' "$op" "${FAKE_ROW_GPUS:-2}" "$PKBENCH_GIT_COMMIT" > "$csv"
 EOF
 chmod +x "$T/path/nvidia-smi" "$T/path/cmake" "$T/path/mpirun" "$T/tool"
 for t in fused cost_model merge transfer_summary sync_summary tune tune_loo peer_modes collectives_summary \
@@ -77,7 +80,7 @@ o=$T/real
 check "real: the study's own run" 0 "^pkbench_fused --csv=$o/fused/fused.csv --samples=7$" cat "$T/real.calls"
 check "real: the communicator-only rows, through a temporary file" 0 \
   "^pkbench_fused --csv=$o/fused/communicator_only_rs_ar.tmp.csv $comm_flags$" cat "$T/real.calls"
-check "real: renamed beside fused.csv" 0 "^fused,gemm_rs,inter_sm,2,4,10,ok," cat "$o/fused/communicator_only_rs_ar.csv"
+check "real: renamed beside fused.csv" 0 "^fused,gemm_rs,inter_sm,2,4096,4096,64,4,10,ok," cat "$o/fused/communicator_only_rs_ar.csv"
 check "real: no temporary file left" 1 "" test -e "$o/fused/communicator_only_rs_ar.tmp.csv"
 check "real: command.txt has both runs and the rename" 0 \
   "mv $o/fused/communicator_only_rs_ar.tmp.csv $o/fused/communicator_only_rs_ar.csv" cat "$o/fused/command.txt"
