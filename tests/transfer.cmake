@@ -20,7 +20,7 @@ if(TARGET pkbench_transfer_ref AND TARGET pkbench_transfer_summary)
   pk_cli_test(transfer_ref_cli_unwritable_out pkbench_transfer_ref 2 "--out=/nonexistent/dir/x.csv: folder"
     --csv=x.csv --out=/nonexistent/dir/x.csv --nvbandwidth=x.json)
   # A cell read as a number that is not one is refused with its line (it aborted the tool before).
-  pk_cli_test(transfer_ref_cli_bad_gpu_count pkbench_transfer_ref 2 "line 2: gpu_count 'two' is not a whole number"
+  pk_cli_test(transfer_ref_cli_bad_gpu_count pkbench_transfer_ref 2 "--csv: .*transfer_ref_bad_gpu_count.csv:2:13: column 'gpu_count': 'two' is not an integer"
     --plan --csv=${CMAKE_CURRENT_LIST_DIR}/fixtures/transfer_ref_bad_gpu_count.csv)
   pk_cli_test(transfer_ref_cli_bad_gbps pkbench_transfer_ref 2 "line 2: gbps 'fast' is not a number"
     --plan --csv=${CMAKE_CURRENT_LIST_DIR}/fixtures/transfer_ref_bad_gbps.csv)

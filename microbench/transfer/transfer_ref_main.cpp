@@ -45,42 +45,40 @@ bool is_number(const std::string& s) {
   const double v = std::strtod(s.c_str(), &end);
   return !s.empty() && end == s.c_str() + s.size() && std::isfinite(v) && v >= 0;
 }
-bool is_count(const std::string& s) {
-  return !s.empty() && s.size() <= 9 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
 
 struct Csv {
   std::vector<std::string> header;
   std::vector<CsvRow> rows;
+  int gpus = 0;  // the GPUs of the run that wrote it (its gpu_count metadata column; 0 if absent)
 };
 
-// A transfer CSV as the study writes it (plain values: a line splits on commas).
+// A transfer CSV through the studies' one reader (harness/csv_table.h: read in blocks, a line
+// longer than kMaxCsvLineBytes refused, one study and one machine), every column kept as text to
+// be written back unchanged; gbps, which this tool reads as a number, checked here with its line.
 Csv read_csv(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) throw Refused{"--csv=" + path + ": cannot read"};
+  std::vector<pk::Field> fields;
+  const std::vector<std::string> need = {"study",   "mechanism",    "direction", "pattern", "src_gpu", "dst_gpu",
+                                         "message_bytes", "bytes_per_op", "flows", "gpus_used", "gbps", "status"};
+  for (const auto& n : need) fields.push_back({n});
+  pk::CsvTable t;
+  try {
+    for (const auto& h : pk::peek_csv(path).header)
+      if (std::find(need.begin(), need.end(), h) == need.end()) fields.push_back({h, pk::ColumnType::text, false});
+    pk::ReadOptions o;
+    o.study = "transfer";
+    t = pk::CsvTable::read(path, fields, o);
+  } catch (const pk::CsvError& e) {  // names the file, its line and field
+    throw Refused{std::string("--csv: ") + e.what()};
+  }
   Csv csv;
-  std::string line;
-  std::getline(f, line);
-  csv.header = pk::split_cells(line);
-  for (const char* need : {"study", "mechanism", "direction", "pattern", "src_gpu", "dst_gpu", "message_bytes",
-                           "bytes_per_op", "flows", "gpus_used", "gbps", "status"})
-    if (std::find(csv.header.begin(), csv.header.end(), need) == csv.header.end())
-      throw Refused{"--csv=" + path + ": no '" + need + "' column (not a transfer CSV)"};
-  const size_t width = csv.header.size();
+  csv.header = t.header();
+  csv.gpus = t.machine().gpu_count;
   for (const char* ref : {"ref_tool", "ref_gbps", "ref_ratio"})  // a CSV written before them gets them
     if (std::find(csv.header.begin(), csv.header.end(), ref) == csv.header.end()) csv.header.push_back(ref);
-  while (std::getline(f, line)) {
-    if (line.empty()) continue;
-    const auto cells = pk::split_cells(line);
-    if (cells.size() != width)
-      throw Refused{"--csv=" + path + ": line " + std::to_string(csv.rows.size() + 2) + " has " +
-                    std::to_string(cells.size()) + " fields, the header " + std::to_string(width)};
+  for (size_t i = 0; i < t.rows(); ++i) {
     CsvRow r;
-    for (size_t k = 0; k < cells.size(); ++k) r[csv.header[k]] = cells[k];
-    // The cells read as numbers, checked here: a bad one is a refused input, not an abort.
-    const std::string at = "--csv=" + path + ": line " + std::to_string(csv.rows.size() + 2) + ": ";
-    if (auto it = r.find("gpu_count"); it != r.end() && !it->second.empty() && !is_count(it->second))
-      throw Refused{at + "gpu_count '" + it->second + "' is not a whole number"};
+    for (const auto& h : t.header()) r[h] = std::string(t.text(i, h));
+    const std::string at = "--csv=" + path + ": line " + std::to_string(t.line_of(i)) + ": ";
     if (!r["gbps"].empty() && !is_number(r["gbps"])) throw Refused{at + "gbps '" + r["gbps"] + "' is not a number of 0 or more"};
     csv.rows.push_back(std::move(r));
   }
@@ -95,13 +93,6 @@ std::string csv_text(const Csv& csv) {
     s += pk::csv_line(cells) + "\n";
   }
   return s;
-}
-
-// The GPUs of the run that wrote the CSV (its gpu_count metadata column; 0 if absent).
-int run_gpus(const Csv& csv) {
-  for (const CsvRow& r : csv.rows)
-    if (auto it = r.find("gpu_count"); it != r.end() && !it->second.empty()) return std::stoi(it->second);
-  return 0;
 }
 
 }  // namespace
@@ -129,7 +120,7 @@ int main(int argc, char** argv) {
   try {
     Csv csv = read_csv(csv_path);
     if (plan) {
-      const auto tcs = nvbandwidth_testcases(csv.rows, bytes, run_gpus(csv));
+      const auto tcs = nvbandwidth_testcases(csv.rows, bytes, csv.gpus);
       for (size_t k = 0; k < tcs.size(); ++k) std::printf("%s%s", k ? " " : "", tcs[k].c_str());
       std::printf("\n");
       return tcs.empty() ? 1 : 0;
