@@ -4,9 +4,12 @@
 # virtual-rank tests runs those (N ranks on one GPU, so every multi-rank kernel is reached on one
 # GPU); one without (the GEMM's, the one-process primitives') runs its whole suite. racecheck runs
 # each test case in a process of its own (its host memory grows with every kernel a process runs).
-#   scripts/sanitize.sh [--ranks=N] [--tools=memcheck,...] [--binaries=NAME,...] [--jobs=N] [OUT_DIR]
+#   scripts/sanitize.sh [--ranks=N] [--tools=memcheck,...] [--binaries=NAME,...] [--jobs=N] [--resume] [OUT_DIR]
 # --binaries names test binaries of the build (pkbench_ep_gpu_tests, ...; default: every one).
 # --jobs runs that many tool x binary runs at once on the GPU (default 1).
+# --resume goes on from an earlier run into OUT_DIR (a job stopped by its time limit): every test
+# process that finished there is not run again (its errors counted, its log kept), and the rows of
+# tools and binaries not named this time stay in summary.csv.
 # OUT_DIR defaults to results/<machine>/tests/sanitizer. Needs a GPU, a build (scripts/test.sh builds)
 # and compute-sanitizer on PATH (or in $CUDA_HOME/bin). Every kernel deadline is stretched by the
 # tool's slowdown ($PKBENCH_DEADLINE_SCALE) and each tool x binary run is bounded by $PKBENCH_SANITIZE_TIMEOUT
@@ -14,10 +17,10 @@
 # otherwise, 2 for bad arguments, 3 without a GPU or compute-sanitizer.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
-ranks=2 jobs=1 tools=(memcheck racecheck synccheck initcheck) out="" binaries=()
+ranks=2 jobs=1 resume=0 tools=(memcheck racecheck synccheck initcheck) out="" binaries=()
 for a in "$@"; do
   case "$a" in
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --ranks=*) ranks=${a#--ranks=}
       [[ "$ranks" =~ ^[2-8]$ ]] || { echo "sanitize.sh: error: --ranks=$ranks: 2 to 8" >&2; exit 2; } ;;
     --jobs=*) jobs=${a#--jobs=}
@@ -33,6 +36,7 @@ for a in "$@"; do
         [[ "$b" =~ ^pkbench_[a-z0-9_]*gpu_tests$ ]] ||
           { echo "sanitize.sh: error: --binaries: '$b' is not a GPU test binary's name (pkbench_..._gpu_tests)" >&2; exit 2; }
       done ;;
+    --resume) resume=1 ;;
     -*) echo "sanitize.sh: error: unknown flag $a" >&2; exit 2 ;;
     *) out=$a ;;
   esac
@@ -98,7 +102,7 @@ write_row() {
 }
 # One run: its log, then its summary row (write_row).
 run_one() {
-  local idx=$1 t=$2 b=$3 name filter log extra=() scale t0 rc errors limit tests=() one e r end left
+  local idx=$1 t=$2 b=$3 name filter log extra=() scale t0 rc errors limit tests=() one e r s end left secs done_file prev
   name=$(basename "$b")
   log=$out/$t.$name.log
   filter='*virtual*:*Virtual*'
@@ -131,31 +135,46 @@ run_one() {
   t0=$(date +%s)
   # Bounded: a sanitizer slows kernels many times over; $PKBENCH_SANITIZE_TIMEOUT s for the binary.
   end=$((t0 + ${PKBENCH_SANITIZE_TIMEOUT:-900}))
-  errors=0 rc=0
-  : > "$log"
+  errors=0 rc=0 secs=0
+  # Each finished test process, one line "FILTER<tab>ERRORS<tab>EXIT<tab>SECONDS": what --resume keeps.
+  done_file=$out/.done.$t.$name
+  if [ "$resume" = 0 ] || [ ! -f "$done_file" ]; then : > "$log"; : > "$done_file"; fi
   for one in "${tests[@]}"; do
-    left=$((end - $(date +%s)))
-    if [ "$left" -le 0 ]; then rc=124; echo "sanitize.sh: out of time before $one" >> "$log"; break; fi
-    PKBENCH_DEADLINE_SCALE=$scale timeout "$left" "$san" --tool "$t" "${extra[@]}" \
-      --print-limit "$limit" "$b" --gtest_filter="$one" > "$log.one" 2>&1
-    r=$?
-    e=$(tool_errors "$t" "$log.one")
-    cat "$log.one" >> "$log"
+    if prev=$(awk -F'\t' -v c="$one" '$1 == c {print $2, $3, $4; found = 1} END {exit !found}' "$done_file"); then
+      read -r e r s <<< "$prev"
+      echo "sanitize.sh: $one: finished in an earlier run (errors $e, exit $r), not run again" >> "$log"
+    else
+      left=$((end - $(date +%s)))
+      if [ "$left" -le 0 ]; then rc=124; echo "sanitize.sh: out of time before $one" >> "$log"; break; fi
+      s=$(date +%s)
+      PKBENCH_DEADLINE_SCALE=$scale timeout "$left" "$san" --tool "$t" "${extra[@]}" \
+        --print-limit "$limit" "$b" --gtest_filter="$one" > "$log.one" 2>&1
+      r=$?
+      s=$(( $(date +%s) - s ))
+      e=$(tool_errors "$t" "$log.one")
+      cat "$log.one" >> "$log"
+      # Cut off by the time bound (timeout's 124, or its kill): not finished, run again by --resume.
+      [ "$r" = 124 ] || [ "$r" = 137 ] || printf '%s\t%s\t%s\t%s\n' "$one" "$e" "$r" "$s" >> "$done_file"
+    fi
     [ "$r" = 0 ] || [ "$rc" != 0 ] || rc=$r
     if [ "$e" -lt 0 ] || [ "$errors" -lt 0 ]; then errors=-1; else errors=$((errors + e)); fi
+    secs=$((secs + s))
   done
   rm -f "$log.one"
-  pk_log "$t: $name finished: $errors errors, exit $rc, $(( $(date +%s) - t0 )) s"
-  write_row "$idx" "$t,$name,$filter,$ranks,$scale,$errors,$rc,$(( $(date +%s) - t0 ))"
+  [ "$rc" = 124 ] || [ "$rc" = 137 ] || rm -f "$done_file"  # finished: its row says it all
+  pk_log "$t: $name finished: $errors errors, exit $rc, $secs s"
+  write_row "$idx" "$t,$name,$filter,$ranks,$scale,$errors,$rc,$secs"
 }
-# Written after every run: a sweep stopped early still leaves what it finished, in plan order.
+# Written after every run: a sweep stopped early still leaves what it finished, in plan order,
+# after the rows --resume kept of tools and binaries not run this time.
 write_summary() {
   local i
-  { echo "$summary"; for ((i = 0; i < n; i++)); do [ -f "$rows/$i.row" ] && cat "$rows/$i.row"; done; } \
+  { echo "$summary"; cat "$rows/kept"; for ((i = 0; i < n; i++)); do [ -f "$rows/$i.row" ] && cat "$rows/$i.row"; done; } \
     > "$out/summary.csv.tmp" && mv "$out/summary.csv.tmp" "$out/summary.csv"
 }
 rows=$(mktemp -d "$out/.rows.XXXXXX")
 trap 'rm -rf "$rows"' EXIT
+: > "$rows/kept"
 plan=()
 for t in "${tools[@]}"; do
   for b in "${bins[@]}"; do
@@ -165,6 +184,23 @@ for t in "${tools[@]}"; do
   done
 done
 n=${#plan[@]}
+# --resume: the earlier summary's rows are kept (its columns up to `seconds`) but those of planned
+# tool x binary pairs it left unfinished (exit 124 or 137: out of time), which run again, going on
+# from their finished test processes.
+if [ "$resume" = 1 ] && [ -f "$out/summary.csv" ]; then
+  awk -F, 'NR > 1 { print $1 "," $2 "," $3 "," $4 "," $5 "," $6 "," $7 "," $8 }' "$out/summary.csv" > "$rows/earlier"
+  again=()
+  for p in "${plan[@]}"; do
+    read -r t b <<< "$p"
+    awk -F, -v t="$t" -v b="$(basename "$b")" '$1 == t && $2 == b && $7 != 124 && $7 != 137 {f = 1} END {exit !f}' \
+      "$rows/earlier" || again+=("$p")
+  done
+  awk -F, -v again="$(printf '%s\n' ${again[@]+"${again[@]}"} | awk '{n = split($2, x, "/"); print $1 "," x[n]}')" '
+    BEGIN { n = split(again, a, "\n"); for (i = 1; i <= n; i++) skip[a[i]] = 1 }
+    !(($1 "," $2) in skip)' "$rows/earlier" > "$rows/kept"
+  plan=(${again[@]+"${again[@]}"})
+  n=${#plan[@]}
+fi
 for ((i = 0; i < n; i++)); do
   # At most --jobs runs at once: each is its own process and CUDA context on the one GPU.
   while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; write_summary; done
@@ -177,8 +213,10 @@ write_summary
 # timed-out run is not a clean run).
 status=0
 for ((i = 0; i < n; i++)); do
-  IFS=, read -r _ _ _ _ _ errors rc _ < "$rows/$i.row" || { status=1; continue; }
-  [ "$errors" = 0 ] && [ "$rc" = 0 ] || status=1
+  [ -f "$rows/$i.row" ] || status=1
 done
+while IFS=, read -r _ _ _ _ _ errors rc _; do
+  [ "$errors" = 0 ] && [ "$rc" = 0 ] || status=1
+done < <(tail -n +2 "$out/summary.csv")
 column -s, -t < "$out/summary.csv" 2>/dev/null || cat "$out/summary.csv"
 exit $status

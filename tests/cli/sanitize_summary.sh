@@ -2,7 +2,8 @@
 # sanitize_summary.sh SOURCE_DIR: scripts/sanitize.sh's summary, with a stand-in compute-sanitizer,
 # nvidia-smi and GPU test binaries (no GPU needed): each row's errors are the tool's total (not
 # the count it left unprinted past --print-limit; racecheck's singular "(1 error"), a run without
-# a summary line counts -1, the exit is 0 only when every run is clean, and bad flags exit 2.
+# a summary line counts -1, the exit is 0 only when every run is clean, bad flags exit 2, and
+# --resume goes on from a run cut off by its time bound.
 src=$1
 # shellcheck source=/dev/null
 source "$(dirname "$0")/check_lib.sh"
@@ -18,6 +19,8 @@ cat > "$work/path/compute-sanitizer" <<'SH'
 #!/usr/bin/env bash
 tool= bin=
 [ -z "${FAKE_SAN_ARGS:-}" ] || echo "$*" >> "$FAKE_SAN_ARGS"
+# The test process FAKE_CUT names is cut off by the time bound (timeout's exit 124).
+[ -n "${FAKE_CUT:-}" ] && [[ " $* " == *" --gtest_filter=$FAKE_CUT "* ]] && exit 124
 while [ $# -gt 0 ]; do
   case "$1" in --tool) tool=$2; shift ;; */pkbench_*) bin=${1##*/} ;; esac
   shift
@@ -39,7 +42,7 @@ case "${!var:-clean}" in
 esac
 SH
 for b in pkbench_a_gpu_tests pkbench_b_gpu_tests; do
-  printf '#!/usr/bin/env bash\n[ -n "${FAKE_LIST_EMPTY:-}" ] || printf "Suite.\\n  Virtual\\n"\n' > "$work/build/bin/$b"
+  printf '#!/usr/bin/env bash\n[ -n "${FAKE_LIST_EMPTY:-}" ] || printf "Suite.\\n  Virtual\\n  Virtual2\\n"\n' > "$work/build/bin/$b"
 done
 chmod +x "$work/path/"* "$work/build/bin/"*
 run() { env PATH="$work/path:$PATH" PKBENCH_BUILD_DIR="$work/build" "$@"; }
@@ -48,12 +51,12 @@ san=$src/scripts/sanitize.sh
 check clean 0 "memcheck +pkbench_a_gpu_tests .* 0 +0" run bash "$san" --tools=memcheck,initcheck "$work/o1"
 check many_counts_the_total 1 "initcheck +pkbench_b_gpu_tests .* 1048576 +0" \
   run env FAKE_SAN_initcheck_pkbench_b_gpu_tests=many bash "$san" --tools=initcheck "$work/o2"
-check race_one_error 1 "racecheck +pkbench_a_gpu_tests .* 1 +1" \
+check race_one_error 1 "racecheck +pkbench_a_gpu_tests .* 2 +1" \
   run env FAKE_SAN_racecheck_pkbench_a_gpu_tests=race1 bash "$san" --tools=racecheck --binaries=pkbench_a_gpu_tests "$work/o3"
 # racecheck instruments every kernel (no --kernel-name-exclude), prints every hazard and runs one
 # test case a process; the reports inside cuBLASLt's nvjet kernels leave the log and the errors
-# column, ours stay.
-check racecheck_nvjet_left_out 1 "racecheck +pkbench_a_gpu_tests .* 1 +0" \
+# column, ours stay (one in each of the binary's two test processes).
+check racecheck_nvjet_left_out 1 "racecheck +pkbench_a_gpu_tests .* 2 +0" \
   run env FAKE_SAN_ARGS="$work/args" FAKE_SAN_racecheck_pkbench_a_gpu_tests=nvjet \
   bash "$san" --tools=racecheck --binaries=pkbench_a_gpu_tests "$work/o6"
 grep -q -- "--kernel-name-exclude" "$work/args" &&
@@ -72,6 +75,27 @@ check racecheck_no_test_case 1 "racecheck +pkbench_a_gpu_tests .* -1 +1" \
   run env FAKE_LIST_EMPTY=1 bash "$san" --tools=racecheck --binaries=pkbench_a_gpu_tests "$work/o7"
 check no_summary 1 "synccheck +pkbench_a_gpu_tests .* -1 +1" \
   run env FAKE_SAN_synccheck_pkbench_a_gpu_tests=none bash "$san" --tools=synccheck "$work/o4"
+# --resume: a job cut off by its time limit goes on. Memcheck's rows first; then racecheck of one
+# binary, its second test process cut off (exit 124, the row unfinished); then --resume runs only
+# that process, keeps the first's errors and log, and keeps the rows of what it did not plan.
+r=$work/o8
+run bash "$san" --tools=memcheck "$r" > /dev/null 2>&1
+check resume_cut_off 1 "racecheck +pkbench_a_gpu_tests .* -1 +124" \
+  run env FAKE_CUT=Suite.Virtual2 bash "$san" --resume --tools=racecheck --binaries=pkbench_a_gpu_tests "$r"
+check resume_goes_on 0 "racecheck +pkbench_a_gpu_tests .* 0 +0" \
+  run env FAKE_SAN_ARGS="$work/args8" bash "$san" --resume --tools=racecheck --binaries=pkbench_a_gpu_tests "$r"
+[ "$(grep -c -- "--tool racecheck" "$work/args8")" = 1 ] && grep -q -- "--gtest_filter=Suite.Virtual2$" "$work/args8" ||
+  { echo "FAIL resume_goes_on: not only the cut-off process ran again: $(cat "$work/args8")"; fails=$((fails + 1)); }
+grep -q "Suite.Virtual: finished in an earlier run (errors 0, exit 0), not run again" "$r/racecheck.pkbench_a_gpu_tests.log" ||
+  { echo "FAIL resume_goes_on: the log does not say what was kept"; fails=$((fails + 1)); }
+[ "$(grep -c '^memcheck,' "$r/summary.csv")" = 2 ] ||
+  { echo "FAIL resume_goes_on: memcheck's rows not kept: $(cat "$r/summary.csv")"; fails=$((fails + 1)); }
+ls -A "$r" | grep -q '^\.done' && { echo "FAIL resume_goes_on: a finished run left its progress file"; fails=$((fails + 1)); }
+: > "$work/args9"
+check resume_skips_finished 0 "synccheck +pkbench_a_gpu_tests" \
+  run env FAKE_SAN_ARGS="$work/args9" bash "$san" --resume --binaries=pkbench_a_gpu_tests "$r"
+grep -Eq -- "--tool (memcheck|racecheck)" "$work/args9" &&
+  { echo "FAIL resume_skips_finished: a finished tool ran again: $(cat "$work/args9")"; fails=$((fails + 1)); }
 [ "$(wc -l < "$work/o2/summary.csv")" = 3 ] || { echo "FAIL summary.csv: header and one row a binary expected"; fails=$((fails + 1)); }
 check bad_tool 2 "--tools: unknown tool 'rc'" run bash "$san" --tools=rc "$work/o5"
 check bad_binary 2 "--binaries: 'gemm' is not a GPU test binary" run bash "$san" --binaries=gemm "$work/o5"
