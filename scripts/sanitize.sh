@@ -8,8 +8,9 @@
 # --binaries names test binaries of the build (pkbench_ep_gpu_tests, ...; default: every one).
 # --jobs runs that many tool x binary runs at once on the GPU (default 1).
 # --resume goes on from an earlier run into OUT_DIR (a job stopped by its time limit): every test
-# process that finished there is not run again (its errors counted, its log kept), and the rows of
-# tools and binaries not named this time stay in summary.csv.
+# process that finished there at the same --ranks is not run again (its errors counted, its log
+# kept), and the rows of tools and binaries not named this time stay in summary.csv (its columns
+# up to `seconds`); the exit status covers every row of summary.csv.
 # OUT_DIR defaults to results/<machine>/tests/sanitizer. Needs a GPU, a build (scripts/test.sh builds)
 # and compute-sanitizer on PATH (or in $CUDA_HOME/bin). Every kernel deadline is stretched by the
 # tool's slowdown ($PKBENCH_DEADLINE_SCALE) and each tool x binary run is bounded by $PKBENCH_SANITIZE_TIMEOUT
@@ -20,7 +21,7 @@ source "$(dirname "$0")/lib.sh"
 ranks=2 jobs=1 resume=0 tools=(memcheck racecheck synccheck initcheck) out="" binaries=()
 for a in "$@"; do
   case "$a" in
-    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --ranks=*) ranks=${a#--ranks=}
       [[ "$ranks" =~ ^[2-8]$ ]] || { echo "sanitize.sh: error: --ranks=$ranks: 2 to 8" >&2; exit 2; } ;;
     --jobs=*) jobs=${a#--jobs=}
@@ -102,7 +103,7 @@ write_row() {
 }
 # One run: its log, then its summary row (write_row).
 run_one() {
-  local idx=$1 t=$2 b=$3 name filter log extra=() scale t0 rc errors limit tests=() one e r s end left secs done_file prev
+  local idx=$1 t=$2 b=$3 name filter log extra=() scale t0 rc errors limit tests=() one e r s end left secs done_file prev cut=0
   name=$(basename "$b")
   log=$out/$t.$name.log
   filter='*virtual*:*Virtual*'
@@ -136,8 +137,9 @@ run_one() {
   # Bounded: a sanitizer slows kernels many times over; $PKBENCH_SANITIZE_TIMEOUT s for the binary.
   end=$((t0 + ${PKBENCH_SANITIZE_TIMEOUT:-900}))
   errors=0 rc=0 secs=0
-  # Each finished test process, one line "FILTER<tab>ERRORS<tab>EXIT<tab>SECONDS": what --resume keeps.
-  done_file=$out/.done.$t.$name
+  # Each finished test process, one line "FILTER<tab>ERRORS<tab>EXIT<tab>SECONDS": what --resume
+  # keeps (write_summary removes the file once the pair's finished row is in summary.csv).
+  done_file=$(progress_file "$t" "$name")
   if [ "$resume" = 0 ] || [ ! -f "$done_file" ]; then : > "$log"; : > "$done_file"; fi
   for one in "${tests[@]}"; do
     if prev=$(awk -F'\t' -v c="$one" '$1 == c {print $2, $3, $4; found = 1} END {exit !found}' "$done_file"); then
@@ -145,32 +147,41 @@ run_one() {
       echo "sanitize.sh: $one: finished in an earlier run (errors $e, exit $r), not run again" >> "$log"
     else
       left=$((end - $(date +%s)))
-      if [ "$left" -le 0 ]; then rc=124; echo "sanitize.sh: out of time before $one" >> "$log"; break; fi
+      if [ "$left" -le 0 ]; then cut=1; echo "sanitize.sh: out of time before $one" >> "$log"; break; fi
       s=$(date +%s)
       PKBENCH_DEADLINE_SCALE=$scale timeout "$left" "$san" --tool "$t" "${extra[@]}" \
-        --print-limit "$limit" "$b" --gtest_filter="$one" > "$log.one" 2>&1
+        --print-limit "$limit" "$b" --gtest_filter="$one" > "$log.tmp.one" 2>&1
       r=$?
       s=$(( $(date +%s) - s ))
-      e=$(tool_errors "$t" "$log.one")
-      cat "$log.one" >> "$log"
-      # Cut off by the time bound (timeout's 124, or its kill): not finished, run again by --resume.
-      [ "$r" = 124 ] || [ "$r" = 137 ] || printf '%s\t%s\t%s\t%s\n' "$one" "$e" "$r" "$s" >> "$done_file"
+      e=$(tool_errors "$t" "$log.tmp.one")
+      cat "$log.tmp.one" >> "$log"
+      # Cut off by the time bound (timeout's 124): not finished, run again by --resume. Any other
+      # end (a failure, or a kill such as the OOM killer's 137) is this process's result.
+      if [ "$r" = 124 ]; then cut=1; else printf '%s\t%s\t%s\t%s\n' "$one" "$e" "$r" "$s" >> "$done_file"; fi
     fi
     [ "$r" = 0 ] || [ "$rc" != 0 ] || rc=$r
     if [ "$e" -lt 0 ] || [ "$errors" -lt 0 ]; then errors=-1; else errors=$((errors + e)); fi
     secs=$((secs + s))
   done
-  rm -f "$log.one"
-  [ "$rc" = 124 ] || [ "$rc" = 137 ] || rm -f "$done_file"  # finished: its row says it all
+  rm -f "$log.tmp.one"
+  [ "$cut" = 0 ] || rc=124  # a test process cut off: the pair is not finished, whatever failed before
   pk_log "$t: $name finished: $errors errors, exit $rc, $secs s"
   write_row "$idx" "$t,$name,$filter,$ranks,$scale,$errors,$rc,$secs"
 }
-# Written after every run: a sweep stopped early still leaves what it finished, in plan order,
-# after the rows --resume kept of tools and binaries not run this time.
+# Where run_one records a tool x binary pair's finished test processes (at this --ranks).
+progress_file() { echo "$out/.done.$1.$2.r$ranks"; }
+# Written before the first run and after every run: a sweep stopped early still leaves what it
+# finished, in plan order, after the rows --resume kept; then a finished pair's progress file goes.
 write_summary() {
-  local i
-  { echo "$summary"; cat "$rows/kept"; for ((i = 0; i < n; i++)); do [ -f "$rows/$i.row" ] && cat "$rows/$i.row"; done; } \
-    > "$out/summary.csv.tmp" && mv "$out/summary.csv.tmp" "$out/summary.csv"
+  local i t name rc
+  # (if, not &&: a row not written yet must not fail the group and keep the summary from its file)
+  { echo "$summary"; cat "$rows/kept"; for ((i = 0; i < n; i++)); do if [ -f "$rows/$i.row" ]; then cat "$rows/$i.row"; fi; done; } \
+    > "$out/summary.csv.tmp.$$" && mv "$out/summary.csv.tmp.$$" "$out/summary.csv" || return
+  for ((i = 0; i < n; i++)); do
+    [ -f "$rows/$i.row" ] || continue
+    IFS=, read -r t name _ _ _ _ rc _ < "$rows/$i.row"
+    [ "$rc" = 124 ] || rm -f "$(progress_file "$t" "$name")"
+  done
 }
 rows=$(mktemp -d "$out/.rows.XXXXXX")
 trap 'rm -rf "$rows"' EXIT
@@ -185,14 +196,14 @@ for t in "${tools[@]}"; do
 done
 n=${#plan[@]}
 # --resume: the earlier summary's rows are kept (its columns up to `seconds`) but those of planned
-# tool x binary pairs it left unfinished (exit 124 or 137: out of time), which run again, going on
-# from their finished test processes.
+# tool x binary pairs it did not finish at this --ranks (exit 124: out of time; or no row), which
+# run again, going on from their finished test processes.
 if [ "$resume" = 1 ] && [ -f "$out/summary.csv" ]; then
   awk -F, 'NR > 1 { print $1 "," $2 "," $3 "," $4 "," $5 "," $6 "," $7 "," $8 }' "$out/summary.csv" > "$rows/earlier"
   again=()
   for p in "${plan[@]}"; do
     read -r t b <<< "$p"
-    awk -F, -v t="$t" -v b="$(basename "$b")" '$1 == t && $2 == b && $7 != 124 && $7 != 137 {f = 1} END {exit !f}' \
+    awk -F, -v t="$t" -v b="$(basename "$b")" -v r="$ranks" '$1 == t && $2 == b && $4 == r && $7 != 124 {f = 1} END {exit !f}' \
       "$rows/earlier" || again+=("$p")
   done
   awk -F, -v again="$(printf '%s\n' ${again[@]+"${again[@]}"} | awk '{n = split($2, x, "/"); print $1 "," x[n]}')" '
@@ -201,13 +212,14 @@ if [ "$resume" = 1 ] && [ -f "$out/summary.csv" ]; then
   plan=(${again[@]+"${again[@]}"})
   n=${#plan[@]}
 fi
+write_summary  # without --resume, an earlier run's rows are not this run's
 for ((i = 0; i < n; i++)); do
   # At most --jobs runs at once: each is its own process and CUDA context on the one GPU.
   while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; write_summary; done
   read -r t b <<< "${plan[$i]}"
   run_one "$i" "$t" "$b" &
 done
-wait
+while [ -n "$(jobs -rp)" ]; do wait -n; write_summary; done
 write_summary
 # Clean: every run printed its summary with 0 errors and its tests passed (a failed or
 # timed-out run is not a clean run).

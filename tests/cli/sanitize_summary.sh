@@ -21,6 +21,8 @@ tool= bin=
 [ -z "${FAKE_SAN_ARGS:-}" ] || echo "$*" >> "$FAKE_SAN_ARGS"
 # The test process FAKE_CUT names is cut off by the time bound (timeout's exit 124).
 [ -n "${FAKE_CUT:-}" ] && [[ " $* " == *" --gtest_filter=$FAKE_CUT "* ]] && exit 124
+# FAKE_SNAPSHOT: what summary.csv ($FAKE_SUMMARY) holds while a test process runs.
+[ -z "${FAKE_SNAPSHOT:-}" ] || cp "$FAKE_SUMMARY" "$FAKE_SNAPSHOT"
 while [ $# -gt 0 ]; do
   case "$1" in --tool) tool=$2; shift ;; */pkbench_*) bin=${1##*/} ;; esac
   shift
@@ -96,6 +98,21 @@ check resume_skips_finished 0 "synccheck +pkbench_a_gpu_tests" \
   run env FAKE_SAN_ARGS="$work/args9" bash "$san" --resume --binaries=pkbench_a_gpu_tests "$r"
 grep -Eq -- "--tool (memcheck|racecheck)" "$work/args9" &&
   { echo "FAIL resume_skips_finished: a finished tool ran again: $(cat "$work/args9")"; fails=$((fails + 1)); }
+# A failed test process, then one cut off: the pair is unfinished (exit 124), and --resume runs the
+# cut-off one only.
+r=$work/o9
+check resume_failed_then_cut 1 "racecheck +pkbench_a_gpu_tests .* -1 +124" \
+  run env FAKE_CUT=Suite.Virtual2 FAKE_SAN_racecheck_pkbench_a_gpu_tests=race1 \
+  bash "$san" --tools=racecheck --binaries=pkbench_a_gpu_tests "$r"
+check resume_after_failure 1 "racecheck +pkbench_a_gpu_tests .* 2 +1" \
+  run env FAKE_SAN_ARGS="$work/args10" FAKE_SAN_racecheck_pkbench_a_gpu_tests=race1 \
+  bash "$san" --resume --tools=racecheck --binaries=pkbench_a_gpu_tests "$r"
+grep -q -- "--gtest_filter=Suite.Virtual$" "$work/args10" &&
+  { echo "FAIL resume_after_failure: the finished process ran again"; fails=$((fails + 1)); }
+# Without --resume an earlier summary is not this run's: while the first test process runs,
+# summary.csv holds the header alone.
+run env FAKE_SUMMARY="$r/summary.csv" FAKE_SNAPSHOT="$work/snap" bash "$san" --tools=memcheck --binaries=pkbench_a_gpu_tests "$r" > /dev/null 2>&1
+[ "$(wc -l < "$work/snap")" = 1 ] || { echo "FAIL fresh_summary: an earlier run's rows stood while this one ran: $(cat "$work/snap")"; fails=$((fails + 1)); }
 [ "$(wc -l < "$work/o2/summary.csv")" = 3 ] || { echo "FAIL summary.csv: header and one row a binary expected"; fails=$((fails + 1)); }
 check bad_tool 2 "--tools: unknown tool 'rc'" run bash "$san" --tools=rc "$work/o5"
 check bad_binary 2 "--binaries: 'gemm' is not a GPU test binary" run bash "$san" --binaries=gemm "$work/o5"
