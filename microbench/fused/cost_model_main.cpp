@@ -49,7 +49,7 @@ std::string shape_key(const FusedPoint& p) { return op_name(p.op) + " " + p.shap
 
 struct Args {
   std::string fused_csv, transfer_csv, sync_csv, gemm_csv, comm_only_csv, out_csv, splits_csv, needs_comm_only_csv;
-  bool mixed = false, mixed_commits = false;
+  bool mixed = false, mixed_commits = false, needs_comm_only = false;
 };
 
 // Exits 2 naming a missing or unknown flag; 0 after --help.
@@ -66,7 +66,8 @@ Args parse_args(int argc, char** argv) {
   CLI::Option* query = app.add_option("--needs-comm-only", a.needs_comm_only_csv);
   for (CLI::Option* o : model) query->excludes(o);
   cli.parse(argc, argv);
-  if (!a.needs_comm_only_csv.empty()) return a;
+  a.needs_comm_only = query->count() > 0;
+  if (a.needs_comm_only) return a;
   for (CLI::Option* o : {model[0], model[1], model[2]})
     if (o->count() == 0) cli.refuse(o->get_name() + " is required");
   return a;
@@ -227,7 +228,7 @@ int answer_needs_comm_only(const char* argv0, const std::string& fused_csv) {
 
 int main(int argc, char** argv) {
   const Args a = parse_args(argc, argv);
-  if (!a.needs_comm_only_csv.empty()) return answer_needs_comm_only(argv[0], a.needs_comm_only_csv);
+  if (a.needs_comm_only) return answer_needs_comm_only(argv[0], a.needs_comm_only_csv);
   Ceilings c;
   std::vector<FusedPoint> pts;
   try {

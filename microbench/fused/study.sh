@@ -41,10 +41,15 @@ pk_fused_peer_flags() {
   done
 }
 # pk_fused_needs_comm_only CSV: whether a pkbench_fused CSV has rows the model predicts from the
-# communicator-only rows. The rule is the model's own (needs_communicator), asked of the built
-# pkbench_cost_model, so that the scripts and the model never disagree.
+# communicator-only rows: 0 yes, 1 no (or no such file), 2 when it cannot tell (the CSV unreadable
+# or the model not built; logged). The rule is the model's own (needs_communicator), asked of the
+# built pkbench_cost_model, so that the scripts and the model never disagree.
 pk_fused_needs_comm_only() {
-  [ -f "$1" ] && "$(pk_bin cost_model)" --needs-comm-only "$1"
+  local rc=0
+  [ -f "$1" ] || return 1
+  "$(pk_bin cost_model)" --needs-comm-only "$1" || rc=$?
+  [ "$rc" -le 1 ] || { pk_log "fused: cannot tell whether $1 needs communicator-only rows (pkbench_cost_model --needs-comm-only: exit $rc)"; rc=2; }
+  return "$rc"
 }
 # pk_fused_regenerate DIR TOOLS (scripts/regenerate.sh): the cost model (Section 3.1.1) on every
 # fused CSV, with this machine's link, HBM and latency ceilings (transfer/transfer.csv,
@@ -70,11 +75,14 @@ pk_fused_regenerate() {
       [ -f "$dir/fused/$f.csv" ] || continue
       if [ -f "$dir/fused/$PK_FUSED_COMM_ONLY_CSV" ]; then
         pairs+=("$f.csv $PK_FUSED_COMM_ONLY_CSV")
-      elif ! pk_fused_needs_comm_only "$dir/fused/$f.csv"; then
-        pairs+=("$f.csv -")
-      else
-        pk_log "cost model on fused/$f.csv: not run (needs fused/$PK_FUSED_COMM_ONLY_CSV: the inter-SM communicators' rates; scripts/run.sh fused measures it)"
+        continue
       fi
+      pk_fused_needs_comm_only "$dir/fused/$f.csv"
+      case $? in
+        1) pairs+=("$f.csv -") ;;
+        0) pk_log "cost model on fused/$f.csv: not run (needs fused/$PK_FUSED_COMM_ONLY_CSV: the inter-SM communicators' rates; scripts/run.sh fused measures it)" ;;
+        *) rc=1 ;;
+      esac
     done
   fi
   for line in ${pairs[@]+"${pairs[@]}"}; do
@@ -116,7 +124,12 @@ pk_fused_after_main() {
   shift 2
   final=$dir/$PK_FUSED_COMM_ONLY_CSV
   tmp=$dir/${PK_FUSED_COMM_ONLY_CSV%.csv}.tmp.csv
-  pk_fused_needs_comm_only "$csv" || { pk_log "fused: no inter-SM GEMM+RS / GEMM+AR rows on 2 or more GPUs: no communicator-only rows"; return 0; }
+  pk_fused_needs_comm_only "$csv"
+  case $? in
+    0) ;;
+    1) pk_log "fused: no inter-SM GEMM+RS / GEMM+AR rows on 2 or more GPUs: no communicator-only rows"; return 0 ;;
+    *) pk_log "fused: the communicator-only rows not measured"; return 1 ;;
+  esac
   rm -f "$tmp"
   mapfile -t peer < <(pk_fused_peer_flags "$@")
   mapfile -t flags < <(pk_fused_comm_only_flags)

@@ -47,6 +47,8 @@ comm=0
 [ "$comm" = 1 ] && [ "${FAKE_COMM_FAIL:-0}" = 1 ] && { printf 'study,op,impl\nfused,gemm_rs,inter_sm\n' > "$csv"; exit 1; }
 op=gemm_rs
 [ "$comm" = 0 ] && [ "${FAKE_AG_ONLY:-0}" = 1 ] && op=ag_gemm
+# FAKE_FOREIGN=1: the main run's CSV has a column the fused study never writes (unreadable to the model).
+[ "$comm" = 0 ] && [ "${FAKE_FOREIGN:-0}" = 1 ] && { printf 'study,op,bogus\nfused,gemm_rs,1\n' > "$csv"; exit 0; }
 printf 'study,op,impl,gpus,m,n,k,comm_sms,time_us_median,status,git_commit\nfused,%s,inter_sm,%s,4096,4096,64,4,10,ok,%s\n' "$op" "${FAKE_ROW_GPUS:-2}" "$PKBENCH_GIT_COMMIT" > "$csv"
 EOF
 chmod +x "$T/path/nvidia-smi" "$T/path/cmake" "$T/path/mpirun" "$T/tool"
@@ -71,6 +73,7 @@ run_case() {
   echo stale > "$out/fused/communicator_only_rs_ar.csv"
   : > "$FAKE_LOG"
   env "${envs[@]}" PKBENCH_OUT="$out" "$src/scripts/run.sh" fused "$@" > "$T/$name.log" 2>&1
+  echo "exit $?" > "$T/$name.rc"
   cp "$FAKE_LOG" "$T/$name.calls"
 }
 comm_flags="--preset=comm_only --samples=5"
@@ -125,4 +128,12 @@ check "AG+GEMM alone: the model without --comm-only" 0 "^pkbench_cost_model --fu
 run_case one FAKE_GPUS=1 FAKE_ROW_GPUS=1 --
 check "one GPU, one rank (nothing communicated): no communicator-only run" 1 "" grep -q -- "--preset=comm_only" "$T/one.calls"
 check "one GPU, one rank: says why" 0 "no communicator-only rows" cat "$T/one.log"
+for c in ag one real; do
+  check "$c: the model answered whether the rows are needed" 1 "" grep -q "cannot tell" "$T/$c.log"
+done
+
+run_case foreign FAKE_GPUS=2 FAKE_FOREIGN=1 --
+check "a fused CSV the model cannot read: says so" 0 "cannot tell whether .*fused.csv needs communicator-only rows" cat "$T/foreign.log"
+check "a fused CSV the model cannot read: no communicator-only run" 1 "" grep -q -- "--preset=comm_only" "$T/foreign.calls"
+check "a fused CSV the model cannot read: run.sh fails" 0 "exit 1" cat "$T/foreign.rc"
 exit $((fails > 0))
