@@ -85,12 +85,12 @@ Csv read_csv(const std::string& path) {
   return csv;
 }
 
-std::string csv_text(const Csv& csv) {
-  std::string s = pk::csv_line(csv.header) + "\n";
+std::string csv_text(const Csv& csv) {  // csv_line ends each line itself
+  std::string s = pk::csv_line(csv.header);
   for (const CsvRow& r : csv.rows) {
     std::vector<std::string> cells;
     for (const auto& h : csv.header) cells.push_back(r.count(h) ? r.at(h) : "");
-    s += pk::csv_line(cells) + "\n";
+    s += pk::csv_line(cells);
   }
   return s;
 }

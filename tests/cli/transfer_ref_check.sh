@@ -58,6 +58,8 @@ fail() { echo "FAIL: $*"; exit 1; }
 [ "$(cat "$T/tool_args")" = "-j -b 512 -t device_to_device_bidirectional_memcpy_write_sm device_to_device_memcpy_read_ce device_to_device_memcpy_write_ce" ] ||
   fail "the tool ran with: $(cat "$T/tool_args")"
 csv=$T/out/transfer_ref.csv
+# Written back line for line: no blank line between the rows (each line ended twice before).
+[ "$(grep -c '^$' "$csv")" = 0 ] || fail "blank lines in the merged CSV"
 # ce push 0->1: 370 / 375; ce pull 0->1 (issued by GPU1: the read matrix's row 1): 300 / 360;
 # reg bidir: 330 / (666 / 2); the fig2 row has no counterpart.
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
