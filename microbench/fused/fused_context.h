@@ -234,8 +234,9 @@ class GemmRunners {
   void run(int g, const bf16* a, const bf16* b, bf16* c, cudaStream_t s);
   // cuBLASLt at its best, as the GEMM study runs it: on every local GPU the fastest of its
   // heuristic's top candidates on that GPU's operands (a, b, c) = operands(g), timed here at
-  // preparation, outside any gate (this also loads the kernels). Timed once per problem, GPU
-  // and SM share in the process (gemm::autotune_cache): later points, and virtual ranks after
+  // preparation, outside any gate (this also loads the kernels), with FusedOptions::cublas_autotune's
+  // effort. Timed once per problem, GPU, SM share and effort in the process
+  // (gemm::autotune_cache): later points, and virtual ranks after
   // the first, take that choice and run it once. Nothing for this suite's GEMM.
   struct Operands {
     const bf16* a;

@@ -3,6 +3,7 @@
 #include <cublasLt.h>
 
 #include <cstring>
+#include <stdexcept>
 #include <string>
 
 #include "microbench/harness/cuda_check.h"
@@ -133,6 +134,8 @@ void CublasLtGemm::tuned(const AutotuneChoice& c) {
 
 void CublasLtGemm::autotune(const void* a, const void* b, void* c, cudaStream_t stream, const std::string& gpu,
                             int context_sms, const AutotuneEffort& effort) {
+  if (effort.candidates < 1 || effort.rounds < 1 || effort.launches < 1)
+    throw std::invalid_argument("cuBLASLt autotuning: candidates, rounds and launches must each be 1 or more");
   Impl& I = *impl_;
   const AutotuneKey key = tune_key(gpu, context_sms, effort);
   if (const auto done = autotune_cache().find(key)) {

@@ -29,11 +29,12 @@ class CublasLtGemm {
 
   void run(const void* a, const void* b, void* c, cudaStream_t stream) const;
   // Times each of the heuristic's first `effort.candidates` algorithms on these operands
-  // (events, after a warm-up; best of `effort.rounds` rounds) and keeps the fastest, as an autotuning user of cuBLASLt would; the
-  // description then names how many were tried and the rank of the one kept. Once per problem
-  // and GPU in a process (autotune_cache()): `gpu` (the physical GPU's PCI bus id) and
-  // `context_sms` (the SMs the current context holds: a virtual rank's share) complete the
-  // key. A problem tuned before takes the same choice and runs it once here on these operands:
+  // (events, after a warm-up; best of `effort.rounds` rounds of `effort.launches`) and keeps the
+  // fastest, as an autotuning user of cuBLASLt would; the description then names how many were
+  // tried and the rank of the one kept. Once per problem and GPU in a process (autotune_cache()):
+  // `gpu` (the physical GPU's PCI bus id), `context_sms` (the SMs the current context holds: a
+  // virtual rank's share) and the effort complete the key. std::invalid_argument for an effort
+  // below 1 anywhere. A problem tuned before takes the same choice and runs it once here on these operands:
   // that launch loads the kernel in this context, outside any start gate, as tuning did.
   void autotune(const void* a, const void* b, void* c, cudaStream_t stream, const std::string& gpu, int context_sms,
                 const AutotuneEffort& effort = {});
