@@ -18,7 +18,7 @@
 # otherwise, 2 for bad arguments, 3 without a GPU or compute-sanitizer.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
-ranks=2 jobs=1 resume=0 tools=(memcheck racecheck synccheck initcheck) out="" binaries=()
+ranks=2 jobs=1 resume=0 tools=(memcheck racecheck synccheck initcheck) out_dir="" binaries=()
 for a in "$@"; do
   case "$a" in
     -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -39,14 +39,14 @@ for a in "$@"; do
       done ;;
     --resume) resume=1 ;;
     -*) echo "sanitize.sh: error: unknown flag $a" >&2; exit 2 ;;
-    *) out=$a ;;
+    *) out_dir=$a ;;
   esac
 done
 san=$(command -v compute-sanitizer || echo "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer")
 [ -x "$san" ] || { echo "sanitize.sh: compute-sanitizer not found (PATH or \$CUDA_HOME/bin)" >&2; exit 3; }
 [ "$(pk_gpu_count)" -ge 1 ] || { echo "sanitize.sh: no NVIDIA GPU here" >&2; exit 3; }
-out=${out:-$PKBENCH_ROOT/results/$(pk_machine_name)/tests/sanitizer}
-mkdir -p "$out"
+out_dir=${out_dir:-$PKBENCH_ROOT/results/$(pk_machine_name)/tests/sanitizer}
+mkdir -p "$out_dir"
 export PKBENCH_VIRTUAL_RANKS=$ranks CUDA_MODULE_LOADING=EAGER CUDA_DEVICE_MAX_CONNECTIONS=32
 summary="tool,binary,filter,ranks,deadline_scale,errors,tests_exit_code,seconds"
 # How many times over each tool stretches a kernel's spin-wait deadlines: racecheck instruments
@@ -105,7 +105,7 @@ write_row() {
 run_one() {
   local idx=$1 t=$2 b=$3 name filter log extra=() scale t0 rc errors limit tests=() one e r s end left secs done_file prev cut=0
   name=$(basename "$b")
-  log=$out/$t.$name.log
+  log=$out_dir/$t.$name.log
   filter='*virtual*:*Virtual*'
   if ! "$b" --gtest_list_tests --gtest_filter="$filter" 2>/dev/null | grep -q '^  '; then
     filter='*'
@@ -169,21 +169,21 @@ run_one() {
   write_row "$idx" "$t,$name,$filter,$ranks,$scale,$errors,$rc,$secs"
 }
 # Where run_one records a tool x binary pair's finished test processes (at this --ranks).
-progress_file() { echo "$out/.done.$1.$2.r$ranks"; }
+progress_file() { echo "$out_dir/.done.$1.$2.r$ranks"; }
 # Written before the first run and after every run: a sweep stopped early still leaves what it
 # finished, in plan order, after the rows --resume kept; then a finished pair's progress file goes.
 write_summary() {
   local i t name rc
   # (if, not &&: a row not written yet must not fail the group and keep the summary from its file)
   { echo "$summary"; cat "$rows/kept"; for ((i = 0; i < n; i++)); do if [ -f "$rows/$i.row" ]; then cat "$rows/$i.row"; fi; done; } \
-    > "$out/summary.csv.tmp.$$" && mv "$out/summary.csv.tmp.$$" "$out/summary.csv" || return
+    > "$out_dir/summary.csv.tmp.$$" && mv "$out_dir/summary.csv.tmp.$$" "$out_dir/summary.csv" || return
   for ((i = 0; i < n; i++)); do
     [ -f "$rows/$i.row" ] || continue
     IFS=, read -r t name _ _ _ _ rc _ < "$rows/$i.row"
     [ "$rc" = 124 ] || rm -f "$(progress_file "$t" "$name")"
   done
 }
-rows=$(mktemp -d "$out/.rows.XXXXXX")
+rows=$(mktemp -d "$out_dir/.rows.XXXXXX")
 trap 'rm -rf "$rows"' EXIT
 : > "$rows/kept"
 plan=()
@@ -198,8 +198,8 @@ n=${#plan[@]}
 # --resume: the earlier summary's rows are kept (its columns up to `seconds`) but those of planned
 # tool x binary pairs it did not finish at this --ranks (exit 124: out of time; or no row), which
 # run again, going on from their finished test processes.
-if [ "$resume" = 1 ] && [ -f "$out/summary.csv" ]; then
-  awk -F, 'NR > 1 { print $1 "," $2 "," $3 "," $4 "," $5 "," $6 "," $7 "," $8 }' "$out/summary.csv" > "$rows/earlier"
+if [ "$resume" = 1 ] && [ -f "$out_dir/summary.csv" ]; then
+  awk -F, 'NR > 1 { print $1 "," $2 "," $3 "," $4 "," $5 "," $6 "," $7 "," $8 }' "$out_dir/summary.csv" > "$rows/earlier"
   again=()
   for p in "${plan[@]}"; do
     read -r t b <<< "$p"
@@ -229,6 +229,6 @@ for ((i = 0; i < n; i++)); do
 done
 while IFS=, read -r _ _ _ _ _ errors rc _; do
   [ "$errors" = 0 ] && [ "$rc" = 0 ] || status=1
-done < <(tail -n +2 "$out/summary.csv")
-column -s, -t < "$out/summary.csv" 2>/dev/null || cat "$out/summary.csv"
+done < <(tail -n +2 "$out_dir/summary.csv")
+column -s, -t < "$out_dir/summary.csv" 2>/dev/null || cat "$out_dir/summary.csv"
 exit $status
