@@ -31,13 +31,12 @@ struct AutotuneKey {
   int context_sms = 0;    // the SMs the tuning context holds (a virtual rank's share, or the GPU's)
   int m = 0, n = 0, k = 0;
   int sm_target = 0;      // CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET (0: none)
-  int candidates = 0;     // how many of the heuristic's first algorithms were timed
   uint64_t workspace_bytes = 0;  // the workspace the candidates were offered and timed with
-  int rounds = 0, launches = 0;   // AutotuneEffort's timing: a cheaper one's choice is not a full one's
+  AutotuneEffort effort;  // how many candidates were timed, and how: a cheaper effort's choice is not a full one's
   bool operator<(const AutotuneKey& o) const {
-    return std::tie(gpu, context_sms, m, n, k, sm_target, candidates, workspace_bytes, rounds, launches) <
-           std::tie(o.gpu, o.context_sms, o.m, o.n, o.k, o.sm_target, o.candidates, o.workspace_bytes, o.rounds,
-                    o.launches);
+    return std::tie(gpu, context_sms, m, n, k, sm_target, workspace_bytes, effort.candidates, effort.rounds,
+                    effort.launches) < std::tie(o.gpu, o.context_sms, o.m, o.n, o.k, o.sm_target, o.workspace_bytes,
+                                                o.effort.candidates, o.effort.rounds, o.effort.launches);
   }
 };
 

@@ -119,10 +119,8 @@ AutotuneKey CublasLtGemm::tune_key(const std::string& gpu, int context_sms, cons
   key.n = I.n;
   key.k = I.k;
   key.sm_target = I.sm_target > 0 ? I.sm_target : 0;
-  key.candidates = effort.candidates;
   key.workspace_bytes = I.workspace_bytes;
-  key.rounds = effort.rounds;
-  key.launches = effort.launches;
+  key.effort = effort;
   return key;
 }
 

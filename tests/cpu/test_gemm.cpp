@@ -181,8 +181,8 @@ TEST(GemmProblem, PointsPutCublasFirstAndNameEverything) {
 // tunes anew.
 TEST(GemmAutotuneCache, AChoiceIsReusedOnlyForTheSameProblemAndGpu) {
   AutotuneCache cache;
-  // gpu, context_sms, m, n, k, sm_target, candidates, workspace_bytes, rounds, launches
-  const AutotuneKey k{"0000:00:06.0", 32, 8192, 8192, 2048, 0, 8, 32ull << 20, 3, 10};
+  // gpu, context_sms, m, n, k, sm_target, workspace_bytes, effort (candidates, rounds, launches)
+  const AutotuneKey k{"0000:00:06.0", 32, 8192, 8192, 2048, 0, 32ull << 20, {8, 3, 10}};
   EXPECT_FALSE(cache.find(k));
   AutotuneChoice c;
   c.algo[0] = 66;
@@ -201,8 +201,8 @@ TEST(GemmAutotuneCache, AChoiceIsReusedOnlyForTheSameProblemAndGpu) {
       [](AutotuneKey& x) { x.gpu = "0000:00:07.0"; },  [](AutotuneKey& x) { x.context_sms = 132; },
       [](AutotuneKey& x) { x.m = 16384; },            [](AutotuneKey& x) { x.n = 4096; },
       [](AutotuneKey& x) { x.k = 4096; },             [](AutotuneKey& x) { x.sm_target = 100; },
-      [](AutotuneKey& x) { x.candidates = 4; },       [](AutotuneKey& x) { x.workspace_bytes = 0; },
-      [](AutotuneKey& x) { x.rounds = 1; },           [](AutotuneKey& x) { x.launches = 1; }};
+      [](AutotuneKey& x) { x.effort.candidates = 4; },       [](AutotuneKey& x) { x.workspace_bytes = 0; },
+      [](AutotuneKey& x) { x.effort.rounds = 1; },    [](AutotuneKey& x) { x.effort.launches = 1; }};
   for (size_t i = 0; i < others.size(); ++i) {
     AutotuneKey o = k;
     others[i](o);
