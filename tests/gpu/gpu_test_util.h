@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "microbench/gemm/autotune_cache.h"
 #include "microbench/harness/comm.h"
 #include "microbench/harness/gpu_test_support.h"
 #include "microbench/harness/peer_group.h"
@@ -23,6 +24,12 @@ using pk::test_modes;
     std::string why_ = no_gpu_reason();                       \
     if (!why_.empty()) GTEST_SKIP() << why_;                  \
   } while (0)
+
+// The cuBLASLt autotuning effort of a GPU test: the least under a sanitizer (one candidate timed
+// once: racecheck's host memory grows with every cuBLASLt launch it watches), else the study's.
+inline pk::gemm::AutotuneEffort test_autotune_effort() {
+  return pk::slowed_by_a_tool() ? pk::gemm::AutotuneEffort{1, 1, 1} : pk::gemm::AutotuneEffort{};
+}
 
 // The communicator of this test process (gpu_main.cpp).
 pk::Comm& test_comm();

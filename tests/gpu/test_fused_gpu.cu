@@ -35,14 +35,13 @@ std::string hopper_pair(const PeerGroup& g) {
   return "";
 }
 
-// The tests' options: no study warm-up, every spin-wait bounded at `timeout_ms`; under a
-// sanitizer, cuBLASLt's autotuning times one candidate once (racecheck's host memory grows
-// with every cuBLASLt launch it watches).
+// The tests' options: no study warm-up, every spin-wait bounded at `timeout_ms`, the tests'
+// autotuning effort (test_autotune_effort).
 FusedOptions test_options(double timeout_ms) {
   FusedOptions opt;
   opt.study_warmup_ms = 0;
   opt.timing.timeout_ms = timeout_ms;
-  if (slowed_by_a_tool()) opt.cublas_autotune = {1, 1, 1};
+  opt.cublas_autotune = test_autotune_effort();
   return opt;
 }
 

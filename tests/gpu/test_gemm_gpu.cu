@@ -176,11 +176,10 @@ TEST_F(GemmGpu, AnOperationWritingOnlyOnItsFirstLaunchIsCaught) {
 
 // cuBLASLt's autotuning runs once per problem and GPU in a process: a second CublasLtGemm of
 // the same problem takes the first one's choice (same description), and it computes the
-// right result; another SM target tunes for itself. Under a sanitizer one candidate timed
-// once: racecheck's host memory grows with every cuBLASLt launch it watches.
+// right result; another SM target tunes for itself (at the tests' effort, test_autotune_effort).
 TEST_F(GemmGpu, AutotuningIsReusedForTheSameProblemAndGpu) {
   const GpuInfo& g = group_->topology().gpus[0];
-  const AutotuneEffort effort = slowed_by_a_tool() ? AutotuneEffort{1, 1, 1} : AutotuneEffort{};
+  const AutotuneEffort effort = test_autotune_effort();
   const GemmBuffers bufs(kSmallShape);
   const Shape& s = bufs.s;
   const uint64_t ec = bufs.ec;
