@@ -107,9 +107,7 @@ run_one() {
   name=$(basename "$b")
   log=$out_dir/$t.$name.log
   filter='*virtual*:*Virtual*'
-  if ! "$b" --gtest_list_tests --gtest_filter="$filter" 2>/dev/null | grep -q '^  '; then
-    filter='*'
-  fi
+  [ -n "$(list_tests "$b" "$filter")" ] || filter='*'
   # racecheck instruments every kernel and prints every hazard (--print-limit 0), so that those
   # inside cuBLASLt's kernels (nvjet_*: the GEMM baseline and the references; racecheck does not
   # model their TMA and mbarrier pipelining and reports thousands of WAR hazards there) can be
