@@ -115,7 +115,7 @@ if(TARGET pkbench_cost_model)
     "communicator-only rows' abc1234 \\(different stamps: used with --allow-mixed-commits\\)"
     ${_cm} --comm-only ${_fx}/fused_comm_only_other_commit.csv --allow-mixed-commits)
   # One GPU, one rank (nothing communicated): inter-SM GEMM+RS / GEMM+AR need no --comm-only, as
-  # --needs-comm-only says (regenerate.sh runs the model without it).
+  # --needs-comm-only says (the model runs without it under --regenerate).
   add_test(NAME fused_cost_model_one_gpu_no_comm_only COMMAND ${_fused_expect} 0 "gemm_ar 4096x4096x2048 w1 +measured best"
     $<TARGET_FILE:pkbench_cost_model> --fused ${_fx}/fused_points_one_gpu.csv --transfer ${_fx}/fused_transfer.csv
     --sync ${_fx}/fused_sync.csv)
@@ -128,7 +128,7 @@ if(TARGET pkbench_cost_model)
   add_test(NAME fused_cost_model_foreign_column COMMAND ${_fused_expect} 2 "'bogus_column': not a column of the fused study"
     $<TARGET_FILE:pkbench_cost_model> --fused ${_fx}/fused_points_foreign_column.csv --transfer ${_fx}/fused_transfer.csv
     --sync ${_fx}/fused_sync.csv)
-  # --needs-comm-only, the rule run.sh and regenerate.sh ask: yes (exit 0) for inter-SM GEMM+RS on 2
+  # --needs-comm-only, the rule run.sh and --regenerate ask: yes (exit 0) for inter-SM GEMM+RS on 2
   # GPUs, no (1) on one GPU, 2 for a CSV it cannot read or beside the model's own flags.
   set(_needs $<TARGET_FILE:pkbench_cost_model> --needs-comm-only)
   add_test(NAME fused_cost_model_needs_comm_only_yes COMMAND ${_fused_expect} 0 "^$" ${_needs} ${_fx}/fused_points.csv)
@@ -137,6 +137,10 @@ if(TARGET pkbench_cost_model)
     ${_needs} ${_fx}/fused_points_foreign_column.csv)
   add_test(NAME fused_cost_model_needs_comm_only_alone COMMAND ${_fused_expect} 2 "--transfer excludes --needs-comm-only"
     ${_needs} ${_fx}/fused_points.csv --transfer ${_fx}/fused_transfer.csv)
+  # --regenerate, the fused study's part of scripts/regenerate.sh: the pairing, and a direct run's outputs.
+  add_test(NAME fused_cost_model_regenerate COMMAND ${CMAKE_CURRENT_LIST_DIR}/cli/cost_model_regenerate.sh
+    $<TARGET_FILE:pkbench_cost_model> ${_fx})
+  set_tests_properties(fused_cost_model_regenerate PROPERTIES LABELS cpu TIMEOUT 60)
   set_tests_properties(fused_cost_model_needs_comm_only_yes fused_cost_model_needs_comm_only_no
     fused_cost_model_needs_comm_only_unreadable fused_cost_model_needs_comm_only_alone PROPERTIES LABELS cpu)
   set_tests_properties(fused_cost_model_fixture fused_cost_model_needs_transfer fused_cost_model_mixed_machines

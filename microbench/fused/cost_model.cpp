@@ -202,7 +202,7 @@ void read_gemm_rates(Ceilings& c, const std::string& gemm_csv, GemmRates& full) 
 }  // namespace
 
 // One GPU communicates nothing (T_comm 0 at any rate): its points need no communicator-only rate.
-// The one statement of the rule: run.sh and regenerate.sh ask it (pkbench_cost_model --needs-comm-only).
+// The one statement of the rule: run.sh asks it (pkbench_cost_model --needs-comm-only), --regenerate pairs by it.
 bool needs_communicator(const FusedPoint& p) {
   return p.schedule == "inter_sm" && p.op != Op::ag_gemm && p.world >= 2;
 }

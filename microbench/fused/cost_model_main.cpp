@@ -5,12 +5,16 @@
 //                      [--comm-only COMM_ONLY_CSV] [--out MODEL_CSV] [--splits SPLITS_CSV]
 //                      [--allow-mixed-machines] [--allow-mixed-commits]
 //   pkbench_cost_model --needs-comm-only FUSED_CSV
+//   pkbench_cost_model --regenerate RESULTS_DIR --comm-only-name COMM_ONLY
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <tuple>
 
 #include "microbench/harness/tidy_csv.h"
@@ -28,6 +32,7 @@ const char* kUsage =
     "                          [--comm-only COMM_ONLY_CSV] [--out MODEL_CSV] [--splits SPLITS_CSV]\n"
     "                          [--allow-mixed-machines] [--allow-mixed-commits]\n"
     "       pkbench_cost_model --needs-comm-only FUSED_CSV\n"
+    "       pkbench_cost_model --regenerate RESULTS_DIR --comm-only-name COMM_ONLY\n"
     "  FUSED_CSV     pkbench_fused's CSV (its gemm_pk rows give the GEMM rate per shape)\n"
     "  TRANSFER_CSV  pkbench_transfer's CSV (link rates: bidir, one_way, the fig3 SM sweep; HBM: local)\n"
     "  SYNC_CSV      pkbench_sync's CSV (launch, inter-SM and cross-GPU flag latencies)\n"
@@ -43,12 +48,20 @@ const char* kUsage =
     "  unless --allow-mixed-commits.\n"
     "  --needs-comm-only answers whether FUSED_CSV has points whose T_comm needs COMM_ONLY_CSV (inter_sm\n"
     "  GEMM+RS / GEMM+AR rows, status ok, on 2 or more GPUs): exit 0 yes, 1 no, 2 for a CSV it cannot\n"
-    "  read. scripts/run.sh and regenerate.sh ask it before measuring or passing communicator-only rows.\n";
+    "  read. scripts/run.sh asks it before measuring communicator-only rows.\n"
+    "  --regenerate runs the model on every fused CSV of a results folder (scripts/regenerate.sh): the\n"
+    "  lines 'FUSED_CSV COMM_ONLY_CSV [FLAG...]' of RESULTS_DIR/fused/cost_model_inputs.txt (paths under\n"
+    "  fused/, '-': no communicator-only rows; FLAG: --allow-mixed-commits, --allow-mixed-machines), else\n"
+    "  fused.csv, fused_table3.csv and fused_fig5.csv with fused/COMM_ONLY where present, alone where they\n"
+    "  need none; RESULTS_DIR/transfer/transfer.csv, sync/sync.csv and fused/gemm.csv (where present) as\n"
+    "  the ceilings; outputs X_model.csv, X_splits.csv and X_model.txt beside each fused CSV. Exit 0, or 1\n"
+    "  where a run failed (the others still run).\n";
 
 std::string shape_key(const FusedPoint& p) { return op_name(p.op) + " " + p.shape.str() + " w" + std::to_string(p.world); }
 
 struct Args {
-  std::string fused_csv, transfer_csv, sync_csv, gemm_csv, comm_only_csv, out_csv, splits_csv, needs_comm_only_csv;
+  std::string fused_csv, transfer_csv, sync_csv, gemm_csv, comm_only_csv, out_csv, splits_csv, needs_comm_only_csv,
+      regenerate_dir, comm_only_name;
   bool mixed = false, mixed_commits = false, needs_comm_only = false;
 };
 
@@ -64,10 +77,17 @@ Args parse_args(int argc, char** argv) {
       cli.add_output("--splits", &a.splits_csv),     app.add_flag("--allow-mixed-machines", a.mixed),
       app.add_flag("--allow-mixed-commits", a.mixed_commits)};
   CLI::Option* query = app.add_option("--needs-comm-only", a.needs_comm_only_csv);
-  for (CLI::Option* o : model) query->excludes(o);
+  CLI::Option* folder = app.add_option("--regenerate", a.regenerate_dir)->check(CLI::ExistingDirectory);
+  CLI::Option* name = app.add_option("--comm-only-name", a.comm_only_name)->needs(folder);
+  folder->needs(name);
+  for (CLI::Option* o : model) {
+    query->excludes(o);
+    folder->excludes(o);
+  }
+  query->excludes(folder);
   cli.parse(argc, argv);
   a.needs_comm_only = query->count() > 0;
-  if (a.needs_comm_only) return a;
+  if (a.needs_comm_only || folder->count() > 0) return a;
   for (CLI::Option* o : {model[0], model[1], model[2]})
     if (o->count() == 0) cli.refuse(o->get_name() + " is required");
   return a;
@@ -134,35 +154,35 @@ std::string communicator_inputs(const Args& a, Ceilings& c, const std::vector<Fu
   return "";
 }
 
-void print_ceilings(const Ceilings& c, int world) {
-  std::printf("== Ceilings (read from the CSVs)\n");
-  for (const auto& s : c.sources) std::printf("  %s\n", s.c_str());
+void print_ceilings(std::FILE* out, const Ceilings& c, int world) {
+  std::fprintf(out, "== Ceilings (read from the CSVs)\n");
+  for (const auto& s : c.sources) std::fprintf(out, "  %s\n", s.c_str());
   if (c.mbarrier_ns > 0)
-    std::printf("  inter-SM / intra-SM sync: %.0f ns / %.0f ns (paper, H100: 832 / 64 ns)\n", c.sync_gpu_ns, c.mbarrier_ns);
+    std::fprintf(out, "  inter-SM / intra-SM sync: %.0f ns / %.0f ns (paper, H100: 832 / 64 ns)\n", c.sync_gpu_ns, c.mbarrier_ns);
 
   // K from which GEMM+RS's per-tile communication hides behind its computation.
   const double r_full = c.gemm_full_default;
-  std::printf("\n== When does communication hide? K >= sR/2B (s = 2 B, R = %.1f TFLOP/s: this GEMM at every SM)\n", r_full);
-  std::printf("  B = %.1f GB/s (one way):                  K >= %.0f\n", c.link_oneway_gbps, hide_k(r_full, c.link_oneway_gbps, 1));
-  std::printf("  B = %.1f GB/s (per direction, all send):  K >= %.0f\n", c.link_bidir_gbps, hide_k(r_full, c.link_bidir_gbps, 1));
-  std::printf("  only (w-1)/w of C leaves a GPU (w = %d):     K >= %.0f\n", world, hide_k(r_full, c.link_bidir_gbps, world));
-  std::printf("  (paper: K >= 2197 on H100 from the nominal 989 TFLOP/s and 450 GB/s)\n");
+  std::fprintf(out, "\n== When does communication hide? K >= sR/2B (s = 2 B, R = %.1f TFLOP/s: this GEMM at every SM)\n", r_full);
+  std::fprintf(out, "  B = %.1f GB/s (one way):                  K >= %.0f\n", c.link_oneway_gbps, hide_k(r_full, c.link_oneway_gbps, 1));
+  std::fprintf(out, "  B = %.1f GB/s (per direction, all send):  K >= %.0f\n", c.link_bidir_gbps, hide_k(r_full, c.link_bidir_gbps, 1));
+  std::fprintf(out, "  only (w-1)/w of C leaves a GPU (w = %d):     K >= %.0f\n", world, hide_k(r_full, c.link_bidir_gbps, world));
+  std::fprintf(out, "  (paper: K >= 2197 on H100 from the nominal 989 TFLOP/s and 450 GB/s)\n");
 }
 
 using InterPoints = std::map<std::string, std::vector<std::pair<FusedPoint, Prediction>>>;  // shape key -> inter_sm points
 
 // Every point's prediction beside its measurement (printed, and a row of `model`); the
 // inter_sm points by shape, for the split.
-InterPoints print_predictions(const Ceilings& c, const std::vector<FusedPoint>& pts, TidyCsv& model) {
-  std::printf("\n== Predicted beside measured (us)\n");
-  std::printf("%-8s %-18s %-8s %4s %10s %10s %7s  %7s %9s %8s %9s %8s %7s  %s\n", "op", "shape", "sched", "comm",
+InterPoints print_predictions(std::FILE* out, const Ceilings& c, const std::vector<FusedPoint>& pts, TidyCsv& model) {
+  std::fprintf(out, "\n== Predicted beside measured (us)\n");
+  std::fprintf(out, "%-8s %-18s %-8s %4s %10s %10s %7s  %7s %9s %8s %9s %8s %7s  %s\n", "op", "shape", "sched", "comm",
               "measured", "predicted", "err%", "launch", "comp", "mem", "comm", "non-ovl", "sync", "max term");
   std::map<std::string, std::pair<int, int>> within;  // op -> (points within 15 %, points)
   InterPoints inter;
   for (const FusedPoint& p : pts) {
     const Prediction r = predict(c, p);
     const double err = p.measured_us > 0 ? 100 * (r.total_us - p.measured_us) / p.measured_us : 0;
-    std::printf("%-8s %-18s %-8s %4d %10.1f %10.1f %+7.1f  %7.1f %9.1f %8.1f %9.1f %8.1f %7.1f  %s\n",
+    std::fprintf(out, "%-8s %-18s %-8s %4d %10.1f %10.1f %+7.1f  %7.1f %9.1f %8.1f %9.1f %8.1f %7.1f  %s\n",
                 op_name(p.op).c_str(), p.shape.str().c_str(), p.schedule.c_str(), p.comm_sms, p.measured_us, r.total_us,
                 err, r.launch_us, r.comp_us, r.mem_us, r.comm_us, r.non_overlap_us, r.sync_us, r.dominant.c_str());
     auto& w = within[op_name(p.op)];
@@ -179,15 +199,15 @@ InterPoints print_predictions(const Ceilings& c, const std::vector<FusedPoint>& 
                   {"dominant", r.dominant}});
   }
   for (const auto& [op, w] : within)
-    std::printf("  %s: %d of %d points predicted within 15 %%\n", op.c_str(), w.first, w.second);
+    std::fprintf(out, "  %s: %d of %d points predicted within 15 %%\n", op.c_str(), w.first, w.second);
 
   return inter;
 }
 
 // Per shape, the inter-SM split measured best beside the one predicted best (printed, and
 // rows of `splits`).
-void print_splits(const Ceilings& c, InterPoints& inter, TidyCsv& splits) {
-  std::printf("\n== The SM split (inter-SM): measured best beside predicted best\n");
+void print_splits(std::FILE* out, const Ceilings& c, InterPoints& inter, TidyCsv& splits) {
+  std::fprintf(out, "\n== The SM split (inter-SM): measured best beside predicted best\n");
   for (auto& [key, v] : inter) {
     std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first.comm_sms < b.first.comm_sms; });
     std::vector<int> cand;
@@ -198,7 +218,7 @@ void print_splits(const Ceilings& c, InterPoints& inter, TidyCsv& splits) {
     const int pred = predict_best_split(c, v.front().first, cand);
     const int steps = std::abs(static_cast<int>(std::find(cand.begin(), cand.end(), pred) - cand.begin()) -
                                static_cast<int>(best_m - v.begin()));
-    std::printf("  %-28s measured best %3d SMs (%.1f us), predicted %3d SMs: %d step%s apart%s\n", key.c_str(),
+    std::fprintf(out, "  %-28s measured best %3d SMs (%.1f us), predicted %3d SMs: %d step%s apart%s\n", key.c_str(),
                 best_m->first.comm_sms, best_m->first.measured_us, pred, steps, steps == 1 ? "" : "s",
                 steps <= 1 ? "" : "  (MISSED)");
     for (const auto& [p, r] : v)
@@ -208,10 +228,48 @@ void print_splits(const Ceilings& c, InterPoints& inter, TidyCsv& splits) {
                      {"predicted_us", fmt_num(r.total_us)}, {"best_measured", p.comm_sms == best_m->first.comm_sms ? "1" : "0"},
                      {"best_predicted", p.comm_sms == pred ? "1" : "0"}});
   }
-  if (inter.empty()) std::printf("  (no inter_sm rows)\n");
+  if (inter.empty()) std::fprintf(out, "  (no inter_sm rows)\n");
 }
 
-}  // namespace
+// One run of the model over a's CSVs, its printed model on `out`: 0, or (after
+// "argv0: error: ..." on stderr) the exit code.
+int run_model(const char* argv0, const Args& a, std::FILE* out) {
+  Ceilings c;
+  std::vector<FusedPoint> pts;
+  try {
+    c = read_ceilings(a.gemm_csv, a.transfer_csv, a.sync_csv, a.fused_csv);
+    pts = read_fused_points(a.fused_csv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: error: %s\n", argv0, e.what());
+    return 2;
+  }
+  std::string commits;
+  if (const std::string err = communicator_inputs(a, c, pts, commits); !err.empty()) {
+    std::fprintf(stderr, "%s: error: %s\n", argv0, err.c_str());
+    return 2;
+  }
+  if (!commits.empty()) c.sources.push_back(commits);
+  if (const std::string mixed = mixed_machines(c); !mixed.empty() && !a.mixed) {
+    std::fprintf(stderr, "%s: error: %s\n", argv0, mixed.c_str());
+    return 2;
+  }
+  print_ceilings(out, c, pts.empty() ? 2 : pts.front().world);
+  TidyCsv model(a.out_csv.empty() ? "/dev/null" : a.out_csv,
+                {"op", "m", "n", "k", "gpus", "impl", "comm_sms", "compute_sms", "measured_us", "predicted_us", "error_pct",
+                 "launch_us", "comp_us", "mem_us", "comm_us", "non_overlap_us", "sync_us", "dominant"});
+  InterPoints inter = print_predictions(out, c, pts, model);
+  TidyCsv splits(a.splits_csv.empty() ? "/dev/null" : a.splits_csv,
+                 {"op", "m", "n", "k", "gpus", "comm_sms", "measured_us", "predicted_us", "best_measured", "best_predicted"});
+  print_splits(out, c, inter, splits);
+  try {
+    if (!a.out_csv.empty()) model.flush();
+    if (!a.splits_csv.empty()) splits.flush();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: error: %s\n", argv0, e.what());
+    return pk::exit_code_of(e);
+  }
+  return 0;
+}
 
 // --needs-comm-only: whether `fused_csv` has a point needs_communicator() names (exit 0), none (1),
 // or could not be read (2).
@@ -226,42 +284,118 @@ int answer_needs_comm_only(const char* argv0, const std::string& fused_csv) {
   }
 }
 
+bool is_file(const std::string& path) { return std::filesystem::is_regular_file(path); }
+
+// One model run of a results folder: a fused CSV, its communicator-only CSV ("-": none) and the
+// flags it may add (fused/cost_model_inputs.txt's line "FUSED_CSV COMM_ONLY_CSV [FLAG...]").
+struct ModelInput {
+  std::vector<std::string> words;
+};
+
+// The runs of results folder `dir`: fused/cost_model_inputs.txt's lines where present; else
+// fused.csv, fused_table3.csv and fused_fig5.csv, each with fused/COMM_ONLY (--comm-only-name:
+// what scripts/run.sh's fused study measures beside them) where present, else alone where it
+// needs no communicator-only rows. `ok` turns false where one cannot be told.
+std::vector<ModelInput> model_inputs(const char* argv0, const std::string& dir, const std::string& comm_only, bool& ok) {
+  std::vector<ModelInput> in;
+  const std::string list = dir + "/fused/cost_model_inputs.txt";
+  if (std::ifstream f(list); f) {
+    for (std::string line; std::getline(f, line);) {
+      std::istringstream ws(line);
+      ModelInput m;
+      for (std::string w; ws >> w;) m.words.push_back(w);
+      if (m.words.empty() || m.words[0][0] == '#') continue;
+      in.push_back(m);
+    }
+    return in;
+  }
+  for (const char* f : {"fused", "fused_table3", "fused_fig5"}) {
+    const std::string csv = dir + "/fused/" + f + ".csv";
+    if (!is_file(csv)) continue;
+    if (is_file(dir + "/fused/" + comm_only)) {
+      in.push_back({{std::string(f) + ".csv", comm_only}});
+      continue;
+    }
+    switch (answer_needs_comm_only(argv0, csv)) {
+      case 1: in.push_back({{std::string(f) + ".csv", "-"}}); break;
+      case 0:
+        std::fprintf(stderr, "%s: cost model on fused/%s.csv: not run (needs fused/%s: the inter-SM communicators' rates; "
+                     "scripts/run.sh fused measures it)\n", argv0, f, comm_only.c_str());
+        break;
+      default: ok = false;
+    }
+  }
+  return in;
+}
+
+// --regenerate DIR --comm-only-name COMM_ONLY: the model on every fused CSV of results folder DIR, with this machine's link,
+// HBM and latency ceilings (transfer/transfer.csv, sync/sync.csv), the GEMM's rate against its
+// SMs (fused/gemm.csv, where measured) and the communicator-only rows model_inputs() pairs with
+// it; its outputs beside it (X_model.csv, X_splits.csv, X_model.txt, each written whole).
+// 0, or 1 where a run failed (the others still run).
+int regenerate(const char* argv0, std::string dir, const std::string& comm_only) {
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  bool ok = true;
+  for (const ModelInput& m : model_inputs(argv0, dir, comm_only, ok)) {
+    const std::string list = dir + "/fused/cost_model_inputs.txt";
+    std::string line;
+    for (const auto& w : m.words) line += (line.empty() ? "" : " ") + w;
+    if (m.words.size() < 2) {
+      std::fprintf(stderr, "%s: %s: '%s': not 'FUSED_CSV COMM_ONLY_CSV [FLAG...]'\n", argv0, list.c_str(), line.c_str());
+      ok = false;
+      continue;
+    }
+    Args a;
+    bool flags_ok = true;
+    for (size_t i = 2; i < m.words.size(); ++i) {
+      if (m.words[i] == "--allow-mixed-commits") a.mixed_commits = true;
+      else if (m.words[i] == "--allow-mixed-machines") a.mixed = true;
+      else {
+        std::fprintf(stderr, "%s: %s: '%s': not a flag it may give\n", argv0, list.c_str(), m.words[i].c_str());
+        flags_ok = false;
+      }
+    }
+    if (!flags_ok) {
+      ok = false;
+      continue;
+    }
+    std::string f = m.words[0];
+    if (f.size() >= 4 && f.compare(f.size() - 4, 4, ".csv") == 0) f.resize(f.size() - 4);
+    a.transfer_csv = dir + "/transfer/transfer.csv";
+    a.sync_csv = dir + "/sync/sync.csv";
+    if (!is_file(a.transfer_csv) || !is_file(a.sync_csv)) {
+      std::fprintf(stderr, "%s: cost model on fused/%s.csv: not run (needs transfer/transfer.csv and sync/sync.csv of this machine)\n",
+                   argv0, f.c_str());
+      continue;
+    }
+    const std::string out = dir + "/fused/" + f;
+    a.fused_csv = out + ".csv";
+    if (is_file(dir + "/fused/gemm.csv")) a.gemm_csv = dir + "/fused/gemm.csv";
+    if (m.words[1] != "-") a.comm_only_csv = dir + "/fused/" + m.words[1];
+    a.out_csv = out + "_model.csv";
+    a.splits_csv = out + "_splits.csv";
+    // The printed model goes to its file only once complete.
+    const std::string txt = out + "_model.txt", tmp = txt + ".tmp";
+    std::FILE* fp = std::fopen(tmp.c_str(), "w");
+    if (!fp) {
+      std::fprintf(stderr, "%s: error: cannot write %s\n", argv0, tmp.c_str());
+      ok = false;
+      continue;
+    }
+    const int rc = run_model(argv0, a, fp);
+    const bool written = std::fclose(fp) == 0;
+    if (rc == 0 && written && std::rename(tmp.c_str(), txt.c_str()) == 0) continue;
+    std::remove(tmp.c_str());
+    ok = false;
+  }
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   const Args a = parse_args(argc, argv);
   if (a.needs_comm_only) return answer_needs_comm_only(argv[0], a.needs_comm_only_csv);
-  Ceilings c;
-  std::vector<FusedPoint> pts;
-  try {
-    c = read_ceilings(a.gemm_csv, a.transfer_csv, a.sync_csv, a.fused_csv);
-    pts = read_fused_points(a.fused_csv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s: error: %s\n", argv[0], e.what());
-    return 2;
-  }
-  std::string commits;
-  if (const std::string err = communicator_inputs(a, c, pts, commits); !err.empty()) {
-    std::fprintf(stderr, "%s: error: %s\n", argv[0], err.c_str());
-    return 2;
-  }
-  if (!commits.empty()) c.sources.push_back(commits);
-  if (const std::string mixed = mixed_machines(c); !mixed.empty() && !a.mixed) {
-    std::fprintf(stderr, "%s: error: %s\n", argv[0], mixed.c_str());
-    return 2;
-  }
-  print_ceilings(c, pts.empty() ? 2 : pts.front().world);
-  TidyCsv model(a.out_csv.empty() ? "/dev/null" : a.out_csv,
-                {"op", "m", "n", "k", "gpus", "impl", "comm_sms", "compute_sms", "measured_us", "predicted_us", "error_pct",
-                 "launch_us", "comp_us", "mem_us", "comm_us", "non_overlap_us", "sync_us", "dominant"});
-  InterPoints inter = print_predictions(c, pts, model);
-  TidyCsv splits(a.splits_csv.empty() ? "/dev/null" : a.splits_csv,
-                 {"op", "m", "n", "k", "gpus", "comm_sms", "measured_us", "predicted_us", "best_measured", "best_predicted"});
-  print_splits(c, inter, splits);
-  try {
-    if (!a.out_csv.empty()) model.flush();
-    if (!a.splits_csv.empty()) splits.flush();
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s: error: %s\n", argv[0], e.what());
-    return pk::exit_code_of(e);
-  }
-  return 0;
+  if (!a.regenerate_dir.empty()) return regenerate(argv[0], a.regenerate_dir, a.comm_only_name);
+  return run_model(argv[0], a, stdout);
 }

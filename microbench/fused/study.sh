@@ -22,8 +22,8 @@ pk_fused_main_flags() {
 # GEMM+RS / GEMM+AR communicators alone, their GEMM reduced to nothing (K = 64), over the comm
 # SMs; T_comm of the inter-SM GEMM+RS / GEMM+AR points. Declared once: scripts/run.sh's fused
 # study measures them into fused/$PK_FUSED_COMM_ONLY_CSV beside fused.csv (with the fused run's
-# peer mode and ranks: --peer-mode=virtual --ranks=N too), scripts/regenerate.sh passes that file
-# to the model.
+# peer mode and ranks: --peer-mode=virtual --ranks=N too), scripts/regenerate.sh names that file
+# to the model (pkbench_cost_model --regenerate DIR --comm-only-name), which pairs it.
 PK_FUSED_COMM_ONLY_CSV=communicator_only_rs_ar.csv
 # pk_fused_comm_only_flags: pkbench_fused's flags for them, one a line (its comm_only preset).
 pk_fused_comm_only_flags() {
@@ -52,68 +52,14 @@ pk_fused_needs_comm_only() {
   return "$rc"
 }
 # pk_fused_regenerate DIR TOOLS (scripts/regenerate.sh): the cost model (Section 3.1.1) on every
-# fused CSV, with this machine's link, HBM and latency ceilings (transfer/transfer.csv,
-# sync/sync.csv), the GEMM's rate against its SMs (fused/gemm.csv, where measured) and the
-# inter-SM reduction communicators' own rates (the communicator-only rows, measured by the same
-# commit as the fused rows they predict). fused/cost_model_inputs.txt, where present, pairs
-# them: lines "FUSED_CSV COMM_ONLY_CSV [FLAG...]", paths under fused/, the outputs beside
-# FUSED_CSV (X_model.csv, X_splits.csv, X_model.txt). Without it: fused.csv, fused_table3.csv
-# and fused_fig5.csv with fused/$PK_FUSED_COMM_ONLY_CSV (which scripts/run.sh's fused study
-# writes), or without --comm-only where a CSV has no inter-SM GEMM+RS / GEMM+AR rows; "-" as
-# COMM_ONLY_CSV: none.
+# fused CSV of DIR, paired with its communicator-only rows by the model itself
+# (pkbench_cost_model --regenerate: fused/cost_model_inputs.txt where present, else
+# fused/$PK_FUSED_COMM_ONLY_CSV), its outputs beside each fused CSV.
 pk_fused_regenerate() {
-  local dir=$1 rc=0 model pairs line w x f gemm comm
+  local model
   model=$(pk_bin cost_model)
-  pairs=()
-  if [ -f "$dir/fused/cost_model_inputs.txt" ]; then
-    while IFS= read -r line; do
-      case "$line" in ''|'#'*) continue ;; esac
-      pairs+=("$line")
-    done < "$dir/fused/cost_model_inputs.txt"
-  else
-    for f in fused fused_table3 fused_fig5; do
-      [ -f "$dir/fused/$f.csv" ] || continue
-      if [ -f "$dir/fused/$PK_FUSED_COMM_ONLY_CSV" ]; then
-        pairs+=("$f.csv $PK_FUSED_COMM_ONLY_CSV")
-        continue
-      fi
-      pk_fused_needs_comm_only "$dir/fused/$f.csv"
-      case $? in
-        1) pairs+=("$f.csv -") ;;
-        0) pk_log "cost model on fused/$f.csv: not run (needs fused/$PK_FUSED_COMM_ONLY_CSV: the inter-SM communicators' rates; scripts/run.sh fused measures it)" ;;
-        *) rc=1 ;;
-      esac
-    done
-  fi
-  for line in ${pairs[@]+"${pairs[@]}"}; do
-    read -ra w <<< "$line"
-    if [ ${#w[@]} -lt 2 ]; then
-      echo "regenerate.sh: $dir/fused/cost_model_inputs.txt: '$line': not 'FUSED_CSV COMM_ONLY_CSV [FLAG...]'" >&2; rc=1; continue
-    fi
-    for x in "${w[@]:2}"; do
-      case "$x" in --allow-mixed-commits|--allow-mixed-machines) ;;
-        *) echo "regenerate.sh: $dir/fused/cost_model_inputs.txt: '$x': not a flag it may give" >&2; rc=1; continue 2 ;;
-      esac
-    done
-    f=${w[0]%.csv}
-    if [ ! -f "$dir/transfer/transfer.csv" ] || [ ! -f "$dir/sync/sync.csv" ]; then
-      pk_log "cost model on fused/$f.csv: not run (needs transfer/transfer.csv and sync/sync.csv of this machine)"
-      continue
-    fi
-    [ -x "$model" ] || { pk_log "pkbench_cost_model is not built here: fused/${f}_model.* not rewritten"; rc=1; continue; }
-    gemm=() comm=()
-    [ -f "$dir/fused/gemm.csv" ] && gemm=(--gemm "$dir/fused/gemm.csv")
-    [ "${w[1]}" = - ] || comm=(--comm-only "$dir/fused/${w[1]}")
-    # The printed model goes to its file only once complete (the CSVs are written whole by the tool).
-    if "$model" --fused "$dir/fused/$f.csv" ${comm[@]+"${comm[@]}"} "${w[@]:2}" --transfer "$dir/transfer/transfer.csv" \
-        --sync "$dir/sync/sync.csv" "${gemm[@]}" --out "$dir/fused/${f}_model.csv" --splits "$dir/fused/${f}_splits.csv" \
-        > "$dir/fused/${f}_model.txt.tmp"; then
-      mv "$dir/fused/${f}_model.txt.tmp" "$dir/fused/${f}_model.txt"
-    else
-      rm -f "$dir/fused/${f}_model.txt.tmp"; rc=1
-    fi
-  done
-  return "$rc"
+  [ -x "$model" ] || { pk_log "pkbench_cost_model is not built here: fused/*_model.* not rewritten"; return 1; }
+  "$model" --regenerate "$1" --comm-only-name "$PK_FUSED_COMM_ONLY_CSV"
 }
 # After scripts/run.sh's main run: the communicator-only rows, where the fused CSV has inter-SM
 # GEMM+RS / GEMM+AR rows: measured with that run's peer mode and ranks (FLAGS: its flags), into

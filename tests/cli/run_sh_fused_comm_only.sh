@@ -3,10 +3,11 @@
 # nvidia-smi, cmake, mpirun and every pkbench_* tool (each records its command line). Checks that the
 # fused study measures the communicator-only rows (lib.sh's flags, the fused run's peer mode and
 # ranks) into fused/communicator_only_rs_ar.csv through a temporary file, and that
-# scripts/regenerate.sh passes that file to pkbench_cost_model as --comm-only; that a failed
-# communicator-only run leaves no file (the model is skipped with a log line); that a fused CSV
-# without inter-SM GEMM+RS / GEMM+AR rows measures none and gets the model without --comm-only.
-# Which CSV needs those rows the real pkbench_cost_model answers (--needs-comm-only).
+# scripts/regenerate.sh hands the folder and that file's name to pkbench_cost_model --regenerate;
+# that a failed communicator-only run leaves no file (the model is skipped with a log line); that a
+# fused CSV without inter-SM GEMM+RS / GEMM+AR rows measures none. Which CSV needs those rows, and
+# the pairing, the real pkbench_cost_model answers (--needs-comm-only, --regenerate; its pairing
+# on real inputs: cost_model_regenerate.sh).
 #   run_sh_fused_comm_only.sh SOURCE_DIR PKBENCH_COST_MODEL
 set -uo pipefail
 src=${1:?source dir}
@@ -39,6 +40,7 @@ cat > "$T/tool" <<'EOF'
 #!/usr/bin/env bash
 [ "$(basename "$0") $1" = "pkbench_cost_model --needs-comm-only" ] && exec "$REAL_COST_MODEL" "$@"
 echo "$(basename "$0") $*" >> "$FAKE_LOG"
+[ "$(basename "$0") $1" = "pkbench_cost_model --regenerate" ] && exec "$REAL_COST_MODEL" "$@"
 [ "$(basename "$0")" = pkbench_fused ] || exit 0
 csv=""
 for a in "$@"; do case "$a" in --csv=*) csv=${a#--csv=} ;; esac; done
@@ -87,8 +89,8 @@ check "real: renamed beside fused.csv" 0 "^fused,gemm_rs,inter_sm,2,4096,4096,64
 check "real: no temporary file left" 1 "" test -e "$o/fused/communicator_only_rs_ar.tmp.csv"
 check "real: command.txt has both runs and the rename" 0 \
   "mv $o/fused/communicator_only_rs_ar.tmp.csv $o/fused/communicator_only_rs_ar.csv" cat "$o/fused/command.txt"
-check "real: the model gets the rows" 0 \
-  "^pkbench_cost_model --fused $o/fused/fused.csv --comm-only $o/fused/communicator_only_rs_ar.csv --transfer " cat "$T/real.calls"
+check "real: the model gets the folder and the rows' name" 0 \
+  "^pkbench_cost_model --regenerate $o --comm-only-name communicator_only_rs_ar.csv$" cat "$T/real.calls"
 
 check "real: one process per GPU under mpirun (the default where mpirun is found)" 0 \
   "^mpirun -np 2 .*-x NCCL_NVLS_ENABLE .*pkbench_fused --csv=$o/fused/fused.csv --samples=7$" cat "$T/real.calls"
@@ -104,8 +106,8 @@ run_case virtual FAKE_GPUS=1 -- --peer-mode=virtual --ranks=2 --sizes=4096
 o=$T/virtual
 check "virtual: same flags, the run's peer mode and ranks" 0 \
   "^pkbench_fused --csv=$o/fused/communicator_only_rs_ar.tmp.csv --peer-mode=virtual --ranks=2 $comm_flags$" cat "$T/virtual.calls"
-check "virtual: the model gets the rows" 0 "^pkbench_cost_model --fused $o/fused/fused.csv --comm-only $o/fused/communicator_only_rs_ar.csv " \
-  cat "$T/virtual.calls"
+check "virtual: the model gets the folder and the rows' name" 0 \
+  "^pkbench_cost_model --regenerate $o --comm-only-name communicator_only_rs_ar.csv$" cat "$T/virtual.calls"
 check "virtual: one process" 1 "" grep -q "^mpirun" "$T/virtual.calls"
 
 run_case counts FAKE_GPUS=4 -- --gpu-counts=all
@@ -118,12 +120,13 @@ o=$T/failed
 check "failed: the stale rows not kept" 1 "" test -e "$o/fused/communicator_only_rs_ar.csv"
 check "failed: the half-written rows not kept" 1 "" test -e "$o/fused/communicator_only_rs_ar.tmp.csv"
 check "failed: the model skipped, saying why" 0 "cost model on fused/fused.csv: not run \(needs fused/communicator_only_rs_ar.csv" cat "$T/failed.log"
-check "failed: no model run" 1 "" grep -q pkbench_cost_model "$T/failed.calls"
+check "failed: no model written" 1 "" test -e "$o/fused/fused_model.txt"
 
 run_case ag FAKE_GPUS=2 FAKE_AG_ONLY=1 -- --ops=ag_gemm
 o=$T/ag
 check "AG+GEMM alone: no communicator-only run" 1 "" grep -q -- "--preset=comm_only" "$T/ag.calls"
-check "AG+GEMM alone: the model without --comm-only" 0 "^pkbench_cost_model --fused $o/fused/fused.csv --transfer " cat "$T/ag.calls"
+check "AG+GEMM alone: the model run (the stale ceilings refused)" 0 "pkbench_cost_model: error: .*$o/(transfer|sync)/" cat "$T/ag.log"
+check "AG+GEMM alone: not skipped for want of communicator-only rows" 1 "" grep -q "not run (needs fused/" "$T/ag.log"
 
 run_case one FAKE_GPUS=1 FAKE_ROW_GPUS=1 --
 check "one GPU, one rank (nothing communicated): no communicator-only run" 1 "" grep -q -- "--preset=comm_only" "$T/one.calls"

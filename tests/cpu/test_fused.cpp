@@ -470,8 +470,8 @@ TEST(FusedCostModel, CommunicatorOnlyInputsRefused) {
 }
 
 TEST(FusedCostModel, OneGpuInterSmPointsNeedNoCommunicatorRate) {
-  // The rule run.sh and regenerate.sh ask (pkbench_cost_model --needs-comm-only): one GPU (one
-  // rank) communicates nothing, so regenerate.sh runs the model on such a fused CSV without --comm-only.
+  // The rule run.sh and the model's --regenerate ask (needs_communicator): one GPU (one
+  // rank) communicates nothing, so --regenerate runs the model on such a fused CSV without --comm-only.
   model::Ceilings c = model::read_ceilings(kDir + "/fused_gemm.csv", kDir + "/fused_transfer.csv",
                                            kDir + "/fused_sync.csv", kDir + "/fused_points.csv");
   model::FusedPoint p = gemm_rs_point("inter_sm", 1, 116, 16);
