@@ -6,6 +6,7 @@
 // with the measured noise in mind, and the fewest SMs reaching 90 % of the best; (c) the
 // study's targets.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -108,6 +109,16 @@ std::vector<TargetResult> transfer_targets(const TransferData& d, const std::vec
 // How pkbench_compare matches and measures this study's points (the study's parts give it:
 // PARTS on its line of sweeps/CMakeLists.txt).
 StudyMeasure transfer_measure();
+
+// The study's wall time with the build, from the timing.csv scripts/run.sh writes beside a transfer
+// CSV (one row per invocation, named after its CSV): the last row of the main run (step
+// "transfer", or its parts "transfer.<part>"; run.sh --as=NAME runs are named otherwise). `line`:
+// that row's line in the file. nullopt when the file or such a row is missing.
+struct MainRunElapsed {
+  double seconds = -1;
+  size_t line = 0;
+};
+std::optional<MainRunElapsed> main_run_elapsed(const std::string& timing_csv, const StudySchemas* schemas = nullptr);
 
 // elapsed_s < 0: unknown.
 std::string summary_markdown(const TransferData& d, const std::vector<MechanismSummary>& s, double elapsed_s);

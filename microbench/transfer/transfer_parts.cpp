@@ -104,25 +104,32 @@ void TransferResults::section(std::ostream& os, const std::string& dir) const {
   }
 }
 
-// <dir>/transfer/transfer.csv, with the study's wall time: run.sh writes one row per invocation
-// to the timing.csv beside it, named after its CSV; the study's main run (step "transfer", or
-// its parts "transfer.<part>") ended with the last of them. Further runs (run.sh --as=NAME) are
-// named otherwise.
+}  // namespace
+
+std::optional<MainRunElapsed> main_run_elapsed(const std::string& timing_csv, const StudySchemas* schemas) {
+  if (!fs::exists(timing_csv)) return std::nullopt;
+  ReadOptions o;
+  o.schemas = schemas;
+  o.one_machine = false;
+  const CsvTable t = CsvTable::read(timing_csv, {{"step"}, {"seconds_with_build", ColumnType::number}}, o);
+  std::optional<MainRunElapsed> last;
+  for (size_t i = 0; i < t.rows(); ++i) {
+    const std::string step(t.text(i, "step"));
+    if (step == "transfer" || step.rfind("transfer.", 0) == 0) last = MainRunElapsed{t.number(i, "seconds_with_build"), t.line_of(i)};
+  }
+  return last;
+}
+
+namespace {
+
+// <dir>/transfer/transfer.csv, with the study's wall time (main_run_elapsed of the timing.csv beside it).
 std::unique_ptr<StudyResults> load_folder(const std::string& dir, const StudySchemas* schemas) {
   std::unique_ptr<StudyResults> loaded = load_csv<TransferResults>("transfer/transfer.csv")(dir, schemas);
   auto* r = static_cast<TransferResults*>(loaded.get());
-  if (r && fs::exists(dir + "/transfer/timing.csv")) {
-    ReadOptions o;
-    o.schemas = schemas;
-    o.one_machine = false;
-    const CsvTable t =
-        CsvTable::read(dir + "/transfer/timing.csv", {{"step"}, {"seconds_with_build", ColumnType::number}}, o);
-    for (size_t i = 0; i < t.rows(); ++i) {
-      const std::string step(t.text(i, "step"));
-      if (step != "transfer" && step.rfind("transfer.", 0) != 0) continue;
-      r->elapsed_s = t.number(i, "seconds_with_build");
-      r->elapsed_source = "transfer/timing.csv:" + std::to_string(t.line_of(i));
-    }
+  if (!r) return loaded;
+  if (const auto e = main_run_elapsed(dir + "/transfer/timing.csv", schemas)) {
+    r->elapsed_s = e->seconds;
+    r->elapsed_source = "transfer/timing.csv:" + std::to_string(e->line);
   }
   return loaded;
 }

@@ -1,8 +1,11 @@
 // pkbench_transfer_summary: transfer CSV -> transfer_summary.md + transfer_tuning.csv
 //   pkbench_transfer_summary TRANSFER_CSV OUT_DIR [ELAPSED_SECONDS]
+// Without ELAPSED_SECONDS, the study's wall time is read from the timing.csv beside TRANSFER_CSV
+// (main_run_elapsed), where scripts/run.sh recorded it.
 // (pkbench_tune writes the tuning table also as JSON and as a C++ header.)
 #include <charconv>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include "microbench/harness/tidy_csv.h"
@@ -11,7 +14,9 @@
 
 static const char* kUsage =
     "usage: pkbench_transfer_summary TRANSFER_CSV OUT_DIR [ELAPSED_SECONDS]\n"
-    "  writes OUT_DIR/transfer_summary.md and OUT_DIR/transfer_tuning.csv\n";
+    "  writes OUT_DIR/transfer_summary.md and OUT_DIR/transfer_tuning.csv\n"
+    "  ELAPSED_SECONDS: the study's wall time; default: its main run's in the timing.csv beside\n"
+    "  TRANSFER_CSV (scripts/run.sh writes it), else unknown\n";
 
 int main(int argc, char** argv) {
   pk::ToolCli cli(argv[0], kUsage);
@@ -27,6 +32,10 @@ int main(int argc, char** argv) {
       cli.refuse("ELAPSED_SECONDS '" + e + "' is not a number of seconds >= 0");
   }
   try {
+    if (e.empty()) {
+      const auto beside = pk::transfer::main_run_elapsed((std::filesystem::path(csv).parent_path() / "timing.csv").string());
+      if (beside) elapsed = beside->seconds;
+    }
     auto d = pk::transfer::read_transfer(csv);
     if (d.rows.empty()) {
       std::fprintf(stderr, "%s: no successful transfer rows in %s\n", argv[0], csv.c_str());
