@@ -286,11 +286,11 @@ int answer_needs_comm_only(const char* argv0, const std::string& fused_csv) {
 
 bool is_file(const std::string& path) { return std::filesystem::is_regular_file(path); }
 
-// One model run of a results folder: a fused CSV, its communicator-only CSV ("-": none) and the
-// flags it may add (fused/cost_model_inputs.txt's line "FUSED_CSV COMM_ONLY_CSV [FLAG...]").
-struct ModelInput {
-  std::vector<std::string> words;
-};
+// One model run of a results folder, as fused/cost_model_inputs.txt's line "FUSED_CSV COMM_ONLY_CSV
+// [FLAG...]" holds it: a fused CSV, its communicator-only CSV ("-": none), the flags it may add.
+using ModelInput = std::vector<std::string>;
+
+std::string inputs_list(const std::string& dir) { return dir + "/fused/cost_model_inputs.txt"; }
 
 // The runs of results folder `dir`: fused/cost_model_inputs.txt's lines where present; else
 // fused.csv, fused_table3.csv and fused_fig5.csv, each with fused/COMM_ONLY (--comm-only-name:
@@ -298,13 +298,12 @@ struct ModelInput {
 // needs no communicator-only rows. `ok` turns false where one cannot be told.
 std::vector<ModelInput> model_inputs(const char* argv0, const std::string& dir, const std::string& comm_only, bool& ok) {
   std::vector<ModelInput> in;
-  const std::string list = dir + "/fused/cost_model_inputs.txt";
-  if (std::ifstream f(list); f) {
+  if (std::ifstream f(inputs_list(dir)); f) {
     for (std::string line; std::getline(f, line);) {
       std::istringstream ws(line);
       ModelInput m;
-      for (std::string w; ws >> w;) m.words.push_back(w);
-      if (m.words.empty() || m.words[0][0] == '#') continue;
+      for (std::string w; ws >> w;) m.push_back(w);
+      if (m.empty() || m[0][0] == '#') continue;
       in.push_back(m);
     }
     return in;
@@ -313,11 +312,11 @@ std::vector<ModelInput> model_inputs(const char* argv0, const std::string& dir, 
     const std::string csv = dir + "/fused/" + f + ".csv";
     if (!is_file(csv)) continue;
     if (is_file(dir + "/fused/" + comm_only)) {
-      in.push_back({{std::string(f) + ".csv", comm_only}});
+      in.push_back({std::string(f) + ".csv", comm_only});
       continue;
     }
     switch (answer_needs_comm_only(argv0, csv)) {
-      case 1: in.push_back({{std::string(f) + ".csv", "-"}}); break;
+      case 1: in.push_back({std::string(f) + ".csv", "-"}); break;
       case 0:
         std::fprintf(stderr, "%s: cost model on fused/%s.csv: not run (needs fused/%s: the inter-SM communicators' rates; "
                      "scripts/run.sh fused measures it)\n", argv0, f, comm_only.c_str());
@@ -336,22 +335,22 @@ std::vector<ModelInput> model_inputs(const char* argv0, const std::string& dir, 
 int regenerate(const char* argv0, std::string dir, const std::string& comm_only) {
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   bool ok = true;
+  const std::string list = inputs_list(dir);
   for (const ModelInput& m : model_inputs(argv0, dir, comm_only, ok)) {
-    const std::string list = dir + "/fused/cost_model_inputs.txt";
     std::string line;
-    for (const auto& w : m.words) line += (line.empty() ? "" : " ") + w;
-    if (m.words.size() < 2) {
+    for (const auto& w : m) line += (line.empty() ? "" : " ") + w;
+    if (m.size() < 2) {
       std::fprintf(stderr, "%s: %s: '%s': not 'FUSED_CSV COMM_ONLY_CSV [FLAG...]'\n", argv0, list.c_str(), line.c_str());
       ok = false;
       continue;
     }
     Args a;
     bool flags_ok = true;
-    for (size_t i = 2; i < m.words.size(); ++i) {
-      if (m.words[i] == "--allow-mixed-commits") a.mixed_commits = true;
-      else if (m.words[i] == "--allow-mixed-machines") a.mixed = true;
+    for (size_t i = 2; i < m.size(); ++i) {
+      if (m[i] == "--allow-mixed-commits") a.mixed_commits = true;
+      else if (m[i] == "--allow-mixed-machines") a.mixed = true;
       else {
-        std::fprintf(stderr, "%s: %s: '%s': not a flag it may give\n", argv0, list.c_str(), m.words[i].c_str());
+        std::fprintf(stderr, "%s: %s: '%s': not a flag it may give\n", argv0, list.c_str(), m[i].c_str());
         flags_ok = false;
       }
     }
@@ -359,7 +358,7 @@ int regenerate(const char* argv0, std::string dir, const std::string& comm_only)
       ok = false;
       continue;
     }
-    std::string f = m.words[0];
+    std::string f = m[0];
     if (f.size() >= 4 && f.compare(f.size() - 4, 4, ".csv") == 0) f.resize(f.size() - 4);
     a.transfer_csv = dir + "/transfer/transfer.csv";
     a.sync_csv = dir + "/sync/sync.csv";
@@ -371,7 +370,7 @@ int regenerate(const char* argv0, std::string dir, const std::string& comm_only)
     const std::string out = dir + "/fused/" + f;
     a.fused_csv = out + ".csv";
     if (is_file(dir + "/fused/gemm.csv")) a.gemm_csv = dir + "/fused/gemm.csv";
-    if (m.words[1] != "-") a.comm_only_csv = dir + "/fused/" + m.words[1];
+    if (m[1] != "-") a.comm_only_csv = dir + "/fused/" + m[1];
     a.out_csv = out + "_model.csv";
     a.splits_csv = out + "_splits.csv";
     // The printed model goes to its file only once complete.
