@@ -98,7 +98,7 @@ struct ReduceInterOps : InterleavedOrder {
   // kBatch vectors of 8 bf16 over the GPUs, GPU order, into GPU 0's slot of the stage;
   // then the pipeline's first summing thread stores the piece with one TMA box per
   // destination: RS this GPU's shard, AR every GPU's output). Full mbarriers (bulk-copy
-  // transactions) and empty ones (the storer, once the stores read the stage) decouple the
+  // transactions) and empty ones (every summer; the storer once its stores read the stage) decouple the
   // producer from the summers: a producer waiting on a flag or an empty stage never stalls a
   // summer with data in hand. What each step of this shape bought, and what did not help, is
   // in 92a2f05:microbench/fused/NOTES.md (runs 5-7).
@@ -150,10 +150,13 @@ struct ReduceInterOps : InterleavedOrder {
     const uint32_t full = smem + static_cast<uint32_t>(kPipes * rg.stages) * stage_bytes + pipe * rg.stages * 16;
     const uint32_t empty = full + rg.stages * 8;
     if (threadIdx.x == 0) begin_block_epoch(p.sync);
+    // Who frees a stage: in place, the storer alone (no other thread touches the ring); else every
+    // summing thread, each after its own last read or write of the stage (see sum()).
+    const bool storer_only = reduce_in_place(p.world, p.reduce_to_all);
     if (role == 0 && lane == 0) {
       for (int s = 0; s < rg.stages; ++s) {
         ptx::mbarrier_init(full + 8 * s, 1);
-        ptx::mbarrier_init(empty + 8 * s, 1);  // the storer
+        ptx::mbarrier_init(empty + 8 * s, storer_only ? 1 : kSumThreads);
       }
       ptx::fence_mbarrier_init();
     }
@@ -368,6 +371,14 @@ struct ReduceInterOps : InterleavedOrder {
       ptx::fence_proxy_async_smem();  // generic writes of the sum, then the TMA stores read them
       ptx::bar_sync(1 + pipe, kSumThreads);
       PK_COMM_STAMP(tr, piece, p.rank, piece, 2, CommTrace::kPieces);
+      // Every summing thread releases the stage itself. The storer's release alone, after the
+      // bar.sync, is enough for the memory model (bar.sync orders the others' accesses before it,
+      // and its release is cumulative), but racecheck orders the producer's next bulk copy only
+      // after the accesses of threads that arrived on the barrier it waited for: with one arrive it
+      // reported every summer's read and write of the stage as a hazard (115974 in the gemm_ar
+      // test); a stand-alone copy of this handoff is clean with every thread arriving, and flagged
+      // with one arrival whether or not the summers write the stage or the producer fences.
+      if (t != 0) ptx::mbarrier_arrive(empty + 8 * s);
       if (t == 0) {
         if (p.reduce_to_all) {
           for (int d = 1; d <= w; ++d) ptx::tensor_store_2d(&p.tmap_out[(p.rank + d) % w], col0, row0, st);
