@@ -1,33 +1,29 @@
 #pragma once
 // One implementation at one point (a line of ep_list.h, made by its MAKE function in its own
-// file impl_*.cu): what it queues for one operation on every GPU this process drives, each on
-// ctx.stream(gpu); the harness (ep_runner.cu) times, checks and reports it.
+// file impl_*.cu): the harness's OpCase (enqueue: one dispatch, or one dispatch and grouped
+// GEMM, on every GPU this process drives, each on ctx.stream(gpu)) and what ep adds: the inputs
+// an operation needs and does not make, and a second timed operation, the combine. The runner
+// (ep_runner.cu) times, checks and reports it.
 #include <memory>
 #include <string>
 
 #include "microbench/ep/ep_context.h"
-#include "microbench/harness/tidy_csv.h"
+#include "microbench/harness/op_case.h"
 
 namespace pk::ep {
 
-class Impl {
+class Impl : public OpCase<Context> {
  public:
-  explicit Impl(Context& c) : ctx(c) {}
-  virtual ~Impl() = default;
+  using OpCase::OpCase;
   // Before an operation is timed or checked, on inputs just (re)filled: what the operation
   // needs and does not produce itself (gemm_only: the dispatched layout). Collective.
   virtual void prepare_inputs() {}
-  // One dispatch (dispatch_combine), or one dispatch and grouped GEMM (dispatch_gemm).
-  virtual void dispatch() = 0;
-  // One combine of the last dispatch's tokens (dispatch_combine only).
+  // One combine of the last dispatch's tokens (dispatch_combine only), with enqueues_per_op()'s
+  // CUDA calls.
   virtual void combine() {}
   virtual bool has_combine() const { return false; }
-  // CUDA calls one operation queues per local GPU (what waits behind the start gate).
-  virtual int enqueues_per_op() const = 0;
-  // The row's launch columns.
-  virtual void describe(Row& row) const = 0;
-
-  Context& ctx;
+  // The row's launch columns: every implementation has its own.
+  void describe(Row& row) const override = 0;
 };
 
 // Each line's factory, wherever its file defines it.

@@ -21,10 +21,6 @@ std::unique_ptr<Impl> make_impl(Context& c, const Point& p) {
 
 namespace {
 
-TimedOp time_op(Context& c, const std::function<void()>& op, int enqueues_per_gpu) {
-  return pk::time_op(c, c.ranks(), c.opt.timing, op, enqueues_per_gpu);
-}
-
 void put_stats(Row& row, const std::string& what, const std::vector<double>& ms) {
   const SampleStats st = summarize(ms);
   row[what + "_us_median"] = fmt_num(st.median * 1e3);
@@ -79,7 +75,7 @@ void Runner::measure(const Point& p, Row& row) {
     c.poison_outputs();
     untimed(c, [&] {
       impl->prepare_inputs();
-      impl->dispatch();
+      impl->enqueue();
     });
     if (impl->has_combine()) {
       c.fill_expert_outputs(0);
@@ -87,9 +83,9 @@ void Runner::measure(const Point& p, Row& row) {
     }
   });
 
-  const TimedOp d = time_op(c, [&] { impl->dispatch(); }, impl->enqueues_per_op());
+  const TimedOp d = time_case(*impl);
   TimedOp cb;
-  if (impl->has_combine()) cb = time_op(c, [&] { impl->combine(); }, impl->enqueues_per_op());
+  if (impl->has_combine()) cb = time_case(*impl, [&] { impl->combine(); });
 
   // The final run: fresh tokens and expert outputs into re-poisoned outputs, then the checks.
   const Checked chk = point_cost::within("verify", [&] {
@@ -97,7 +93,7 @@ void Runner::measure(const Point& p, Row& row) {
     c.poison_outputs();
     untimed(c, [&] {
       impl->prepare_inputs();
-      impl->dispatch();
+      impl->enqueue();
     });
     Checked k = check_dispatch(c, p.impl == "ll");
     if (k.ok() && gemm) k = check_gemm(c);

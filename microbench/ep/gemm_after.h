@@ -15,7 +15,7 @@ template <class Dispatch>
 class GemmAfter : public Impl {
  public:
   // Per GPU: what the dispatch enqueues there, then the GEMM.
-  void dispatch() override {
+  void enqueue() override {
     for_each_gpu(ctx, [&](int g, cudaStream_t s) {
       before_gemm(g, s);
       g_.run(g, s);

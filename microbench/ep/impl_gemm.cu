@@ -38,9 +38,9 @@ class NcclThenGemm final : public GemmAfter<NcclBaseline> {
  public:
   explicit NcclThenGemm(Context& c) : GemmAfter(c, 0, c.sm_budget()) {}
   // NCCL's dispatch is one group call over every local GPU: all of it before any GEMM.
-  void dispatch() override {
+  void enqueue() override {
     d_.dispatch();
-    GemmAfter::dispatch();
+    GemmAfter::enqueue();
   }
   int enqueues_per_op() const override { return d_.enqueues_per_op() + 1; }
   void describe(Row& row) const override {

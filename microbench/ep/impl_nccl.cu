@@ -9,7 +9,7 @@ namespace {
 class Nccl final : public Impl {
  public:
   Nccl(Context& c) : Impl(c), n_(c, c.sm_budget()) {}
-  void dispatch() override { n_.dispatch(); }
+  void enqueue() override { n_.dispatch(); }
   void combine() override { n_.combine(); }
   bool has_combine() const override { return true; }
   int enqueues_per_op() const override { return n_.enqueues_per_op(); }

@@ -17,7 +17,7 @@ class StepPair final : public Impl {
   // `config`: the row's config column, given the dispatch step as built.
   StepPair(Context& c, int sms, int enqueues_per_op, std::function<std::string(const Dispatch&)> config)
       : Impl(c), d_(c, sms), c_(c, sms), enqueues_per_op_(enqueues_per_op), config_(std::move(config)) {}
-  void dispatch() override { for_each_gpu(ctx, [&](int g, cudaStream_t s) { d_.run(g, s); }); }
+  void enqueue() override { for_each_gpu(ctx, [&](int g, cudaStream_t s) { d_.run(g, s); }); }
   void combine() override { for_each_gpu(ctx, [&](int g, cudaStream_t s) { c_.run(g, s); }); }
   bool has_combine() const override { return true; }
   int enqueues_per_op() const override { return enqueues_per_op_; }

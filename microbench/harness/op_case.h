@@ -1,5 +1,8 @@
 #pragma once
 // One implementation at one point, as the fused and the sequence-parallel studies declare theirs.
+#include <functional>
+
+#include "microbench/harness/study_context.h"
 #include "microbench/harness/tidy_csv.h"
 
 namespace pk {
@@ -21,5 +24,14 @@ class OpCase {
 
   Context& ctx;
 };
+
+// Case k's operation timed on every rank of its study (time_op), or `op`, another operation of
+// the case queueing as many CUDA calls per GPU (ep's combine). The study's context has ranks()
+// and opt.timing.
+template <class Context>
+TimedOp time_case(OpCase<Context>& k, const std::function<void()>& op = {}) {
+  const std::function<void()> run = op ? op : std::function<void()>([&k] { k.enqueue(); });
+  return time_op(k.ctx, k.ctx.ranks(), k.ctx.opt.timing, run, k.enqueues_per_op());
+}
 
 }  // namespace pk

@@ -529,10 +529,6 @@ Checked check_pass(Context& c, const Point& p, uint64_t generation) {
 
 namespace {
 
-TimedOp time_op(Context& c, const std::function<void()>& op, int enqueues_per_gpu) {
-  return pk::time_op(c, c.ranks(), c.opt.timing, op, enqueues_per_gpu);
-}
-
 // NVLink data received by every GPU of the group (KiB, NVML's counter); < 0 where any rank's GPU
 // does not expose it. Collective.
 double group_rx_kib(Context& c) {
@@ -588,7 +584,7 @@ void Runner::measure(const Point& p, Row& row) {
   row["block_bytes"] = std::to_string(c.shape.block_bytes());
 
   point_cost::within("first-run", [&] { untimed(c, [&] { impl->enqueue(); }); });
-  const TimedOp t = time_op(c, [&] { impl->enqueue(); }, impl->enqueues_per_op());
+  const TimedOp t = time_case(*impl);
 
   // The final pass: fresh inputs, poisoned outputs and ring buffers, then the checks.
   const Checked chk = point_cost::within("verify", [&] {
