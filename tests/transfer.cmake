@@ -14,6 +14,11 @@ if(TARGET pkbench_transfer_ref AND TARGET pkbench_transfer_summary)
     ${CMAKE_SOURCE_DIR} $<TARGET_FILE:pkbench_transfer_ref> $<TARGET_FILE:pkbench_transfer_summary>)
   set_tests_properties(transfer_ref_check_script PROPERTIES LABELS cpu PASS_REGULAR_EXPRESSION "PASS"
     FAIL_REGULAR_EXPRESSION "FAIL")
+  # --run: the tool run by pkbench_transfer_ref itself, its failures, the refused flags, and
+  # scripts/run.sh transfer's after-main step (that one call).
+  add_test(NAME transfer_ref_run COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli/transfer_ref_run.sh
+    ${CMAKE_SOURCE_DIR} $<TARGET_FILE:pkbench_transfer_ref>)
+  set_tests_properties(transfer_ref_run PROPERTIES LABELS cpu TIMEOUT 120 FAIL_REGULAR_EXPRESSION "FAIL")
   pk_cli_test(transfer_ref_cli_no_csv pkbench_transfer_ref 2 "--csv: missing" --nvbandwidth=x.json)
   # "--out=" is refused, not read as "--out" taking the next argument for its value.
   pk_cli_test(transfer_ref_cli_empty_out pkbench_transfer_ref 2 "--out is empty" --csv=x.csv --out= --nvbandwidth=x.json)

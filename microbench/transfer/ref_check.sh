@@ -2,8 +2,8 @@
 # The transfer study's copy-engine and SM-copy rows checked against nvbandwidth's own
 # testcases in one invocation: the study (PRESET, default its nvbandwidth preset: nvbandwidth's
 # 512 MiB per copy, every pair of GPUs, one-to-all and all-to-one on three or more), then
-# nvbandwidth -j on the testcases those rows have counterparts in (pkbench_transfer_ref --plan,
-# transfer_ref.h), REPEATS times, then pkbench_transfer_ref merges the tool's figures into the
+# nvbandwidth -j on the testcases those rows have counterparts in (pkbench_transfer_ref --run,
+# transfer_ref.h), REPEATS times, its output in OUT_DIR/nvbandwidth*.json, the tool's figures merged into the
 # rows (ref_tool, ref_gbps, ref_ratio = gbps / the tool's; several runs: their median) and the
 # transfer summary prints the cross-check of every such row (the sweeps' one rule, within 5 %).
 #   microbench/transfer/ref_check.sh OUT_DIR [extra pkbench_transfer flags]
@@ -27,17 +27,10 @@ NVB=${PKBENCH_NVBANDWIDTH:-$(command -v nvbandwidth || true)}
 echo "== pkbench_transfer --preset=$PRESET $*"
 "$BIN" --preset="$PRESET" --csv="$O/study.csv" "$@" > "$O/study.log" 2>&1
 pk_exit_on_failure $? pkbench_transfer "$O/study.log"
-TESTCASES=$("$REF" --plan --csv="$O/study.csv") || { echo "no row of $O/study.csv has an nvbandwidth counterpart" >&2; exit 1; }
-MERGE=()
-for ((r = 1; r <= REPEATS; r++)); do
-  echo "== run $r/$REPEATS: nvbandwidth -j -b 512 -t $TESTCASES"
-  # shellcheck disable=SC2086  # one word per testcase
-  "$NVB" -j -b 512 -t $TESTCASES > "$O/nvbandwidth_r$r.json" 2> "$O/nvbandwidth_r$r.log"
-  pk_exit_on_failure $? nvbandwidth "$O/nvbandwidth_r$r.log" "$O/nvbandwidth_r$r.json"
-  MERGE+=(--nvbandwidth="$O/nvbandwidth_r$r.json")
-done
-echo "== ratios (gbps / nvbandwidth's figure in the same unit)"
-"$REF" --csv="$O/study.csv" --out="$O/transfer_ref.csv" --buffer=512M "${MERGE[@]}" | tee "$O/ratios.txt"
+[ -n "$("$REF" --plan --csv="$O/study.csv")" ] || { echo "no row of $O/study.csv has an nvbandwidth counterpart" >&2; exit 1; }
+echo "== nvbandwidth on the rows' testcases, $REPEATS run(s), then the ratios (gbps / nvbandwidth's figure in the same unit)"
+"$REF" --csv="$O/study.csv" --out="$O/transfer_ref.csv" --buffer=512M --run="$NVB" --repeats="$REPEATS" \
+  --json="$O/nvbandwidth.json" 2> "$O/nvbandwidth.log" | tee "$O/ratios.txt"
 rc=${PIPESTATUS[0]}
 mkdir -p "$O/summary"
 "$SUMMARY" "$O/transfer_ref.csv" "$O/summary" > /dev/null &&

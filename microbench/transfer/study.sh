@@ -40,35 +40,23 @@ pk_transfer_quick() {
   merge transfer "$dir"/parts/transfer.quick-*.csv
 }
 # After scripts/run.sh's main run, where it exited 0: nvbandwidth, the study's reference tool,
-# in the same run on the same bytes: the testcases matching the CSV's rows (pkbench_transfer_ref
-# --plan: microbench/transfer/transfer_ref.h), its --json output kept beside the CSV, its
-# figures merged into the rows (ref_tool, ref_gbps, ref_ratio) through a temporary file. Found
-# as $PKBENCH_NVBANDWIDTH or on PATH (scripts/build-ref-tools.sh builds it); without it the rows
-# carry no reference.
+# in the same run on the same bytes: pkbench_transfer_ref --run runs it on the testcases matching
+# the CSV's rows (microbench/transfer/transfer_ref.h), keeps its --json output beside the CSV and
+# merges its figures into the rows (ref_tool, ref_gbps, ref_ratio). Found as $PKBENCH_NVBANDWIDTH
+# or on PATH (scripts/build-ref-tools.sh builds it); without it the rows carry no reference.
 pk_transfer_after_main() {
-  local dir=$1 csv=$1/transfer.csv nvb tcs json ref cmd=()
+  local dir=$1 nvb
   [ "$last_rc" = 0 ] || return 0
   nvb=${PKBENCH_NVBANDWIDTH:-$(command -v nvbandwidth || true)}
   if [ -z "$nvb" ] || [ ! -x "$nvb" ]; then
     pk_log "transfer: nvbandwidth not found (PKBENCH_NVBANDWIDTH or PATH; scripts/build-ref-tools.sh builds it): no reference figures"
     return 0
   fi
-  ref=$(pk_bin transfer_ref)
-  tcs=$("$ref" --plan --csv="$csv") || { pk_log "transfer: no row has an nvbandwidth counterpart"; return 0; }
-  json=$dir/nvbandwidth.json
-  # shellcheck disable=SC2206  # the testcases are words
-  cmd=("$nvb" -j -b 512 -t $tcs)
-  printf '%q ' "${cmd[@]}" | sed "s|$PKBENCH_ROOT/||g" >> "$dir/command.txt"
-  echo "> $(shown "$json")" >> "$dir/command.txt"
-  pk_log "running: nvbandwidth -j -b 512 -t $tcs"
-  if "${cmd[@]}" > "$json.tmp" 2>> "$dir/transfer.log" && mv -f "$json.tmp" "$json" &&
-     "$ref" --csv="$csv" --buffer=512M --nvbandwidth="$json" | tee -a "$dir/transfer.log"; then
-    echo "build/bin/pkbench_transfer_ref --csv=$(shown "$csv") --buffer=512M --nvbandwidth=$(shown "$json")" >> "$dir/command.txt"
-  else
-    rm -f "$json.tmp"
-    pk_log "transfer: nvbandwidth or the merge failed (see $(shown "$dir/transfer.log")): the rows carry no reference"
-    return 1
-  fi
+  echo "build/bin/pkbench_transfer_ref --csv=$(shown "$dir/transfer.csv") --buffer=512M --run=$(shown "$nvb") --json=$(shown "$dir/nvbandwidth.json")" >> "$dir/command.txt"
+  "$(pk_bin transfer_ref)" --csv="$dir/transfer.csv" --buffer=512M --run="$nvb" --json="$dir/nvbandwidth.json" \
+    2>> "$dir/transfer.log" | tee -a "$dir/transfer.log"
+  [ "${PIPESTATUS[0]}" = 0 ] ||
+    { pk_log "transfer: nvbandwidth or the merge failed (see $(shown "$dir/transfer.log")): the rows carry no reference"; return 1; }
 }
 # scripts/plot.sh: Figures 2 and 3 of one transfer CSV, beside it (exit 0 where it drew one;
 # plot.sh's helpers split_csv, distinct, first, styles, title_of and $work).

@@ -6,10 +6,20 @@
 //   pkbench_transfer_ref --csv=transfer.csv [--out=FILE] [--buffer=512M] --nvbandwidth=FILE ...
 //       FILE: nvbandwidth's --json output, run with -b = --buffer (in MiB); several files (the
 //       tool run repeatedly): the median of their figures
+//   pkbench_transfer_ref --csv=transfer.csv [--out=FILE] [--buffer=512M] --run=NVBANDWIDTH --json=FILE [--repeats=N]
+//       runs the tool itself on the planned testcases, N times, each run's output kept (FILE;
+//       FILE_r1.json ... with N > 1), then merges as above; no testcase planned: nothing run, exit 0
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -28,10 +38,12 @@ namespace {
 
 const char* kUsage =
     "usage: pkbench_transfer_ref --csv=FILE [--out=FILE] [--buffer=SIZE] --nvbandwidth=FILE ...\n"
+    "       pkbench_transfer_ref --csv=FILE [--out=FILE] [--buffer=SIZE] --run=NVBANDWIDTH --json=FILE [--repeats=N]\n"
     "       pkbench_transfer_ref --plan --csv=FILE [--buffer=SIZE]\n"
     "  merges nvbandwidth's --json output (run with -b = --buffer in MiB, default 512M) into the\n"
     "  transfer rows with a counterpart (ref_tool, ref_gbps, ref_ratio = gbps / the tool's figure);\n"
-    "  --plan prints the testcases those rows have counterparts in\n";
+    "  --plan prints the testcases those rows have counterparts in; --run runs the tool on them itself\n"
+    "  (-j -b MiB -t ...), --repeats times, its output kept in --json (FILE_r1.json ... for several)\n";
 
 // An input refused once read (a CSV or a file of the tool's): main prints it with the usage
 // and exits 2.
@@ -95,63 +107,143 @@ std::string csv_text(const Csv& csv) {  // csv_line ends each line itself
   return s;
 }
 
+// Run r of n's output file: `json` itself for one run, else with _r<r> before its extension.
+std::string run_json(const std::string& json, int r, int n) {
+  if (n == 1) return json;
+  const size_t slash = json.find_last_of('/'), dot = json.find_last_of('.');
+  const size_t at = dot != std::string::npos && (slash == std::string::npos || dot > slash) ? dot : json.size();
+  return json.substr(0, at) + "_r" + std::to_string(r) + json.substr(at);
+}
+
+// nvbandwidth run once on `tcs`: its standard output (the -j report) into `json`, written whole
+// (a temporary file renamed once the tool exited 0); its standard error is this program's.
+void run_nvbandwidth(const std::string& bin, uint64_t buffer_bytes, const std::vector<std::string>& tcs,
+                     const std::string& json) {
+  std::vector<std::string> args = {bin, "-j", "-b", std::to_string(buffer_bytes >> 20), "-t"};
+  args.insert(args.end(), tcs.begin(), tcs.end());
+  std::string shown;
+  for (const auto& a : args) shown += (shown.empty() ? "" : " ") + a;
+  std::fprintf(stderr, "running: %s > %s\n", shown.c_str(), json.c_str());
+  const std::string tmp = json + ".tmp." + std::to_string(getpid());
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = 0;
+  const int err = posix_spawnp(&pid, bin.c_str(), &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (err) throw std::runtime_error("--run=" + bin + ": cannot start it: " + std::strerror(err));
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  const bool exited_0 = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  if (!exited_0 || std::rename(tmp.c_str(), json.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    std::string why = WIFEXITED(status) ? "exited " + std::to_string(WEXITSTATUS(status)) : "killed by a signal";
+    if (exited_0) why += ", but " + json + " was not written";
+    throw std::runtime_error("--run=" + bin + ": " + why);
+  }
+}
+
+// The command line, every refusal before anything is read.
+struct Args {
+  std::string csv, out, buffer = "512M", run, json;
+  std::vector<std::string> files;  // --nvbandwidth's
+  int repeats = 1;
+  bool plan = false;
+  uint64_t bytes = 0;  // --buffer's
+};
+
+Args parse_args(pk::ToolCli& cli, int argc, char** argv) {
+  Args a;
+  cli.app().add_option("--csv", a.csv);
+  cli.add_output("--out", &a.out);
+  cli.app().add_option("--buffer", a.buffer);
+  cli.app().add_option("--nvbandwidth", a.files)->allow_extra_args(false);  // one file per --nvbandwidth
+  cli.app().add_flag("--plan", a.plan);
+  cli.app().add_option("--run", a.run);
+  cli.add_output("--json", &a.json);
+  cli.app().add_option("--repeats", a.repeats);
+  cli.parse(argc, argv);
+  if (a.csv.empty()) cli.refuse("--csv: missing");
+  if (!a.run.empty() && (a.plan || !a.files.empty())) cli.refuse("--run: not with --plan or --nvbandwidth");
+  if (a.run.empty() && !a.json.empty()) cli.refuse("--json: only with --run");
+  if (a.run.empty() && a.repeats != 1) cli.refuse("--repeats: only with --run");
+  if (!a.run.empty() && a.json.empty()) cli.refuse("--json: missing (where --run keeps the tool's output)");
+  if (a.repeats < 1 || a.repeats > 100) cli.refuse("--repeats=" + std::to_string(a.repeats) + ": 1 to 100");
+  try {
+    a.bytes = pk::parse_size(a.buffer);
+  } catch (const std::exception& e) {
+    cli.refuse("--buffer=" + a.buffer + ": " + e.what());
+  }
+  if (a.bytes == 0 || a.bytes % (1ull << 20)) cli.refuse("--buffer=" + a.buffer + ": whole MiB (nvbandwidth's -b)");
+  if (!a.plan && a.run.empty() && a.files.empty()) cli.refuse("--nvbandwidth or --run: missing");
+  return a;
+}
+
+// The tool's --json outputs, each run with a buffer of `bytes`.
+std::vector<NvbRun> read_runs(const std::vector<std::string>& files, uint64_t bytes) {
+  std::vector<NvbRun> runs;
+  for (const auto& f : files) {
+    std::ifstream t(f);
+    if (!t) throw Refused{"--nvbandwidth=" + f + ": cannot read"};
+    std::stringstream text;
+    text << t.rdbuf();
+    try {
+      runs.push_back(parse_nvbandwidth_json(text.str()));
+    } catch (const std::exception& e) {
+      throw Refused{"--nvbandwidth=" + f + ": " + e.what()};
+    }
+    runs.back().buffer_bytes = bytes;
+  }
+  return runs;
+}
+
+// The runs' figures merged into the rows, the CSV written whole to `path`, the ratios printed.
+// Exit 0 where a row got a figure, else 1.
+int merge_and_report(Csv& csv, const std::vector<NvbRun>& runs, const std::string& path) {
+  const int filled = merge_nvbandwidth(csv.rows, runs);
+  pk::write_file_atomically(path, csv_text(csv));
+  std::printf("%-10s %-6s %-10s %-5s %-8s %10s %10s %8s  %s\n", "mechanism", "dir", "pattern", "gpus", "sweep", "gbps",
+              "tool_gbps", "ratio", "tool");
+  for (auto& r : csv.rows)
+    if (!r["ref_tool"].empty())
+      std::printf("%-10s %-6s %-10s %-5s %-8s %10s %10s %8s  %s\n", r["mechanism"].c_str(), r["direction"].c_str(),
+                  r["pattern"].c_str(), (r["src_gpu"] + ">" + r["dst_gpu"]).c_str(), r["sweep"].c_str(),
+                  r["gbps"].c_str(), r["ref_gbps"].c_str(), r["ref_ratio"].c_str(), r["ref_tool"].c_str());
+  std::printf("%d transfer rows have a reference figure (%s)\n", filled, path.c_str());
+  return filled > 0 ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   pk::ToolCli cli(argv[0], kUsage);
-  std::string csv_path, out, buffer = "512M";
-  std::vector<std::string> files;
-  bool plan = false;
-  cli.app().add_option("--csv", csv_path);
-  cli.add_output("--out", &out);
-  cli.app().add_option("--buffer", buffer);
-  cli.app().add_option("--nvbandwidth", files)->allow_extra_args(false);  // one file per --nvbandwidth
-  cli.app().add_flag("--plan", plan);
-  cli.parse(argc, argv);
-  if (csv_path.empty()) cli.refuse("--csv: missing");
-  uint64_t bytes = 0;
+  Args a = parse_args(cli, argc, argv);
   try {
-    bytes = pk::parse_size(buffer);
-  } catch (const std::exception& e) {
-    cli.refuse("--buffer=" + buffer + ": " + e.what());
-  }
-  if (bytes == 0 || bytes % (1ull << 20)) cli.refuse("--buffer=" + buffer + ": whole MiB (nvbandwidth's -b)");
-  if (!plan && files.empty()) cli.refuse("--nvbandwidth: missing");
-  try {
-    Csv csv = read_csv(csv_path);
-    if (plan) {
-      const auto tcs = nvbandwidth_testcases(csv.rows, bytes, csv.gpus);
+    Csv csv = read_csv(a.csv);
+    const auto tcs = nvbandwidth_testcases(csv.rows, a.bytes, csv.gpus);
+    if (a.plan) {
       for (size_t k = 0; k < tcs.size(); ++k) std::printf("%s%s", k ? " " : "", tcs[k].c_str());
       std::printf("\n");
       return tcs.empty() ? 1 : 0;
     }
-    std::vector<NvbRun> runs;
-    for (const auto& f : files) {
-      std::ifstream t(f);
-      if (!t) throw Refused{"--nvbandwidth=" + f + ": cannot read"};
-      std::stringstream text;
-      text << t.rdbuf();
-      try {
-        runs.push_back(parse_nvbandwidth_json(text.str()));
-      } catch (const std::exception& e) {
-        throw Refused{"--nvbandwidth=" + f + ": " + e.what()};
+    if (!a.run.empty()) {
+      if (tcs.empty()) {
+        std::printf("no row of %s has an nvbandwidth counterpart: the tool not run\n", a.csv.c_str());
+        return 0;
       }
-      runs.back().buffer_bytes = bytes;
+      for (int r = 1; r <= a.repeats; ++r) {
+        a.files.push_back(run_json(a.json, r, a.repeats));
+        run_nvbandwidth(a.run, a.bytes, tcs, a.files.back());
+      }
     }
-    const int filled = merge_nvbandwidth(csv.rows, runs);
-    pk::write_file_atomically(out.empty() ? csv_path : out, csv_text(csv));
-    std::printf("%-10s %-6s %-10s %-5s %-8s %10s %10s %8s  %s\n", "mechanism", "dir", "pattern", "gpus", "sweep", "gbps",
-                "tool_gbps", "ratio", "tool");
-    for (auto& r : csv.rows)
-      if (!r["ref_tool"].empty())
-        std::printf("%-10s %-6s %-10s %-5s %-8s %10s %10s %8s  %s\n", r["mechanism"].c_str(), r["direction"].c_str(),
-                    r["pattern"].c_str(), (r["src_gpu"] + ">" + r["dst_gpu"]).c_str(), r["sweep"].c_str(),
-                    r["gbps"].c_str(), r["ref_gbps"].c_str(), r["ref_ratio"].c_str(), r["ref_tool"].c_str());
-    std::printf("%d transfer rows have a reference figure (%s)\n", filled, (out.empty() ? csv_path : out).c_str());
-    return filled > 0 ? 0 : 1;
+    return merge_and_report(csv, read_runs(a.files, a.bytes), a.out.empty() ? a.csv : a.out);
   } catch (const Refused& r) {
     cli.refuse(r.why);
-  } catch (const std::exception& e) {  // the tool's own failure (e.g. the merged CSV not written)
+  } catch (const std::exception& e) {  // the tool's own failure (e.g. nvbandwidth's, or the merged CSV not written)
     std::fprintf(stderr, "%s: error: %s\n", argv[0], e.what());
     return 1;
   }

@@ -3,53 +3,17 @@
 # pkbench_transfer (rows shaped as nvbandwidth's testcases, and one without a counterpart) and
 # nvbandwidth (its -j output for two GPUs) check that the script runs the study on its
 # nvbandwidth preset, runs the tool on exactly the testcases the rows have counterparts in
-# (pkbench_transfer_ref --plan) with its 512 MiB buffer, merges with the real
+# (pkbench_transfer_ref --run) with its 512 MiB buffer, merges with the real
 # pkbench_transfer_ref (ref_tool, ref_gbps, ref_ratio) and prints the sweeps' cross-check.
 #   transfer_ref_check.sh <repo root> <pkbench_transfer_ref> <pkbench_transfer_summary>
 set -uo pipefail
 ROOT=$1 REF=$2 SUMMARY=$3
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-cat > "$T/study" <<'STUDY'
-#!/usr/bin/env bash
-FIXTURE=@FIXTURE@
-csv= preset=
-for a in "$@"; do case $a in --csv=*) csv=${a#--csv=} ;; --preset=*) preset=${a#--preset=} ;; esac; done
-[ "$preset" = nvbandwidth ] || { echo "study got $*" >&2; exit 9; }
-B=536870912
-# The study's own columns (the fixture's header, the reference columns after it), each row by name.
-header=$(head -1 "$FIXTURE")
-for c in gpus_used ref_tool ref_gbps ref_ratio; do [[ ",$header," == *",$c,"* ]] || header+=",$c"; done
-row() {
-  declare -A v=([study]=transfer [status]=ok [verified]=yes [gpu_name]="NVIDIA H100" [gpu_count]=2 [host]=h
-                [line_rate_gbps]=450 [gpus_used]=2 [bytes_per_op]=$B [message_bytes]=$B [flows]=1 [src_gpu]=0 [dst_gpu]=1)
-  for kv in "$@"; do v[${kv%%=*}]=${kv#*=}; done
-  local out= c
-  for c in ${header//,/ }; do out+="${v[$c]:-},"; done
-  echo "${out%,}"
-}
-{
-  echo "$header"
-  row sweep=nvbandwidth mechanism=ce direction=push pattern=one_way gbps=370
-  row sweep=nvbandwidth mechanism=ce direction=pull pattern=one_way gbps=300
-  row sweep=nvbandwidth mechanism=reg direction=push pattern=bidir flows=2 message_bytes=65536 sms=132 threads=512 gbps=330
-  row sweep=fig2 mechanism=reg direction=push pattern=one_way message_bytes=65536 bytes_per_op=1073741824 sms=132 gbps=360
-} > "$csv"
-STUDY
-cat > "$T/nvbandwidth" <<'TOOL'
-#!/usr/bin/env bash
-echo "$*" > "$(dirname "$0")/tool_args"
-cat <<'JSON'
-{ "nvbandwidth" : { "version" : "v0.8", "testcases" : [
-  { "name" : "device_to_device_memcpy_write_ce", "status" : "Passed", "bandwidth_matrix" : [ [ "N/A", "375" ], [ "376", "N/A" ] ] },
-  { "name" : "device_to_device_memcpy_read_ce", "status" : "Passed", "bandwidth_matrix" : [ [ "N/A", "350" ], [ "360", "N/A" ] ] },
-  { "name" : "device_to_device_bidirectional_memcpy_write_sm", "status" : "Passed", "bandwidth_matrix" : [
-      [ "N/A", "1" ], [ "1", "N/A" ], [ "N/A", "1" ], [ "1", "N/A" ], [ "N/A", "666" ], [ "666", "N/A" ] ] } ] } }
-JSON
-TOOL
-sed -i "s|@FIXTURE@|$ROOT/tests/fixtures/transfer_fixture.csv|" "$T/study"
-chmod +x "$T/study" "$T/nvbandwidth"
-out=$(BIN="$T/study" REF="$REF" SUMMARY="$SUMMARY" PKBENCH_NVBANDWIDTH="$T/nvbandwidth" \
+source "$(dirname "$0")/transfer_stubs.sh"
+pk_stub_transfer "$T/study" "$ROOT/tests/fixtures/transfer_fixture.csv"
+pk_stub_nvbandwidth "$T/nvbandwidth"
+out=$(STUB_PRESET=nvbandwidth BIN="$T/study" REF="$REF" SUMMARY="$SUMMARY" PKBENCH_NVBANDWIDTH="$T/nvbandwidth" \
       bash "$ROOT/microbench/transfer/ref_check.sh" "$T/out" 2>&1)
 rc=$?
 echo "$out"
