@@ -29,9 +29,11 @@ echo "== pkbench_transfer --preset=$PRESET $*"
 pk_exit_on_failure $? pkbench_transfer "$O/study.log"
 [ -n "$("$REF" --plan --csv="$O/study.csv")" ] || { echo "no row of $O/study.csv has an nvbandwidth counterpart" >&2; exit 1; }
 echo "== nvbandwidth on the rows' testcases, $REPEATS run(s), then the ratios (gbps / nvbandwidth's figure in the same unit)"
+rm -f "$O/transfer_ref.csv"  # an earlier check's, which the summary below must not read
 "$REF" --csv="$O/study.csv" --out="$O/transfer_ref.csv" --buffer=512M --run="$NVB" --repeats="$REPEATS" \
   --json="$O/nvbandwidth.json" 2> "$O/nvbandwidth.log" | tee "$O/ratios.txt"
 rc=${PIPESTATUS[0]}
+[ -f "$O/transfer_ref.csv" ] || pk_exit_on_failure "$rc" "nvbandwidth or pkbench_transfer_ref" "$O/nvbandwidth.log"
 mkdir -p "$O/summary"
 "$SUMMARY" "$O/transfer_ref.csv" "$O/summary" > /dev/null &&
   sed -n '/^## Against nvbandwidth/,/^## Targets/p' "$O/summary/transfer_summary.md" | sed '$d' | tee -a "$O/ratios.txt"

@@ -52,11 +52,14 @@ pk_transfer_after_main() {
     pk_log "transfer: nvbandwidth not found (PKBENCH_NVBANDWIDTH or PATH; scripts/build-ref-tools.sh builds it): no reference figures"
     return 0
   fi
-  echo "build/bin/pkbench_transfer_ref --csv=$(shown "$dir/transfer.csv") --buffer=512M --run=$(shown "$nvb") --json=$(shown "$dir/nvbandwidth.json")" >> "$dir/command.txt"
   "$(pk_bin transfer_ref)" --csv="$dir/transfer.csv" --buffer=512M --run="$nvb" --json="$dir/nvbandwidth.json" \
     2>> "$dir/transfer.log" | tee -a "$dir/transfer.log"
   [ "${PIPESTATUS[0]}" = 0 ] ||
     { pk_log "transfer: nvbandwidth or the merge failed (see $(shown "$dir/transfer.log")): the rows carry no reference"; return 1; }
+  # What ran, and the merge alone again from the kept output (no GPU needed).
+  { echo "build/bin/pkbench_transfer_ref --csv=$(shown "$dir/transfer.csv") --buffer=512M --run=$(shown "$nvb") --json=$(shown "$dir/nvbandwidth.json")"
+    echo "#   or, from its kept output: build/bin/pkbench_transfer_ref --csv=$(shown "$dir/transfer.csv") --buffer=512M --nvbandwidth=$(shown "$dir/nvbandwidth.json")"
+  } >> "$dir/command.txt"
 }
 # scripts/plot.sh: Figures 2 and 3 of one transfer CSV, beside it (exit 0 where it drew one;
 # plot.sh's helpers split_csv, distinct, first, styles, title_of and $work).

@@ -7,8 +7,9 @@
 //       FILE: nvbandwidth's --json output, run with -b = --buffer (in MiB); several files (the
 //       tool run repeatedly): the median of their figures
 //   pkbench_transfer_ref --csv=transfer.csv [--out=FILE] [--buffer=512M] --run=NVBANDWIDTH --json=FILE [--repeats=N]
-//       runs the tool itself on the planned testcases, N times, each run's output kept (FILE;
-//       FILE_r1.json ... with N > 1), then merges as above; no testcase planned: nothing run, exit 0
+//       runs the tool itself on the planned testcases, N times, each run's output kept (FILE; with
+//       N > 1, _r1, _r2, ... before FILE's extension), then merges as above; no testcase planned:
+//       nothing run, exit 0
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -32,6 +33,8 @@
 #include "microbench/transfer/transfer_grid.h"
 #include "microbench/transfer/transfer_ref.h"
 
+extern char** environ;  // the tool's environment is this program's
+
 using namespace pk::transfer;
 
 namespace {
@@ -43,7 +46,8 @@ const char* kUsage =
     "  merges nvbandwidth's --json output (run with -b = --buffer in MiB, default 512M) into the\n"
     "  transfer rows with a counterpart (ref_tool, ref_gbps, ref_ratio = gbps / the tool's figure);\n"
     "  --plan prints the testcases those rows have counterparts in; --run runs the tool on them itself\n"
-    "  (-j -b MiB -t ...), --repeats times, its output kept in --json (FILE_r1.json ... for several)\n";
+    "  (-j -b MiB -t ...), --repeats times, its output kept in --json (several: _r1, _r2, ... before\n"
+    "  the file's extension)\n";
 
 // An input refused once read (a CSV or a file of the tool's): main prints it with the usage
 // and exits 2.
@@ -134,9 +138,17 @@ void run_nvbandwidth(const std::string& bin, uint64_t buffer_bytes, const std::v
   pid_t pid = 0;
   const int err = posix_spawnp(&pid, bin.c_str(), &fa, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&fa);
-  if (err) throw std::runtime_error("--run=" + bin + ": cannot start it: " + std::strerror(err));
+  if (err) {  // the child may have made the temporary file before its exec failed
+    std::remove(tmp.c_str());
+    throw std::runtime_error("--run=" + bin + ": cannot start it (or open " + tmp + "): " + std::strerror(err));
+  }
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  pid_t waited = 0;
+  while ((waited = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
+  }
+  if (waited != pid) {
+    std::remove(tmp.c_str());
+    throw std::runtime_error("--run=" + bin + ": waiting for it failed: " + std::strerror(errno));
   }
   const bool exited_0 = WIFEXITED(status) && WEXITSTATUS(status) == 0;
   if (!exited_0 || std::rename(tmp.c_str(), json.c_str()) != 0) {
@@ -170,7 +182,7 @@ Args parse_args(pk::ToolCli& cli, int argc, char** argv) {
   if (a.csv.empty()) cli.refuse("--csv: missing");
   if (!a.run.empty() && (a.plan || !a.files.empty())) cli.refuse("--run: not with --plan or --nvbandwidth");
   if (a.run.empty() && !a.json.empty()) cli.refuse("--json: only with --run");
-  if (a.run.empty() && a.repeats != 1) cli.refuse("--repeats: only with --run");
+  if (a.run.empty() && cli.app().count("--repeats")) cli.refuse("--repeats: only with --run");
   if (!a.run.empty() && a.json.empty()) cli.refuse("--json: missing (where --run keeps the tool's output)");
   if (a.repeats < 1 || a.repeats > 100) cli.refuse("--repeats=" + std::to_string(a.repeats) + ": 1 to 100");
   try {

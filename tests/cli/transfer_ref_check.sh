@@ -34,4 +34,13 @@ grep -qx "reg/push/bidir/nvbandwidth=333,0.9910" "$T/refs" || fail "reg bidir: $
 grep -qx "reg/push/one_way/fig2=," "$T/refs" || fail "fig2: $(cat "$T/refs")"
 grep -q "^## Against nvbandwidth" <<< "$out" || fail "no cross-check section printed"
 grep -q "off by 16.7 %" <<< "$out" || fail "the pull row is not judged off its tool"
+# Again into the same folder with a tool that fails: the script fails, saying so, and does not
+# print the earlier check's cross-check.
+out=$(STUB_NVB_FAIL=1 STUB_PRESET=nvbandwidth BIN="$T/study" REF="$REF" SUMMARY="$SUMMARY" PKBENCH_NVBANDWIDTH="$T/nvbandwidth" \
+      bash "$ROOT/microbench/transfer/ref_check.sh" "$T/out" 2>&1)
+rc=$?
+[ $rc != 0 ] || fail "a failing nvbandwidth: ref_check.sh exited 0"
+grep -q "nvbandwidth or pkbench_transfer_ref failed" <<< "$out" || fail "a failing nvbandwidth: not said: $out"
+grep -q "CUDA error" <<< "$out" || fail "a failing nvbandwidth: its error not shown: $out"
+! grep -q "^## Against nvbandwidth" <<< "$out" || fail "a failing nvbandwidth: the earlier cross-check printed"
 echo PASS

@@ -43,6 +43,7 @@ check "a failing tool: no output file, no temporary one" 1 "" bash -c "ls $T | g
 check "a failing tool: the CSV as it was" 0 "" cmp "$T/rows.csv" "$T/before.csv"
 check "a tool that cannot start: exit 1" 1 "cannot start it" \
   "$REF" --csv="$T/rows.csv" --run="$T/nvb/no-such-tool" --json="$T/none.json"
+check "a tool that cannot start: no output file, no temporary one" 1 "" bash -c "ls $T | grep -q none"
 
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "sweep") s = i; print; next } $s == "fig2"' "$T/rows.csv" > "$T/fig2.csv"
 rm -f "$T/nvb/tool_args"
@@ -54,6 +55,7 @@ for bad in "--plan --run=x --json=j.json|--run: not with --plan or --nvbandwidth
            "--run=x --nvbandwidth=f.json --json=j.json|--run: not with --plan or --nvbandwidth" \
            "--json=j.json --nvbandwidth=f.json|--json: only with --run" \
            "--repeats=3 --nvbandwidth=f.json|--repeats: only with --run" \
+           "--repeats=1 --plan|--repeats: only with --run" \
            "--run=x|--json: missing" \
            "--run=x --json=j.json --repeats=0|--repeats=0: 1 to 100" \
            "--run=x --json=/nonexistent/dir/j.json|--json=/nonexistent/dir/j.json: folder"; do
@@ -89,11 +91,14 @@ check "run.sh: the tool's output beside the CSV" 0 '"nvbandwidth"' cat "$o/nvban
 check "run.sh: command.txt names the one call" 0 \
   "^build/bin/pkbench_transfer_ref --csv=.*/ok/transfer/transfer.csv --buffer=512M --run=.*/nvbandwidth --json=.*/ok/transfer/nvbandwidth.json$" \
   cat "$o/command.txt"
+check "run.sh: and the merge from the kept output" 0 "pkbench_transfer_ref --csv=.* --buffer=512M --nvbandwidth=.*/ok/transfer/nvbandwidth.json$" \
+  cat "$o/command.txt"
 check "run.sh: the ratios in the study's log" 0 "3 transfer rows have a reference figure" cat "$o/transfer.log"
 run_sh failed STUB_NVB_FAIL=1
 o=$T/failed/transfer
 check "run.sh, a failing tool: says so" 0 "nvbandwidth or the merge failed" cat "$T/failed.log"
 check "run.sh, a failing tool: the rows without a reference" 0 "ce/push=,$" refs "$o/transfer.csv"
 check "run.sh, a failing tool: no output file" 1 "" test -e "$o/nvbandwidth.json"
+check "run.sh, a failing tool: command.txt names no reference run" 1 "" grep -q pkbench_transfer_ref "$o/command.txt"
 check "run.sh, a failing tool: its error in the study's log" 0 "CUDA error" cat "$o/transfer.log"
 exit $((fails > 0))
