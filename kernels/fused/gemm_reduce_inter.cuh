@@ -98,10 +98,10 @@ struct ReduceInterOps : InterleavedOrder {
   // kBatch vectors of 8 bf16 over the GPUs, GPU order, into GPU 0's slot of the stage;
   // then the pipeline's first summing thread stores the piece with one TMA box per
   // destination: RS this GPU's shard, AR every GPU's output). Full mbarriers (bulk-copy
-  // transactions) and empty ones (every summer; the storer once its stores read the stage) decouple the
-  // producer from the summers: a producer waiting on a flag or an empty stage never stalls a
-  // summer with data in hand. What each step of this shape bought, and what did not help, is
-  // in 92a2f05:microbench/fused/NOTES.md (runs 5-7).
+  // transactions) and empty ones (every summer arrives, the storer once its stores read the
+  // stage; in place the storer alone) decouple the producer from the summers: a producer
+  // waiting on a flag or an empty stage never stalls a summer with data in hand. What each step
+  // of this shape bought, and what did not help, is in 92a2f05:microbench/fused/NOTES.md (runs 5-7).
   // A piece is rows x BN elements of a unit: a contiguous part of one WG_M x EPI_COLS box
   // (rows * BN / EPI_COLS of its rows). Shared memory: kPipes rings of `stages` x world
   // pieces, then each pipeline's full and empty mbarriers.
@@ -347,8 +347,8 @@ struct ReduceInterOps : InterleavedOrder {
 
   // A summing thread (t of kSumThreads in its pipeline): vectors t, t + kSumThreads, ... of
   // each piece, kBatch at a time (sum_pair or sum_fp32). Thread 0 then stores
-  // the piece (a box of rows * BN / EPI_COLS rows x EPI_COLS of C) and, once those stores
-  // have read the stage, frees it.
+  // the piece (a box of rows * BN / EPI_COLS rows x EPI_COLS of C); the stage is free once every
+  // summing thread has arrived on its empty mbarrier, thread 0 after those stores read it.
   __device__ static bool sum(const Params& p, Walk& k, int stages, int t, int pipe, uint32_t ring, uint32_t stage_bytes,
                              uint32_t full, uint32_t empty) {
     const int w = p.world;
