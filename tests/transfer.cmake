@@ -15,7 +15,7 @@ if(TARGET pkbench_transfer_ref AND TARGET pkbench_transfer_summary)
   set_tests_properties(transfer_ref_check_script PROPERTIES LABELS cpu PASS_REGULAR_EXPRESSION "PASS"
     FAIL_REGULAR_EXPRESSION "FAIL")
   # --run: the tool run by pkbench_transfer_ref itself, its failures, the refused flags, and
-  # scripts/run.sh transfer's after-main step (that one call).
+  # scripts/run.sh transfer's after-main step (that one command).
   add_test(NAME transfer_ref_run COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/cli/transfer_ref_run.sh
     ${CMAKE_SOURCE_DIR} $<TARGET_FILE:pkbench_transfer_ref>)
   set_tests_properties(transfer_ref_run PROPERTIES LABELS cpu TIMEOUT 120 FAIL_REGULAR_EXPRESSION "FAIL")

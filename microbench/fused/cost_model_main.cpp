@@ -373,19 +373,25 @@ int regenerate(const char* argv0, std::string dir, const std::string& comm_only)
     if (m[1] != "-") a.comm_only_csv = dir + "/fused/" + m[1];
     a.out_csv = out + "_model.csv";
     a.splits_csv = out + "_splits.csv";
-    // The printed model goes to its file only once complete.
-    const std::string txt = out + "_model.txt", tmp = txt + ".tmp";
-    std::FILE* fp = std::fopen(tmp.c_str(), "w");
-    if (!fp) {
-      std::fprintf(stderr, "%s: error: cannot write %s\n", argv0, tmp.c_str());
+    // The printed model goes to its file only once complete (held in memory, then written whole).
+    char* text = nullptr;
+    size_t len = 0;
+    std::FILE* fp = open_memstream(&text, &len);
+    if (!fp) std::fprintf(stderr, "%s: error: no memory for the printed model of %s\n", argv0, a.fused_csv.c_str());
+    const int rc = fp ? run_model(argv0, a, fp) : 2;
+    if (fp) std::fclose(fp);
+    const std::string printed = text ? std::string(text, len) : std::string();
+    std::free(text);
+    if (rc != 0) {
       ok = false;
       continue;
     }
-    const int rc = run_model(argv0, a, fp);
-    const bool written = std::fclose(fp) == 0;
-    if (rc == 0 && written && std::rename(tmp.c_str(), txt.c_str()) == 0) continue;
-    std::remove(tmp.c_str());
-    ok = false;
+    try {
+      pk::write_file_atomically(out + "_model.txt", printed);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s: error: %s\n", argv0, e.what());
+      ok = false;
+    }
   }
   return ok ? 0 : 1;
 }

@@ -13,10 +13,10 @@ trap 'rm -rf "$T"' EXIT
 source "$(dirname "$0")/transfer_stubs.sh"
 pk_stub_transfer "$T/study" "$ROOT/tests/fixtures/transfer_fixture.csv"
 pk_stub_nvbandwidth "$T/nvbandwidth"
-out=$(STUB_PRESET=nvbandwidth BIN="$T/study" REF="$REF" SUMMARY="$SUMMARY" PKBENCH_NVBANDWIDTH="$T/nvbandwidth" \
+printed=$(STUB_PRESET=nvbandwidth BIN="$T/study" REF="$REF" SUMMARY="$SUMMARY" PKBENCH_NVBANDWIDTH="$T/nvbandwidth" \
       bash "$ROOT/microbench/transfer/ref_check.sh" "$T/out" 2>&1)
 rc=$?
-echo "$out"
+echo "$printed"
 fail() { echo "FAIL: $*"; exit 1; }
 [ $rc = 0 ] || fail "ref_check.sh exited $rc"
 [ "$(cat "$T/tool_args")" = "-j -b 512 -t device_to_device_bidirectional_memcpy_write_sm device_to_device_memcpy_read_ce device_to_device_memcpy_write_ce" ] ||
@@ -32,15 +32,15 @@ grep -qx "ce/push/one_way/nvbandwidth=375,0.9867" "$T/refs" || fail "ce push: $(
 grep -qx "ce/pull/one_way/nvbandwidth=360,0.8333" "$T/refs" || fail "ce pull: $(cat "$T/refs")"
 grep -qx "reg/push/bidir/nvbandwidth=333,0.9910" "$T/refs" || fail "reg bidir: $(cat "$T/refs")"
 grep -qx "reg/push/one_way/fig2=," "$T/refs" || fail "fig2: $(cat "$T/refs")"
-grep -q "^## Against nvbandwidth" <<< "$out" || fail "no cross-check section printed"
-grep -q "off by 16.7 %" <<< "$out" || fail "the pull row is not judged off its tool"
+grep -q "^## Against nvbandwidth" <<< "$printed" || fail "no cross-check section printed"
+grep -q "off by 16.7 %" <<< "$printed" || fail "the pull row is not judged off its tool"
 # Again into the same folder with a tool that fails: the script fails, saying so, and does not
 # print the earlier check's cross-check.
-out=$(STUB_NVB_FAIL=1 STUB_PRESET=nvbandwidth BIN="$T/study" REF="$REF" SUMMARY="$SUMMARY" PKBENCH_NVBANDWIDTH="$T/nvbandwidth" \
+printed=$(STUB_NVB_FAIL=1 STUB_PRESET=nvbandwidth BIN="$T/study" REF="$REF" SUMMARY="$SUMMARY" PKBENCH_NVBANDWIDTH="$T/nvbandwidth" \
       bash "$ROOT/microbench/transfer/ref_check.sh" "$T/out" 2>&1)
 rc=$?
 [ $rc != 0 ] || fail "a failing nvbandwidth: ref_check.sh exited 0"
-grep -q "nvbandwidth or pkbench_transfer_ref failed" <<< "$out" || fail "a failing nvbandwidth: not said: $out"
-grep -q "CUDA error" <<< "$out" || fail "a failing nvbandwidth: its error not shown: $out"
-! grep -q "^## Against nvbandwidth" <<< "$out" || fail "a failing nvbandwidth: the earlier cross-check printed"
+grep -q "nvbandwidth or pkbench_transfer_ref failed" <<< "$printed" || fail "a failing nvbandwidth: not said: $printed"
+grep -q "CUDA error" <<< "$printed" || fail "a failing nvbandwidth: its error not shown: $printed"
+! grep -q "^## Against nvbandwidth" <<< "$printed" || fail "a failing nvbandwidth: the earlier cross-check printed"
 echo PASS

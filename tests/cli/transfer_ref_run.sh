@@ -4,7 +4,7 @@
 # run with --repeats), merges the figures; a tool that fails or cannot start leaves no output
 # file and the CSV as it was (exit 1); rows without a counterpart run nothing (exit 0); the flags
 # that do not go together are refused first (exit 2). Then scripts/run.sh transfer on two
-# stand-in GPUs: its after-main step is that one call, named in command.txt.
+# stand-in GPUs: its after-main step is that one command, named in command.txt.
 #   transfer_ref_run.sh SOURCE_DIR PKBENCH_TRANSFER_REF
 set -uo pipefail
 src=${1:?source dir}
@@ -88,7 +88,7 @@ run_sh ok
 o=$T/ok/transfer
 check "run.sh: the rows merged with the tool's figures" 0 "ce/push=375,0.9867" refs "$o/transfer.csv"
 check "run.sh: the tool's output beside the CSV" 0 '"nvbandwidth"' cat "$o/nvbandwidth.json"
-check "run.sh: command.txt names the one call" 0 \
+check "run.sh: command.txt names the one command" 0 \
   "^build/bin/pkbench_transfer_ref --csv=.*/ok/transfer/transfer.csv --buffer=512M --run=.*/nvbandwidth --json=.*/ok/transfer/nvbandwidth.json$" \
   cat "$o/command.txt"
 check "run.sh: and the merge from the kept output" 0 "pkbench_transfer_ref --csv=.* --buffer=512M --nvbandwidth=.*/ok/transfer/nvbandwidth.json$" \

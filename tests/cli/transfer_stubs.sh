@@ -18,9 +18,9 @@ row() {
   declare -A v=([study]=transfer [status]=ok [verified]=yes [gpu_name]="NVIDIA H100" [gpu_count]=2 [host]=h
                 [line_rate_gbps]=450 [gpus_used]=2 [bytes_per_op]=$B [message_bytes]=$B [flows]=1 [src_gpu]=0 [dst_gpu]=1)
   for kv in "$@"; do v[${kv%%=*}]=${kv#*=}; done
-  local out= c
-  for c in ${header//,/ }; do out+="${v[$c]:-},"; done
-  echo "${out%,}"
+  local line= c
+  for c in ${header//,/ }; do line+="${v[$c]:-},"; done
+  echo "${line%,}"
 }
 {
   echo "$header"
@@ -34,7 +34,7 @@ STUDY
   chmod +x "$1"
 }
 # pk_stub_nvbandwidth FILE: an nvbandwidth whose -j output has the three testcases' matrices for
-# two GPUs; each call appends its arguments to tool_args beside it; exit 3 with half an output
+# two GPUs; each run appends its arguments to tool_args beside it; exit 3 with half an output
 # where $STUB_NVB_FAIL=1.
 pk_stub_nvbandwidth() {
   cat > "$1" <<'TOOL'
