@@ -12,6 +12,7 @@
 //       nothing run, exit 0
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -159,6 +160,21 @@ void run_nvbandwidth(const std::string& bin, uint64_t buffer_bytes, const std::v
   }
 }
 
+// Whether `tool` names a program this process can start: a path to an executable file, or a
+// name found so on PATH (as posix_spawnp looks it up).
+bool startable(const std::string& tool) {
+  const auto runnable = [](const std::string& f) {
+    struct stat st {};
+    return stat(f.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(f.c_str(), X_OK) == 0;
+  };
+  if (tool.find('/') != std::string::npos) return runnable(tool);
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "");
+  for (std::string d; std::getline(dirs, d, ':');)
+    if (runnable((d.empty() ? "." : d) + "/" + tool)) return true;
+  return false;
+}
+
 // The command line, every refusal before anything is read.
 struct Args {
   std::string csv, out, buffer = "512M", run, json;
@@ -192,6 +208,7 @@ Args parse_args(pk::ToolCli& cli, int argc, char** argv) {
   }
   if (a.bytes == 0 || a.bytes % (1ull << 20)) cli.refuse("--buffer=" + a.buffer + ": whole MiB (nvbandwidth's -b)");
   if (!a.plan && a.run.empty() && a.files.empty()) cli.refuse("--nvbandwidth or --run: missing");
+  if (!a.run.empty() && !startable(a.run)) cli.refuse("--run=" + a.run + ": not an executable file (nor one on PATH)");
   return a;
 }
 

@@ -41,9 +41,12 @@ check "a failing tool: exit 1, its status named" 1 "exited 3" \
   env STUB_NVB_FAIL=1 "$REF" --csv="$T/rows.csv" --run="$T/nvb/nvbandwidth" --json="$T/bad.json"
 check "a failing tool: no output file, no temporary one" 1 "" bash -c "ls $T | grep -q bad"
 check "a failing tool: the CSV as it was" 0 "" cmp "$T/rows.csv" "$T/before.csv"
-check "a tool that cannot start: exit 1" 1 "cannot start it" \
+check "a tool that does not exist: refused first" 2 "--run=.*no-such-tool: not an executable file" \
   "$REF" --csv="$T/rows.csv" --run="$T/nvb/no-such-tool" --json="$T/none.json"
-check "a tool that cannot start: no output file, no temporary one" 1 "" bash -c "ls $T | grep -q none"
+check "a tool that does not exist: no output file, no temporary one" 1 "" bash -c "ls $T | grep -q none"
+printf 'not a program\n' > "$T/nvb/not-executable"
+check "a file that is not executable: refused first" 2 "not an executable file" \
+  "$REF" --csv="$T/rows.csv" --run="$T/nvb/not-executable" --json="$T/none.json"
 
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "sweep") s = i; print; next } $s == "fig2"' "$T/rows.csv" > "$T/fig2.csv"
 rm -f "$T/nvb/tool_args"
