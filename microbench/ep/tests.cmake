@@ -1,5 +1,5 @@
-# Expert-parallel study tests, included by tests/ep.cmake (tests/CMakeLists.txt includes it
-# when the study is configured). CPU (label cpu): pkbench_ep_cpu_tests (test_ep_cpu.cpp) and
+# Expert-parallel study tests (tests/CMakeLists.txt includes this file when the study is
+# configured). CPU (label cpu): pkbench_ep_cpu_tests (test_ep_cpu.cpp) and
 # the binaries' refusals (exit 2, the flag named, also without a GPU). GPU (label gpu):
 # pkbench_ep_gpu_tests (test_ep_gpu.cu) alone (one process: 2 GPUs, and virtual ranks on one,
 # run again at 3, 4 and 8 ranks) and under mpirun -np 2 (ipc, vmm).

@@ -1,5 +1,5 @@
-# Sequence-parallel study tests, included by tests/seqpar.cmake (tests/CMakeLists.txt includes
-# it when the study is configured). CPU (label cpu): pkbench_seqpar_cpu_tests, the binaries'
+# Sequence-parallel study tests (tests/CMakeLists.txt includes this file when the study is
+# configured). CPU (label cpu): pkbench_seqpar_cpu_tests, the binaries'
 # refusals (exit 2, the flag named, also without a GPU), the collectives' ulysses presets
 # planned (--list) and refused where the heads do not split. GPU (label gpu): the ring's
 # pkbench_seqpar_gpu_tests and the Ulysses collectives' pkbench_seqpar_ulysses_gpu_tests, each
