@@ -37,11 +37,10 @@ class EpPlan : public PointStudyPlan<Point, EpStudy> {
  public:
   explicit EpPlan(StudyMain& study) : study_(study) {
     CLI::App& app = study.cli().app();
-    std::string pdesc, idesc, rdesc;
-    for (const Preset& p : presets()) pdesc += "\n    " + p.name + ": " + p.help;
+    std::string idesc, rdesc;
     for (const ImplInfo& i : impl_infos()) idesc += "\n    " + i.name + " (" + op_name(i.op) + "): " + i.summary;
     for (const auto& r : routing_names()) rdesc += "\n    " + r + ": " + routing_description(parse_routing(r));
-    app.add_option("--preset", preset_, "what to run when the flags below leave it out:" + pdesc)->capture_default_str();
+    add_preset_option(app, preset_, presets());
     app.add_option("--ops", flags_.ops, "operations (comma list or all): dispatch_combine, dispatch_gemm");
     app.add_option("--impls", flags_.impls, "implementations (comma list or all):" + idesc);
     app.add_option("--routings", flags_.routings, "routings (comma list or all):" + rdesc);

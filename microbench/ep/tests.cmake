@@ -4,9 +4,7 @@
 # pkbench_ep_gpu_tests (test_ep_gpu.cu) alone (one process: 2 GPUs, and virtual ranks on one,
 # run again at 3, 4 and 8 ranks) and under mpirun -np 2 (ipc, vmm).
 if(TARGET pkbench_ep_analysis)
-  add_executable(pkbench_ep_cpu_tests ${CMAKE_SOURCE_DIR}/microbench/ep/test_ep_cpu.cpp)
-  target_link_libraries(pkbench_ep_cpu_tests PRIVATE pkbench_ep_analysis GTest::gtest_main)
-  pk_discover_tests(pkbench_ep_cpu_tests PROPERTIES LABELS cpu)
+  pk_study_cpu_tests(ep pkbench_ep_analysis)
 endif()
 
 if(TARGET pkbench_ep_core)

@@ -238,11 +238,10 @@ class FusedPlan : public PointStudyPlan<Point, FusedStudy> {
     // harness cost per point fell from 66.9 to 56.4 ms (results/h100x1/harness-cost/).
     opt_.timing.warmup_runs = 1;
     CLI::App& app = study.cli().app();
-    std::string pdesc, sdesc, odesc;
-    for (const auto& p : presets()) pdesc += "\n    " + p.name + ": " + p.help;
+    std::string sdesc, odesc;
     for (const auto& s : schedules()) sdesc += "\n    " + s.name + " (" + kind_name(s.kind) + "): " + s.summary;
     for (Op op : all_ops()) odesc += "\n    " + op_name(op) + ": " + op_description(op);
-    app.add_option("--preset", preset_name_, "what to run when the flags below are not given:" + pdesc)->capture_default_str();
+    add_preset_option(app, preset_name_, presets());
     app.add_option("--ops", ops_arg_, "operators (comma list or all):" + odesc);
     app.add_option("--schedules", schedules_arg_, "schedules (comma list or all), run in this order per shape:" + sdesc);
     app.add_option("--sizes", sizes_arg_, "the paper's N (list or range): local shapes N x N/w x N (AG) or N x N x N/w (RS, AR)");

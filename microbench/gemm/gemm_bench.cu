@@ -375,9 +375,7 @@ class GemmPlan : public PointStudyPlan<Point, GemmStudy> {
     std::string vdesc;
     for (const auto& v : variant_infos()) vdesc += "\n    " + v.description();
     CLI::App& app = study.cli().app();
-    std::string presets;
-    for (const GemmPreset& p : gemm_presets()) presets += "\n    " + p.name + ": " + p.help;
-    app.add_option("--preset", preset_, "the lists below that are not given, from a named grid:" + presets)
+    app.add_option("--preset", preset_, "the lists below that are not given, from a named grid:" + preset_lines(gemm_presets()))
         ->capture_default_str();
     app.add_option("--shapes", shapes_arg_, "comma list of MxNxK (default: the preset's; default preset: " +
                                                  std::string(kDefaultShapes) + ")");

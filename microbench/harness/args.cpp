@@ -129,23 +129,37 @@ std::vector<int> parse_int_list(const std::string& s, int all_value) {
       "integer");
 }
 
-std::vector<int> parse_sms_list(const std::string& s, int most, const std::string& bound_tail) {
+std::vector<int> parse_ints_within(const std::string& flag, const std::string& s, int lo, int hi) {
+  std::vector<int> v;
+  try {
+    v = parse_int_list(s, 0);
+  } catch (const ArgError& e) {
+    throw ArgError(flag + ": " + std::string(e.what()));
+  }
+  if (v.empty()) throw ArgError(flag + ": an empty list");
+  for (int x : v)
+    if (x < lo || x > hi) throw ArgError(flag + ": " + std::to_string(x) + ": " + std::to_string(lo) + " to " + std::to_string(hi));
+  return v;
+}
+
+std::vector<int> parse_counts_or(const std::string& flag, const std::string& s, const std::string& word, int most,
+                                 const std::string& bound_tail) {
   std::vector<int> out;
   size_t at = 0;
   while (at <= s.size()) {
     const size_t comma = s.find(',', at);
     const std::string item = s.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-    if (item == "auto") {
+    if (item == word) {
       out.push_back(0);
     } else {
       std::vector<int> v;
       try {
         v = parse_int_list(item, 0);
       } catch (const ArgError& e) {
-        throw ArgError("--sms: " + std::string(e.what()));
+        throw ArgError(flag + ": " + std::string(e.what()));
       }
       for (int x : v) {
-        if (x < 1 || x > most) throw ArgError("--sms: " + std::to_string(x) + ": 1 to " + std::to_string(most) + bound_tail);
+        if (x < 1 || x > most) throw ArgError(flag + ": " + std::to_string(x) + ": 1 to " + std::to_string(most) + bound_tail);
         out.push_back(x);
       }
     }

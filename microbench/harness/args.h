@@ -19,9 +19,17 @@ std::string format_size(uint64_t bytes);  // 16 -> "16B", 4096 -> "4KiB", 1<<30 
 std::vector<uint64_t> parse_size_list(const std::string& s);
 // Same grammar for plain integers; the word `all` stands for all_value.
 std::vector<int> parse_int_list(const std::string& s, int all_value);
-// An SM-count flag (--sms): comma items, each "auto" (0) or a parse_int_list item of counts 1 to
-// `most` (else ArgError "--sms: X: 1 to <most><bound_tail>"). In the order given, repeats kept.
-std::vector<int> parse_sms_list(const std::string& s, int most, const std::string& bound_tail);
+// A list flag of integers from lo to hi (parse_int_list's grammar, no `all`): ArgError
+// "<flag>: ..." for a bad item, an empty list or a value out of range.
+std::vector<int> parse_ints_within(const std::string& flag, const std::string& s, int lo, int hi);
+// A count flag whose items are counts 1 to `most` (parse_int_list items) or the word `word`
+// (0): ArgError "<flag>: X: 1 to <most><bound_tail>". In the order given, repeats kept.
+std::vector<int> parse_counts_or(const std::string& flag, const std::string& s, const std::string& word, int most,
+                                 const std::string& bound_tail);
+// An SM-count flag (--sms): counts 1 to `most`, or "auto" (0).
+inline std::vector<int> parse_sms_list(const std::string& s, int most, const std::string& bound_tail) {
+  return parse_counts_or("--sms", s, "auto", most, bound_tail);
+}
 // Comma-separated names, each checked against `allowed`; `all` selects every allowed name.
 std::vector<std::string> parse_name_list(const std::string& s, const std::vector<std::string>& allowed,
                                          const std::string& what);
@@ -40,6 +48,18 @@ std::vector<std::string> names_of(const std::vector<Entry>& table) {
   std::vector<std::string> v;
   for (const Entry& e : table) v.push_back(e.name);
   return v;
+}
+// A flag's help listing the entries of a table, one an indented line: "name: text(entry)".
+template <class Entry, class Text>
+std::string help_lines(const std::vector<Entry>& table, Text text) {
+  std::string s;
+  for (const Entry& e : table) s += "\n    " + e.name + ": " + text(e);
+  return s;
+}
+// The --preset help of a table of presets (rows with a `name` and a `help`).
+template <class Preset>
+std::string preset_lines(const std::vector<Preset>& presets) {
+  return help_lines(presets, [](const Preset& p) { return p.help; });
 }
 template <class Entry>
 const Entry& find_named(const std::vector<Entry>& table, const std::string& name, const std::string& unknown,

@@ -85,5 +85,7 @@ std::vector<double> sample_ms_per_op(benchmark::State& state, Timer& timer) {
 // The timing columns every gated study writes from its samples of `iters_per_sample`
 // operations each, in ms: iters_per_sample, samples, time_us_median/min/max, cv.
 void put_times(Row& row, const SampleStats& ms, int iters_per_sample);
+// A study's own time columns from statistics in ms: <prefix>_median, _p10, _p90, _min in us.
+void put_us_quantiles(Row& row, const std::string& prefix, const SampleStats& ms);
 
 }  // namespace pk

@@ -622,10 +622,7 @@ void Runner::measure(const Point& p, Row& row) {
   for (double ms : t.ms) step_ms.push_back(ms / n);
   const SampleStats st = summarize(step_ms);
   row["op_us_median"] = fmt_num(summarize(t.ms).median * 1e3);
-  row["step_us_median"] = fmt_num(st.median * 1e3);
-  row["step_us_p10"] = fmt_num(st.p10 * 1e3);
-  row["step_us_p90"] = fmt_num(st.p90 * 1e3);
-  row["step_us_min"] = fmt_num(st.min * 1e3);
+  put_us_quantiles(row, "step_us", st);
   const ImplInfo& info = impl_info(p.impl);
   if (info.computes) row["tflops"] = fmt_num(c.shape.step_flops() / (st.median * 1e9));
   if (info.moves) {

@@ -39,11 +39,9 @@ class SeqparPlan : public StudyPlan {
  public:
   explicit SeqparPlan(StudyMain& study) : study_(study) {
     CLI::App& app = study.cli().app();
-    std::string pdesc, idesc;
-    for (const Preset& p : presets()) pdesc += "\n    " + p.name + ": " + p.help;
-    for (const ImplInfo& i : impl_infos()) idesc += "\n    " + i.name + ": " + i.summary;
-    app.add_option("--preset", preset_, "what to run when the flags below leave it out:" + pdesc)->capture_default_str();
-    app.add_option("--impls", flags_.impls, "schedules (comma list or all):" + idesc);
+    add_preset_option(app, preset_, presets());
+    app.add_option("--impls", flags_.impls, "schedules (comma list or all):" +
+                                                help_lines(impl_infos(), [](const ImplInfo& i) { return i.summary; }));
     app.add_option("--seqs", flags_.seqs, "S per rank, tokens (list or range, multiples of 256, e.g. 256:16384 doubling)");
     app.add_option("--heads", flags_.heads, "H, heads (list; every rank holds every head)");
     app.add_option("--sms", flags_.sms, "communication SMs of inter_sm (the SM split; list, range or auto)");

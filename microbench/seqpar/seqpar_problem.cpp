@@ -65,19 +65,6 @@ std::vector<int> parse_sms(const std::string& s) {
   return uniq;
 }
 
-std::vector<int> ints(const std::string& flag, const std::string& text, int lo, int hi) {
-  std::vector<int> v;
-  try {
-    v = parse_int_list(text, 0);
-  } catch (const ArgError& e) {
-    throw ArgError(flag + ": " + std::string(e.what()));
-  }
-  if (v.empty()) throw ArgError(flag + ": an empty list");
-  for (int x : v)
-    if (x < lo || x > hi) throw ArgError(flag + ": " + std::to_string(x) + ": " + std::to_string(lo) + " to " + std::to_string(hi));
-  return v;
-}
-
 }  // namespace
 
 const std::vector<Preset>& presets() {
@@ -107,10 +94,10 @@ std::vector<Point> plan_points(const Preset& p, const GridText& f) {
     auto pick = [](const std::string& flag, const std::string& dflt) { return flag.empty() ? dflt : flag; };
     Grid grid;
     grid.impls = parse_name_list(pick(f.impls, g.impls), names_of(impl_infos()), "implementation (--impls)");
-    grid.seqs = ints("--seqs", pick(f.seqs, g.seqs), 1, 1 << 20);
+    grid.seqs = parse_ints_within("--seqs", pick(f.seqs, g.seqs), 1, 1 << 20);
     for (int s : grid.seqs)
       if (s < 256 || s % 256 != 0) throw ArgError("--seqs: " + std::to_string(s) + ": S per rank is a multiple of 256");
-    grid.heads = ints("--heads", pick(f.heads, g.heads), 1, 4096);
+    grid.heads = parse_ints_within("--heads", pick(f.heads, g.heads), 1, 4096);
     grid.sms = parse_sms(pick(f.sms, g.sms));
     for (const Point& pt : build_points(grid)) {
       const std::string n = pt.name();

@@ -5,9 +5,7 @@
 # pkbench_seqpar_gpu_tests and the Ulysses collectives' pkbench_seqpar_ulysses_gpu_tests, each
 # alone (one process: 2 GPUs, and virtual ranks on one, run again at 3, 4 and 8 ranks).
 if(TARGET pkbench_seqpar_analysis AND TARGET pkbench_coll_problem)
-  add_executable(pkbench_seqpar_cpu_tests ${CMAKE_SOURCE_DIR}/microbench/seqpar/test_seqpar_cpu.cpp)
-  target_link_libraries(pkbench_seqpar_cpu_tests PRIVATE pkbench_seqpar_analysis pkbench_coll_problem GTest::gtest_main)
-  pk_discover_tests(pkbench_seqpar_cpu_tests PROPERTIES LABELS cpu)
+  pk_study_cpu_tests(seqpar pkbench_seqpar_analysis pkbench_coll_problem)
 endif()
 
 # The ring (ring.cu) and the Ulysses collectives (the collectives study's core) in two binaries:
