@@ -1,0 +1,88 @@
+// The launch study, GPU (label gpu; each test skips with the reason where it cannot run): every
+// variant at a few kernel counts and grids, timed and then checked (each GPU's counter grew by
+// exactly kernels x blocks on a final operation from new start values), on one GPU, on virtual
+// ranks sharing it ($PKBENCH_VIRTUAL_RANKS: ctest runs 2, 3, 4 and 8), on the GPUs of one process,
+// and one process per GPU under mpirun (ipc, vmm).
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "microbench/harness/gpu_test_support.h"
+#include "microbench/launch/launch.h"
+
+using namespace pk;
+using namespace pk::launch;
+
+// The communicator of this test process (tests/gpu/gpu_main.cpp).
+pk::Comm& test_comm();
+
+namespace {
+
+std::string mode_param_name(const ::testing::TestParamInfo<PeerMode>& i) { return peer_mode_name(i.param); }
+
+LaunchOptions test_options() {
+  LaunchOptions o;
+  o.timing = quick_test_timing(5000);
+  return o;
+}
+
+std::vector<Point> test_points() {
+  std::vector<Point> pts;
+  for (int blocks : {1, 3, 0})
+    for (int kernels : {1, 5})
+      for (const VariantInfo& v : variant_infos()) pts.push_back({v.name, kernels, blocks});
+  return pts;
+}
+
+// Every point measured and checked on `group`: each row verified, its count kernels x blocks, its
+// times filled.
+void expect_every_point_verifies(PeerGroup& group, const std::vector<Point>& pts) {
+  Context ctx(group, test_options(), pts);
+  PointResults results;
+  Runner runner(ctx, results);
+  for (const Point& p : pts) {
+    Row row = Runner::describe(p, group.processes());
+    EXPECT_NO_THROW(runner.measure(p, row)) << p.name() << ": " << row["error"];
+    EXPECT_EQ(row["verified"], "yes") << p.name();
+    const int blocks = p.blocks ? p.blocks : group.sm_budget(group.local_gpus().front());
+    EXPECT_EQ(row["counted"], std::to_string(p.kernels * blocks)) << p.name();
+    EXPECT_FALSE(row["us_per_kernel_median"].empty()) << p.name();
+    EXPECT_FALSE(row["host_us_per_call"].empty()) << p.name();
+  }
+}
+
+// single needs two GPUs in one process; one GPU runs alone as a one-rank virtual group would not.
+class LaunchRanks : public ::testing::TestWithParam<PeerMode> {};
+
+}  // namespace
+
+TEST_P(LaunchRanks, EveryVariantLaunchesEveryBlockOfEveryKernel) {
+  if (const std::string why = need_peers(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  PeerGroup group(test_comm(), GetParam());
+  expect_every_point_verifies(group, test_points());
+}
+
+// The check sees a count that is not kernels x blocks: asked for one block more, it fails on
+// every rank, naming the GPU.
+TEST_P(LaunchRanks, CheckCatchesAMissingBlock) {
+  if (const std::string why = need_peers(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  PeerGroup group(test_comm(), GetParam());
+  const Point p{"graph_pdl", 3, 2};
+  Context ctx(group, test_options(), {p});
+  std::unique_ptr<Case> k = make_case(ctx, p);
+  EXPECT_TRUE(run_and_count(ctx, *k, p, 7).ok);
+  const Counted bad = run_and_count(ctx, *k, p, 8, 1);
+  EXPECT_FALSE(bad.ok);
+  EXPECT_EQ(bad.counted, 6u);
+  EXPECT_NE(bad.first.find("counted 6 blocks, not 7"), std::string::npos) << bad.first;
+}
+
+// One GPU alone (no peers needed): the smallest run a user makes.
+TEST(LaunchOneGpu, TheDefaultPresetsFirstPointsVerify) {
+  if (launched_under_mpi()) GTEST_SKIP() << "one process";
+  if (const std::string why = no_gpu_reason(); !why.empty()) GTEST_SKIP() << why;
+  PeerGroup group(test_comm(), PeerMode::single, 0, 1);
+  expect_every_point_verifies(group, plan_points(preset("smoke"), {}));
+}
+
+INSTANTIATE_TEST_SUITE_P(PeerModes, LaunchRanks, ::testing::ValuesIn(test_modes()), mode_param_name);
