@@ -7,8 +7,6 @@
 #include <string>
 #include <vector>
 
-#include "microbench/harness/args.h"
-
 namespace pk {
 
 constexpr int kExitBadInput = 2;
@@ -31,14 +29,6 @@ class Cli {
   std::string program_;
   CLI::App app_;
 };
-
-// --preset NAME: which of `presets` (rows with a name and a help, each listed in --help) gives
-// the grid's fields the flags leave out.
-template <class Preset>
-CLI::Option* add_preset_option(CLI::App& app, std::string& name, const std::vector<Preset>& presets) {
-  return app.add_option("--preset", name, "what to run where the flags below leave it out:" + preset_lines(presets))
-      ->capture_default_str();
-}
 
 // CLI11 validators over the size/list grammar of args.h.
 CLI::Validator size_list_validator();

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "microbench/harness/args.h"
 #include "microbench/harness/cli.h"
 #include "microbench/harness/comm.h"
 #include "microbench/harness/gbench_csv.h"
@@ -207,6 +208,14 @@ struct GatedRig {
   StreamPool streams_;
 };
 
+
+// A study binary's --preset NAME: which of `presets` (rows with a name and a help, each listed in --help) gives
+// the grid's fields the flags leave out.
+template <class Preset>
+CLI::Option* add_preset_option(CLI::App& app, std::string& name, const std::vector<Preset>& presets) {
+  return app.add_option("--preset", name, "what to run where the flags below leave it out:" + preset_lines(presets))
+      ->capture_default_str();
+}
 
 // The flags of the timing method every gated study shares (--samples, --warmup-ms,
 // --target-sample-ms, --gap-ms, --timeout-ms, --max-enqueued), with their checks.
