@@ -15,18 +15,36 @@ namespace pk::launch {
 
 static constexpr int kHostWarmupLaunches = 256;
 
+// One count_blocks of `blocks` blocks on `s` with programmatic dependent launch.
+static void launch_pdl(int blocks, cudaStream_t s, unsigned long long* counter) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(blocks);
+  cfg.blockDim = dim3(CountBlocksConfig::kThreads);
+  cfg.stream = s;
+  cudaLaunchAttribute pdl{};
+  pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  pdl.val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = &pdl;
+  cfg.numAttrs = 1;
+  PK_CUDA_CHECK(cudaLaunchKernelEx(&cfg, count_blocks, counter));
+}
+
 Context::Context(PeerGroup& g, const LaunchOptions& o, const std::vector<Point>&) : StudyContext(g), opt(o) {
   for (int gpu : local_gpus()) {
     group.set_device(gpu);
     PK_CUDA_CHECK(cudaMalloc(&counter_[gpu], sizeof(unsigned long long)));
     PK_CUDA_CHECK(cudaMemset(counter_[gpu], 0, sizeof(unsigned long long)));
   }
-  // The host's launch path warmed before the first point: on one H100 the first point's host time
-  // per call read 14.6 us where every later point read 2.0-4.2 us. A few hundred plain launches.
+  // The host's launch paths warmed before the first point: on one H100 the first point's host time
+  // per call read 14.6 us where every later point read 2.0-4.2 us. A few hundred launches of each
+  // kind (a graph's launch path is warmed by each point's first, untimed, operation).
   for (int gpu : local_gpus()) {
     group.set_device(gpu);
-    for (int i = 0; i < kHostWarmupLaunches; ++i)
+    const bool pdl = group.topology().gpus.at(gpu).cc_major >= 9;
+    for (int i = 0; i < kHostWarmupLaunches; ++i) {
       count_blocks<<<1, CountBlocksConfig::kThreads, 0, stream(gpu)>>>(counter_[gpu]);
+      if (pdl) launch_pdl(1, stream(gpu), counter_[gpu]);
+    }
     PK_CUDA_CHECK(cudaGetLastError());
   }
   sync_local();
@@ -50,15 +68,15 @@ class LaunchCase : public Case {
  public:
   LaunchCase(Context& c, const Point& p) : Case(c), p_(p), info_(variant_info(p.variant)) {
     for (int gpu : c.local_gpus()) blocks_[gpu] = c.blocks(p, gpu);
-    if (info_.graph)
-      for (int gpu : c.local_gpus()) capture(gpu);
-  }
-  ~LaunchCase() override {
-    for (auto& [gpu, exec] : exec_) {
-      ctx.group.set_device(gpu);
-      cudaGraphExecDestroy(exec);
+    try {
+      if (info_.graph)
+        for (int gpu : c.local_gpus()) capture(gpu);
+    } catch (...) {
+      destroy_graphs();  // the GPUs captured before the one that failed (no destructor runs)
+      throw;
     }
   }
+  ~LaunchCase() override { destroy_graphs(); }
 
   void enqueue() override {
     const auto t0 = Clock::now();
@@ -90,16 +108,7 @@ class LaunchCase : public Case {
       PK_CUDA_CHECK(cudaGetLastError());
       return;
     }
-    cudaLaunchConfig_t cfg{};
-    cfg.gridDim = dim3(blocks_.at(gpu));
-    cfg.blockDim = dim3(CountBlocksConfig::kThreads);
-    cfg.stream = s;
-    cudaLaunchAttribute pdl{};
-    pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    pdl.val.programmaticStreamSerializationAllowed = 1;
-    cfg.attrs = &pdl;
-    cfg.numAttrs = 1;
-    PK_CUDA_CHECK(cudaLaunchKernelEx(&cfg, count_blocks, counter));
+    launch_pdl(blocks_.at(gpu), s, counter);
   }
   // The point's kernels captured from the GPU's second stream into one graph, instantiated once.
   // The capture is ended whatever failed inside it, so the stream is usable again.
@@ -126,6 +135,14 @@ class LaunchCase : public Case {
     cudaGraphDestroy(graph);
     PK_CUDA_CHECK(made);
     exec_[gpu] = exec;
+  }
+
+  void destroy_graphs() {
+    for (auto& [gpu, exec] : exec_) {
+      ctx.group.set_device(gpu);
+      cudaGraphExecDestroy(exec);
+    }
+    exec_.clear();
   }
 
   Point p_;
@@ -161,7 +178,10 @@ Counted run_and_count(Context& c, Case& k, const Point& p, uint64_t seed, int64_
   for (int gpu : c.local_gpus()) {
     start[gpu] = mix(seed ^ (uint64_t(gpu) << 32)) >> 1;  // far from wrapping
     c.group.set_device(gpu);
-    PK_CUDA_CHECK(cudaMemcpy(c.counter(gpu), &start[gpu], sizeof(uint64_t), cudaMemcpyHostToDevice));
+    // On the stream the operation runs on: a pageable copy may return before its data lands, and
+    // the study's streams do not wait for the default one.
+    PK_CUDA_CHECK(cudaMemcpyAsync(c.counter(gpu), &start[gpu], sizeof(uint64_t), cudaMemcpyHostToDevice, c.stream(gpu)));
+    PK_CUDA_CHECK(cudaStreamSynchronize(c.stream(gpu)));
   }
   untimed(c, [&] { k.enqueue(); });
   Counted r;

@@ -5,8 +5,10 @@
 // and one process per GPU under mpirun (ipc, vmm).
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <memory>
 
+#include "microbench/harness/cuda_check.h"
 #include "microbench/harness/gpu_test_support.h"
 #include "microbench/launch/launch.h"
 
@@ -42,7 +44,15 @@ void expect_every_point_verifies(PeerGroup& group, const std::vector<Point>& pts
   Runner runner(ctx, results);
   for (const Point& p : pts) {
     Row row = Runner::describe(p, group.processes());
-    EXPECT_NO_THROW(runner.measure(p, row)) << p.name() << ": " << row["error"];
+    try {
+      runner.measure(p, row);
+    } catch (const SkipPoint& e) {  // what this GPU lacks (PDL below sm_90): said, not failed
+      std::printf("%s skipped: %s\n", p.name().c_str(), e.what());
+      continue;
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << p.name() << ": " << e.what();
+      continue;
+    }
     EXPECT_EQ(row["verified"], "yes") << p.name();
     const int blocks = p.blocks ? p.blocks : group.sm_budget(group.local_gpus().front());
     EXPECT_EQ(row["counted"], std::to_string(p.kernels * blocks)) << p.name();
@@ -67,9 +77,9 @@ TEST_P(LaunchRanks, EveryVariantLaunchesEveryBlockOfEveryKernel) {
 TEST_P(LaunchRanks, CheckCatchesAMissingBlock) {
   if (const std::string why = need_peers(GetParam()); !why.empty()) GTEST_SKIP() << why;
   PeerGroup group(test_comm(), GetParam());
-  const Point p{"graph_pdl", 3, 2};
+  const Point p{"graph", 3, 2};
   Context ctx(group, test_options(), {p});
-  std::unique_ptr<Case> k = make_case(ctx, p);
+  std::unique_ptr<Case> k = make_case(ctx, p);  // every GPU with this build's code can launch a graph
   EXPECT_TRUE(run_and_count(ctx, *k, p, 7).ok);
   const Counted bad = run_and_count(ctx, *k, p, 8, 1);
   EXPECT_FALSE(bad.ok);
