@@ -19,8 +19,8 @@ std::string format_size(uint64_t bytes);  // 16 -> "16B", 4096 -> "4KiB", 1<<30 
 std::vector<uint64_t> parse_size_list(const std::string& s);
 // Same grammar for plain integers; the word `all` stands for all_value.
 std::vector<int> parse_int_list(const std::string& s, int all_value);
-// A list flag of integers from lo to hi (parse_int_list's grammar, no `all`): ArgError
-// "<flag>: ..." for a bad item, an empty list or a value out of range.
+// A list flag of integers from lo to hi (parse_int_list's grammar; `all` reads 0, so it is out of
+// range where lo >= 1): ArgError "<flag>: ..." for a bad item or a value out of range.
 std::vector<int> parse_ints_within(const std::string& flag, const std::string& s, int lo, int hi);
 // A count flag whose items are counts 1 to `most` (parse_int_list items) or the word `word`
 // (0): ArgError "<flag>: X: 1 to <most><bound_tail>". In the order given, repeats kept.

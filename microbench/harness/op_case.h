@@ -1,5 +1,5 @@
 #pragma once
-// One implementation at one point, as the fused, sequence-parallel and expert-parallel studies declare theirs.
+// One implementation at one point, as the fused, sequence-parallel, expert-parallel and launch studies declare theirs.
 #include <functional>
 
 #include "microbench/harness/study_context.h"
