@@ -2,6 +2,7 @@
 # shellcheck shell=bash
 pk_fused_runs_ranks=1
 pk_fused_derive_targets() { echo pkbench_cost_model; }
+pk_fused_regenerate_tools() { echo pkbench_cost_model; }
 pk_fused_tuned=1
 # scripts/run.sh's one-GPU profile: two virtual ranks, one size (the one_gpu preset).
 pk_fused_one_gpu() {
@@ -57,6 +58,7 @@ pk_fused_needs_comm_only() {
 # fused/$PK_FUSED_COMM_ONLY_CSV), its outputs beside each fused CSV.
 pk_fused_regenerate() {
   local model
+  [ -d "$1/fused" ] || return 0  # another study's folder (run.sh STUDY): nothing to model
   model=$(pk_bin cost_model)
   [ -x "$model" ] || { pk_log "pkbench_cost_model is not built here: fused/*_model.* not rewritten"; return 1; }
   "$model" --regenerate "$1" --comm-only-name "$PK_FUSED_COMM_ONLY_CSV"

@@ -139,4 +139,11 @@ run_case foreign FAKE_GPUS=2 FAKE_FOREIGN=1 --
 check "a fused CSV the model cannot read: says so" 0 "cannot tell whether .*fused.csv needs communicator-only rows" cat "$T/foreign.log"
 check "a fused CSV the model cannot read: no communicator-only run" 1 "" grep -q -- "--preset=comm_only" "$T/foreign.calls"
 check "a fused CSV the model cannot read: run.sh fails" 0 "exit 1" cat "$T/foreign.rc"
+
+# Another study's folder (run.sh STUDY on a fresh build) has nothing for the model: regenerate.sh
+# succeeds where pkbench_cost_model is not built (it once failed the whole run for it).
+rm -f "$T/build/bin/pkbench_cost_model"
+mkdir -p "$T/nofused/sync"
+check "no fused folder: regenerate.sh succeeds without the model" 0 "" "$src/scripts/regenerate.sh" "$T/nofused" --no-figures
+check "no fused folder: the model not asked for" 1 "" grep -q "pkbench_cost_model is not built" <("$src/scripts/regenerate.sh" "$T/nofused" --no-figures 2>&1)
 exit $((fails > 0))
