@@ -8,9 +8,13 @@
 set -uo pipefail
 cxx=${1:?usage: no_cuda_headers.sh CXX SOURCE_DIR CLI11_INCLUDE FILE...} src=${2:?} cli=${3:?}
 shift 3
+# A system folder (Debian's CLI11 is in /usr/include) is searched already; naming it again with
+# -isystem reorders the search and breaks libstdc++'s #include_next.
+cli_flags=(-isystem "$cli")
+case "$cli" in /usr/include | /usr/local/include) cli_flags=() ;; esac
 fail=0
 for f in "$@"; do
-  tree=$("$cxx" -std=c++20 -fsyntax-only -H -I"$src" -I"$src/tuning/include" -isystem "$cli" "$src/$f" 2>&1) ||
+  tree=$("$cxx" -std=c++20 -fsyntax-only -H -I"$src" -I"$src/tuning/include" ${cli_flags[@]+"${cli_flags[@]}"} "$src/$f" 2>&1) ||
     { echo "$f: does not compile on its own:"; echo "$tree" | grep -v '^\.' | head -5; fail=1; continue; }
   hits=$(echo "$tree" | grep -E '^\.+ .*/cuda[A-Za-z_]*\.h$')
   [ -z "$hits" ] || { echo "$f reaches a CUDA header:"; echo "$hits" | head -3; fail=1; }
