@@ -22,11 +22,7 @@ std::unique_ptr<Impl> make_impl(Context& c, const Point& p) {
 namespace {
 
 void put_stats(Row& row, const std::string& what, const std::vector<double>& ms) {
-  const SampleStats st = summarize(ms);
-  row[what + "_us_median"] = fmt_num(st.median * 1e3);
-  row[what + "_us_p10"] = fmt_num(st.p10 * 1e3);
-  row[what + "_us_p90"] = fmt_num(st.p90 * 1e3);
-  row[what + "_us_min"] = fmt_num(st.min * 1e3);
+  put_us_quantiles(row, what + "_us", summarize(ms));
 }
 
 void put_check(Row& row, const Checked& c) {
