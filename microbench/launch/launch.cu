@@ -162,14 +162,16 @@ uint64_t mix(uint64_t x) {  // splitmix64: the counters' start values
 
 }  // namespace
 
+std::string missing_for(const Point& p, const GpuInfo& g) {
+  if (std::string why = missing_features({Feature::device_code}, g); !why.empty()) return why;
+  if (variant_info(p.variant).pdl && g.cc_major < 9)
+    return "programmatic dependent launch needs compute capability >= 9.0 (" + arch_name(g) + ")";
+  return "";
+}
+
 std::unique_ptr<Case> make_case(Context& c, const Point& p) {
-  const VariantInfo& info = variant_info(p.variant);
-  for (int gpu : c.local_gpus()) {
-    const GpuInfo& g = c.group.topology().gpus.at(gpu);
-    if (const std::string why = missing_features({Feature::device_code}, g); !why.empty()) throw SkipPoint(why);
-    if (info.pdl && g.cc_major < 9)
-      throw SkipPoint("programmatic dependent launch needs compute capability >= 9.0 (" + arch_name(g) + ")");
-  }
+  for (int gpu : c.local_gpus())
+    if (const std::string why = missing_for(p, c.group.topology().gpus.at(gpu)); !why.empty()) throw SkipPoint(why);
   return std::make_unique<LaunchCase>(c, p);
 }
 

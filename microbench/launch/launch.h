@@ -21,6 +21,7 @@
 #include "microbench/harness/peer_group.h"
 #include "microbench/harness/study_context.h"
 #include "microbench/harness/timing.h"
+#include "microbench/harness/topology.h"
 #include "microbench/launch/launch_problem.h"
 
 namespace pk::launch {
@@ -55,6 +56,8 @@ class Case : public OpCase<Context> {
   virtual double host_seconds() const = 0;
   virtual long long calls() const = 0;
 };
+// What GPU g lacks to run the point ("" when nothing): this build's code, and sm_90 for PDL.
+std::string missing_for(const Point& p, const GpuInfo& g);
 // ArgError for a variant this build does not register; SkipPoint where this GPU cannot run it.
 std::unique_ptr<Case> make_case(Context& c, const Point& p);
 

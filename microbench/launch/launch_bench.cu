@@ -54,13 +54,8 @@ class LaunchPlan : public PointStudyPlan<Point, ContextRunnerStudy<Context, Runn
 
  private:
   std::vector<ListedPoint> listed(const GpuInfo& g) const {
-    const std::string why = missing_features({Feature::device_code}, g);
     std::vector<ListedPoint> out;
-    for (const Point& p : points_) {
-      const bool pdl_missing = variant_info(p.variant).pdl && g.cc_major < 9;
-      out.push_back({p.name(), !why.empty() ? why : pdl_missing ? "programmatic dependent launch needs sm_90" : "",
-                     planned_point_ms(opt_.timing, planned_op_ms(p))});
-    }
+    for (const Point& p : points_) out.push_back({p.name(), missing_for(p, g), planned_point_ms(opt_.timing, planned_op_ms(p))});
     return out;
   }
 
