@@ -66,14 +66,15 @@ bool profiler_range_requested() {
   throw ArgError("PKBENCH_PROFILER_RANGE='" + s + "': 0 or 1");
 }
 
-std::string FlowTimer::enqueue_batch(int k, int slot) {
+std::string FlowTimer::enqueue_batch(int k, int slot, bool gated) {
   const std::vector<cudaEvent_t>& start = slot ? next_start_ : start_;
   const std::vector<cudaEvent_t>& stop = slot ? next_stop_ : stop_;
   std::string err;
   try {
     for (size_t i = 0; i < flows_.size(); ++i) {
       const Flow& f = flows_[i];
-      gate_.arm(f.gpu, f.stream, status_.deadline(f.gpu, opt_.timeout_ms));
+      group_.set_device(f.gpu);
+      if (gated) gate_.arm(f.gpu, f.stream, status_.deadline(f.gpu, opt_.timeout_ms));
       PK_CUDA_CHECK(cudaEventRecord(start[i], f.stream));
     }
     for (int op = 0; op < k; ++op)
@@ -150,14 +151,14 @@ Sample FlowTimer::finish_batch(int k, int slot, std::string err, bool pending) {
   return s;
 }
 
-Sample FlowTimer::run(int k, bool profiled) {
+Sample FlowTimer::run(int k, bool profiled, bool gated) {
   if (profiled) {
     static int ranges = 0;
     std::fprintf(stderr, "pkbench: profiler range %d: %d ops on each of %zu flows\n", ++ranges, k, flows_.size());
     PK_CUDA_CHECK(cudaProfilerStart());
   }
-  const std::string err = enqueue_batch(k, 0);
-  gate_.open();
+  const std::string err = enqueue_batch(k, 0, gated);
+  if (gated) gate_.open();
   // Before any wait on the host: the profiler ends the range by waiting for its work.
   if (profiled) PK_CUDA_CHECK(cudaProfilerStop());
   return finish_batch(k, 0, err, false);
@@ -172,8 +173,8 @@ int FlowTimer::calibrate() {
   const bool fixed = opt_.fixed_iters_per_sample > 0;
   const auto t0 = clock::now();
   std::vector<double> est;
-  for (;;) {
-    est.push_back(run(1).step_ms_per_op);
+  for (bool first = true;; first = false) {
+    est.push_back(run(1, false, !(first && opt_.ungated_first_run)).step_ms_per_op);
     // Every process decides alike: the runs' times are every process's slowest, and the
     // longest elapsed time decides.
     const double elapsed = group_.comm().max(std::chrono::duration<double, std::milli>(clock::now() - t0).count());

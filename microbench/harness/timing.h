@@ -24,6 +24,13 @@ struct TimingOptions {
   // Warm-up runs of one operation at least (sample_schedule.h: warmup_done); the samples'
   // operation count comes from their median. 2: one slow first run cannot set it alone.
   int warmup_runs = 2;
+  // The warm-up's first run launches without the start gate: it is then the point's first
+  // launch of its operation, and a library that loads kernels at their first launch (cuBLASLt,
+  // NCCL) loads them there; a load waits for an idle GPU, which never comes behind a spinning
+  // gate. A study whose operation launches such a library sets this instead of running the
+  // operation once more before calibrate(). That run's time counts among the warm-up's (a load
+  // in it can only lengthen it: fewer operations per sample, never a wrong figure).
+  bool ungated_first_run = false;
   double target_sample_ms = 2;   // a sample batches enough operations to last this long
   int max_iters_per_sample = 1000;
   // > 0: every sample runs exactly this many operations, whatever they cost (so that
@@ -69,7 +76,7 @@ class FlowTimer {
   FlowTimer(const FlowTimer&) = delete;
   FlowTimer& operator=(const FlowTimer&) = delete;
 
-  // Warm-up runs (single ops) for opt.warmup_ms, two at least unless a second could not change
+  // Warm-up runs (single ops; the first ungated with opt.ungated_first_run) for opt.warmup_ms, two at least unless a second could not change
   // the count (sample_schedule.h: warmup_done); sets and returns the operations per sample
   // (the same on every process). Its host time is the point's `warm-up` part (point_cost.h).
   int calibrate();
@@ -91,10 +98,12 @@ class FlowTimer {
   int ops_run() const { return next_op_; }
 
  private:
-  Sample run(int k, bool profiled = false);
-  // run()'s halves: the batch of k operations per flow behind an armed gate, its events of
-  // `slot` (0, or 1 for the batch queued while slot 0's runs); "" or what failed.
-  std::string enqueue_batch(int k, int slot);
+  // `gated` false: no gate armed or opened (every process alike), the operations start as queued.
+  Sample run(int k, bool profiled = false, bool gated = true);
+  // run()'s halves: the batch of k operations per flow behind an armed gate (unless `gated` is
+  // false), its events of `slot` (0, or 1 for the batch queued while slot 0's runs); "" or what
+  // failed.
+  std::string enqueue_batch(int k, int slot, bool gated = true);
   // After the batch's gate opened: waits for it, reads its spans, gathers the slowest over
   // every process. `pending`: a batch armed behind a closed gate (opened, then drained,
   // before an error is thrown).

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <memory>
 
 #include "tests/gpu/gpu_test_util.h"
@@ -252,6 +253,52 @@ TEST_P(TransferGpu, CopyEngineSamplesQueuedBehindTheirGateTimeWhatOneAtATimeTime
     group_->set_device(g);
     const PatternCheck c = check_pattern(dst_.local(g), kMsg * kMsgs, 77, 0);
     if (c.mismatched_words) err = "GPU" + std::to_string(g) + ": " + std::to_string(c.mismatched_words) + " words differ";
+  }
+  EXPECT_EQ(agreed(err), "");
+}
+
+// TimingOptions::ungated_first_run: the warm-up's first operation is queued on a stream that
+// nothing holds (a library may load its kernels at that launch, which a spinning gate would
+// block until its deadline); the runs after it wait behind the gate as every sample does.
+TEST_P(TransferGpu, UngatedFirstRunHasNoGateAheadOfItAndLaterRunsDo) {
+  Gate gate(*group_);
+  std::map<int, std::vector<cudaError_t>> seen;  // per GPU, per operation: its stream when it was queued
+  std::vector<Flow> flows;
+  for (int g : group_->local_gpus()) {
+    cudaStream_t s = streams_->get(g, 1);
+    char* dst = dst_.local(g);
+    flows.push_back(Flow{g, g, s, 1, [&seen, g, s, dst](int op) {
+                           cudaError_t e = cudaStreamQuery(s);
+                           // The first: drained within the hang catcher's time unless something
+                           // holds it (the gate's own deadline, below, is longer).
+                           const auto t0 = std::chrono::steady_clock::now();
+                           while (op == 0 && e == cudaErrorNotReady &&
+                                  std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                                          .count() < timeout_hang_catcher_ms())
+                             e = cudaStreamQuery(s);
+                           (void)cudaGetLastError();  // a not-ready answer is no error of the next launch
+                           seen[g].push_back(e);
+                           PK_CUDA_CHECK(cudaMemsetAsync(dst, 0, 4096, s));
+                         }});
+  }
+  TimingOptions opt;
+  opt.warmup_ms = 0;
+  opt.warmup_runs = 2;
+  opt.ungated_first_run = true;
+  opt.timeout_ms = 3 * timeout_hang_catcher_ms() / deadline_scale();  // a held first run fails on the host first
+  FlowTimer t(*group_, flows, group_->size(), gate, *status_, opt);
+  std::string err;
+  try {
+    t.calibrate();
+  } catch (const std::exception& e) {
+    err = e.what();
+  }
+  EXPECT_EQ(t.ops_run(), 2);
+  for (int g : group_->local_gpus()) {
+    const std::vector<cudaError_t>& v = seen[g];
+    if (v.size() != 2) err += " GPU" + std::to_string(g) + ": " + std::to_string(v.size()) + " operations queued";
+    else if (v[0] != cudaSuccess) err += " GPU" + std::to_string(g) + ": the first run's stream was held";
+    else if (v[1] != cudaErrorNotReady) err += " GPU" + std::to_string(g) + ": the second run had no gate ahead of it";
   }
   EXPECT_EQ(agreed(err), "");
 }
