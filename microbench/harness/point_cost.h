@@ -22,7 +22,8 @@
 //                     barrier       a barrier between those steps
 //                     first-run     the untimed operation before timing
 //                     capture       graph capture, instantiation and destruction (collectives)
-//                     warm-up       FlowTimer::calibrate(): warm-up and calibration
+//                     warm-up       FlowTimer::calibrate(): warm-up and calibration (its first run
+//                                   the point's first launch with TimingOptions::ungated_first_run: fused)
 //                     samples       the host time around the timed samples (timed_ms is in it)
 //                     nccl-tests    the collectives' nccl-tests method (its clocked part timed)
 //                     verify        the verified run on fresh inputs and its check
