@@ -234,9 +234,9 @@ class FusedPlan : public PointStudyPlan<Point, FusedStudy> {
     // the median harness cost per point fell from 66.9 to 56.4 ms.
     opt_.timing.warmup_runs = 1;
     // The point's first launch is the warm-up's first run, outside the gate (cuBLASLt and NCCL
-    // load kernels lazily there), not a separate untimed run before the warm-up: 42.6 ms against
-    // 56.1 in the same sitting, the points' times the same (ratio median 1.000, p10 0.978, p90
-    // 1.023; both: results/h100x1/harness-cost/README.md).
+    // load kernels lazily there), not a separate untimed run before the warm-up: with cuBLASLt's
+    // reused launches queued together (GemmRunners::tune), 42.6 ms against 56.1 in the same
+    // sitting, the points' times the same (results/h100x1/harness-cost/README.md).
     opt_.timing.ungated_first_run = true;
     CLI::App& app = study.cli().app();
     std::string sdesc, odesc;

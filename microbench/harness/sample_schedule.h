@@ -51,6 +51,16 @@ inline int iters_for(std::vector<double> per_op, double target_sample_ms, int ma
   return std::clamp(k, 1, max_k);
 }
 
+// The warm-up runs FlowTimer::calibrate's count comes from: with an ungated first run
+// (TimingOptions::ungated_first_run), the runs after it where there are any. Ungated, the flows
+// start one after another as the host queues them (GPU by GPU, process by process), and a flow
+// that waits inside the operation for a later one times that skew as well; a lone ungated run
+// (an operation that outlasted the warm-up alone) is all there is to count from.
+inline std::vector<double> count_basis(std::vector<double> per_op, bool ungated_first) {
+  if (ungated_first && per_op.size() > 1) per_op.erase(per_op.begin());
+  return per_op;
+}
+
 // Whether FlowTimer::calibrate's warm-up may stop after its runs so far (`per_op`, each run's
 // time per operation; `elapsed_ms`, the longest host time since the first began, over every
 // process): once it lasted the warm-up time, after `min_runs` runs (TimingOptions::warmup_runs,

@@ -188,7 +188,7 @@ int FlowTimer::calibrate() {
     iters_ = opt_.fixed_iters_per_sample;
     return iters_;
   }
-  iters_ = iters_for(est, opt_.target_sample_ms, max_k);
+  iters_ = iters_for(count_basis(est, opt_.ungated_first_run), opt_.target_sample_ms, max_k);
   return iters_;
 }
 

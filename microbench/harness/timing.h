@@ -28,8 +28,10 @@ struct TimingOptions {
   // launch of its operation, and a library that loads kernels at their first launch (cuBLASLt,
   // NCCL) loads them there; a load waits for an idle GPU, which never comes behind a spinning
   // gate. A study whose operation launches such a library sets this instead of running the
-  // operation once more before calibrate(). That run's time counts among the warm-up's (a load
-  // in it can only lengthen it: fewer operations per sample, never a wrong figure).
+  // operation once more before calibrate(). That run's time counts toward the warm-up's; the
+  // operations per sample come from the gated runs after it, or from it alone where none follows
+  // (sample_schedule.h: count_basis): its span carries the host's queueing (and a load), which
+  // can only make samples shorter, never a figure wrong.
   bool ungated_first_run = false;
   double target_sample_ms = 2;   // a sample batches enough operations to last this long
   int max_iters_per_sample = 1000;

@@ -467,6 +467,15 @@ TEST(Calibration, CountIsTheMedianRunOverTheTargetWithinTheQueueBudget) {
   EXPECT_EQ(iters_for({0.5}, 2, 0), 1);
 }
 
+// An ungated first run (the host's queueing in its span) sets the count only where no gated run followed it.
+TEST(Calibration, AnUngatedFirstRunCountsOnlyAlone) {
+  EXPECT_EQ(count_basis({0.9, 0.5, 0.5}, true), (std::vector<double>{0.5, 0.5}));
+  EXPECT_EQ(count_basis({0.9}, true), (std::vector<double>{0.9}));
+  EXPECT_EQ(count_basis({0.9, 0.5}, false), (std::vector<double>{0.9, 0.5}));
+  EXPECT_EQ(iters_for(count_basis({0.9, 0.5}, true), 2, 1000), 4);
+  EXPECT_EQ(count_basis({}, true), std::vector<double>{});
+}
+
 TEST(Calibration, WarmupStopsByTimeAfterTwoRunsOrOneASecondCouldNotOverrule) {
   // Before the warm-up time, never.
   EXPECT_FALSE(warmup_done({}, 5, 2, 2, 1000, false));
