@@ -235,7 +235,7 @@ class FusedPlan : public PointStudyPlan<Point, FusedStudy> {
     opt_.timing.warmup_runs = 1;
     // The point's first launch is the warm-up's first run, outside the gate (cuBLASLt and NCCL
     // load kernels lazily there), not a separate untimed run before the warm-up: with cuBLASLt's
-    // reused launches queued together (GemmRunners::tune), 42.6 ms against 56.1 in the same
+    // reused launches queued together (GemmRunners::tune), 39.6 ms against 51.2 in the same
     // sitting, the points' times the same (results/h100x1/harness-cost/README.md).
     opt_.timing.ungated_first_run = true;
     CLI::App& app = study.cli().app();
