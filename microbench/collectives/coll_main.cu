@@ -77,8 +77,7 @@ struct Flags {
 
 // What is run and at which sizes: collectives, implementations, dtypes, sizes and counts, modes, shapes.
 void add_problem_options(CLI::App& app, StudyConfig& cfg, Flags& f, const std::string& impl_names) {
-  app.add_option("--preset", f.preset, "the lists below that are not given, from a named grid:" + preset_lines(coll_presets()))
-      ->capture_default_str();
+  pk::add_preset_option(app, f.preset, coll_presets());
   app.add_option("--collectives", f.lists.collectives, "comma list or all: " + joined(collective_names()));
   app.add_option("--impls", f.impls,
                  "comma list or all:" + impl_names + " multimem (with --allow-multicast); nvshmem runs under mpirun only")

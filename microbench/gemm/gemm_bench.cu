@@ -375,8 +375,7 @@ class GemmPlan : public PointStudyPlan<Point, GemmStudy> {
     std::string vdesc;
     for (const auto& v : variant_infos()) vdesc += "\n    " + v.description();
     CLI::App& app = study.cli().app();
-    app.add_option("--preset", preset_, "the lists below that are not given, from a named grid:" + preset_lines(gemm_presets()))
-        ->capture_default_str();
+    add_preset_option(app, preset_, gemm_presets());
     app.add_option("--shapes", shapes_arg_, "comma list of MxNxK (default: the preset's; default preset: " +
                                                  std::string(kDefaultShapes) + ")");
     app.add_option("--sms", sms_arg_,

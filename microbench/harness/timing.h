@@ -78,9 +78,10 @@ class FlowTimer {
   FlowTimer(const FlowTimer&) = delete;
   FlowTimer& operator=(const FlowTimer&) = delete;
 
-  // Warm-up runs (single ops; the first ungated with opt.ungated_first_run) for opt.warmup_ms, two at least unless a second could not change
-  // the count (sample_schedule.h: warmup_done); sets and returns the operations per sample
-  // (the same on every process). Its host time is the point's `warm-up` part (point_cost.h).
+  // Warm-up runs (single ops; the first ungated with opt.ungated_first_run) for opt.warmup_ms,
+  // two at least unless a second could not change the count (sample_schedule.h: warmup_done);
+  // sets and returns the operations per sample (the same on every process). Its host time is
+  // the point's `warm-up` part (point_cost.h).
   int calibrate();
   int iters_per_sample() const { return iters_; }
   // One timed sample. Its span (the slowest flow's, every operation of it) is the point's timed
