@@ -40,7 +40,7 @@ Context::Context(PeerGroup& g, const LaunchOptions& o, const std::vector<Point>&
   // kind (a graph's launch path is warmed by each point's first, untimed, operation).
   for (int gpu : local_gpus()) {
     group.set_device(gpu);
-    const bool pdl = group.topology().gpus.at(gpu).cc_major >= 9;
+    const bool pdl = missing_for(Point{"pdl", 1, 1}, group.topology().gpus.at(gpu)).empty();
     for (int i = 0; i < kHostWarmupLaunches; ++i) {
       count_blocks<<<1, CountBlocksConfig::kThreads, 0, stream(gpu)>>>(counter_[gpu]);
       if (pdl) launch_pdl(1, stream(gpu), counter_[gpu]);

@@ -41,6 +41,12 @@ class LaunchPlan : public PointStudyPlan<Point, ContextRunnerStudy<Context, Runn
 
   void check_flags() override {
     points_ = plan_points(preset(preset_), flags_);
+    // Every launch of an operation waits behind one start gate, which holds at most --max-enqueued calls.
+    for (const Point& p : points_)
+      if (calls_per_op(p) > opt_.timing.max_enqueued)
+        throw ArgError("--kernels: " + std::to_string(p.kernels) + " launches per operation (" + p.variant +
+                       ") queue more than --max-enqueued=" + std::to_string(opt_.timing.max_enqueued) +
+                       " calls behind the start gate");
     if (const std::string mc = keep_nccl_multicast_off(); !mc.empty()) throw ArgError(mc);
   }
   std::vector<ListedPoint> plan(const GpuInfo& g) override { return listed(g); }

@@ -43,7 +43,6 @@ std::vector<Point> plan_points(const Preset& p, const GridText& f) {
   const std::vector<int> kernels = parse_ints_within("--kernels", pick(f.kernels, p.grid.kernels), 1, kMaxKernels);
   // Blocks: counts, or `sms` (0): one block per SM of the rank.
   const std::vector<int> blocks = parse_counts_or("--blocks", pick(f.blocks, p.grid.blocks), "sms", kMaxBlocks, ", or sms");
-  if (blocks.empty()) throw ArgError("--blocks: an empty list");
   std::vector<Point> out;
   for (int b : blocks)
     for (int k : kernels)

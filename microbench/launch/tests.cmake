@@ -14,6 +14,8 @@ endif()
 
 if(TARGET pkbench_launch)
   pk_cli_test(launch_cli_bad_kernels pkbench_launch 2 "--kernels: 513" --kernels=513)
+  pk_cli_test(launch_cli_kernels_over_queue pkbench_launch 2 "--kernels: 64 launches per operation .stream. queue more than --max-enqueued=8"
+    --kernels=64 --variants=stream --max-enqueued=8)
   pk_cli_test(launch_cli_bad_blocks pkbench_launch 2 "--blocks: 0" --blocks=0)
   pk_cli_test(launch_cli_unknown_variant pkbench_launch 2 "unknown variant .*'cooperative'" --variants=cooperative)
   pk_cli_test(launch_cli_unknown_preset pkbench_launch 2 "--preset: unknown preset" --preset=huge)
