@@ -606,13 +606,13 @@ void Runner::measure(const PointSpec& ps, Row& row) {
   // implementation that stopped writing after its first launch fails here.
   run.verify(graphs, seed ^ 0xC3A5C85C97CB3127ull, row);
 
-  const double med = quantile(us, 0.5);
+  std::vector<double> ms;
+  for (double u : us) ms.push_back(u * 1e-3);
+  const SampleStats st = summarize(ms);
+  const double med = st.median * 1e3;
   row["iters_per_sample"] = std::to_string(C);
   row["samples"] = std::to_string(us.size());
-  row["time_us_median"] = fmt_num(med);
-  row["time_us_p10"] = fmt_num(quantile(us, 0.1));
-  row["time_us_p90"] = fmt_num(quantile(us, 0.9));
-  row["time_us_min"] = fmt_num(*std::min_element(us.begin(), us.end()));
+  put_us_quantiles(row, "time_us", st);
   row["algbw_gbps"] = fmt_num(p.algbw_gbps(med * 1e-6));
   row["busbw_gbps"] = fmt_num(p.algbw_gbps(med * 1e-6) * p.factor());
   row["time_us_nccltests"] = fmt_num(nt_us);

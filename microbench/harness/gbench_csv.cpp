@@ -158,4 +158,16 @@ void put_us_quantiles(Row& row, const std::string& prefix, const SampleStats& ms
   row[prefix + "_min"] = fmt_num(ms.min * 1e3);
 }
 
+SampleStats put_per_unit_times(Row& row, const std::vector<double>& op_ms, int iters_per_sample, double units,
+                               const std::string& prefix) {
+  row["iters_per_sample"] = std::to_string(iters_per_sample);
+  row["samples"] = std::to_string(op_ms.size());
+  row["op_us_median"] = fmt_num(summarize(op_ms).median * 1e3);
+  std::vector<double> per_unit;
+  for (double ms : op_ms) per_unit.push_back(ms / units);
+  const SampleStats st = summarize(per_unit);
+  put_us_quantiles(row, prefix, st);
+  return st;
+}
+
 }  // namespace pk

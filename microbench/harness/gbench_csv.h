@@ -87,5 +87,11 @@ std::vector<double> sample_ms_per_op(benchmark::State& state, Timer& timer) {
 void put_times(Row& row, const SampleStats& ms, int iters_per_sample);
 // A study's own time columns from statistics in ms: <prefix>_median, _p10, _p90, _min in us.
 void put_us_quantiles(Row& row, const std::string& prefix, const SampleStats& ms);
+// A study that reports per unit of its operation (launch: a kernel; seqpar: a ring step):
+// iters_per_sample, samples, op_us_median over the operation's samples `op_ms` (ms), and
+// <prefix>_median, _p10, _p90, _min per unit (each sample over `units`). Returns the per-unit
+// statistics, in ms.
+SampleStats put_per_unit_times(Row& row, const std::vector<double>& op_ms, int iters_per_sample, double units,
+                               const std::string& prefix);
 
 }  // namespace pk

@@ -8,7 +8,6 @@
 #include "microbench/harness/comm.h"
 #include "microbench/harness/cuda_check.h"
 #include "microbench/harness/point_cost.h"
-#include "microbench/harness/stats.h"
 #include "microbench/harness/tidy_csv.h"
 
 namespace pk::launch {
@@ -238,13 +237,7 @@ void Runner::measure(const Point& p, Row& row) {
   if (!chk.ok) throw std::runtime_error("wrong count: " + chk.first);
   row["verified"] = "yes";
 
-  row["iters_per_sample"] = std::to_string(t.iters);
-  row["samples"] = std::to_string(t.ms.size());
-  std::vector<double> per_kernel;
-  for (double ms : t.ms) per_kernel.push_back(ms / p.kernels);
-  const SampleStats st = summarize(per_kernel);
-  row["op_us_median"] = fmt_num(summarize(t.ms).median * 1e3);
-  put_us_quantiles(row, "us_per_kernel", st);
+  put_per_unit_times(row, t.ms, t.iters, p.kernels, "us_per_kernel");
   if (calls > 0) {
     row["host_us_per_call"] = fmt_num(host_s * 1e6 / double(calls));
     row["host_us_per_kernel"] = fmt_num(host_s * 1e6 / (double(calls) / calls_per_op(p) * p.kernels));

@@ -616,13 +616,7 @@ void Runner::measure(const Point& p, Row& row) {
     if (before >= 0 && after >= before) row["link_bytes_per_useful_nvml"] = fmt_num((after - before) * 1024 / useful, 4);
   }
 
-  row["iters_per_sample"] = std::to_string(t.iters);
-  row["samples"] = std::to_string(t.ms.size());
-  std::vector<double> step_ms;
-  for (double ms : t.ms) step_ms.push_back(ms / n);
-  const SampleStats st = summarize(step_ms);
-  row["op_us_median"] = fmt_num(summarize(t.ms).median * 1e3);
-  put_us_quantiles(row, "step_us", st);
+  const SampleStats st = put_per_unit_times(row, t.ms, t.iters, n, "step_us");
   const ImplInfo& info = impl_info(p.impl);
   if (info.computes) row["tflops"] = fmt_num(c.shape.step_flops() / (st.median * 1e9));
   if (info.moves) {
