@@ -21,7 +21,7 @@
 //                     fill          inputs filled and outputs poisoned before timing
 //                     barrier       a barrier between those steps
 //                     first-run     the untimed operation before timing
-//                     capture       graph capture, instantiation and destruction (collectives)
+//                     capture       graph capture, instantiation and destruction (collectives, launch)
 //                     warm-up       FlowTimer::calibrate(): warm-up and calibration (its first run
 //                                   the point's first launch with TimingOptions::ungated_first_run: fused)
 //                     samples       the host time around the timed samples (timed_ms is in it)

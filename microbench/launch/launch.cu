@@ -69,7 +69,9 @@ class LaunchCase : public Case {
     for (int gpu : c.local_gpus()) blocks_[gpu] = c.blocks(p, gpu);
     try {
       if (info_.graph)
-        for (int gpu : c.local_gpus()) capture(gpu);
+        point_cost::within("capture", [&] {
+          for (int gpu : c.local_gpus()) capture(gpu);
+        });
     } catch (...) {
       destroy_graphs();  // the GPUs captured before the one that failed (no destructor runs)
       throw;
@@ -137,10 +139,13 @@ class LaunchCase : public Case {
   }
 
   void destroy_graphs() {
-    for (auto& [gpu, exec] : exec_) {
-      ctx.group.set_device(gpu);
-      cudaGraphExecDestroy(exec);
-    }
+    if (exec_.empty()) return;
+    point_cost::within("capture", [&] {
+      for (auto& [gpu, exec] : exec_) {
+        ctx.group.set_device(gpu);
+        cudaGraphExecDestroy(exec);
+      }
+    });
     exec_.clear();
   }
 
@@ -174,7 +179,7 @@ std::unique_ptr<Case> make_case(Context& c, const Point& p) {
   return std::make_unique<LaunchCase>(c, p);
 }
 
-Counted run_and_count(Context& c, Case& k, const Point& p, uint64_t seed, int64_t off) {
+Counted run_and_count(Context& c, Case& k, const Point& p, uint64_t seed) {
   std::map<int, uint64_t> start;
   for (int gpu : c.local_gpus()) {
     start[gpu] = mix(seed ^ (uint64_t(gpu) << 32)) >> 1;  // far from wrapping
@@ -190,7 +195,7 @@ Counted run_and_count(Context& c, Case& k, const Point& p, uint64_t seed, int64_
     uint64_t now = 0;
     c.group.set_device(gpu);
     PK_CUDA_CHECK(cudaMemcpy(&now, c.counter(gpu), sizeof(uint64_t), cudaMemcpyDeviceToHost));
-    const uint64_t expected = uint64_t(int64_t(p.kernels) * c.blocks(p, gpu) + off);
+    const uint64_t expected = uint64_t(p.kernels) * c.blocks(p, gpu);
     const uint64_t counted = now - start[gpu];
     if (gpu == c.local_gpus().front()) r.counted = counted, r.expected = expected;
     if (counted != expected && r.first.empty())

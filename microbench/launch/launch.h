@@ -68,9 +68,8 @@ struct Counted {
   std::string first;                   // what the first wrong counter of this process read
 };
 // Collective: every local counter set to a new random value of `seed`, one operation of `k`
-// untimed, each counter checked for that value plus kernels x blocks (+ `off`: a test's
-// deliberately wrong expectation).
-Counted run_and_count(Context& c, Case& k, const Point& p, uint64_t seed, int64_t off = 0);
+// untimed, each counter checked for that value plus kernels x blocks.
+Counted run_and_count(Context& c, Case& k, const Point& p, uint64_t seed);
 
 class Runner {
  public:

@@ -74,19 +74,47 @@ TEST_P(LaunchRanks, EveryVariantLaunchesEveryBlockOfEveryKernel) {
   expect_every_point_verifies(group, test_points());
 }
 
-// The check sees a count that is not kernels x blocks: asked for one block more, it fails on
-// every rank, naming the GPU.
+namespace {
+
+// The point's launches with the last kernel one block short, made of two real cases on the same
+// streams (kernels - 1 full kernels, then one of blocks - 1): what a launch path that dropped a
+// block would leave behind.
+class OneBlockShort : public Case {
+ public:
+  OneBlockShort(Context& c, const Point& p)
+      : Case(c),
+        full_(make_case(c, Point{p.variant, p.kernels - 1, p.blocks})),
+        last_(make_case(c, Point{p.variant, 1, p.blocks - 1})) {}
+  void enqueue() override {
+    full_->enqueue();
+    last_->enqueue();
+  }
+  int enqueues_per_op() const override { return full_->enqueues_per_op() + last_->enqueues_per_op(); }
+  void reset_host_time() override {}
+  double host_seconds() const override { return 0; }
+  long long calls() const override { return 0; }
+
+ private:
+  std::unique_ptr<Case> full_, last_;
+};
+
+}  // namespace
+
+// The check passes the real launches and catches a block that never ran, on every rank, naming
+// the GPU and both counts.
 TEST_P(LaunchRanks, CheckCatchesAMissingBlock) {
   if (const std::string why = need_peers(GetParam()); !why.empty()) GTEST_SKIP() << why;
   PeerGroup group(test_comm(), GetParam());
-  const Point p{"graph", 3, 2};
+  const Point p{"stream", 3, 2};
   Context ctx(group, test_options(), {p});
-  std::unique_ptr<Case> k = make_case(ctx, p);  // every GPU with this build's code can launch a graph
+  std::unique_ptr<Case> k = make_case(ctx, p);  // every GPU with this build's code launches on a stream
   EXPECT_TRUE(run_and_count(ctx, *k, p, 7).ok);
-  const Counted bad = run_and_count(ctx, *k, p, 8, 1);
+  OneBlockShort shorted(ctx, p);
+  const Counted bad = run_and_count(ctx, shorted, p, 8);
   EXPECT_FALSE(bad.ok);
-  EXPECT_EQ(bad.counted, 6u);
-  EXPECT_NE(bad.first.find("counted 6 blocks, not 7"), std::string::npos) << bad.first;
+  EXPECT_EQ(bad.counted, 5u);
+  EXPECT_EQ(bad.expected, 6u);
+  EXPECT_NE(bad.first.find("counted 5 blocks, not 6"), std::string::npos) << bad.first;
 }
 
 // One GPU alone (no peers needed): the smallest run a user makes.
