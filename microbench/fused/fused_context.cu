@@ -4,10 +4,12 @@
 #include <chrono>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "microbench/gemm/cublaslt_gemm.h"
 #include "microbench/harness/cuda_check.h"
+#include "microbench/harness/point_cost.h"
 
 namespace pk::fused {
 namespace {
@@ -145,6 +147,8 @@ void Context::use_set(InputSetId set) {
   const uint64_t gen = generation(set);
   const uint64_t ea = uint64_t(s.m) * s.k, eb = uint64_t(s.n) * s.k, shard_a = ea / world();
   const bool make = !set_made_[set];
+  std::optional<point_cost::Phase> cost;  // the set's first fill makes its partial references: the shape's cost
+  if (make) cost.emplace("inputs");
   collectively(group.comm(), [&] {
     set_ = -1;  // until every fill is done
     // Every GPU's work queued before any is waited for: virtual ranks fill and run their
@@ -227,6 +231,9 @@ struct Context::RefWork {
 void Context::ensure_reference(const Point& p) {
   if (set_ < 0) throw std::logic_error("ensure_reference before ensure_shape");
   if (!reads_reference(p) || ref_made_[set_]) return;
+  // Once per shape and input set, on the first point that reads them (a verified run's, often):
+  // the shape's cost, not the verification's.
+  point_cost::Phase cost("inputs");
   collectively(group.comm(), [&] {
     // Every GPU's GEMM and rms pass queued before any is waited for (virtual ranks make theirs
     // on their own SMs at once); the fp64 host checks after, each GPU's as strict as before.

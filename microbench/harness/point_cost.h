@@ -17,7 +17,8 @@
 //                   `other` for the rest of wall_ms. The parts:
 //                     setup         allocation, registration, an implementation made ready
 //                     communicator  NCCL communicators, NVSHMEM's initialisation
-//                     inputs        a shape's inputs and references (gemm, fused)
+//                     inputs        a shape's inputs and references (gemm, fused: wherever first
+//                                   made, a verified run's fresh inputs included)
 //                     fill          inputs filled and outputs poisoned before timing
 //                     barrier       a barrier between those steps
 //                     first-run     the untimed operation before timing
