@@ -606,13 +606,11 @@ void Runner::measure(const PointSpec& ps, Row& row) {
   // implementation that stopped writing after its first launch fails here.
   run.verify(graphs, seed ^ 0xC3A5C85C97CB3127ull, row);
 
-  std::vector<double> ms;
-  for (double u : us) ms.push_back(u * 1e-3);
-  const SampleStats st = summarize(ms);
-  const double med = st.median * 1e3;
+  const SampleStats st = summarize(us);
+  const double med = st.median;
   row["iters_per_sample"] = std::to_string(C);
   row["samples"] = std::to_string(us.size());
-  put_us_quantiles(row, "time_us", st);
+  put_us_quantiles(row, "time_us", st, 1.0);  // the samples are in us already
   row["algbw_gbps"] = fmt_num(p.algbw_gbps(med * 1e-6));
   row["busbw_gbps"] = fmt_num(p.algbw_gbps(med * 1e-6) * p.factor());
   row["time_us_nccltests"] = fmt_num(nt_us);

@@ -151,11 +151,11 @@ void put_times(Row& row, const SampleStats& ms, int iters_per_sample) {
   row["cv"] = fmt_num(ms.cv, 4);
 }
 
-void put_us_quantiles(Row& row, const std::string& prefix, const SampleStats& ms) {
-  row[prefix + "_median"] = fmt_num(ms.median * 1e3);
-  row[prefix + "_p10"] = fmt_num(ms.p10 * 1e3);
-  row[prefix + "_p90"] = fmt_num(ms.p90 * 1e3);
-  row[prefix + "_min"] = fmt_num(ms.min * 1e3);
+void put_us_quantiles(Row& row, const std::string& prefix, const SampleStats& ms, double to_us) {
+  row[prefix + "_median"] = fmt_num(ms.median * to_us);
+  row[prefix + "_p10"] = fmt_num(ms.p10 * to_us);
+  row[prefix + "_p90"] = fmt_num(ms.p90 * to_us);
+  row[prefix + "_min"] = fmt_num(ms.min * to_us);
 }
 
 SampleStats put_per_unit_times(Row& row, const std::vector<double>& op_ms, int iters_per_sample, double units,

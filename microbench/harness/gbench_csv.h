@@ -85,8 +85,9 @@ std::vector<double> sample_ms_per_op(benchmark::State& state, Timer& timer) {
 // The timing columns every gated study writes from its samples of `iters_per_sample`
 // operations each, in ms: iters_per_sample, samples, time_us_median/min/max, cv.
 void put_times(Row& row, const SampleStats& ms, int iters_per_sample);
-// A study's own time columns from statistics in ms: <prefix>_median, _p10, _p90, _min in us.
-void put_us_quantiles(Row& row, const std::string& prefix, const SampleStats& ms);
+// A study's own time columns from statistics in ms (`to_us` 1 for statistics already in us):
+// <prefix>_median, _p10, _p90, _min in us.
+void put_us_quantiles(Row& row, const std::string& prefix, const SampleStats& ms, double to_us = 1e3);
 // A study that reports per unit of its operation (launch: a kernel; seqpar: a ring step):
 // iters_per_sample, samples, op_us_median over the operation's samples `op_ms` (ms), and
 // <prefix>_median, _p10, _p90, _min per unit (each sample over `units`). Returns the per-unit

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <stdexcept>
 
 #include "microbench/harness/cuda_check.h"
 #include "microbench/harness/gpu_test_support.h"
@@ -78,13 +79,14 @@ namespace {
 
 // The point's launches with the last kernel one block short, made of two real cases on the same
 // streams (kernels - 1 full kernels, then one of blocks - 1): what a launch path that dropped a
-// block would leave behind.
+// block would leave behind. Needs 2 kernels and an explicit grid of 2 blocks at least (blocks 0
+// is one per SM; 1 less would be that full grid).
 class OneBlockShort : public Case {
  public:
   OneBlockShort(Context& c, const Point& p)
       : Case(c),
-        full_(make_case(c, Point{p.variant, p.kernels - 1, p.blocks})),
-        last_(make_case(c, Point{p.variant, 1, p.blocks - 1})) {}
+        full_(make_case(c, Point{p.variant, needs_two(p.kernels) - 1, p.blocks})),
+        last_(make_case(c, Point{p.variant, 1, needs_two(p.blocks) - 1})) {}
   void enqueue() override {
     full_->enqueue();
     last_->enqueue();
@@ -95,6 +97,10 @@ class OneBlockShort : public Case {
   long long calls() const override { return 0; }
 
  private:
+  static int needs_two(int n) {
+    if (n < 2) throw std::logic_error("OneBlockShort needs 2 kernels and 2 blocks at least");
+    return n;
+  }
   std::unique_ptr<Case> full_, last_;
 };
 
