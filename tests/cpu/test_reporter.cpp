@@ -1,6 +1,6 @@
 // The Google Benchmark reporter writes one tidy row per finished point, with the metadata,
 // to a file that is whole after every row; a point that stored nothing is an error row.
-// Also: the sync study's schema.
+// Also: the sync study's schema, and the sample columns a per-unit study writes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -108,4 +108,24 @@ TEST(SyncSchema, HasTheIssuesColumnsAndMetadata) {
                            "samples", "spread_ns", "clock_source", "clock_resolution_ns", "status", "error"})
     EXPECT_TRUE(s.count(need)) << need;
   for (const auto& m : metadata_columns()) EXPECT_TRUE(s.count(m)) << m;
+}
+
+// A per-unit study's columns: the operation's median and the per-unit quantiles, both in us,
+// from samples in ms; statistics already in us are written unscaled.
+TEST(SampleColumns, PerUnitTimesDivideEachSampleByTheUnits) {
+  Row row;
+  const SampleStats st = put_per_unit_times(row, {0.4, 0.2, 0.8, 0.6}, 7, 4, "us_per_kernel");
+  EXPECT_EQ(row["iters_per_sample"], "7");
+  EXPECT_EQ(row["samples"], "4");
+  EXPECT_EQ(row["op_us_median"], "500");
+  EXPECT_EQ(row["us_per_kernel_median"], "125");
+  EXPECT_EQ(row["us_per_kernel_min"], "50");
+  EXPECT_EQ(row["us_per_kernel_p10"], fmt_num(quantile({50, 100, 150, 200}, 0.1)));
+  EXPECT_EQ(row["us_per_kernel_p90"], fmt_num(quantile({50, 100, 150, 200}, 0.9)));
+  EXPECT_DOUBLE_EQ(st.median, 0.125);  // per unit, in ms
+  Row us;
+  put_us_quantiles(us, "time_us", summarize({3, 1, 2}), 1.0);
+  EXPECT_EQ(us["time_us_median"], "2");
+  EXPECT_EQ(us["time_us_min"], "1");
+  EXPECT_THROW(put_per_unit_times(row, {}, 1, 1, "x"), std::invalid_argument);
 }
