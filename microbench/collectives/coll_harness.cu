@@ -608,8 +608,7 @@ void Runner::measure(const PointSpec& ps, Row& row) {
 
   const SampleStats st = summarize(us);
   const double med = st.median;
-  row["iters_per_sample"] = std::to_string(C);
-  row["samples"] = std::to_string(us.size());
+  put_sample_counts(row, C, us.size());
   put_us_quantiles(row, "time_us", st, 1.0);  // the samples are in us already
   row["algbw_gbps"] = fmt_num(p.algbw_gbps(med * 1e-6));
   row["busbw_gbps"] = fmt_num(p.algbw_gbps(med * 1e-6) * p.factor());

@@ -105,8 +105,7 @@ void Runner::measure(const Point& p, Row& row) {
   if (!chk.ok()) throw std::runtime_error("wrong result: " + chk.first);
   row["verified"] = "yes";
 
-  row["iters_per_sample"] = std::to_string(d.iters);
-  row["samples"] = std::to_string(d.ms.size());
+  put_sample_counts(row, d.iters, d.ms.size());
   put_stats(row, "dispatch", d.ms);
   const double d_us = summarize(d.ms).median * 1e3;
   const double per_rank = double(tr.link_bytes()) / c.ranks();

@@ -142,9 +142,13 @@ void TidyCsvReporter::ReportRuns(const std::vector<Run>& runs) {
   point_cost::phase("report", std::chrono::duration<double, std::milli>(clock::now() - now).count());
 }
 
-void put_times(Row& row, const SampleStats& ms, int iters_per_sample) {
+void put_sample_counts(Row& row, int iters_per_sample, size_t samples) {
   row["iters_per_sample"] = std::to_string(iters_per_sample);
-  row["samples"] = std::to_string(ms.n);
+  row["samples"] = std::to_string(samples);
+}
+
+void put_times(Row& row, const SampleStats& ms, int iters_per_sample) {
+  put_sample_counts(row, iters_per_sample, ms.n);
   row["time_us_median"] = fmt_num(ms.median * 1e3);
   row["time_us_min"] = fmt_num(ms.min * 1e3);
   row["time_us_max"] = fmt_num(ms.max * 1e3);
@@ -160,8 +164,7 @@ void put_us_quantiles(Row& row, const std::string& prefix, const SampleStats& ms
 
 SampleStats put_per_unit_times(Row& row, const std::vector<double>& op_ms, int iters_per_sample, double units,
                                const std::string& prefix) {
-  row["iters_per_sample"] = std::to_string(iters_per_sample);
-  row["samples"] = std::to_string(op_ms.size());
+  put_sample_counts(row, iters_per_sample, op_ms.size());
   row["op_us_median"] = fmt_num(summarize(op_ms).median * 1e3);
   std::vector<double> per_unit;
   for (double ms : op_ms) per_unit.push_back(ms / units);

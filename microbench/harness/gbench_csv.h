@@ -82,6 +82,9 @@ std::vector<double> sample_ms_per_op(benchmark::State& state, Timer& timer) {
   return ms;
 }
 
+// How many samples a point's time columns summarize, and of how many operations each:
+// iters_per_sample, samples (every writer of time columns below, and a study's own).
+void put_sample_counts(Row& row, int iters_per_sample, size_t samples);
 // The timing columns every gated study writes from its samples of `iters_per_sample`
 // operations each, in ms: iters_per_sample, samples, time_us_median/min/max, cv.
 void put_times(Row& row, const SampleStats& ms, int iters_per_sample);
